@@ -1,0 +1,22 @@
+/**
+ * Every file the dashboard serves, by its name below the mount path, with its media type.
+ * This list is the whole surface: nothing outside it is ever read or served, so no request path
+ * can reach another file. The package build embeds exactly these files (embed-plugin.ts).
+ */
+export const DASHBOARD_FILES = {
+  "index.html": "text/html; charset=utf-8",
+  "dashboard.css": "text/css; charset=utf-8",
+  "app.js": "text/javascript; charset=utf-8",
+  "api.js": "text/javascript; charset=utf-8",
+  "dom.js": "text/javascript; charset=utf-8",
+  "flag-list.js": "text/javascript; charset=utf-8",
+  "flag-editor.js": "text/javascript; charset=utf-8",
+  "rule-editor.js": "text/javascript; charset=utf-8",
+  "operators.js": "text/javascript; charset=utf-8",
+  "try-it.js": "text/javascript; charset=utf-8",
+  "favicon.svg": "image/svg+xml",
+} as const;
+
+export type DashboardFile = keyof typeof DASHBOARD_FILES;
+
+export const DASHBOARD_FILE_NAMES = Object.keys(DASHBOARD_FILES) as DashboardFile[];

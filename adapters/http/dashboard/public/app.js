@@ -1,0 +1,159 @@
+// The flags dashboard: connects with a pasted key, then routes between the list and the editor
+// (`#/`, `#/new`, `#/flags/{key}`). Only flag keys ever appear in the URL, never the API key.
+
+import { api, forgetKey, storedKey, storeKey } from "./api.js";
+import { $, clearFieldErrors, show } from "./dom.js";
+import { FlagEditor } from "./flag-editor.js";
+import { FlagList } from "./flag-list.js";
+
+const views = ["#connect-view", "#list-view", "#editor-view"];
+
+function showView(selector) {
+  for (const view of views) show($(view), view === selector);
+}
+
+function status(message) {
+  const box = $("#status");
+  box.textContent = message;
+  show(box, message !== "");
+}
+
+function alertMessage(message) {
+  const box = $("#alert");
+  box.textContent = message;
+  show(box, message !== "");
+}
+
+/** Errors that are about the key go back to the connect form; the rest to the alert banner. */
+function handleError(error) {
+  if (error.isAuth) {
+    forgetKey();
+    showConnect(`The server refused the API key (${error.code}): ${error.message}`);
+    return;
+  }
+  const prefix = error.code === "restricted_api_key" ? "This key may not do that" : "Something went wrong";
+  alertMessage(`${prefix}: ${error.message}`);
+}
+
+const list = new FlagList({ onError: handleError, onStatus: status });
+const editor = new FlagEditor({ onError: handleError, onStatus: status, navigate });
+
+// A navigation the page makes itself keeps the message it just set ("Created flag …").
+let keepStatus = false;
+
+function navigate(hash) {
+  if (location.hash === hash) void route();
+  else {
+    keepStatus = true;
+    location.hash = hash;
+  }
+}
+
+function showSession(connected) {
+  show($("#session"), connected);
+  const key = storedKey();
+  // Enough of the key to tell two apart, never enough to use it.
+  $("#session-key-hint").textContent = key.length > 8 ? `…${key.slice(-4)}` : "…";
+}
+
+function showConnect(error) {
+  showSession(false);
+  showView("#connect-view");
+  const form = $("#key-form");
+  clearFieldErrors(form);
+  const input = $("#api-key");
+  input.value = "";
+  const slot = $("#api-key-error");
+  if (error) {
+    slot.textContent = error;
+    show(slot, true);
+    input.setAttribute("aria-invalid", "true");
+  } else show(slot, false);
+  input.focus();
+}
+
+function safeDecode(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+async function route() {
+  alertMessage("");
+  if (!storedKey()) {
+    showConnect();
+    return;
+  }
+  showSession(true);
+  const hash = location.hash.replace(/^#/, "") || "/";
+  if (hash === "/new") {
+    showView("#editor-view");
+    await editor.open(undefined);
+    $("#editor-title").focus();
+  } else if (hash.startsWith("/flags/")) {
+    showView("#editor-view");
+    const key = safeDecode(hash.slice("/flags/".length));
+    const found = await editor.open(key);
+    if (found) $("#editor-title").focus();
+    else if (storedKey()) {
+      show($("#editor-body"), false);
+      $("#editor-title").textContent = key;
+    }
+  } else {
+    showView("#list-view");
+    $("#list-title").focus();
+    await list.load();
+  }
+}
+
+$("#key-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const input = $("#api-key");
+  const key = input.value.trim();
+  const slot = $("#api-key-error");
+  show(slot, false);
+  input.removeAttribute("aria-invalid");
+  if (key === "") {
+    slot.textContent = "Paste an API key first";
+    show(slot, true);
+    input.setAttribute("aria-invalid", "true");
+    input.focus();
+    return;
+  }
+  const button = $("#connect");
+  button.disabled = true;
+  try {
+    // Check the key before keeping it: one page of flags needs flags:read.
+    await api.listFlags({ limit: 1, key });
+    storeKey(key);
+    input.value = "";
+    status("");
+    await route();
+  } catch (error) {
+    const message = error.isAuth || error.code === "restricted_api_key"
+      ? `The server refused the API key (${error.code}): ${error.message}`
+      : error.message;
+    slot.textContent = message;
+    show(slot, true);
+    input.setAttribute("aria-invalid", "true");
+    input.focus();
+  } finally {
+    button.disabled = false;
+  }
+});
+
+$("#forget-key").addEventListener("click", () => {
+  forgetKey();
+  status("The key was removed from this tab.");
+  showConnect();
+});
+
+window.addEventListener("hashchange", () => {
+  if (!keepStatus) status("");
+  keepStatus = false;
+  void route();
+});
+
+void route();

@@ -1,0 +1,32 @@
+import { type ErrorCode, FlagpostError } from "../../src/index.js";
+import { STATUS_BY_CODE } from "./status.js";
+import type { ErrorStyle, HttpResponse } from "./types.js";
+
+export const JSON_TYPE = "application/json; charset=utf-8";
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return { status, headers: { "content-type": JSON_TYPE, "cache-control": "no-store", ...headers }, body: JSON.stringify(body) };
+}
+
+/**
+ * An error as the client sees it. Only FlagpostErrors speak: anything else becomes a bare 500,
+ * so no stack, SQL or secret reaches a response body.
+ */
+export function errorResponse(style: ErrorStyle, error: unknown, headers: Record<string, string> = {}): HttpResponse {
+  const known = error instanceof FlagpostError;
+  const code: ErrorCode = known ? error.code : "internal_server_error";
+  const status = STATUS_BY_CODE[code];
+  const message = known && code !== "internal_server_error" ? error.message : "Something unexpected went wrong; it was logged.";
+  if (style === "resend") return jsonResponse(status, { statusCode: status, name: code, message }, headers);
+  const details = known && error.details?.length ? { details: error.details } : {};
+  return jsonResponse(status, { error: { code, message, ...details } }, headers);
+}
+
+export function styleForPath(path: string): ErrorStyle {
+  return path === "/v1/emails" || path.startsWith("/v1/emails/") ? "resend" : "data";
+}
+
+/** The answer to a path outside /v1 when there is no app behind flagpost to pass it to. */
+export function notFoundResponse(path: string): HttpResponse {
+  return errorResponse("data", new FlagpostError("not_found", `No route for ${path}`));
+}

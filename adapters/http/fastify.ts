@@ -1,0 +1,80 @@
+import type { IncomingMessage } from "node:http";
+import type { Readable } from "node:stream";
+import { type Flagpost, FlagpostError } from "../../src/index.js";
+import { notFoundResponse } from "./error-body.js";
+import { createHandler, type HttpOptions } from "./handler.js";
+import { fromNodeRequest } from "./node.js";
+import { failedBody, nodeStreamBody } from "./read-body.js";
+import type { RequestBody } from "./types.js";
+
+/* The subset of Fastify's types this plugin uses, typed here so fastify stays an optional peer. */
+
+export interface FastifyRequestLike {
+  raw: IncomingMessage;
+  /** The URL as received, with the registration prefix and the query. */
+  url: string;
+  body?: unknown;
+}
+
+export interface FastifyReplyLike {
+  code(statusCode: number): FastifyReplyLike;
+  headers(values: Record<string, string>): FastifyReplyLike;
+  send(payload?: unknown): FastifyReplyLike;
+}
+
+type ParserDone = (error: Error | null, body?: unknown) => void;
+
+export interface FastifyInstanceLike {
+  readonly prefix: string;
+  removeAllContentTypeParsers(): void;
+  addContentTypeParser(contentType: string, parser: (request: FastifyRequestLike, payload: IncomingMessage, done: ParserDone) => void): void;
+  setErrorHandler(handler: (error: Error, request: FastifyRequestLike, reply: FastifyReplyLike) => unknown): unknown;
+  all(path: string, handler: (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<unknown>): unknown;
+}
+
+export type FastifyPlugin = (instance: FastifyInstanceLike) => Promise<void>;
+
+function isReadable(value: unknown): value is Readable {
+  return typeof value === "object" && value !== null && typeof (value as Readable).pipe === "function";
+}
+
+/** Fastify's own content-type errors, raised before the handler runs, as API.md's codes. */
+function fastifyBodyError(error: Error): FlagpostError | undefined {
+  const { code, statusCode } = error as { code?: unknown; statusCode?: unknown };
+  if (typeof code !== "string" || !(code.startsWith("FST_ERR_CTP_") || code === "FST_ERR_ROUTE_MISSING_CONTENT_TYPE")) return undefined;
+  if (statusCode === 413) return new FlagpostError("payload_too_large", undefined, { cause: error });
+  if (statusCode === 415) return new FlagpostError("unsupported_media_type", 'Send the body as JSON with "Content-Type: application/json"', { cause: error });
+  return new FlagpostError("invalid_json", "The request body could not be read", { cause: error });
+}
+
+/**
+ * A Fastify plugin serving /v1: `app.register(toFastify(fp))`, or with `{ prefix: "/api" }`.
+ * Inside its own encapsulated context it swaps Fastify's body parsers for a pass-through, so
+ * the raw stream reaches flagpost, which applies API.md's 400/413/415 rules after the key check.
+ * The app's parsers and limits elsewhere are untouched.
+ */
+export function toFastify(fp: Flagpost, options?: HttpOptions): FastifyPlugin {
+  const handle = createHandler(fp, options);
+  return async (instance) => {
+    const prefix = instance.prefix;
+
+    const serve = async (request: FastifyRequestLike, reply: FastifyReplyLike, body?: RequestBody) => {
+      const url = request.url.toLowerCase().startsWith(prefix.toLowerCase()) ? request.url.slice(prefix.length) : request.url;
+      const stream = isReadable(request.body) ? request.body : request.raw;
+      const httpRequest = fromNodeRequest(request.raw, { url, basePath: prefix, body: body ?? nodeStreamBody(stream, request.raw.headers) });
+      const response = (await handle(httpRequest)) ?? notFoundResponse(httpRequest.path);
+      reply.code(response.status).headers(response.headers);
+      return reply.send(response.body);
+    };
+
+    instance.removeAllContentTypeParsers();
+    instance.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+    instance.setErrorHandler((error, request, reply) => {
+      const failure = fastifyBodyError(error);
+      if (!failure) throw error; // not ours: the app's error handler decides
+      return serve(request, reply, failedBody(failure));
+    });
+    instance.all("/v1", (request, reply) => serve(request, reply));
+    instance.all("/v1/*", (request, reply) => serve(request, reply));
+  };
+}

@@ -1,0 +1,184 @@
+import { errorFields, FlagpostError, type Flagpost, hasScope, type Logger } from "../../src/index.js";
+import { createDashboard, type DashboardOptions } from "./dashboard/serve.js";
+import { errorResponse, jsonResponse, styleForPath } from "./error-body.js";
+import { type RateLimitOptions, RateLimiter } from "./rate-limit.js";
+import { Router } from "./router.js";
+import { allRoutes } from "./routes/index.js";
+import type { HttpRequest, HttpResponse, RequestBody, Route, RouteContext } from "./types.js";
+
+export interface HttpOptions {
+  /** Largest request body in bytes for routes without their own limit. Default 1 MiB. */
+  bodyLimit?: number;
+  /** Per-key token bucket; `false` turns it off (and its headers with it). */
+  rateLimit?: RateLimitOptions | false;
+  /** Log one line per request (method, path, status, duration) at info level. Default false. */
+  logRequests?: boolean;
+  /** Where request and error lines go; defaults to the Flagpost instance's logger. */
+  logger?: Logger;
+  /** The flags dashboard: served at "/dashboard" unless `false`; `path` moves it. */
+  dashboard?: DashboardOptions | false;
+}
+
+/** Handles a request, or returns undefined when the path is not flagpost's (the app's next handler). */
+export type Handler = (request: HttpRequest) => Promise<HttpResponse | undefined>;
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** JSON or any `+json` media type, with or without parameters. */
+function isJsonContentType(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  if (value === "application/json") return true; // what nearly every client sends
+  const type = value.split(";", 1)[0]!.trim().toLowerCase();
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const space = header.indexOf(" ");
+  if (space < 0 || header.slice(0, space).toLowerCase() !== "bearer") return undefined;
+  const token = header.slice(space + 1).trim();
+  return token.length > 0 ? token : undefined;
+}
+
+async function readJson(body: RequestBody, headers: HttpRequest["headers"], limit: number): Promise<unknown> {
+  if (body.kind === "none") return undefined;
+  // Also for a body a framework already parsed: a form that express.urlencoded() turned into an
+  // object is still not JSON.
+  if (!isJsonContentType(headers["content-type"])) {
+    throw new FlagpostError("unsupported_media_type", 'Send the body as JSON with "Content-Type: application/json"');
+  }
+  if (body.kind === "parsed") return body.value;
+  const bytes = await body.read(limit);
+  if (bytes.length === 0) return undefined;
+  try {
+    // JSON travels as UTF-8 (RFC 8259): broken byte sequences are refused, not replaced by U+FFFD.
+    return JSON.parse(UTF8.decode(bytes));
+  } catch {
+    throw new FlagpostError("invalid_json", "The request body is not valid JSON (UTF-8)");
+  }
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+function rateLimited(): FlagpostError {
+  return new FlagpostError("rate_limit_exceeded", "Too many requests; retry after the time in Retry-After");
+}
+
+/** One href builder per mount prefix (an app mounts flagpost at one or a few). */
+class HrefCache {
+  readonly #byBase = new Map<string, RouteContext["href"]>();
+
+  get(basePath: string): RouteContext["href"] {
+    let href = this.#byBase.get(basePath);
+    if (href === undefined) {
+      href = hrefFor(basePath);
+      if (this.#byBase.size >= 100) this.#byBase.clear();
+      this.#byBase.set(basePath, href);
+    }
+    return href;
+  }
+}
+
+function hrefFor(basePath: string) {
+  return (path: string, query: Record<string, string | undefined> = {}): string => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, v);
+    const qs = params.toString();
+    return `${basePath}${path}${qs ? `?${qs}` : ""}`;
+  };
+}
+
+/**
+ * The HTTP core: auth, scopes, rate limit, routing, body limits and the error table of API.md,
+ * with no framework in sight. Order matters: the key is checked before anything else is looked
+ * at, so an unauthenticated client learns nothing about what exists.
+ */
+export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler {
+  const router = new Router(allRoutes(fp));
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? {}, fp.clock);
+  const logger = options.logger ?? fp.logger;
+  const dashboard = options.dashboard === false ? undefined : createDashboard(options.dashboard);
+  const hrefs = new HrefCache();
+  let ready = false;
+
+  async function respond(request: HttpRequest, rateHeaders: Record<string, string>): Promise<HttpResponse> {
+    const token = bearerToken(request.headers.authorization);
+    if (token === undefined) {
+      const decision = limiter?.take(`ip:${request.remoteAddress ?? "unknown"}`, rateHeaders);
+      const style = styleForPath(request.path);
+      if (decision && !decision.allowed) return errorResponse(style, rateLimited(), rateHeaders);
+      return errorResponse(style, new FlagpostError("missing_api_key", 'Send your API key as "Authorization: Bearer <API_KEY>"'), rateHeaders);
+    }
+    if (!ready) {
+      await fp.ready();
+      ready = true; // once ready, it stays so: no await per request
+    }
+    const apiKey = await fp.keys.verify(token);
+    const decision = limiter?.take(apiKey ? `key:${apiKey.id}` : `ip:${request.remoteAddress ?? "unknown"}`, rateHeaders);
+    if (decision && !decision.allowed) return errorResponse(styleForPath(request.path), rateLimited(), rateHeaders);
+    if (!apiKey) return errorResponse(styleForPath(request.path), new FlagpostError("invalid_api_key", "The API key is unknown or revoked"), rateHeaders);
+
+    const match = router.match(request.method, request.path);
+    if (match.kind === "none") return errorResponse(styleForPath(request.path), new FlagpostError("not_found", `No route for ${request.method} ${request.path}`), rateHeaders);
+    if (match.kind === "method_not_allowed") {
+      const error = new FlagpostError("method_not_allowed", `${request.method} is not allowed here; use ${match.allow.join(", ")}`);
+      return errorResponse(styleForPath(request.path), error, { ...rateHeaders, allow: match.allow.join(", ") });
+    }
+    const route: Route = match.route;
+    const routeStyle = route.style;
+    if (!hasScope(apiKey.scopes, route.scope)) {
+      return errorResponse(routeStyle, new FlagpostError("restricted_api_key", `This API key lacks the "${route.scope}" scope`), rateHeaders);
+    }
+    try {
+      const body = route.body ? await readJson(request.body, request.headers, route.bodyLimit ?? bodyLimit) : undefined;
+      const ctx: RouteContext = {
+        params: match.params,
+        query: request.query,
+        body,
+        headers: request.headers,
+        apiKey,
+        href: hrefs.get(request.basePath ?? ""),
+      };
+      const result = await route.handle(ctx);
+      const headers = result.headers === undefined ? rateHeaders : Object.assign(rateHeaders, result.headers);
+      if (result.body === undefined) return { status: result.status, headers };
+      return jsonResponse(result.status, result.body, headers);
+    } catch (error) {
+      if (!(error instanceof FlagpostError) || error.code === "internal_server_error" || error.code === "unavailable") {
+        logger.error("request failed", { method: request.method, path: request.path, ...errorFields(error) });
+      }
+      const extra: Record<string, string> = error instanceof FlagpostError && error.code === "payload_too_large" ? { connection: "close" } : {};
+      return errorResponse(routeStyle, error, { ...rateHeaders, ...extra });
+    }
+  }
+
+  return async (request) => {
+    // The dashboard's static files: public (the page asks the user for a key), never under /v1.
+    const page = dashboard?.(request);
+    if (page) return page;
+    if (request.path !== "/v1" && !request.path.startsWith("/v1/")) return undefined;
+    const started = options.logRequests ? performance.now() : 0;
+    const rateHeaders: Record<string, string> = {};
+    let response: HttpResponse;
+    try {
+      response = await respond(request, rateHeaders);
+    } catch (error) {
+      // Failures outside a route (storage down while checking the key, migrations failing).
+      logger.error("request failed", { method: request.method, path: request.path, ...errorFields(error) });
+      // No key was verified, so no key's bucket was read: count the request against the
+      // client address, so this response too carries the ratelimit headers.
+      if (limiter && !("ratelimit-limit" in rateHeaders)) limiter.take(`ip:${request.remoteAddress ?? "unknown"}`, rateHeaders);
+      response = errorResponse(styleForPath(request.path), error, rateHeaders);
+    }
+    if (options.logRequests) {
+      logger.info("request", {
+        method: request.method,
+        path: request.path,
+        status: response.status,
+        duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      });
+    }
+    return response;
+  };
+}

@@ -1,0 +1,74 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import type { Flagpost } from "../../src/index.js";
+import { errorResponse, notFoundResponse, styleForPath } from "./error-body.js";
+import { createHandler, type HttpOptions } from "./handler.js";
+import { nodeStreamBody } from "./read-body.js";
+import type { HttpRequest, HttpResponse } from "./types.js";
+
+export interface FromNodeOptions {
+  /** Defaults to the request stream, read on demand. */
+  body?: HttpRequest["body"];
+  /** Where flagpost is mounted ("" at the root). */
+  basePath?: string;
+  /** Path and query below the mount point; defaults to `req.url`. */
+  url?: string;
+}
+
+/**
+ * Node's headers with repeated values joined by ", ". Node already joins all but a few (set-cookie
+ * comes as a list): only then is a copy made.
+ */
+function joinedHeaders(headers: IncomingHttpHeaders): Record<string, string | undefined> {
+  for (const name in headers) {
+    if (Array.isArray(headers[name])) {
+      const joined: Record<string, string | undefined> = {};
+      for (const [key, value] of Object.entries(headers)) joined[key] = Array.isArray(value) ? value.join(", ") : value;
+      return joined;
+    }
+  }
+  return headers as Record<string, string | undefined>;
+}
+
+/** Converts Node's IncomingMessage into the framework-free request. */
+export function fromNodeRequest(req: IncomingMessage, options: FromNodeOptions = {}): HttpRequest {
+  const url = options.url ?? req.url ?? "/";
+  const q = url.indexOf("?");
+  return {
+    method: req.method ?? "GET",
+    path: q < 0 ? url : url.slice(0, q),
+    query: new URLSearchParams(q < 0 ? "" : url.slice(q + 1)),
+    headers: joinedHeaders(req.headers),
+    body: options.body ?? nodeStreamBody(req, req.headers),
+    basePath: options.basePath ?? "",
+    remoteAddress: req.socket?.remoteAddress,
+  };
+}
+
+export function writeNodeResponse(res: ServerResponse, response: HttpResponse): void {
+  res.writeHead(response.status, response.headers);
+  res.end(response.body);
+}
+
+/**
+ * `http.createServer(toNodeHandler(fp))`: serves /v1 (and the dashboard when enabled); any other
+ * path gets a JSON 404. Also usable as connect-style middleware: with `next`, other paths go on.
+ */
+export function toNodeHandler(fp: Flagpost, options?: HttpOptions) {
+  const handle = createHandler(fp, options);
+  return (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void => {
+    const request = fromNodeRequest(req);
+    handle(request).then(
+      (response) => {
+        if (response) writeNodeResponse(res, response);
+        else if (next) next();
+        else writeNodeResponse(res, notFoundResponse(request.path));
+      },
+      (error: unknown) => {
+        // createHandler answers every error itself; this is a last resort (e.g. a socket fault).
+        if (next) next(error);
+        else if (!res.headersSent) writeNodeResponse(res, errorResponse(styleForPath(request.path), error));
+        else res.destroy();
+      },
+    );
+  };
+}

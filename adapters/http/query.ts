@@ -1,0 +1,20 @@
+import { FlagpostError } from "../../src/index.js";
+
+/** Query parameters as an object for a zod schema; a parameter given twice is refused, not guessed. */
+export function queryObject(query: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of query) {
+    if (Object.hasOwn(out, name)) {
+      throw new FlagpostError("validation_error", `"${name}" is given more than once`, {
+        details: [{ path: name, message: "is given more than once" }],
+      });
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+/** RFC 8288 Link header for the next page. */
+export function nextLink(href: string): string {
+  return `<${href}>; rel="next"`;
+}

@@ -1,0 +1,74 @@
+import type { Clock } from "../../src/index.js";
+
+export interface RateLimitOptions {
+  /** Bucket size: requests a key may make in a burst. Default 2000. */
+  burst?: number;
+  /** Tokens added per second: the sustained rate per key. Default 1000. */
+  perSecond?: number;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  /** The ratelimit-* headers (and retry-after when refused): the object passed to take(), filled in. */
+  headers: Record<string, string>;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+const MAX_BUCKETS = 50_000;
+
+/**
+ * A token bucket per API key (per client address for requests without a valid key), in this
+ * process's memory. Headers follow the IETF RateLimit fields draft: limit, remaining, and reset
+ * = seconds until the bucket is full again.
+ */
+export class RateLimiter {
+  readonly #burst: number;
+  readonly #perMs: number;
+  readonly #clock: Clock;
+  readonly #buckets = new Map<string, Bucket>();
+  readonly #limitHeader: string;
+
+  constructor(options: RateLimitOptions, clock: Clock) {
+    const burst = options.burst ?? 2000;
+    const perSecond = options.perSecond ?? 1000;
+    // A zero rate would divide by zero in Retry-After; a bucket below 1 would refuse everything.
+    if (!Number.isFinite(burst) || burst < 1) throw new RangeError(`rateLimit.burst must be a number of at least 1 (got ${burst})`);
+    if (!Number.isFinite(perSecond) || perSecond <= 0) throw new RangeError(`rateLimit.perSecond must be a number above 0 (got ${perSecond})`);
+    this.#burst = burst;
+    this.#limitHeader = String(burst);
+    this.#perMs = perSecond / 1000;
+    this.#clock = clock;
+  }
+
+  /** Takes a token from `id`'s bucket; writes the headers into `headers` (a new object when omitted). */
+  take(id: string, headers: Record<string, string> = {}): RateDecision {
+    const now = this.#clock.now();
+    let bucket = this.#buckets.get(id);
+    if (!bucket) {
+      if (this.#buckets.size >= MAX_BUCKETS) this.#prune(now);
+      bucket = { tokens: this.#burst, at: now };
+      this.#buckets.set(id, bucket);
+    } else {
+      bucket.tokens = Math.min(this.#burst, bucket.tokens + (now - bucket.at) * this.#perMs);
+      bucket.at = now;
+    }
+    const allowed = bucket.tokens >= 1;
+    if (allowed) bucket.tokens -= 1;
+    headers["ratelimit-limit"] = this.#limitHeader;
+    headers["ratelimit-remaining"] = String(Math.floor(bucket.tokens));
+    headers["ratelimit-reset"] = String(Math.ceil((this.#burst - bucket.tokens) / this.#perMs / 1000));
+    if (!allowed) headers["retry-after"] = String(Math.max(1, Math.ceil((1 - bucket.tokens) / this.#perMs / 1000)));
+    return { allowed, headers };
+  }
+
+  /** Forgets buckets that have refilled completely: they hold no information. */
+  #prune(now: number): void {
+    for (const [id, b] of this.#buckets) {
+      if (b.tokens + (now - b.at) * this.#perMs >= this.#burst) this.#buckets.delete(id);
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { batchBodySchema, type Flagpost, parseInput, type TrackEventInput, type TrackOptions } from "../../../src/index.js";
+import { nextLink, queryObject } from "../query.js";
+import type { Route, RouteContext } from "../types.js";
+
+/** POST /v1/events/batch takes up to 1,000 events in at most 5 MiB (API.md). */
+export const EVENT_BATCH_BODY_LIMIT = 5 * 1024 * 1024;
+
+/** Idempotency-Key, scoped to the API key (keys are per API key). */
+function idempotency(ctx: RouteContext): TrackOptions {
+  const key = ctx.headers["idempotency-key"];
+  return key === undefined ? {} : { idempotencyKey: key, idempotencyScope: ctx.apiKey.id };
+}
+
+/** API.md "Events": camelCase, every success wrapped as {data}; writes answer 202 once stored. */
+export function eventRoutes(fp: Flagpost): Route[] {
+  const base = { style: "data" as const };
+  return [
+    {
+      ...base,
+      method: "POST",
+      path: "/v1/events",
+      scope: "events:write",
+      body: true,
+      async handle(ctx) {
+        const accepted = await fp.events.track(ctx.body as TrackEventInput, idempotency(ctx));
+        return { status: 202, body: { data: accepted } };
+      },
+    },
+    {
+      ...base,
+      method: "POST",
+      path: "/v1/events/batch",
+      scope: "events:write",
+      body: true,
+      bodyLimit: EVENT_BATCH_BODY_LIMIT,
+      async handle(ctx) {
+        const body = parseInput(batchBodySchema, ctx.body);
+        const accepted = await fp.events.trackBatch(body.events as TrackEventInput[], idempotency(ctx));
+        return { status: 202, body: { data: accepted } };
+      },
+    },
+    {
+      ...base,
+      method: "GET",
+      path: "/v1/events",
+      scope: "events:read",
+      body: false,
+      async handle(ctx) {
+        const query = queryObject(ctx.query);
+        const page = await fp.events.query(query);
+        const headers: Record<string, string> = {};
+        if (page.nextCursor) {
+          const { userId, event, from, to, limit } = query;
+          headers.link = nextLink(ctx.href("/v1/events", { userId, event, from, to, limit, cursor: page.nextCursor }));
+        }
+        return { status: 200, body: { data: page.data }, headers };
+      },
+    },
+  ];
+}

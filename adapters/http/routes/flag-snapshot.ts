@@ -1,0 +1,78 @@
+import { createHash } from "node:crypto";
+import { type Flag, FlagpostError, type Flagpost } from "../../../src/index.js";
+import type { Route } from "../types.js";
+
+/**
+ * `GET /v1/flags/_snapshot`: every flag with its rules in one body, for clients that evaluate
+ * locally (createRemoteFlagClient, other SDKs). `_snapshot` cannot be a flag key (keys start with
+ * a letter or digit), so the path never shadows `GET /v1/flags/{key}`. Scope `flags:read`: the
+ * body holds every rule, user lists included, which a `flags:evaluate` key (the one a browser
+ * holds) must not see. Polled with If-None-Match; the ETag is a hash of the content, so it is
+ * the same on every server sharing the storage and survives restarts. See docs/flags.md.
+ */
+
+export const FLAG_SNAPSHOT_PATH = "/v1/flags/_snapshot";
+
+interface Snapshot {
+  revision: number;
+  etag: string;
+  data: { version: string; flags: Flag[] };
+}
+
+function build(revision: number, flags: Flag[]): Snapshot {
+  const version = createHash("sha256").update(JSON.stringify(flags)).digest("base64url").slice(0, 27);
+  return { revision, etag: `"${version}"`, data: { version, flags } };
+}
+
+/** RFC 9110 If-None-Match: "*", or a list of entity tags compared weakly (W/ ignored). */
+export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === "*") return true;
+  const wanted = etag.replace(/^W\//, "");
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === wanted);
+}
+
+export function flagSnapshotRoutes(fp: Flagpost): Route[] {
+  let cached: Snapshot | undefined;
+  let pending: { revision: number; snapshot: Promise<Snapshot> } | undefined;
+
+  /** The snapshot at the current revision: one cheap revision read per request, a full read only after a write. */
+  async function current(): Promise<Snapshot> {
+    // Read before the flags: a write in between moves the revision, so the next request rebuilds.
+    const revision = await fp.flags.revision();
+    if (cached?.revision === revision) return cached;
+    if (pending?.revision !== revision) {
+      const snapshot = fp.flags.all().then((flags) => build(revision, flags));
+      pending = { revision, snapshot };
+      snapshot.then(
+        (built) => {
+          if (!cached || built.revision >= cached.revision) cached = built;
+          if (pending?.snapshot === snapshot) pending = undefined;
+        },
+        () => {
+          if (pending?.snapshot === snapshot) pending = undefined;
+        },
+      );
+    }
+    return pending.snapshot;
+  }
+
+  return [
+    {
+      method: "GET",
+      path: FLAG_SNAPSHOT_PATH,
+      scope: "flags:read",
+      style: "data",
+      body: false,
+      async handle(ctx) {
+        for (const name of ctx.query.keys()) {
+          throw new FlagpostError("validation_error", `"${name}" is not a parameter of this route`, { details: [{ path: name, message: "is not a parameter of this route" }] });
+        }
+        const snapshot = await current();
+        const headers = { etag: snapshot.etag, "cache-control": "no-cache" };
+        if (ifNoneMatchHits(ctx.headers["if-none-match"], snapshot.etag)) return { status: 304, headers };
+        return { status: 200, body: { data: snapshot.data }, headers };
+      },
+    },
+  ];
+}

@@ -1,0 +1,83 @@
+import { type CreateFlagInput, type Flagpost, parseEvaluationContext, type UpdateFlagInput } from "../../../src/index.js";
+import { nextLink, queryObject } from "../query.js";
+import type { Route } from "../types.js";
+
+/** API.md "Flags": camelCase, every success wrapped as {data}. */
+export function flagRoutes(fp: Flagpost): Route[] {
+  const base = { style: "data" as const };
+  return [
+    {
+      ...base,
+      method: "GET",
+      path: "/v1/flags",
+      scope: "flags:read",
+      body: false,
+      async handle(ctx) {
+        const page = await fp.flags.list(queryObject(ctx.query));
+        const headers: Record<string, string> = {};
+        if (page.nextCursor) {
+          const limit = ctx.query.get("limit") ?? undefined;
+          headers.link = nextLink(ctx.href("/v1/flags", { limit, cursor: page.nextCursor }));
+        }
+        return { status: 200, body: { data: page.data }, headers };
+      },
+    },
+    {
+      ...base,
+      method: "POST",
+      path: "/v1/flags",
+      scope: "flags:write",
+      body: true,
+      async handle(ctx) {
+        const flag = await fp.flags.create(ctx.body as CreateFlagInput);
+        return { status: 201, body: { data: flag }, headers: { location: ctx.href(`/v1/flags/${encodeURIComponent(flag.key)}`) } };
+      },
+    },
+    {
+      ...base,
+      method: "GET",
+      path: "/v1/flags/:key",
+      scope: "flags:read",
+      body: false,
+      async handle(ctx) {
+        return { status: 200, body: { data: await fp.flags.get(ctx.params.key!) } };
+      },
+    },
+    {
+      ...base,
+      method: "PATCH",
+      path: "/v1/flags/:key",
+      scope: "flags:write",
+      body: true,
+      async handle(ctx) {
+        return { status: 200, body: { data: await fp.flags.update(ctx.params.key!, ctx.body as UpdateFlagInput) } };
+      },
+    },
+    {
+      ...base,
+      method: "DELETE",
+      path: "/v1/flags/:key",
+      scope: "flags:write",
+      body: false,
+      async handle(ctx) {
+        await fp.flags.delete(ctx.params.key!);
+        return { status: 204 };
+      },
+    },
+    {
+      ...base,
+      method: "POST",
+      path: "/v1/flags/:key/evaluate",
+      scope: "flags:evaluate",
+      body: true,
+      async handle(ctx) {
+        // From the in-process snapshot (current with this process's writes at once, with other
+        // processes' within the flag sync interval, see docs/http.md); from storage when the
+        // snapshot does not hold the flag, so a flag just created elsewhere is found.
+        const key = ctx.params.key!;
+        const context = parseEvaluationContext(ctx.body === undefined ? {} : ctx.body);
+        return { status: 200, body: { data: fp.flagClient.snapshotEvaluate(key, context) ?? (await fp.flags.evaluate(key, context)) } };
+      },
+    },
+  ];
+}

@@ -1,0 +1,12 @@
+import type { Flagpost } from "../../../src/index.js";
+import type { Route } from "../types.js";
+import { emailRoutes } from "./emails.js";
+import { flagSnapshotRoutes } from "./flag-snapshot.js";
+import { eventRoutes } from "./events.js";
+import { flagRoutes } from "./flags.js";
+
+/** Every /v1 route. Each service contributes its own list. */
+export function allRoutes(fp: Flagpost): Route[] {
+  // The snapshot route goes first: the router takes the first match, and /v1/flags/:key would match it too.
+  return [...flagSnapshotRoutes(fp), ...flagRoutes(fp), ...eventRoutes(fp), ...emailRoutes(fp)];
+}

@@ -1,0 +1,67 @@
+import type { ApiKeyInfo, Scope } from "../../src/index.js";
+
+/**
+ * The framework-free request and response. Translators (node.ts, express.ts, fastify.ts,
+ * hono.ts, fetch.ts) only convert to and from these; every rule lives in handler.ts and routes/.
+ */
+export interface HttpRequest {
+  method: string;
+  /** Path below the mount point, without the query string: "/v1/flags/beta". */
+  path: string;
+  query: URLSearchParams;
+  /** Header names in lower case; repeated headers joined with ", ". */
+  headers: Readonly<Record<string, string | undefined>>;
+  body: RequestBody;
+  /** Where the app mounted flagpost ("" at the root); prefixed to Link and Location headers. */
+  basePath?: string;
+  /** The client's address, for rate-limiting requests that carry no valid key. */
+  remoteAddress?: string;
+}
+
+export type RequestBody =
+  /** The request carries no body. */
+  | { kind: "none" }
+  /** Raw bytes still to read; `read` MUST reject with FlagpostError("payload_too_large") past `limit`. */
+  | { kind: "stream"; read(limit: number): Promise<Uint8Array> }
+  /** A framework already parsed the JSON (Express after `express.json()`). */
+  | { kind: "parsed"; value: unknown };
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+export type ErrorStyle = "resend" | "data";
+
+export interface RouteContext {
+  params: Readonly<Record<string, string>>;
+  query: URLSearchParams;
+  /** The parsed JSON body; undefined when the request had none. */
+  body: unknown;
+  headers: Readonly<Record<string, string | undefined>>;
+  apiKey: ApiKeyInfo;
+  /** An absolute path for a Location or Link header: basePath + path (+ query). */
+  href(path: string, query?: Record<string, string | undefined>): string;
+}
+
+export interface RouteResult {
+  status: number;
+  /** Serialised as JSON; omitted for 204. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface Route {
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+  /** Segments starting with ":" are parameters: "/v1/flags/:key/evaluate". */
+  path: string;
+  scope: Scope;
+  /** Error body shape: Resend's for email routes, `{error: {...}}` for the others. */
+  style: ErrorStyle;
+  /** Whether the route reads a JSON body. Routes that do not ignore any body sent. */
+  body: boolean;
+  /** Largest body in bytes; defaults to the handler's `bodyLimit` (1 MiB). */
+  bodyLimit?: number;
+  handle(ctx: RouteContext): Promise<RouteResult>;
+}

@@ -1,0 +1,80 @@
+import { readWebBytes, readWebStream } from "./read-body.js";
+import type { HttpRequest, HttpResponse, RequestBody } from "./types.js";
+
+/** The parts of a WHATWG Request's URL that routing needs: the raw (still encoded) path and the query. */
+export function splitUrl(url: string): { path: string; query: URLSearchParams } {
+  const parsed = new URL(url);
+  return { path: parsed.pathname, query: parsed.searchParams };
+}
+
+/**
+ * The body of a WHATWG Request, read on demand within the route's limit. `request.body` is only
+ * touched when the body is read: on @hono/node-server, creating the stream starts pulling from
+ * the socket, and a body pulled but not read to the end is not drained before the response, which
+ * breaks the connection. Framing headers say whether there is a body; only a request with
+ * neither (HTTP/2, a Request built in code) is asked directly. A body with a Content-Length
+ * within the limit is read whole with `arrayBuffer()` (@hono/node-server then reads the socket
+ * directly instead of building a web stream); one without is counted chunk by chunk.
+ */
+export function webBody(request: Request): RequestBody {
+  const length = request.headers.get("content-length");
+  if (length === "0") return { kind: "none" };
+  if (length === null && request.headers.get("transfer-encoding") === null && request.body === null) return { kind: "none" };
+  return {
+    kind: "stream",
+    read: (limit) => (length === null ? readWebStream(() => request.body, limit, length) : readWebBytes(request, limit, length)),
+  };
+}
+
+export function webHeaders(request: Request): Record<string, string> {
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return headers;
+}
+
+/**
+ * The client address when the runtime hands it over beside the Request: @hono/node-server passes
+ * `{incoming}` (Node's IncomingMessage) as the second argument or as Hono's `c.env`.
+ */
+export function remoteAddressOf(env: unknown): string | undefined {
+  if (typeof env !== "object" || env === null) return undefined;
+  const incoming = (env as { incoming?: { socket?: { remoteAddress?: unknown } } }).incoming;
+  const address = incoming?.socket?.remoteAddress;
+  return typeof address === "string" ? address : undefined;
+}
+
+export function fromWebRequest(
+  request: Request,
+  init: { path: string; query: URLSearchParams; basePath: string; body?: RequestBody; remoteAddress?: string },
+): HttpRequest {
+  return {
+    method: request.method,
+    path: init.path,
+    query: init.query,
+    headers: webHeaders(request),
+    body: init.body ?? webBody(request),
+    basePath: init.basePath,
+    remoteAddress: init.remoteAddress,
+  };
+}
+
+export function toWebResponse(response: HttpResponse): Response {
+  const body = response.status === 204 || response.status === 304 ? null : (response.body ?? null);
+  return new Response(body, { status: response.status, headers: response.headers });
+}
+
+/** "/api/" → "/api", "/" → "", undefined → "". */
+export function normalizeBasePath(basePath: string | undefined): string {
+  if (!basePath || basePath === "/") return "";
+  const withSlash = basePath.startsWith("/") ? basePath : `/${basePath}`;
+  return withSlash.endsWith("/") ? withSlash.slice(0, -1) : withSlash;
+}
+
+/** The path below `basePath`, or undefined when `path` is not under it. */
+export function stripBasePath(path: string, basePath: string): string | undefined {
+  if (basePath === "") return path;
+  if (path === basePath) return "/";
+  return path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : undefined;
+}

@@ -1,0 +1,126 @@
+import type { Expression, ExpressionBuilder, Kysely, SelectQueryBuilder, SqlBool } from "kysely";
+import type { EventFilter, EventKey, EventRecord, EventRepository, IdempotencyCompletion, NewEvent } from "../../src/storage.js";
+import type { Engine } from "./dialect.js";
+import { guard } from "./driver-errors.js";
+import { insertEventRows, type EventRow } from "./event-insert.js";
+import { completeClaim } from "./idempotency-repository.js";
+import { toEpochMs, toIso } from "./row-codec.js";
+import type { FlagpostTables } from "./tables.js";
+
+type Db = Kysely<FlagpostTables>;
+type Where = ExpressionBuilder<FlagpostTables, "flagpost_events">;
+
+/** Rows a purge or a deletion removes per statement, so no single transaction holds locks for long. */
+const DELETE_CHUNK = 10_000;
+
+/**
+ * Events in `flagpost_events` (see migrations/0002-events.ts for the indexes). Appends are one
+ * transaction however many statements they take; reads are keyset pages on (ts, id).
+ */
+export class KyselyEventRepository implements EventRepository {
+  readonly #db: Db;
+  readonly #engine: Engine;
+
+  constructor(db: Db, engine: Engine) {
+    this.#db = db;
+    this.#engine = engine;
+  }
+
+  async appendEvents(events: readonly NewEvent[], completion?: IdempotencyCompletion): Promise<void> {
+    if (events.length === 0 && !completion) return;
+    // Every value is converted before the first statement, so a refused time fails the batch early.
+    const rows: EventRow[] = new Array(events.length);
+    let receivedIso: string | undefined;
+    let receivedMs = 0;
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i]!;
+      // A batch usually shares one time of receipt: convert it once.
+      if (e.receivedAt !== receivedIso) {
+        receivedMs = toEpochMs(e.receivedAt, "receivedAt");
+        receivedIso = e.receivedAt;
+      }
+      rows[i] = { id: e.id, event: e.event, user_id: e.userId, ts: toEpochMs(e.timestamp, "timestamp"), received_at: receivedMs, properties: e.propertiesJson };
+    }
+    await guard(
+      this.#engine,
+      "store the events",
+      () => insertEventRows(this.#db, this.#engine, rows, completion && ((trx) => completeClaim(trx, this.#engine, completion))),
+      "An event with one of these ids already exists",
+    );
+  }
+
+  async queryEvents(filter: EventFilter, after: EventKey | undefined, limit: number): Promise<EventRecord[]> {
+    const from = filter.from === undefined ? undefined : toEpochMs(filter.from, "from");
+    const to = filter.to === undefined ? undefined : toEpochMs(filter.to, "to");
+    const afterTs = after === undefined ? undefined : toEpochMs(after.timestamp, "after.timestamp");
+    return guard(this.#engine, "query events", async () => {
+      let query = this.#db
+        .selectFrom("flagpost_events")
+        .select(["id", "event", "user_id", "ts", "received_at", "properties"])
+        .orderBy("ts", "desc")
+        .orderBy("id", "desc")
+        .limit(limit);
+      if (filter.userId !== undefined) query = query.where((eb) => this.#exactly(eb, "user_id", filter.userId!));
+      if (filter.event !== undefined) query = query.where((eb) => this.#exactly(eb, "event", filter.event!));
+      if (from !== undefined) query = query.where("ts", ">=", from);
+      if (to !== undefined) query = query.where("ts", "<", to);
+      if (after !== undefined) query = afterKey(query, afterTs!, after.id);
+      const rows = await query.execute();
+      return rows.map((row) => ({
+        id: row.id,
+        event: row.event,
+        userId: row.user_id,
+        timestamp: toIso(row.ts),
+        receivedAt: toIso(row.received_at),
+        properties: JSON.parse(row.properties) as Record<string, unknown>,
+      }));
+    });
+  }
+
+  async purgeEventsBefore(before: string): Promise<number> {
+    const cutoff = toEpochMs(before, "before");
+    return guard(this.#engine, "purge events", () => this.#deleteInChunks((eb) => eb("ts", "<", cutoff)));
+  }
+
+  async deleteEventsByUser(userId: string): Promise<number> {
+    return guard(this.#engine, "delete the user's events", () => this.#deleteInChunks((eb) => this.#exactly(eb, "user_id", userId)));
+  }
+
+  /**
+   * `column = value`, exactly. MySQL's binary collations are PAD SPACE ('a' = 'a '), so there the
+   * byte lengths must match too; the index still serves the equality.
+   */
+  #exactly(eb: Where, column: "user_id" | "event", value: string): Expression<SqlBool> {
+    if (this.#engine !== "mysql") return eb(column, "=", value);
+    return eb.and([eb(column, "=", value), eb(eb.fn("octet_length", [column]), "=", Buffer.byteLength(value, "utf8"))]);
+  }
+
+  /** Deletes matching rows DELETE_CHUNK at a time, each chunk in its own short transaction. */
+  async #deleteInChunks(where: (eb: Where) => Expression<SqlBool>): Promise<number> {
+    let total = 0;
+    for (;;) {
+      let deleted: bigint;
+      if (this.#engine === "mysql") {
+        // MySQL refuses LIMIT inside an IN subquery, but has DELETE … LIMIT.
+        const result = await this.#db.deleteFrom("flagpost_events").where(where).limit(DELETE_CHUNK).executeTakeFirst();
+        deleted = result.numDeletedRows;
+      } else {
+        const result = await this.#db
+          .deleteFrom("flagpost_events")
+          .where("id", "in", (eb) => eb.selectFrom("flagpost_events").select("id").where(where).limit(DELETE_CHUNK))
+          .executeTakeFirst();
+        deleted = result.numDeletedRows;
+      }
+      total += Number(deleted);
+      if (deleted < BigInt(DELETE_CHUNK)) return total;
+    }
+  }
+}
+
+/**
+ * Rows strictly after (afterTs, afterId) in newest-first order. Written as `ts <= t AND (ts < t OR
+ * id < i)` rather than a row-value comparison: every engine turns the first part into an index range.
+ */
+function afterKey<O>(query: SelectQueryBuilder<FlagpostTables, "flagpost_events", O>, afterTs: number, afterId: string) {
+  return query.where("ts", "<=", afterTs).where((eb) => eb.or([eb("ts", "<", afterTs), eb("id", "<", afterId)]));
+}

@@ -1,0 +1,76 @@
+import type { Kysely } from "kysely";
+import { FlagpostError } from "../../src/errors.js";
+import type { Storage } from "../../src/storage.js";
+import { KyselyApiKeyRepository } from "./api-key-repository.js";
+import { detectEngine } from "./dialect.js";
+import { KyselyEmailRepository } from "./email-repository.js";
+import { guard } from "./driver-errors.js";
+import { KyselyEventRepository } from "./event-repository.js";
+import { KyselyFlagRepository } from "./flag-repository.js";
+import { KyselyIdempotencyRepository } from "./idempotency-repository.js";
+import { migrateToLatest } from "./migrations.js";
+import { type PgListenConnect, watchPostgresFlags } from "./postgres-flag-watch.js";
+import type { FlagpostTables } from "./tables.js";
+
+export interface KyselyStorageOptions {
+  /**
+   * Destroy the Kysely instance (and so its pool or SQLite handle) when the storage is closed.
+   * Default false: the caller built the instance and keeps ownership of it.
+   */
+  destroyOnClose?: boolean;
+  /**
+   * PostgreSQL only: opens a dedicated connection on which flagpost LISTENs for flag changes, so
+   * every process's `isEnabled` snapshot refreshes right after a write anywhere (otherwise each
+   * process polls the flags revision, every second by default). Kysely does not hand out its
+   * pool, so pass how to connect: `() => pool.connect()` with the pool you gave PostgresDialect
+   * (it keeps one slot), or a factory that connects a separate `pg.Client`. See docs/flags.md.
+   */
+  listen?: PgListenConnect;
+}
+
+/**
+ * Storage over a Kysely instance the caller builds, on SQLite (better-sqlite3), PostgreSQL (pg)
+ * or MySQL/MariaDB (mysql2); the engine is read from the instance's dialect adapter. Tables are
+ * prefixed `flagpost_` and created by `migrate()`; on PostgreSQL they go into the connection's
+ * current schema (set search_path to choose it). The instance's plugins are not applied to
+ * flagpost's queries. For SQLite, open the database in WAL mode with a busy_timeout (see
+ * docs/storage.md).
+ */
+export function kyselyStorage(db: Kysely<any>, options: KyselyStorageOptions = {}): Storage {
+  const engine = detectEngine(db);
+  // The caller's plugins (CamelCasePlugin, withSchema, …) would rename our columns and tables.
+  const own = db.withoutPlugins();
+  const typed = own as Kysely<FlagpostTables>;
+  let closing: Promise<void> | undefined;
+  const listen = options.listen;
+  if (listen && engine !== "postgres") {
+    throw new FlagpostError("validation_error", `"listen" is for PostgreSQL; this Kysely instance uses ${engine}`, {
+      details: [{ path: "listen", message: "is for PostgreSQL only" }],
+    });
+  }
+  const watchers = new Set<{ close(): Promise<void> }>();
+  return {
+    name: engine,
+    flags: new KyselyFlagRepository(typed, engine),
+    apiKeys: new KyselyApiKeyRepository(typed, engine),
+    idempotency: new KyselyIdempotencyRepository(typed, engine),
+    events: new KyselyEventRepository(typed, engine),
+    emails: new KyselyEmailRepository(typed, engine),
+    migrate: () => guard(engine, "migrate the flagpost schema", () => migrateToLatest(own, engine)),
+    ...(listen && {
+      watchFlags(listener) {
+        const watcher = watchPostgresFlags(own, listen, listener);
+        const tracked = { close: () => (watchers.delete(tracked), watcher.close()) };
+        watchers.add(tracked);
+        return tracked;
+      },
+    }),
+    close() {
+      closing ??= (async () => {
+        await Promise.allSettled([...watchers].map((watcher) => watcher.close()));
+        if (options.destroyOnClose) await db.destroy();
+      })();
+      return closing;
+    },
+  };
+}

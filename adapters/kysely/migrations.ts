@@ -1,0 +1,87 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { type Kysely, type Migration, Migrator, sql } from "kysely";
+import type { Engine } from "./dialect.js";
+import { isSqliteBusy } from "./driver-errors.js";
+import { initialMigration } from "./migrations/0001-initial.js";
+import { eventsMigration } from "./migrations/0002-events.js";
+import { emailsMigration } from "./migrations/0003-emails.js";
+import { flagNotifyMigration } from "./migrations/0004-flag-notify.js";
+
+/**
+ * The schema's history, oldest first. Names sort in the order they run; a released migration is
+ * never edited, only followed by a new one.
+ */
+const MIGRATIONS: Record<string, Migration> = {
+  "0001-initial": initialMigration,
+  "0002-events": eventsMigration,
+  "0003-emails": emailsMigration,
+  "0004-flag-notify": flagNotifyMigration,
+};
+
+export const MIGRATION_TABLE = "flagpost_migration";
+export const MIGRATION_LOCK_TABLE = "flagpost_migration_lock";
+
+/** How many times a SQLite migrator tries for the write lock while another connection holds it. */
+const SQLITE_LOCK_ATTEMPTS = 20;
+
+/**
+ * Brings the schema to the latest migration. Safe when several processes call it at once:
+ * kysely's Migrator serialises them with an advisory lock on PostgreSQL and GET_LOCK on MySQL.
+ * On SQLite, whose kysely adapter takes no lock (it counts on there being one connection), the
+ * whole run holds the instance's connection and the database's write lock (BEGIN IMMEDIATE), so
+ * another process, or another call on this instance, waits and then finds nothing to do.
+ */
+export async function migrateToLatest(db: Kysely<any>, engine: Engine): Promise<void> {
+  if (engine === "sqlite") {
+    await db.connection().execute((connection) => withSqliteWriteLock(connection, () => runMigrator(connection, engine)));
+  } else {
+    await runMigrator(db, engine);
+  }
+}
+
+async function runMigrator(db: Kysely<any>, engine: Engine): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
+    // Without a schema, kysely looks for its tables in every schema of a PostgreSQL database and
+    // can mistake another schema's flagpost_migration for ours: pin it to the current one.
+    migrationTableSchema: engine === "postgres" ? await currentSchema(db) : undefined,
+    // On SQLite the run is already inside our own transaction.
+    disableTransactions: engine === "sqlite",
+  });
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw error;
+}
+
+async function currentSchema(db: Kysely<any>): Promise<string> {
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  const schema = rows[0]?.schema;
+  if (!schema) throw new Error("PostgreSQL has no current schema: check the connection's search_path");
+  return schema;
+}
+
+/**
+ * Runs `work` inside BEGIN IMMEDIATE … COMMIT on `connection`. busy_timeout already waits for
+ * another process's lock; the retries cover a second connection in this same process, whose lock
+ * cannot be released while better-sqlite3 waits synchronously.
+ */
+async function withSqliteWriteLock(connection: Kysely<any>, work: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await sql`begin immediate`.execute(connection);
+      break;
+    } catch (error) {
+      if (attempt >= SQLITE_LOCK_ATTEMPTS || !isSqliteBusy(error)) throw error;
+      await delay(Math.min(25 * 2 ** attempt, 500) * (0.5 + Math.random()));
+    }
+  }
+  try {
+    await work();
+    await sql`commit`.execute(connection);
+  } catch (error) {
+    await sql`rollback`.execute(connection).catch(() => undefined);
+    throw error;
+  }
+}

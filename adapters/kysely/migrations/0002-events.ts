@@ -1,0 +1,47 @@
+import type { Kysely, Migration } from "kysely";
+import { columnTypes, detectEngine, type Engine } from "../dialect.js";
+import { isIndexAlreadyThere } from "../driver-errors.js";
+
+/**
+ * The events table and its three keyset indexes. Like 0001, safe to run again over a
+ * half-finished run (MySQL cannot roll DDL back).
+ *
+ * Each index ends with (ts, id), the order queries read in (newest first), so a filtered page is one
+ * backward range scan that stops after `limit` rows, without a sort:
+ * - (user_id, ts, id) for "this user's events", (event, ts, id) for "this event in a window",
+ * - (ts, id) for windows and unfiltered pages.
+ */
+export const eventsMigration: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    const engine = detectEngine(db);
+    const t = columnTypes(engine);
+    let table = db.schema
+      .createTable("flagpost_events")
+      .ifNotExists()
+      .addColumn("id", t.exactText(36), (c) => c.notNull().primaryKey())
+      .addColumn("event", t.exactText(200), (c) => c.notNull())
+      .addColumn("user_id", t.exactText(200), (c) => c.notNull())
+      .addColumn("ts", t.bigint, (c) => c.notNull())
+      .addColumn("received_at", t.bigint, (c) => c.notNull())
+      .addColumn("properties", t.longText, (c) => c.notNull());
+    if (t.tableOptions) table = table.modifyEnd(t.tableOptions);
+    await table.execute();
+
+    await createIndex(db, engine, "flagpost_events_user_ts_id", ["user_id", "ts", "id"]);
+    await createIndex(db, engine, "flagpost_events_event_ts_id", ["event", "ts", "id"]);
+    await createIndex(db, engine, "flagpost_events_ts_id", ["ts", "id"]);
+  },
+};
+
+/** CREATE INDEX IF NOT EXISTS, which MySQL lacks (MariaDB has it): there, "already there" is ignored. */
+async function createIndex(db: Kysely<any>, engine: Engine, name: string, columns: string[]): Promise<void> {
+  if (engine !== "mysql") {
+    await db.schema.createIndex(name).ifNotExists().on("flagpost_events").columns(columns).execute();
+    return;
+  }
+  try {
+    await db.schema.createIndex(name).on("flagpost_events").columns(columns).execute();
+  } catch (error) {
+    if (!isIndexAlreadyThere(error)) throw error;
+  }
+}

@@ -1,0 +1,105 @@
+import type { ColumnType } from "kysely";
+
+/**
+ * The flagpost tables as Kysely sees them. Every name starts with `flagpost_` so the tables sit
+ * beside an application's own. Times are BIGINT epoch milliseconds; drivers hand integers back as
+ * number, string (pg's int8) or bigint (better-sqlite3 with safeIntegers), hence the wide read types.
+ */
+
+type Int = ColumnType<number | string | bigint, number, number>;
+type Bool = ColumnType<boolean | number, boolean | number, boolean | number>;
+
+export interface FlagsTable {
+  key: string;
+  id: string;
+  description: string;
+  enabled: Bool;
+  /** JSON text of the rule list. */
+  rules: string;
+  created_at: Int;
+  updated_at: Int;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  name: string;
+  hash: string;
+  /** JSON text of the scope list. */
+  scopes: string;
+  created_at: Int;
+  revoked_at: ColumnType<number | string | bigint | null, number | null, number | null>;
+}
+
+export interface IdempotencyTable {
+  /** SHA-256 hex of [scope, key]: exact, fixed-length, free of collation and index-length limits. */
+  id: string;
+  scope: string;
+  idempotency_key: string;
+  fingerprint: string;
+  locked_until: Int;
+  expires_at: Int;
+  completed: Bool;
+  /** JSON text of the stored result; null while pending. */
+  response: string | null;
+  created_at: Int;
+}
+
+/** Named counters, e.g. the flags revision. */
+export interface MetaTable {
+  name: string;
+  value: Int;
+}
+
+type NullableInt = ColumnType<number | string | bigint | null, number | null, number | null>;
+
+/** The outbox: one row per email (migration 0003-emails). */
+export interface EmailsTable {
+  id: string;
+  status: string;
+  /** JSON text of the EmailContent (addresses, subject, bodies, headers, tags, attachments). */
+  content: string;
+  message_id: string;
+  created_at: Int;
+  scheduled_at: NullableInt;
+  sent_at: NullableInt;
+  delivered_at: NullableInt;
+  attempts: Int;
+  next_attempt_at: Int;
+  last_error: string | null;
+  lease_owner: string | null;
+  lease_until: NullableInt;
+  /** The seq of the email's last event; bumped by every transition, under the row lock. */
+  version: Int;
+}
+
+export interface EmailEventsTable {
+  email_id: string;
+  seq: Int;
+  type: string;
+  at: Int;
+  /** JSON text of the detail object, or null. */
+  detail: string | null;
+}
+
+/** Events, newest first by (ts, id). `properties` is JSON text of an object. */
+export interface EventsTable {
+  id: string;
+  event: string;
+  user_id: string;
+  /** The event's own time (epoch ms, UTC). */
+  ts: Int;
+  received_at: Int;
+  properties: string;
+}
+
+export interface FlagpostTables {
+  flagpost_flags: FlagsTable;
+  flagpost_api_keys: ApiKeysTable;
+  flagpost_idempotency: IdempotencyTable;
+  flagpost_meta: MetaTable;
+  flagpost_events: EventsTable;
+  flagpost_emails: EmailsTable;
+  flagpost_email_events: EmailEventsTable;
+}
+
+export const FLAGS_REVISION = "flags_revision";

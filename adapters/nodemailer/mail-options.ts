@@ -1,0 +1,52 @@
+import type { SendMailOptions } from "nodemailer";
+import type { MailAddress, OutgoingMessage } from "../../src/index.js";
+
+/** Always a pair (name "" when there is none): a bare string would go through nodemailer's address parser again. */
+function address(a: MailAddress): { name: string; address: string } {
+  return { name: a.name ?? "", address: a.address };
+}
+
+/**
+ * The nodemailer message for an outgoing email. Addresses go in as name/address pairs, never as
+ * strings nodemailer would parse again. Bcc recipients are in the envelope only (nodemailer
+ * leaves the Bcc header out). File and URL access are off: contents are given inline.
+ */
+export function toMailOptions(message: OutgoingMessage): SendMailOptions {
+  const options: SendMailOptions = {
+    messageId: message.messageId,
+    date: message.date,
+    from: address(message.from),
+    to: message.to.map(address),
+    subject: message.subject,
+    headers: { ...message.headers },
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  };
+  if (message.cc.length > 0) options.cc = message.cc.map(address);
+  if (message.bcc.length > 0) options.bcc = message.bcc.map(address);
+  if (message.replyTo.length > 0) options.replyTo = message.replyTo.map(address);
+  if (message.html !== undefined) options.html = message.html;
+  if (message.text !== undefined) options.text = message.text;
+  if (message.attachments.length > 0) {
+    options.attachments = message.attachments.map((a) => ({
+      filename: a.filename,
+      content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength),
+      ...(a.contentType === undefined ? {} : { contentType: a.contentType }),
+    }));
+  }
+  return options;
+}
+
+/** Every envelope recipient, bare, in order, without repeats (case-insensitive). */
+export function recipientsOf(message: OutgoingMessage): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const a of [...message.to, ...message.cc, ...message.bcc]) {
+    const key = a.address.toLowerCase();
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(a.address);
+    }
+  }
+  return out;
+}

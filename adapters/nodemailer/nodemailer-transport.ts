@@ -1,0 +1,69 @@
+import type { SendMailOptions } from "nodemailer";
+import type { MailTransport, OutgoingMessage, TransportResult } from "../../src/index.js";
+import { classifyError, rejectionsOf } from "./classify.js";
+import { recipientsOf, toMailOptions } from "./mail-options.js";
+
+/** The part of a nodemailer transporter (`nodemailer.createTransport(…)`) that flagpost uses. */
+export interface NodemailerTransporter {
+  sendMail(mail: SendMailOptions): Promise<unknown>;
+  close?(): void;
+}
+
+export interface NodemailerTransportOptions {
+  /** For logs. Default "nodemailer". */
+  name?: string;
+  /**
+   * What a successful send means. `sent` (default): handed to the next hop, as with SMTP.
+   * `delivered`: the transporter is the final stop (it writes files, it is a test sink).
+   */
+  reports?: "sent" | "delivered";
+  /** Close the transporter (its SMTP pool) in `close()`. Default false: it stays the caller's. */
+  closeTransporter?: boolean;
+}
+
+interface SentInfo {
+  messageId?: unknown;
+  accepted?: unknown;
+  rejectedErrors?: unknown;
+  response?: unknown;
+}
+
+function addresses(list: unknown): string[] | undefined {
+  if (!Array.isArray(list)) return undefined;
+  return list.map((a) => (typeof a === "string" ? a : String((a as { address?: unknown }).address)));
+}
+
+/**
+ * A MailTransport over any nodemailer transporter: SMTP (pooled or not), sendmail, SES, stream.
+ * Errors become TransportErrors that say whether trying again can help, with each refused
+ * recipient's reply (see classify.ts).
+ */
+export function nodemailerTransport(transporter: NodemailerTransporter, options: NodemailerTransportOptions = {}): MailTransport {
+  const status = options.reports ?? "sent";
+  let closed = false;
+  return {
+    name: options.name ?? "nodemailer",
+    async send(message: OutgoingMessage): Promise<TransportResult> {
+      let info: SentInfo;
+      try {
+        info = ((await transporter.sendMail(toMailOptions(message))) ?? {}) as SentInfo;
+      } catch (error) {
+        throw classifyError(error);
+      }
+      const result: TransportResult = {
+        status,
+        messageId: typeof info.messageId === "string" ? info.messageId : message.messageId,
+        accepted: addresses(info.accepted) ?? recipientsOf(message),
+        rejected: rejectionsOf(info.rejectedErrors),
+      };
+      if (typeof info.response === "string") result.response = info.response;
+      else if (Buffer.isBuffer(info.response)) result.response = info.response.toString("utf8");
+      return result;
+    },
+    async close() {
+      if (closed || !options.closeTransporter) return;
+      closed = true;
+      transporter.close?.();
+    },
+  };
+}

@@ -1,0 +1,181 @@
+import {
+  ErrorCode,
+  type EvaluationContext,
+  GeneralError,
+  type JsonValue,
+  OpenFeatureEventEmitter,
+  type Provider,
+  ProviderEvents,
+  ProviderFatalError,
+  type ResolutionDetails,
+  StandardResolutionReasons,
+  type TrackingEventDetails,
+  TypeMismatchError,
+} from "@openfeature/server-sdk";
+import type { EventSink } from "../../src/flags/exposures.js";
+import type { FlagClient, FlagClientEvent, FlagEvaluation } from "../../src/flags/flag-client.js";
+import { errorFields, type Logger, silentLogger } from "../../src/logger.js";
+
+/**
+ * An OpenFeature server provider over a flagpost FlagClient: the in-process one (`fp`, or
+ * `fp.flagClient`) or a remote one (`createRemoteFlagClient`). Evaluation is the client's own,
+ * synchronous and local; the provider only maps contexts in and reasons out. flagpost flags are
+ * boolean, so the string, number and object resolvers raise TYPE_MISMATCH.
+ */
+
+export interface FlagpostProviderOptions {
+  /**
+   * Where `track()` events go: flagpost's EventTracker (`fp.events`) or any object with
+   * `enqueue(event)`. When the source has an `events` sink (a Flagpost instance), it is used.
+   */
+  events?: EventSink;
+  /** For track() events that cannot be recorded. */
+  logger?: Logger;
+}
+
+/** What the provider accepts: a FlagClient, or anything holding one (a Flagpost instance). */
+export type FlagpostProviderSource = FlagClient | { flagClient: FlagClient; events?: EventSink };
+
+function isClient(source: FlagpostProviderSource): source is FlagClient {
+  return !("flagClient" in source);
+}
+
+/**
+ * OpenFeature's context → flagpost's: `targetingKey` is the userId, every other field an
+ * attribute. Dates become ISO-8601 strings so the date operators (gt, lt, …) compare them.
+ */
+export function toFlagContext(context: EvaluationContext): { userId?: string; attributes: Record<string, unknown> } {
+  const attributes: Record<string, unknown> = {};
+  let userId: string | undefined;
+  for (const name in context) {
+    if (!Object.hasOwn(context, name)) continue;
+    const value = context[name];
+    if (name === "targetingKey") {
+      if (typeof value === "string" && value !== "") userId = value;
+      continue;
+    }
+    attributes[name] = value instanceof Date ? value.toISOString() : value;
+  }
+  return userId === undefined ? { attributes } : { userId, attributes };
+}
+
+export class FlagpostProvider implements Provider {
+  readonly metadata = { name: "flagpost" } as const;
+  readonly runsOn = "server" as const;
+  readonly events = new OpenFeatureEventEmitter();
+  readonly #client: FlagClient;
+  readonly #sink: EventSink | undefined;
+  readonly #logger: Logger;
+  #unsubscribe: (() => void) | undefined;
+  /** Set when the SDK was told something is wrong (a failed start, STALE, ERROR): the next "ready" is news. */
+  #degraded = false;
+
+  constructor(source: FlagpostProviderSource, options: FlagpostProviderOptions = {}) {
+    this.#client = isClient(source) ? source : source.flagClient;
+    const fromSource = isClient(source) ? undefined : source.events;
+    this.#sink = options.events ?? (typeof fromSource?.enqueue === "function" ? fromSource : undefined);
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  /** Resolves once the client has its first snapshot; a refused API key is fatal. */
+  async initialize(): Promise<void> {
+    this.#unsubscribe ??= this.#client.subscribe((event) => this.#forward(event));
+    try {
+      await this.#client.ready();
+    } catch (error) {
+      this.#degraded = true;
+      const message = error instanceof Error ? error.message : String(error);
+      // A source that gave up (a refused key) will not recover; a slow start may.
+      if (this.#client.status === "failed") throw new ProviderFatalError(message);
+      throw new GeneralError(message);
+    }
+  }
+
+  /** Stops forwarding the client's events. The client itself belongs to whoever created it. */
+  async onClose(): Promise<void> {
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+  }
+
+  async resolveBooleanEvaluation(flagKey: string, defaultValue: boolean, context: EvaluationContext): Promise<ResolutionDetails<boolean>> {
+    const { userId, attributes } = toFlagContext(context);
+    const result = this.#client.evaluate(flagKey, { userId, attributes, default: defaultValue });
+    return this.#details(flagKey, defaultValue, result);
+  }
+
+  async resolveStringEvaluation(flagKey: string): Promise<ResolutionDetails<string>> {
+    throw new TypeMismatchError(`flagpost flags are boolean; "${flagKey}" cannot be read as a string`);
+  }
+
+  async resolveNumberEvaluation(flagKey: string): Promise<ResolutionDetails<number>> {
+    throw new TypeMismatchError(`flagpost flags are boolean; "${flagKey}" cannot be read as a number`);
+  }
+
+  async resolveObjectEvaluation<T extends JsonValue>(flagKey: string): Promise<ResolutionDetails<T>> {
+    throw new TypeMismatchError(`flagpost flags are boolean; "${flagKey}" cannot be read as an object`);
+  }
+
+  /** Hands the event to the EventTracker: `targetingKey` is the userId, the details its properties. */
+  track(trackingEventName: string, context: EvaluationContext, trackingEventDetails: TrackingEventDetails): void {
+    if (!this.#sink) return;
+    const { userId } = toFlagContext(context);
+    if (userId === undefined) {
+      this.#logger.warn("track() needs a targetingKey (the userId); event dropped", { event: trackingEventName });
+      return;
+    }
+    try {
+      const result = this.#sink.enqueue({ event: trackingEventName, userId, properties: { ...trackingEventDetails } });
+      if (typeof (result as PromiseLike<unknown> | undefined)?.then === "function") {
+        (result as PromiseLike<unknown>).then(undefined, (error: unknown) => this.#logger.warn("track() event could not be enqueued", errorFields(error)));
+      }
+    } catch (error) {
+      this.#logger.warn("track() event could not be enqueued", errorFields(error));
+    }
+  }
+
+  #details(flagKey: string, defaultValue: boolean, result: FlagEvaluation): ResolutionDetails<boolean> {
+    switch (result.reason) {
+      case "rule_match": {
+        const ruleType = this.#client.ruleType(flagKey, result.ruleIndex!) ?? "unknown";
+        return {
+          value: result.enabled,
+          reason: ruleType === "percentage" ? StandardResolutionReasons.SPLIT : StandardResolutionReasons.TARGETING_MATCH,
+          flagMetadata: { ruleIndex: result.ruleIndex!, ruleType },
+        };
+      }
+      case "disabled":
+        return { value: result.enabled, reason: StandardResolutionReasons.DISABLED };
+      case "no_rules":
+        return { value: result.enabled, reason: StandardResolutionReasons.STATIC };
+      case "no_rule_match":
+        return { value: result.enabled, reason: StandardResolutionReasons.DEFAULT };
+      case "flag_not_found":
+        return { value: defaultValue, reason: StandardResolutionReasons.ERROR, errorCode: ErrorCode.FLAG_NOT_FOUND, errorMessage: `flag "${flagKey}" does not exist` };
+      case "error": {
+        const errorCode = this.#client.status === "not_ready" ? ErrorCode.PROVIDER_NOT_READY : ErrorCode.GENERAL;
+        return { value: defaultValue, reason: StandardResolutionReasons.ERROR, errorCode, errorMessage: result.errorMessage };
+      }
+    }
+  }
+
+  #forward(event: FlagClientEvent): void {
+    switch (event.type) {
+      case "ready":
+        if (this.#degraded) this.events.emit(ProviderEvents.Ready);
+        this.#degraded = false;
+        return;
+      case "changed":
+        this.events.emit(ProviderEvents.ConfigurationChanged, { flagsChanged: event.keys });
+        return;
+      case "stale":
+        this.#degraded = true;
+        this.events.emit(ProviderEvents.Stale, { message: event.message });
+        return;
+      case "failed":
+        // After a start the last snapshot is still served: an error, not a fatal one.
+        this.#degraded = true;
+        this.events.emit(ProviderEvents.Error, { message: event.message });
+        return;
+    }
+  }
+}

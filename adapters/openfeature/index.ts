@@ -1,0 +1,1 @@
+export { FlagpostProvider, toFlagContext, type FlagpostProviderOptions, type FlagpostProviderSource } from "./flagpost-provider.js";

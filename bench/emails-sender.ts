@@ -1,0 +1,176 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import nodemailer from "nodemailer";
+import pg from "pg";
+import { kyselyStorage } from "../adapters/kysely/index.js";
+import { nodemailerTransport } from "../adapters/nodemailer/index.js";
+import { openDatabase } from "../cli/open-database.js";
+import { createFlagpost, type Flagpost, type OutboxWorkerOptions, type SendEmailRequest, silentLogger } from "../src/index.js";
+import { serveCalls } from "./lib/child.js";
+import { percentile } from "./lib/stats.js";
+
+/**
+ * bench:emails' sending side, in a process of its own pinned to one core: either raw pooled
+ * nodemailer (the floor) or flagpost (`send`/`sendBatch` → outbox → worker → the same pooled
+ * nodemailer transporter), on a fresh SQLite file opened as `flagpost serve` opens it or a fresh
+ * PostgreSQL schema. The sink is another process; bench/emails.ts times the run from the first
+ * send to the sink's last arrival.
+ */
+
+export interface SendRun {
+  kind: "floor" | "flagpost";
+  port: number;
+  count: number;
+  /** Concurrent sendMail calls (floor) and concurrent callers of send/sendBatch (flagpost). */
+  concurrency: number;
+  engine?: "sqlite" | "postgres";
+  pgUrl?: string;
+  mode?: "send" | "batch";
+  batchSize?: number;
+  worker?: OutboxWorkerOptions;
+}
+
+export interface SendResult {
+  /** Epoch ms (this machine's clock) when the first message was handed over. */
+  startedAt: number;
+  /** Epoch ms when the last send resolved (accepted into the outbox; the floor: the SMTP server's 250). */
+  acceptedAt: number;
+  /** Per call of send / sendBatch / sendMail, in ms. */
+  latency: { p50: number; p99: number };
+}
+
+const now = () => performance.timeOrigin + performance.now();
+const FROM = { name: "Flagpost Bench", address: "bench@flagpost.example" };
+const TEXT = `Thank you for your order.\n\n${"Your items are on their way. ".repeat(16)}\n`;
+const HTML = `<p>Thank you for your order.</p><p>${"Your items are on their way. ".repeat(16)}</p><p><a href="https://flagpost.example/orders">Your orders</a></p>`;
+
+function request(i: number): SendEmailRequest {
+  return { from: `${FROM.name} <${FROM.address}>`, to: [`user${i}@example.org`], subject: `Your receipt #${i}`, text: TEXT, html: HTML };
+}
+
+/** The same pooled transporter for the floor and for flagpost: nodemailer's pool defaults. */
+function transporter(port: number) {
+  return nodemailer.createTransport({ host: "127.0.0.1", port, pool: true, ignoreTLS: true });
+}
+
+/** Runs `total` jobs with `concurrency` loops; returns each job's duration in ms. */
+async function runJobs(total: number, concurrency: number, job: (i: number) => Promise<unknown>): Promise<number[]> {
+  const durations: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, total) }, async () => {
+      while (next < total) {
+        const i = next++;
+        const t = performance.now();
+        await job(i);
+        durations.push(performance.now() - t);
+      }
+    }),
+  );
+  return durations;
+}
+
+function latency(durations: number[]): SendResult["latency"] {
+  const sorted = durations.sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
+async function floor(run: SendRun): Promise<SendResult> {
+  const mailer = transporter(run.port);
+  try {
+    const startedAt = now();
+    const durations = await runJobs(run.count, run.concurrency, (i) => {
+      const r = request(i);
+      return mailer.sendMail({ messageId: `<${randomUUID()}@flagpost.example>`, from: FROM, to: [{ name: "", address: r.to![0]! }], subject: r.subject, text: TEXT, html: HTML });
+    });
+    return { startedAt, acceptedAt: now(), latency: latency(durations) };
+  } finally {
+    mailer.close();
+  }
+}
+
+interface Open {
+  fp: Flagpost;
+  db: Kysely<any>;
+  cleanup(): Promise<void>;
+}
+
+let open: Open | undefined;
+
+async function openFlagpost(run: SendRun): Promise<Open> {
+  const transport = nodemailerTransport(transporter(run.port), { closeTransporter: true });
+  if (run.engine === "postgres") {
+    const schema = `flagpost_bench_${randomBytes(6).toString("hex")}`;
+    const admin = new pg.Client({ connectionString: run.pgUrl });
+    await admin.connect();
+    await admin.query(`create schema "${schema}"`);
+    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: run.pgUrl, options: `-c search_path=${schema}` }) }) });
+    const fp = createFlagpost({ storage: kyselyStorage(db, { destroyOnClose: true }), transport, logger: silentLogger, emailWorker: run.worker });
+    return {
+      fp,
+      db,
+      async cleanup() {
+        await admin.query(`drop schema if exists "${schema}" cascade`);
+        await admin.end();
+      },
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), "flagpost-bench-emails-"));
+  const db = await openDatabase(join(dir, "flagpost.db")); // WAL, busy_timeout, synchronous=FULL, as `flagpost serve`
+  const fp = createFlagpost({ storage: kyselyStorage(db, { destroyOnClose: true }), transport, logger: silentLogger, emailWorker: run.worker });
+  return { fp, db, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+async function flagpost(run: SendRun): Promise<SendResult> {
+  open = await openFlagpost(run);
+  const { fp } = open;
+  await fp.ready();
+  const startedAt = now();
+  let durations: number[];
+  if (run.mode === "batch") {
+    const size = run.batchSize ?? 100;
+    durations = await runJobs(Math.ceil(run.count / size), run.concurrency, (b) =>
+      fp.emails.sendBatch(Array.from({ length: Math.min(size, run.count - b * size) }, (_, j) => request(b * size + j))),
+    );
+  } else {
+    durations = await runJobs(run.count, run.concurrency, (i) => fp.emails.send(request(i)));
+  }
+  return { startedAt, acceptedAt: now(), latency: latency(durations) };
+}
+
+/** After the sink has everything: waits until every outcome is stored, then closes and cleans up. Answers the status counts. */
+async function finish(count: number): Promise<Record<string, number>> {
+  if (!open) return {};
+  const { fp, db, cleanup } = open;
+  open = undefined;
+  try {
+    const statuses = async () => {
+      const { rows } = await sql<{ status: string; n: number | string }>`select status, count(*) as n from flagpost_emails group by status`.execute(db);
+      return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+    };
+    const deadline = performance.now() + 60_000;
+    let counts = await statuses();
+    while ((counts.sent ?? 0) < count && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      counts = await statuses();
+    }
+    return counts;
+  } finally {
+    await fp.close();
+    await cleanup();
+  }
+}
+
+serveCalls({
+  run: (run: SendRun) => (run.kind === "floor" ? floor(run) : flagpost(run)),
+  /** CPU time this process used so far (user + system, µs). */
+  cpu: () => {
+    const usage = process.cpuUsage();
+    return usage.user + usage.system;
+  },
+  finish,
+  close: () => finish(0),
+});

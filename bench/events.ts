@@ -1,0 +1,273 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import { kyselyStorage } from "../adapters/kysely/index.js";
+import { createFlagpost, type Flagpost, silentLogger, type TrackEventInput, uuidv7 } from "../src/index.js";
+import { httpIngest } from "./events-http.js";
+import { EVENT_NAMES, eventBatch, prng, type StreamShape, streamShape, USERS } from "./lib/event-data.js";
+import { Meter } from "./lib/meter.js";
+import type { BenchPart } from "./lib/part.js";
+import { table } from "./lib/report.js";
+import { openSqliteHandle, sqliteSize } from "./lib/sqlite-file.js";
+import { fmt, ratio, summarize } from "./lib/stats.js";
+
+/**
+ * `npm run bench:events` (issue #4): ingest events through trackBatch into SQLite and PostgreSQL
+ * and through POST /v1/events/batch into SQLite, each beside the raw driver measured in the same
+ * run; then query p50/p99 on the resulting tables. Floors and flagpost take turns segment by
+ * segment, so both tables grow alike and a load spike on the machine hits both.
+ */
+
+const INSERT_SQL = "insert into flagpost_events (id, event, user_id, ts, received_at, properties) values (?, ?, ?, ?, ?, ?)";
+const UNNEST_SQL =
+  "insert into flagpost_events (id, event, user_id, ts, received_at, properties) select * from unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::bigint[], $5::bigint[], $6::text[])";
+
+interface Sizes {
+  total: number;
+  batch: number;
+  segments: number;
+  queries: number;
+  httpConnections: number;
+}
+
+const FULL: Sizes = { total: 1_000_000, batch: 1000, segments: 10, queries: 1000, httpConnections: 4 };
+const SMOKE: Sizes = { total: 2000, batch: 500, segments: 2, queries: 10, httpConnections: 2 };
+
+type Row = [string, string, string, number, number, string];
+
+/** The row a raw driver inserts for an event: what flagpost stores, prepared outside the timing. */
+function toRows(batch: TrackEventInput[], receivedMs: number): Row[] {
+  return batch.map((e) => [uuidv7(receivedMs), e.event, e.userId, Date.parse(e.timestamp as string), receivedMs, JSON.stringify(e.properties ?? {})]);
+}
+
+function benchDir(): string {
+  const base = process.env.FLAGPOST_BENCH_DIR ?? (existsSync("/dev/shm") ? "/dev/shm" : tmpdir());
+  return mkdtempSync(join(base, "flagpost-bench-events-"));
+}
+
+const mib = (bytes: number) => `${fmt(bytes / 2 ** 20, 0)} MiB`;
+
+export interface QueryTimes {
+  user: number[];
+  eventWindow: number[];
+  window: number[];
+}
+
+/** Query latencies through the service: one user, one event in a 1-day window, a 1-hour window. */
+async function measureQueries(fp: Flagpost, shape: StreamShape, count: number): Promise<QueryTimes> {
+  const random = prng(7);
+  const span = shape.endMs - shape.startMs;
+  const day = Math.min(86_400_000, span / 2);
+  const hour = Math.min(3_600_000, span / 4);
+  const kinds = {
+    user: () => ({ userId: `user_${Math.floor(random() * USERS)}` }),
+    eventWindow: () => {
+      const from = shape.startMs + random() * (span - day);
+      return { event: EVENT_NAMES[Math.floor(random() * EVENT_NAMES.length)], from: new Date(from).toISOString(), to: new Date(from + day).toISOString() };
+    },
+    window: () => {
+      const from = shape.startMs + random() * (span - hour);
+      return { from: new Date(from).toISOString(), to: new Date(from + hour).toISOString() };
+    },
+  };
+  const times: QueryTimes = { user: [], eventWindow: [], window: [] };
+  for (const [kind, make] of Object.entries(kinds) as [keyof QueryTimes, () => Record<string, string | undefined>][]) {
+    for (let i = 0; i < Math.min(20, count); i++) await fp.events.query({ ...make(), limit: 100 }); // warm-up
+    for (let i = 0; i < count; i++) {
+      const filters = make();
+      const started = performance.now();
+      const page = await fp.events.query({ ...filters, limit: 100 });
+      times[kind].push(performance.now() - started);
+      if (page.data.length === 0 && count > 100) throw new Error(`empty page for ${JSON.stringify(filters)}`);
+    }
+  }
+  return times;
+}
+
+interface IngestResult {
+  floor: Meter;
+  flagpost: Meter;
+  floorSize: number;
+  flagpostSize: number;
+  queries: QueryTimes;
+}
+
+async function sqliteIngest(sizes: Sizes, shape: StreamShape, dir: string, log: (line: string) => void): Promise<IngestResult> {
+  const floorFile = join(dir, "floor.db");
+  const floorHandle = openSqliteHandle(floorFile);
+  const floorDb = new Kysely<any>({ dialect: new SqliteDialect({ database: floorHandle }) });
+  await kyselyStorage(floorDb).migrate(); // the same table and indexes as flagpost's
+  const insert = floorHandle.prepare(INSERT_SQL);
+  const insertBatch = floorHandle.transaction((rows: Row[]) => {
+    for (const row of rows) insert.run(...row);
+  });
+
+  const file = join(dir, "flagpost.db");
+  const handle = openSqliteHandle(file);
+  const fp = createFlagpost({ storage: kyselyStorage(new Kysely<any>({ dialect: new SqliteDialect({ database: handle }) })), logger: silentLogger });
+  await fp.ready();
+
+  const floor = new Meter();
+  const flagpost = new Meter();
+  const perSegment = sizes.total / sizes.segments;
+  for (let segment = 0; segment < sizes.segments; segment++) {
+    const first = segment * perSegment;
+    for (let at = first; at < first + perSegment; at += sizes.batch) {
+      const rows = toRows(eventBatch(shape, at, sizes.batch), Date.now());
+      await floor.time(rows.length, () => insertBatch(rows));
+    }
+    for (let at = first; at < first + perSegment; at += sizes.batch) {
+      const batch = eventBatch(shape, at, sizes.batch);
+      await flagpost.time(batch.length, () => fp.events.trackBatch(batch));
+    }
+    log(`sqlite: ${first + perSegment} events each (floor ${fmt(floor.perSecond)}/s, flagpost ${fmt(flagpost.perSecond)}/s)`);
+  }
+  const queries = await measureQueries(fp, shape, sizes.queries);
+  const result = { floor, flagpost, floorSize: sqliteSize(floorHandle, floorFile), flagpostSize: sqliteSize(handle, file), queries };
+  await fp.close();
+  handle.close();
+  await floorDb.destroy();
+  return result;
+}
+
+function postgresUrl(): string | undefined {
+  const url = process.env.FLAGPOST_BENCH_PG_URL ?? process.env.FLAGPOST_TEST_PG_URL;
+  return url === undefined || url === "" ? undefined : url;
+}
+
+async function postgresIngest(url: string, sizes: Sizes, shape: StreamShape, log: (line: string) => void): Promise<IngestResult> {
+  const suffix = Math.random().toString(36).slice(2, 10);
+  const schemas = { floor: `flagpost_bench_floor_${suffix}`, flagpost: `flagpost_bench_${suffix}` };
+  const admin = new pg.Pool({ connectionString: url, max: 1 });
+  const pools: pg.Pool[] = [];
+  const pool = (schema: string) => {
+    const p = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 4 });
+    pools.push(p);
+    return p;
+  };
+  try {
+    for (const schema of Object.values(schemas)) await admin.query(`create schema "${schema}"`);
+    const floorPool = pool(schemas.floor);
+    const floorDb = new Kysely<any>({ dialect: new PostgresDialect({ pool: floorPool }) });
+    await kyselyStorage(floorDb).migrate();
+    const fp = createFlagpost({ storage: kyselyStorage(new Kysely<any>({ dialect: new PostgresDialect({ pool: pool(schemas.flagpost) }) })), logger: silentLogger });
+    await fp.ready();
+
+    const floor = new Meter();
+    const flagpost = new Meter();
+    const perSegment = sizes.total / sizes.segments;
+    for (let segment = 0; segment < sizes.segments; segment++) {
+      const first = segment * perSegment;
+      for (let at = first; at < first + perSegment; at += sizes.batch) {
+        const rows = toRows(eventBatch(shape, at, sizes.batch), Date.now());
+        const columns = [0, 1, 2, 3, 4, 5].map((c) => rows.map((r) => r[c]));
+        await floor.time(rows.length, () => floorPool.query(UNNEST_SQL, columns));
+      }
+      for (let at = first; at < first + perSegment; at += sizes.batch) {
+        const batch = eventBatch(shape, at, sizes.batch);
+        await flagpost.time(batch.length, () => fp.events.trackBatch(batch));
+      }
+      log(`postgres: ${first + perSegment} events each (floor ${fmt(floor.perSecond)}/s, flagpost ${fmt(flagpost.perSecond)}/s)`);
+    }
+    await admin.query(`analyze "${schemas.flagpost}".flagpost_events`);
+    const queries = await measureQueries(fp, shape, sizes.queries);
+    const size = async (schema: string) =>
+      Number((await admin.query<{ size: string }>(`select pg_total_relation_size('"${schema}".flagpost_events') as size`)).rows[0]!.size);
+    const result = { floor, flagpost, floorSize: await size(schemas.floor), flagpostSize: await size(schemas.flagpost), queries };
+    await fp.close();
+    await floorDb.destroy();
+    return result;
+  } finally {
+    await Promise.allSettled(pools.map((p) => p.end()));
+    for (const schema of Object.values(schemas)) await admin.query(`drop schema if exists "${schema}" cascade`).catch(() => undefined);
+    await admin.end();
+  }
+}
+
+const verdict = (ok: boolean) => (ok ? "met" : "**missed**");
+
+function queryRows(backend: string, times: QueryTimes): (string | number)[][] {
+  const label = { user: "one user (limit 100)", eventWindow: "one event in a 1-day window (limit 100)", window: "a 1-hour window (limit 100)" };
+  return (Object.keys(label) as (keyof QueryTimes)[]).map((kind) => {
+    const s = summarize(times[kind]);
+    return [backend, label[kind], fmt(s.p50, 2), fmt(s.p99, 2), verdict(s.p99 < 5)];
+  });
+}
+
+export const eventsPart: BenchPart = {
+  name: "events",
+  title: "Events: ingestion and keyset queries",
+  async run({ smoke, log }) {
+    // FLAGPOST_BENCH_EVENTS scales a full run down (or up), e.g. 100000 for a quick look.
+    const total = Number(process.env.FLAGPOST_BENCH_EVENTS ?? FULL.total);
+    if (!smoke && (!Number.isInteger(total) || total % (FULL.batch * FULL.segments) !== 0)) throw new Error(`FLAGPOST_BENCH_EVENTS must be a multiple of ${FULL.batch * FULL.segments}`);
+    const sizes = smoke ? SMOKE : { ...FULL, total };
+    const shape = streamShape(sizes.total, Date.now());
+    const loadBefore = loadavg().map((l) => l.toFixed(2)).join(", ");
+    const dir = benchDir();
+    try {
+      const sqlite = await sqliteIngest(sizes, shape, dir, log);
+      const url = postgresUrl();
+      const postgres = url === undefined ? undefined : await postgresIngest(url, sizes, shape, log);
+      const http = await httpIngest(sizes, shape, dir, smoke, log);
+      const loadAfter = loadavg().map((l) => l.toFixed(2)).join(", ");
+
+      const n = fmt(sizes.total);
+      const ingest: (string | number)[][] = [
+        ["SQLite floor: better-sqlite3 prepared INSERT, 1,000 per transaction", n, fmt(sqlite.floor.perSecond), fmt(sqlite.floor.perCpuSecond), "1.00×", "1.00×", mib(sqlite.floorSize), ""],
+        [
+          "SQLite: `fp.events.trackBatch`, 1,000 per call",
+          n,
+          fmt(sqlite.flagpost.perSecond),
+          fmt(sqlite.flagpost.perCpuSecond),
+          ratio(sqlite.flagpost.perSecond, sqlite.floor.perSecond),
+          ratio(sqlite.flagpost.perCpuSecond, sqlite.floor.perCpuSecond),
+          mib(sqlite.flagpostSize),
+          `≥ 50% of floor: ${verdict(sqlite.flagpost.perSecond >= 0.5 * sqlite.floor.perSecond)}`,
+        ],
+      ];
+      if (postgres) {
+        ingest.push(
+          ["PostgreSQL floor: pg, INSERT … SELECT unnest($1 … $6), 1,000 per statement", n, fmt(postgres.floor.perSecond), "–", "1.00×", "–", mib(postgres.floorSize), ""],
+          [
+            "PostgreSQL: `fp.events.trackBatch`, 1,000 per call",
+            n,
+            fmt(postgres.flagpost.perSecond),
+            "–",
+            ratio(postgres.flagpost.perSecond, postgres.floor.perSecond),
+            "–",
+            mib(postgres.flagpostSize),
+            `≥ 50% of floor: ${verdict(postgres.flagpost.perSecond >= 0.5 * postgres.floor.perSecond)}`,
+          ],
+        );
+      } else {
+        ingest.push(["PostgreSQL (skipped: set FLAGPOST_BENCH_PG_URL or FLAGPOST_TEST_PG_URL)", "–", "–", "–", "–", "–", "–", ""]);
+      }
+      ingest.push([
+        `HTTP: POST /v1/events/batch → SQLite, 1,000 per request, ${sizes.httpConnections} connections, ${smoke ? "server in process" : "`flagpost serve` in a child process"}`,
+        n,
+        fmt(http.meter.perSecond),
+        http.serverCpuSeconds ? `${fmt(sizes.total / http.serverCpuSeconds)} (server process)` : "–",
+        `${ratio(http.meter.perSecond, sqlite.floor.perSecond)} of the SQLite floor`,
+        http.serverCpuSeconds ? `${ratio(sizes.total / http.serverCpuSeconds, sqlite.floor.perCpuSecond)} of the SQLite floor` : "–",
+        mib(http.size),
+        `≥ 100,000 events/s: ${verdict(http.meter.perSecond >= 100_000)}`,
+      ]);
+
+      const queries = [...queryRows("SQLite", sqlite.queries), ...(postgres ? queryRows("PostgreSQL", postgres.queries) : [])];
+      return [
+        table(["ingestion", "events", "events/s (wall)", "events per CPU-second", "ratio to floor (wall)", "ratio (CPU)", "table on disk", "target"], ingest),
+        "",
+        table(["backend", `query through fp.events.query, ${fmt(sizes.total)} rows`, "p50 ms", "p99 ms", "p99 < 5 ms"], queries),
+        "",
+        `Machine load (1/5/15 min) before: ${loadBefore}; after: ${loadAfter}. SQLite files in ${dir.replace(/\/[^/]+$/, "")} with the CLI's pragmas (WAL, synchronous=FULL). ` +
+          `Floors and flagpost alternate in ${sizes.segments} segments into tables with the same indexes; times cover the insert calls only (generating the events is excluded on both sides). ` +
+          `"events per CPU-second" counts the benchmark process's CPU for the in-process SQLite rows (all the work; PostgreSQL's share runs in its server, hence no figure) and the server process's for HTTP (Linux /proc).`,
+      ].join("\n");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};

@@ -1,0 +1,178 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import murmurhash from "murmurhash-js";
+import { type HttpOptions, toExpress, toFastify, toHono, toNodeHandler } from "../adapters/http/index.js";
+import { createFlagpost, type Flagpost, memoryStorage, type Scope, silentLogger } from "../src/index.js";
+import { benchUsers, ROUTES, SERVER_KINDS, type ServerKind, type ServerReady } from "./http-workload.js";
+import { serveCalls } from "./lib/child.js";
+import { type FlagSet, flagpostRules, KEY, makeFlagSet } from "./lib/flag-set.js";
+
+/**
+ * One server of bench:http, in a process of its own (bench/http.ts starts it pinned to one core):
+ * `node --import tsx bench/http-servers.ts <kind> [memory|sqlite]`. Kinds:
+ * - `floor-node`: bare node:http answering the same JSON with a hand-written evaluator (the floor)
+ * - `floor-fastify`: the same on bare Fastify (its JSON parser, no schema)
+ * - `flagpost-node`, `flagpost-express`, `flagpost-fastify`, `flagpost-hono`: flagpost's handler
+ *   and its mounts, with a real API key and a rate limit that is computed but never reached.
+ * To profile one: `node --cpu-prof --import tsx bench/http-servers.ts flagpost-node` under an
+ * IPC parent, or run the part with BENCH_HTTP_PROFILE=<dir> (see bench/http.ts).
+ */
+
+/** Never reached at any rate this machine can serve, but computed on every request. */
+const HTTP_OPTIONS: HttpOptions = { rateLimit: { burst: 1e9, perSecond: 1e9 } };
+const SCOPES: Scope[] = [...new Set(Object.values(ROUTES).map((r) => r.scope))];
+
+// --- the floors -------------------------------------------------------------------------------
+
+/** The measured flag, hand-written: a Set, a compare, a hash of key:userId. */
+function floorEvaluator(flags: FlagSet): (body: { userId?: string; attributes?: { plan?: string } }) => object {
+  const users = new Set(flags.listed);
+  const prefix = `${KEY}:`;
+  return (body) => {
+    const userId = body.userId;
+    if (userId !== undefined && users.has(userId)) return { enabled: true, reason: "rule_match", ruleIndex: 0 };
+    if (body.attributes?.plan === "pro") return { enabled: true, reason: "rule_match", ruleIndex: 1 };
+    if (userId !== undefined && murmurhash.murmur3(prefix + userId, 0) % 10_000 < 2500) return { enabled: true, reason: "rule_match", ruleIndex: 2 };
+    return { enabled: false, reason: "no_rule_match" };
+  };
+}
+
+const EVALUATE_PATH = ROUTES.evaluate.path;
+const EVENTS_PATH = ROUTES.events.path;
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8" });
+  res.end(JSON.stringify(body));
+}
+
+function floorNode(flags: FlagSet): Server {
+  const evaluate = floorEvaluator(flags);
+  return createServer((req, res) => {
+    if (req.method === "POST" && req.url === EVALUATE_PATH) {
+      readBody(req).then((text) => sendJson(res, 200, { data: evaluate(JSON.parse(text)) }), () => res.destroy());
+    } else if (req.method === "POST" && req.url === EVENTS_PATH) {
+      readBody(req).then((text) => {
+        JSON.parse(text);
+        sendJson(res, 202, { data: { id: randomUUID(), status: "accepted" } });
+      }, () => res.destroy());
+    } else {
+      sendJson(res, 404, { error: { code: "not_found" } });
+    }
+  });
+}
+
+// Frameworks and drivers are imported by the kinds that use them: each process loads only its own.
+const fastify = async () => (await import("fastify")).default;
+
+async function floorFastify(flags: FlagSet): Promise<{ port: number; close(): Promise<void> }> {
+  const evaluate = floorEvaluator(flags);
+  const app = (await fastify())();
+  app.post("/v1/flags/:key/evaluate", async (request) => ({ data: evaluate((request.body ?? {}) as never) }));
+  app.post(EVENTS_PATH, async (_request, reply) => reply.code(202).send({ data: { id: randomUUID(), status: "accepted" } }));
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  return { port: (app.server.address() as AddressInfo).port, close: () => app.close() };
+}
+
+// --- flagpost ---------------------------------------------------------------------------------
+
+async function flagpostInstance(flags: FlagSet, storageKind: string): Promise<{ fp: Flagpost; key: string; cleanup(): void }> {
+  let cleanup = () => undefined as void;
+  let storage = memoryStorage();
+  if (storageKind === "sqlite") {
+    const dir = mkdtempSync(join(tmpdir(), "flagpost-bench-http-"));
+    cleanup = () => rmSync(dir, { recursive: true, force: true });
+    // As `flagpost serve` opens it: WAL, busy_timeout, synchronous=FULL.
+    const [{ openDatabase }, { kyselyStorage }] = await Promise.all([import("../cli/open-database.js"), import("../adapters/kysely/index.js")]);
+    storage = kyselyStorage(await openDatabase(join(dir, "flagpost.db")), { destroyOnClose: true });
+  }
+  const fp = createFlagpost({ storage, logger: silentLogger });
+  await fp.ready();
+  for (const flag of flagpostRules(flags)) await fp.flags.create(flag);
+  const { key } = await fp.keys.create({ name: "bench", scopes: SCOPES });
+  return { fp, key, cleanup };
+}
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+async function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+interface Started {
+  ready: ServerReady;
+  close(): Promise<void>;
+  /** Forgets what earlier runs stored (events), so every run starts from the same state. */
+  reset?(): Promise<void>;
+}
+
+async function start(kind: ServerKind, storageKind: string): Promise<Started> {
+  const flags = makeFlagSet(benchUsers());
+  if (kind === "floor-node") {
+    const server = floorNode(flags);
+    return { ready: { port: await listen(server), key: "" }, close: () => closeServer(server) };
+  }
+  if (kind === "floor-fastify") {
+    const app = await floorFastify(flags);
+    return { ready: { port: app.port, key: "" }, close: app.close };
+  }
+  const { fp, key, cleanup } = await flagpostInstance(flags, storageKind);
+  const done = async () => {
+    await fp.close();
+    cleanup();
+  };
+  const reset = async () => void (await fp.events.purgeBefore(new Date(Date.now() + 60_000)));
+  if (kind === "flagpost-fastify") {
+    const app = (await fastify())();
+    await app.register(toFastify(fp, HTTP_OPTIONS));
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    return { ready: { port: (app.server.address() as AddressInfo).port, key }, close: async () => (await app.close(), done()), reset };
+  }
+  let server: Server;
+  if (kind === "flagpost-node") {
+    server = createServer(toNodeHandler(fp, HTTP_OPTIONS));
+  } else if (kind === "flagpost-express") {
+    const { default: express } = await import("express");
+    const app = express();
+    app.use(toExpress(fp, HTTP_OPTIONS));
+    server = createServer(app);
+  } else {
+    const [{ Hono }, { createAdaptorServer }] = await Promise.all([import("hono"), import("@hono/node-server")]);
+    const app = new Hono();
+    app.use(toHono(fp, HTTP_OPTIONS));
+    server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  }
+  return { ready: { port: await listen(server), key }, close: async () => (await closeServer(server), done()), reset };
+}
+
+const [kind, storageKind = "memory"] = process.argv.slice(2);
+if (!SERVER_KINDS.includes(kind as ServerKind)) throw new Error(`unknown server kind ${kind}; known: ${SERVER_KINDS.join(", ")}`);
+const started = start(kind as ServerKind, storageKind);
+serveCalls(
+  {
+    /** CPU time this process used so far (user + system, µs), to tell a saturated server from a starved one. */
+    cpu: () => {
+      const usage = process.cpuUsage();
+      return usage.user + usage.system;
+    },
+    reset: async () => (await started).reset?.(),
+    close: async () => (await started).close(),
+  },
+  started.then((s) => s.ready),
+);

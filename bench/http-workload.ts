@@ -1,0 +1,60 @@
+import { type BenchUser, KEY, makeUsers } from "./lib/flag-set.js";
+
+/**
+ * What bench:http sends: the routes, and the request bodies that the load generator cycles
+ * through (built from the flags part's seeded users, so every run sends the same requests).
+ */
+
+export interface RouteLoad {
+  name: string;
+  method: "POST";
+  path: string;
+  /** The status every answer must have; anything else fails the run. */
+  status: number;
+  /** The scope flagpost's key needs for it. */
+  scope: "flags:evaluate" | "events:write";
+  bodies(users: readonly BenchUser[]): string[];
+}
+
+/**
+ * Distinct request bodies per route (users, 30% pro, 10 of them on the flag's user list).
+ * autocannon builds every connection's requests before it starts (50 × this many), so more
+ * would spend the first part of a short run building requests while the server waits.
+ */
+export const BODY_COUNT = 200;
+
+export const ROUTES = {
+  evaluate: {
+    name: "evaluate",
+    method: "POST",
+    path: `/v1/flags/${KEY}/evaluate`,
+    status: 200,
+    scope: "flags:evaluate",
+    bodies: (users) => users.map((u) => JSON.stringify({ userId: u.id, attributes: { plan: u.plan } })),
+  },
+  events: {
+    name: "events",
+    method: "POST",
+    path: "/v1/events",
+    status: 202,
+    scope: "events:write",
+    bodies: (users) =>
+      users.map((u, i) => JSON.stringify({ event: "checkout_completed", userId: u.id, properties: { plan: u.plan, revenue: 10 + (i % 90), currency: "EUR" } })),
+  },
+} satisfies Record<string, RouteLoad>;
+
+export type RouteName = keyof typeof ROUTES;
+
+export function benchUsers(): BenchUser[] {
+  return makeUsers(BODY_COUNT);
+}
+
+/** The servers bench/http-servers.ts can start (see there). */
+export const SERVER_KINDS = ["floor-node", "floor-fastify", "flagpost-node", "flagpost-express", "flagpost-fastify", "flagpost-hono"] as const;
+export type ServerKind = (typeof SERVER_KINDS)[number];
+
+export interface ServerReady {
+  port: number;
+  /** The API key to send (flagpost kinds; the floors ignore it). */
+  key: string;
+}

@@ -1,0 +1,39 @@
+import { writeFileSync } from "node:fs";
+import type { BenchPart } from "./lib/part.js";
+import { machineReport } from "./lib/report.js";
+import { PARTS } from "./parts.js";
+
+/**
+ * `npm run bench` runs every part and writes bench/RESULTS.md; `npm run bench -- flags` (or
+ * `npm run bench:flags`) runs one part and prints its tables.
+ */
+const PACKAGES = ["kysely", "better-sqlite3", "pg", "mysql2", "zod", "murmurhash-js", "nodemailer", "smtp-server", "autocannon", "express", "fastify", "hono", "@hono/node-server"];
+
+async function runPart(part: BenchPart): Promise<string> {
+  const started = performance.now();
+  const markdown = await part.run({ smoke: false, log: (line) => process.stderr.write(`[${part.name}] ${line}\n`) });
+  const seconds = ((performance.now() - started) / 1000).toFixed(0);
+  return `## ${part.title}\n\n${markdown}\n\n_(part took ${seconds} s)_\n`;
+}
+
+async function main(names: string[]): Promise<void> {
+  const unknown = names.filter((n) => !PARTS.some((p) => p.name === n));
+  if (unknown.length > 0) throw new Error(`Unknown part(s): ${unknown.join(", ")}; known: ${PARTS.map((p) => p.name).join(", ")}`);
+  const selected = names.length === 0 ? PARTS : PARTS.filter((p) => names.includes(p.name));
+  const sections: string[] = [];
+  for (const part of selected) {
+    const section = await runPart(part);
+    process.stdout.write(`${section}\n`);
+    sections.push(section);
+  }
+  if (names.length === 0) {
+    const header = `# flagpost benchmark results\n\nOne \`npm run bench\` run on this machine. Medians over repeats; ratios are taken within the same run.\n\n${machineReport(PACKAGES)}\n`;
+    writeFileSync(new URL("./RESULTS.md", import.meta.url), `${header}\n${sections.join("\n")}`);
+    process.stderr.write("wrote bench/RESULTS.md\n");
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,66 @@
+import { parseArgs } from "node:util";
+
+export class UsageError extends Error {}
+
+export const USAGE = `Usage: flagpost <command> [options]
+
+Commands:
+  serve                          Run the /v1 API (and the dashboard) on SQLite or FLAGPOST_DB
+  migrate                        Create or upgrade the database schema, then exit
+  keys create --scopes "<list>"  Create an API key; prints the key as the last line
+        [--name <name>]          Scopes: full_access emails:send emails:read flags:read
+                                 flags:write flags:evaluate events:write events:read
+  keys list                      List API keys (never the keys themselves)
+  keys revoke <id>               Revoke an API key
+  events purge --before <date>   Delete events whose timestamp is before <date>: an ISO 8601
+                                 date or date-time with a zone, or "90d" (90 days ago)
+  events delete --user <userId>  Delete every event of one user (privacy requests)
+
+Environment:
+  FLAGPOST_DB       ./flagpost.db (default), :memory:, a file path, postgres://…, mysql://…
+  PORT              port to listen on (default 3000)
+  HOST              address to listen on (default 127.0.0.1; 0.0.0.0 in a container)
+  FLAGPOST_API_KEY  make sure this exact key (16+ characters) exists with full_access
+  FLAGPOST_SMTP_URL smtp://user:pass@host:587 or smtps://…:465 (pooled); unset: each email
+                    is written as an .eml file under FLAGPOST_OUTBOX_DIR (default ./outbox)
+  FLAGPOST_EMAIL_CONCURRENCY, FLAGPOST_EMAIL_LEASE_MS, FLAGPOST_EMAIL_MAX_ATTEMPTS,
+  FLAGPOST_EMAIL_RETRY_BASE_MS, FLAGPOST_EMAIL_RETRY_MAX_MS
+                    outbox worker: sends at once (10), lease (300000), attempts (8),
+                    first retry delay ceiling (5000), largest (1800000)
+`;
+
+export interface Command {
+  name: "serve" | "migrate" | "keys create" | "keys list" | "keys revoke" | "events purge" | "events delete" | "help";
+  options: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+/** Parses argv (without node and the script path) into one command. */
+export function parseCommand(argv: string[]): Command {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      scopes: { type: "string" },
+      name: { type: "string" },
+      before: { type: "string" },
+      user: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  const [first, second, ...rest] = positionals;
+  if (values.help || first === undefined || first === "help") return { name: "help", options: values, positionals: [] };
+  if (first === "serve" || first === "migrate") {
+    if (second !== undefined) throw new UsageError(`"${first}" takes no arguments`);
+    return { name: first, options: values, positionals: [] };
+  }
+  if (first === "keys" && (second === "create" || second === "list" || second === "revoke")) {
+    return { name: `keys ${second}`, options: values, positionals: rest };
+  }
+  if (first === "events" && (second === "purge" || second === "delete")) {
+    if (rest.length > 0) throw new UsageError(`"events ${second}" takes options only`);
+    return { name: `events ${second}`, options: values, positionals: [] };
+  }
+  throw new UsageError(`Unknown command "${positionals.join(" ")}"`);
+}

@@ -1,0 +1,95 @@
+import type { Logger, MailTransport, OutboxWorkerOptions } from "../src/index.js";
+import { UsageError } from "./args.js";
+
+/**
+ * The CLI's mail transport and outbox settings, from the environment (the library itself only
+ * takes a ready transport):
+ * - FLAGPOST_SMTP_URL `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465`
+ *   (TLS from the start): a pooled nodemailer SMTP transport. nodemailer's own URL options work
+ *   too (`?pool=false`, `?maxConnections=10`).
+ * - unset: the development transport, one `.eml` file per email under FLAGPOST_OUTBOX_DIR
+ *   (default ./outbox), each logged with its path, so a fresh `npm start` sends "for real" and
+ *   every message can be opened in a mail client.
+ */
+
+export const DEFAULT_OUTBOX_DIR = "./outbox";
+
+export interface MailSetup {
+  transport: MailTransport;
+  /** For the startup log line; a password in the URL is masked. */
+  description: string;
+}
+
+export function maskUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(unparsable URL)";
+  }
+}
+
+/** nodemailer is an optional peer dependency: loaded only by `serve`, with a clear message when missing. */
+async function loadNodemailer() {
+  try {
+    const [{ default: nodemailer }, adapter] = await Promise.all([import("nodemailer"), import("../adapters/nodemailer/index.js")]);
+    return { nodemailer, ...adapter };
+  } catch (error) {
+    throw new UsageError(`flagpost serve sends mail with the "nodemailer" package: npm install nodemailer (${(error as Error).message})`);
+  }
+}
+
+export async function openMailTransport(env: NodeJS.ProcessEnv, logger: Logger): Promise<MailSetup> {
+  const url = env.FLAGPOST_SMTP_URL?.trim();
+  if (url) {
+    const scheme = /^([a-z]+):\/\//i.exec(url)?.[1]?.toLowerCase();
+    if (scheme !== "smtp" && scheme !== "smtps") throw new UsageError(`FLAGPOST_SMTP_URL must start with smtp:// or smtps://, not "${scheme ?? url}"`);
+    const { nodemailer, nodemailerTransport } = await loadNodemailer();
+    const transporter = nodemailer.createTransport({
+      url,
+      pool: true,
+      // Below the worker's send timeout, so nodemailer gives up first and says why.
+      connectionTimeout: 20_000,
+      greetingTimeout: 20_000,
+      socketTimeout: 45_000,
+    });
+    return { transport: nodemailerTransport(transporter, { name: "smtp", closeTransporter: true }), description: maskUrl(url) };
+  }
+  const directory = env.FLAGPOST_OUTBOX_DIR?.trim() || DEFAULT_OUTBOX_DIR;
+  const { emlFileTransport } = await loadNodemailer();
+  const transport = emlFileTransport({
+    directory,
+    onWritten: (file, message, recipients) => logger.info("email written", { id: message.id, file, envelope_to: recipients }),
+  });
+  return { transport, description: `.eml files in ${directory} (set FLAGPOST_SMTP_URL to send over SMTP)` };
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const text = env[name]?.trim();
+  if (!text) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`${name} must be a whole number of at least 1, not "${text}"`);
+  return value;
+}
+
+/** Outbox worker settings from FLAGPOST_EMAIL_* (each optional; see the usage text). */
+export function workerOptionsFrom(env: NodeJS.ProcessEnv): OutboxWorkerOptions {
+  const options: OutboxWorkerOptions = {};
+  const concurrency = positiveInteger(env, "FLAGPOST_EMAIL_CONCURRENCY");
+  const leaseMs = positiveInteger(env, "FLAGPOST_EMAIL_LEASE_MS");
+  const maxAttempts = positiveInteger(env, "FLAGPOST_EMAIL_MAX_ATTEMPTS");
+  const initialDelayMs = positiveInteger(env, "FLAGPOST_EMAIL_RETRY_BASE_MS");
+  const maxDelayMs = positiveInteger(env, "FLAGPOST_EMAIL_RETRY_MAX_MS");
+  if (concurrency !== undefined) options.concurrency = concurrency;
+  if (leaseMs !== undefined) {
+    options.leaseMs = leaseMs;
+    options.sendTimeoutMs = Math.min(60_000, Math.floor(leaseMs / 2)); // a send never outlives its lease
+  }
+  const retry: NonNullable<OutboxWorkerOptions["retry"]> = {};
+  if (maxAttempts !== undefined) retry.maxAttempts = maxAttempts;
+  if (initialDelayMs !== undefined) retry.initialDelayMs = initialDelayMs;
+  if (maxDelayMs !== undefined) retry.maxDelayMs = maxDelayMs;
+  if (Object.keys(retry).length > 0) options.retry = retry;
+  return options;
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+import { type Flagpost, jsonLogger } from "../src/index.js";
+import { parseCommand, USAGE, UsageError } from "./args.js";
+import { deleteUserEvents, parseBefore, purgeEvents } from "./events.js";
+import { createKey, listKeys, parseScopes } from "./keys.js";
+import { openFlagpost } from "./open-flagpost.js";
+import { serve } from "./serve.js";
+
+const out = { out: (line: string) => process.stdout.write(`${line}\n`) };
+// One-shot commands log only warnings, to stderr, so their stdout stays clean for scripts.
+const quietLogger = jsonLogger((line) => process.stderr.write(line), "warn");
+
+/** Opens the database FLAGPOST_DB names, runs one command on it, and always closes it. */
+async function withFlagpost(work: (fp: Flagpost) => Promise<void>): Promise<void> {
+  const fp = await openFlagpost(process.env, quietLogger); // ready() runs the migrations
+  try {
+    await work(fp);
+  } finally {
+    await fp.close();
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const command = parseCommand(argv);
+  switch (command.name) {
+    case "help":
+      process.stdout.write(USAGE);
+      return;
+    case "serve":
+      return serve(process.env);
+    case "migrate":
+      return withFlagpost(async () => {
+        out.out("Database schema is up to date.");
+      });
+    case "keys create": {
+      const scopes = parseScopes(command.options.scopes as string | undefined);
+      return withFlagpost((fp) => createKey(fp, scopes, command.options.name as string | undefined, out));
+    }
+    case "keys list":
+      return withFlagpost((fp) => listKeys(fp, out));
+    case "keys revoke": {
+      const [id] = command.positionals;
+      if (id === undefined) throw new UsageError("keys revoke needs the key id (see keys list)");
+      return withFlagpost(async (fp) => {
+        await fp.keys.revoke(id);
+        out.out(`Revoked ${id}.`);
+      });
+    }
+    case "events purge": {
+      const before = parseBefore(command.options.before as string | undefined, Date.now());
+      return withFlagpost((fp) => purgeEvents(fp, before, out));
+    }
+    case "events delete": {
+      const userId = command.options.user as string | undefined;
+      if (userId === undefined) throw new UsageError("events delete needs --user <userId>");
+      return withFlagpost((fp) => deleteUserEvents(fp, userId, out));
+    }
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError || (error instanceof Error && error.name === "TypeError" && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))) {
+    process.stderr.write(`flagpost: ${error.message}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`flagpost: ${message}\n`);
+  process.exitCode = 1;
+});

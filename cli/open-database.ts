@@ -1,0 +1,86 @@
+import type { Kysely } from "kysely";
+import { FlagpostError } from "../src/errors.js";
+
+/**
+ * Builds the Kysely instance the CLI hands to kyselyStorage, from FLAGPOST_DB. This is the one
+ * place in flagpost that turns a URL into a connection; the library itself only takes instances.
+ * Drivers are imported on demand, so a SQLite user needs neither pg nor mysql2 (and the reverse).
+ */
+
+export const DEFAULT_DATABASE = "./flagpost.db";
+/** How long a SQLite write waits for another process's write lock before SQLITE_BUSY. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
+export type DatabaseTarget =
+  | { engine: "sqlite"; path: string }
+  | { engine: "postgres"; url: string }
+  | { engine: "mysql"; url: string };
+
+const ACCEPTED = 'a file path, ":memory:", postgres://…, postgresql://…, mysql://… or mariadb://…';
+
+/** What a FLAGPOST_DB value points at. An empty value means the default file, ./flagpost.db. */
+export function parseDatabaseUrl(value: string): DatabaseTarget {
+  const text = value.trim() === "" ? DEFAULT_DATABASE : value.trim();
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text)?.[1]?.toLowerCase();
+  if (scheme === undefined) return { engine: "sqlite", path: text };
+  if (scheme === "postgres" || scheme === "postgresql") return { engine: "postgres", url: text };
+  // mysql2 parses mysql:// only; a MariaDB server speaks the same protocol.
+  if (scheme === "mysql" || scheme === "mariadb") return { engine: "mysql", url: text.replace(/^[a-z]+:/i, "mysql:") };
+  throw new FlagpostError("validation_error", `FLAGPOST_DB must be ${ACCEPTED}; "${scheme}://" is not supported`, {
+    details: [{ path: "FLAGPOST_DB", message: `must be ${ACCEPTED}` }],
+  });
+}
+
+/** Opens the database FLAGPOST_DB names (see {@link parseDatabaseUrl}); the caller destroys it. */
+export async function openDatabase(url: string = DEFAULT_DATABASE): Promise<Kysely<any>> {
+  const target = parseDatabaseUrl(url);
+  switch (target.engine) {
+    case "sqlite":
+      return openSqlite(target.path);
+    case "postgres":
+      return openPostgres(target.url);
+    case "mysql":
+      return openMysql(target.url);
+  }
+}
+
+async function load<T>(name: string, what: string, importer: () => Promise<T>): Promise<T> {
+  try {
+    return await importer();
+  } catch (error) {
+    throw new FlagpostError("unavailable", `FLAGPOST_DB points to ${what}, which needs the "${name}" package: npm install ${name}`, { cause: error });
+  }
+}
+
+/**
+ * SQLite in WAL mode (readers do not block the writer, and several processes can share the file),
+ * with a busy_timeout so a writer waits for another's lock instead of failing at once, and
+ * synchronous=FULL so a commit survives a power loss, not only a process crash.
+ */
+async function openSqlite(path: string): Promise<Kysely<any>> {
+  const { default: Database } = await load("better-sqlite3", "a SQLite database", () => import("better-sqlite3"));
+  const { Kysely, SqliteDialect } = await load("kysely", "a SQLite database", () => import("kysely"));
+  let database: InstanceType<typeof Database>;
+  try {
+    database = new Database(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
+  } catch (error) {
+    throw new FlagpostError("unavailable", `Cannot open the SQLite database at ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  if (path !== ":memory:") database.pragma("journal_mode = WAL");
+  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  database.pragma("synchronous = FULL");
+  database.pragma("foreign_keys = ON");
+  return new Kysely<any>({ dialect: new SqliteDialect({ database }) });
+}
+
+async function openPostgres(url: string): Promise<Kysely<any>> {
+  const { default: pg } = await load("pg", "PostgreSQL", () => import("pg"));
+  const { Kysely, PostgresDialect } = await load("kysely", "PostgreSQL", () => import("kysely"));
+  return new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) });
+}
+
+async function openMysql(url: string): Promise<Kysely<any>> {
+  const { createPool } = await load("mysql2", "MySQL/MariaDB", () => import("mysql2"));
+  const { Kysely, MysqlDialect } = await load("kysely", "MySQL/MariaDB", () => import("kysely"));
+  return new Kysely<any>({ dialect: new MysqlDialect({ pool: createPool({ uri: url }) }) });
+}

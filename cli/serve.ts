@@ -1,0 +1,80 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { toNodeHandler } from "../adapters/http/index.js";
+import { jsonLogger } from "../src/index.js";
+import { UsageError } from "./args.js";
+import { ensureStartupKey } from "./keys.js";
+import { openMailTransport, workerOptionsFrom } from "./mail-transport.js";
+import { DEFAULT_DATABASE } from "./open-database.js";
+import { describeDatabase, openFlagpost } from "./open-flagpost.js";
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+function portFrom(env: NodeJS.ProcessEnv): number {
+  const port = Number(env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`PORT must be a port number, not "${env.PORT}"`);
+  return port;
+}
+
+/** `flagpost serve`: the whole service in one process, until SIGINT or SIGTERM. */
+export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
+  const port = portFrom(env);
+  const host = env.HOST ?? "127.0.0.1";
+  const logger = jsonLogger((line) => process.stdout.write(line));
+  const emailWorker = workerOptionsFrom(env);
+  const mail = await openMailTransport(env, logger);
+  // ready() (inside openFlagpost) starts the outbox worker; fp.close() drains it and closes the transport.
+  const fp = await openFlagpost(env, logger, { transport: mail.transport, emailWorker });
+  logger.info("mail transport", { transport: mail.transport.name, target: mail.description });
+  try {
+    await ensureStartupKey(fp, env.FLAGPOST_API_KEY, { out: (line) => process.stdout.write(`${line}\n`) });
+  } catch (error) {
+    await fp.close(); // the outbox worker would keep the process alive
+    throw error;
+  }
+
+  const server = createServer(toNodeHandler(fp, { logRequests: true, logger }));
+
+  // Signal handlers go in before the server listens (and before "listening" is logged): a signal
+  // that arrives earlier would otherwise meet Node's default handler and kill the process mid-write.
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info("shutting down", { signal });
+    // Stop accepting, let requests in flight finish, then drain the outbox worker and close storage;
+    // force after the grace period.
+    const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    force.unref();
+    const closeStorage = () =>
+      fp.close().then(
+        () => logger.info("stopped"),
+        (error: unknown) => {
+          logger.error("shutdown failed", { error: error instanceof Error ? error.name : String(error) });
+          process.exitCode = 1;
+        },
+      );
+    if (server.listening) {
+      server.close(() => void closeStorage());
+      server.closeIdleConnections();
+    } else {
+      void closeStorage();
+    }
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => resolve());
+    });
+  } catch (error) {
+    await fp.close(); // e.g. the port is taken: release the database so the process can exit
+    throw error;
+  }
+  if (stopping) return;
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
+  logger.info("listening", { url, api: `${url}/v1`, dashboard: `${url}/dashboard`, db: describeDatabase(env.FLAGPOST_DB ?? DEFAULT_DATABASE) });
+}

@@ -1,0 +1,121 @@
+import { z } from "zod";
+import type { Clock } from "../clock.js";
+import { FlagpostError } from "../errors.js";
+import { uuidv7 } from "../ids.js";
+import type { ApiKeyRecord, Storage } from "../storage.js";
+import { parseInput } from "../validation.js";
+import { digestBytes, digestsEqual, generatePlainKey, hashKey } from "./key-hash.js";
+import { SCOPES, type Scope } from "./scopes.js";
+
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  scopes: Scope[];
+  createdAt: string;
+  revokedAt?: string;
+}
+
+export interface CreatedApiKey extends ApiKeyInfo {
+  /** The plain key. Shown once: only its SHA-256 hash is stored. */
+  key: string;
+}
+
+const createKeySchema = z.strictObject({
+  name: z.string().max(200).default(""),
+  scopes: z.array(z.enum(SCOPES)).min(1).default(["full_access"]),
+  /** Use this exact plain key (e.g. FLAGPOST_API_KEY) instead of generating one. */
+  key: z.string().min(16).max(512).optional(),
+});
+export type CreateKeyInput = z.input<typeof createKeySchema>;
+
+/** Verified keys are cached this long, so a hot route does not read storage on every request. */
+const CACHE_MS = 1_000;
+const CACHE_MAX = 10_000;
+
+function info(record: ApiKeyRecord): ApiKeyInfo {
+  const { hash: _hash, ...rest } = record;
+  return rest;
+}
+
+/**
+ * API keys: created with scopes, stored as SHA-256 hashes, verified in constant time, revoked.
+ * A revocation made through this process takes effect at once; one made by another process
+ * within CACHE_MS (1 s).
+ */
+export class ApiKeys {
+  readonly #storage: Storage;
+  readonly #clock: Clock;
+  /** By hash: the record and what verify() answers for it, while fresh. */
+  /** By hex digest: the record, its digest bytes (for the constant-time check) and the answer. */
+  readonly #cache = new Map<string, { record: ApiKeyRecord; digest: Buffer; info: Readonly<ApiKeyInfo>; at: number }>();
+
+  constructor(storage: Storage, clock: Clock) {
+    this.#storage = storage;
+    this.#clock = clock;
+  }
+
+  async create(input: CreateKeyInput = {}): Promise<CreatedApiKey> {
+    const parsed = parseInput(createKeySchema, input);
+    const plain = parsed.key ?? generatePlainKey();
+    const record: ApiKeyRecord = {
+      id: uuidv7(this.#clock.now()),
+      name: parsed.name,
+      hash: hashKey(plain),
+      scopes: [...new Set(parsed.scopes)],
+      createdAt: new Date(this.#clock.now()).toISOString(),
+    };
+    await this.#storage.apiKeys.insert(record);
+    return { ...info(record), key: plain };
+  }
+
+  /**
+   * Makes sure this exact plain key exists with these scopes; creates it when missing. A revoked
+   * key stays revoked (ensure never brings a key back). Returns whether it was created.
+   */
+  async ensure(plain: string, scopes: Scope[] = ["full_access"], name = "ensured"): Promise<{ created: boolean; key: ApiKeyInfo }> {
+    const existing = await this.#storage.apiKeys.findByHash(hashKey(plain));
+    if (existing) return { created: false, key: info(existing) };
+    try {
+      const created = await this.create({ key: plain, scopes, name });
+      const { key: _plain, ...rest } = created;
+      return { created: true, key: rest };
+    } catch (error) {
+      // Another process ensured the same key between our read and insert.
+      const raced = await this.#storage.apiKeys.findByHash(hashKey(plain));
+      if (raced) return { created: false, key: info(raced) };
+      throw error;
+    }
+  }
+
+  async list(): Promise<ApiKeyInfo[]> {
+    return (await this.#storage.apiKeys.list()).map(info);
+  }
+
+  async revoke(id: string): Promise<void> {
+    const found = await this.#storage.apiKeys.revoke(id, new Date(this.#clock.now()).toISOString());
+    if (!found) throw new FlagpostError("not_found", `API key "${id}" was not found`);
+    this.#cache.clear();
+  }
+
+  /**
+   * The key's id and scopes when `plain` is a known, unrevoked key; otherwise undefined. Within
+   * the cache period the same (frozen) object is answered for the same key.
+   */
+  async verify(plain: string): Promise<ApiKeyInfo | undefined> {
+    if (plain.length === 0 || plain.length > 512) return undefined;
+    const hash = hashKey(plain);
+    const now = this.#clock.now();
+    let entry = this.#cache.get(hash);
+    if (!entry || now - entry.at >= CACHE_MS) {
+      const record = await this.#storage.apiKeys.findByHash(hash);
+      if (!record) return undefined; // unknown keys are not cached: a key made elsewhere works at once
+      if (this.#cache.size >= CACHE_MAX) this.#cache.clear();
+      entry = { record, digest: digestBytes(record.hash), info: Object.freeze({ ...info(record), scopes: Object.freeze([...record.scopes]) as Scope[] }), at: now };
+      this.#cache.set(hash, entry);
+    }
+    // The lookup went by hash; compare again in constant time so no code path depends on a
+    // partial match of attacker-controlled input.
+    if (!digestsEqual(entry.digest, digestBytes(hash)) || entry.record.revokedAt !== undefined) return undefined;
+    return entry.info;
+  }
+}

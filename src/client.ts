@@ -1,0 +1,19 @@
+/**
+ * `flagpost/client`: the remote flag client on its own, for apps that reach flagpost over HTTP
+ * (another service, a worker, an edge function). It loads no storage code and no Node-only module
+ * (a bootstrap file path is the one exception, read with node:fs only when given).
+ */
+export { createRemoteFlagClient, parseSnapshot, type RemoteFlagClientOptions } from "./flags/remote-flag-client.js";
+export {
+  FlagClient,
+  type FlagClientEvent,
+  type FlagClientListener,
+  type FlagClientStatus,
+  type FlagContext,
+  type FlagEvaluation,
+  type FlagEvaluationReason,
+} from "./flags/flag-client.js";
+export type { SnapshotFlag } from "./flags/compile.js";
+export { EXPOSURE_EVENT, type EventSink, type ExposureEvent, type ExposureOptions } from "./flags/exposures.js";
+export { FlagpostError, type ErrorCode } from "./errors.js";
+export type { Logger } from "./logger.js";

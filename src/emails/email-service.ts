@@ -1,0 +1,265 @@
+import type { Clock } from "../clock.js";
+import { type ErrorDetail, FlagpostError } from "../errors.js";
+import { fingerprint, runIdempotent } from "../idempotency.js";
+import { uuidv7 } from "../ids.js";
+import type { EmailRecord, IdempotencyCompletion, Storage } from "../storage.js";
+import { parseIsoInstant } from "../time.js";
+import { checkInput, detailText, parseInput, validationError } from "../validation.js";
+import { applyTransition } from "./lifecycle.js";
+import { messageIdFor } from "./message.js";
+import type { OutboxWorker } from "./outbox-worker.js";
+import {
+  BATCH_VALIDATION_MODES,
+  type BatchValidation,
+  type EmailEventRequest,
+  emailEventSchema,
+  MAX_BATCH,
+  MAX_SCHEDULE_AHEAD_MS,
+  type ParsedSendRequest,
+  type SendEmailRequest,
+  sendEmailSchema,
+} from "./schema.js";
+import { type BatchResult, type EmailEventView, type EmailSummary, type EmailView, toEventView, toSummary, toView } from "./views.js";
+
+export interface IdempotencyOptions {
+  /** The Idempotency-Key (1–256 characters): the same key and request within 24 h do nothing new. */
+  idempotencyKey?: string;
+  /** Whose key it is. Over HTTP the API key's id; in process any stable string. Default "in-process". */
+  idempotencyScope?: string;
+}
+
+export interface SendBatchOptions extends IdempotencyOptions {
+  /** `strict` (default): one invalid email refuses the batch. `permissive`: the valid ones are sent. */
+  validation?: BatchValidation;
+}
+
+/** How far in the future a report's `occurred_at` may be (clock skew between systems). */
+const MAX_REPORT_AHEAD_MS = 24 * 60 * 60 * 1000;
+/** A report retried this often when the email changes between reading it and storing the report. */
+const REPORT_ROUNDS = 3;
+
+function notFound(id: string): FlagpostError {
+  return new FlagpostError("not_found", `Email "${id}" was not found`);
+}
+
+/**
+ * Emails: validates send requests, stores them in the outbox (before anything is answered),
+ * reads them back, and applies delivery reports along API.md's lifecycle. Sending is the
+ * OutboxWorker's job; `send` only wakes it.
+ */
+export class EmailService {
+  readonly #storage: Storage;
+  readonly #clock: Clock;
+  /** Hands queued emails to the transport; undefined when flagpost has no transport. */
+  readonly worker: OutboxWorker | undefined;
+  /** `send` calls waiting for the next write. */
+  #inserts: { record: EmailRecord; resolve(): void; reject(error: unknown): void }[] = [];
+  #inserting = false;
+
+  constructor(storage: Storage, clock: Clock, worker?: OutboxWorker) {
+    this.#storage = storage;
+    this.#clock = clock;
+    this.worker = worker;
+  }
+
+  /** Stores one email in the outbox and answers `{id, from, to, subject, status: "queued", created_at}`. */
+  async send(request: SendEmailRequest, options: IdempotencyOptions = {}): Promise<EmailSummary> {
+    const now = this.#clock.now();
+    const parsed = this.#parse(request, now, []);
+    if (!parsed.ok) throw validationError(parsed.details);
+    if (options.idempotencyKey === undefined) {
+      const record = this.#record(parsed.value, now);
+      await this.#insertGrouped(record);
+      this.worker?.wake();
+      return toSummary(record);
+    }
+    const store = async (complete?: (result: EmailSummary) => IdempotencyCompletion) => {
+      const record = this.#record(parsed.value, now);
+      const summary = toSummary(record);
+      await this.#storage.emails.insertEmails([record], complete?.(summary));
+      this.worker?.wake();
+      return summary;
+    };
+    return runIdempotent<EmailSummary>(this.#storage, this.#clock, this.#idempotent("emails.send", request, options), store);
+  }
+
+  /**
+   * Stores 1–100 emails at once (all in one write), answering their ids in request order.
+   * Strict: any invalid email → 422 naming its index, and nothing is stored. Permissive: the
+   * invalid ones are listed in `errors` and the others stored.
+   */
+  async sendBatch(requests: SendEmailRequest[], options: SendBatchOptions = {}): Promise<BatchResult> {
+    const now = this.#clock.now();
+    const mode = options.validation ?? "strict";
+    if (!BATCH_VALIDATION_MODES.includes(mode)) {
+      throw new FlagpostError("validation_error", `"x-batch-validation" must be "strict" or "permissive", not ${JSON.stringify(mode)}`, {
+        details: [{ path: "x-batch-validation", message: 'must be "strict" or "permissive"' }],
+      });
+    }
+    if (!Array.isArray(requests) || requests.length < 1 || requests.length > MAX_BATCH) {
+      const message = `must be an array of 1 to ${MAX_BATCH} emails`;
+      throw new FlagpostError("validation_error", `body ${message}`, { details: [{ path: "", message }] });
+    }
+    const valid: { index: number; value: ParsedSendRequest }[] = [];
+    const invalid: { index: number; details: ErrorDetail[] }[] = [];
+    requests.forEach((request, index) => {
+      const parsed = this.#parse(request, now, mode === "strict" ? [index] : []);
+      if (parsed.ok) valid.push({ index, value: parsed.value });
+      else invalid.push({ index, details: parsed.details });
+    });
+    if (mode === "strict" && invalid.length > 0) throw validationError(invalid.flatMap((i) => i.details));
+
+    const store = async (complete?: (result: BatchResult) => IdempotencyCompletion) => {
+      const records = valid.map((v) => this.#record(v.value, now));
+      const result: BatchResult = { data: records.map((r) => ({ id: r.id })) };
+      if (mode === "permissive") result.errors = invalid.map((i) => ({ index: i.index, message: detailText(i.details[0]!) }));
+      if (records.length > 0) {
+        await this.#storage.emails.insertEmails(records, complete?.(result));
+        this.worker?.wake();
+      }
+      return result;
+    };
+    if (options.idempotencyKey === undefined) return store();
+    return runIdempotent<BatchResult>(this.#storage, this.#clock, this.#idempotent(`emails.batch.${mode}`, requests, options), store);
+  }
+
+  /** The email as GET /v1/emails/{id} shows it; `not_found` when unknown. */
+  async get(id: string): Promise<EmailView> {
+    return toView(await this.#load(id));
+  }
+
+  /**
+   * Applies a delivery report from outside (a provider webhook, a DSN processor) along the
+   * lifecycle: `invalid_transition` (422) when the email's status does not allow it, and then
+   * nothing changes. Answers the email as stored afterwards.
+   */
+  async recordEvent(id: string, report: EmailEventRequest): Promise<EmailView> {
+    const input = parseInput(emailEventSchema, report);
+    const now = this.#clock.now();
+    let at = new Date(now).toISOString();
+    if (input.occurred_at) {
+      const ms = parseIsoInstant(input.occurred_at, { allowDateOnly: false })!;
+      if (ms > now + MAX_REPORT_AHEAD_MS) {
+        throw new FlagpostError("validation_error", '"occurred_at" must not be more than 24 hours in the future', {
+          details: [{ path: "occurred_at", message: "must not be more than 24 hours in the future" }],
+        });
+      }
+      at = new Date(ms).toISOString();
+    }
+    for (let round = 0; round < REPORT_ROUNDS; round += 1) {
+      const email = await this.#load(id);
+      const change = applyTransition(email, input.type, at);
+      if (!change.ok) throw new FlagpostError("invalid_transition", change.reason);
+      const stored = await this.#storage.emails.transitionEmail(id, {
+        from: [email.status],
+        to: change.status,
+        ...(change.sentAt === undefined ? {} : { sentAt: change.sentAt }),
+        ...(change.deliveredAt === undefined ? {} : { deliveredAt: change.deliveredAt }),
+        event: { type: input.type, at, detail: { source: "report", ...(input.detail ?? {}) } },
+      });
+      if (stored) return toView(stored);
+      // The status changed between reading and writing (the worker recorded its send): re-read.
+    }
+    throw new FlagpostError("unavailable", `Email "${id}" kept changing while the report was applied; send it again`);
+  }
+
+  /** The email's history, oldest first; `not_found` when unknown. */
+  async events(id: string): Promise<EmailEventView[]> {
+    const events = await this.#storage.emails.listEmailEvents(id);
+    if (events.length === 0) await this.#load(id); // every stored email has its queued event
+    return events.map(toEventView);
+  }
+
+  /**
+   * Stores one email together with the others sent meanwhile: one write (one commit) for all the
+   * `send` calls that arrive in the same turn of the event loop or while the previous write runs
+   * (group commit). Each call still resolves only once its email is stored. If a group's write
+   * fails, its emails are written one by one, so each call gets its own answer.
+   */
+  #insertGrouped(record: EmailRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#inserts.push({ record, resolve, reject });
+      if (!this.#inserting) {
+        this.#inserting = true;
+        setImmediate(() => void this.#writeInserts());
+      }
+    });
+  }
+
+  async #writeInserts(): Promise<void> {
+    for (;;) {
+      const group = this.#inserts.splice(0, MAX_BATCH);
+      try {
+        await this.#storage.emails.insertEmails(group.map((g) => g.record));
+        for (const g of group) g.resolve();
+      } catch (error) {
+        if (group.length === 1) group[0]!.reject(error);
+        else for (const g of group) await this.#storage.emails.insertEmails([g.record]).then(g.resolve, g.reject);
+      }
+      // Let the sends that arrived during the write come in, then write them, if any.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.#inserts.length === 0) break;
+    }
+    this.#inserting = false;
+  }
+
+  async #load(id: string): Promise<EmailRecord> {
+    const email = await this.#storage.emails.getEmail(id);
+    if (!email) throw notFound(id);
+    return email;
+  }
+
+  #parse(request: unknown, now: number, prefix: PropertyKey[]): { ok: true; value: ParsedSendRequest } | { ok: false; details: ErrorDetail[] } {
+    const checked = checkInput(sendEmailSchema, request, prefix);
+    if (!checked.ok) return checked;
+    const scheduled = checked.value.scheduled_at;
+    if (scheduled) {
+      const at = parseIsoInstant(scheduled, { allowDateOnly: false })!;
+      const path = [...prefix, "scheduled_at"].map(String).join(".");
+      if (at <= now) return { ok: false, details: [{ path, message: "must be in the future" }] };
+      if (at > now + MAX_SCHEDULE_AHEAD_MS) return { ok: false, details: [{ path, message: "must be at most 30 days ahead" }] };
+    }
+    return checked;
+  }
+
+  #record(request: ParsedSendRequest, now: number): EmailRecord {
+    const id = uuidv7(now);
+    const createdAt = new Date(now).toISOString();
+    const scheduledAt = request.scheduled_at ? new Date(parseIsoInstant(request.scheduled_at, { allowDateOnly: false })!).toISOString() : undefined;
+    const record: EmailRecord = {
+      id,
+      content: {
+        from: request.from.trim(),
+        to: request.to!,
+        subject: request.subject,
+        ...(request.cc?.length ? { cc: request.cc } : {}),
+        ...(request.bcc?.length ? { bcc: request.bcc } : {}),
+        ...(request.reply_to?.length ? { replyTo: request.reply_to } : {}),
+        ...(request.html ? { html: request.html } : {}),
+        ...(request.text ? { text: request.text } : {}),
+        ...(request.headers && Object.keys(request.headers).length > 0 ? { headers: request.headers } : {}),
+        ...(request.tags?.length ? { tags: request.tags } : {}),
+        ...(request.attachments?.length
+          ? {
+              attachments: request.attachments.map((a) => ({
+                filename: a.filename,
+                content: a.content,
+                ...(a.content_type ? { contentType: a.content_type } : {}),
+              })),
+            }
+          : {}),
+      },
+      status: "queued",
+      messageId: messageIdFor(id, request.from),
+      createdAt,
+      attempts: 0,
+      nextAttemptAt: scheduledAt ?? createdAt,
+    };
+    if (scheduledAt !== undefined) record.scheduledAt = scheduledAt;
+    return record;
+  }
+
+  #idempotent(operation: string, body: unknown, options: IdempotencyOptions) {
+    return { scope: options.idempotencyScope ?? "in-process", key: options.idempotencyKey!, fingerprint: fingerprint(operation, body) };
+  }
+}

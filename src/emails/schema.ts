@@ -1,0 +1,202 @@
+import { z } from "zod";
+import { parseIsoInstant } from "../time.js";
+import { isAddress } from "./addresses.js";
+
+/**
+ * The wire shape of a send request (API.md, "Emails"), snake_case as Resend's REST API, used as is
+ * by `fp.emails.send()` too. Limits API.md leaves open are decided here and written down in
+ * docs/emails.md.
+ */
+
+export const MAX_RECIPIENTS = 50;
+export const MAX_REPLY_TO = 50;
+export const MAX_SUBJECT = 998;
+export const MAX_HEADERS = 50;
+export const MAX_HEADER_VALUE = 998;
+export const MAX_TAGS = 50;
+export const MAX_ATTACHMENTS = 100;
+/** Decoded bytes of all attachments of one email: 30 MiB, about 40 MiB as base64 (the route's body limit). */
+export const MAX_ATTACHMENT_BYTES = 30 * 1024 * 1024;
+export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
+export const MAX_BATCH = 100;
+
+export const ADDRESS_RULE = 'must be an email address such as "ann@example.com" or "Ann <ann@example.com>"';
+
+/**
+ * Header fields flagpost writes itself: setting them through `headers` could contradict the
+ * fields of the request or break the message's structure, so they are refused.
+ */
+export const RESERVED_HEADERS = new Set([
+  "from", "to", "cc", "bcc", "reply-to", "subject", "date", "message-id", "sender",
+  "mime-version", "content-type", "content-transfer-encoding", "content-disposition",
+]);
+
+/** RFC 5322 field name: printable ASCII without ":". */
+const HEADER_NAME = /^[!-9;-~]{1,76}$/;
+const LINE_BREAK = /[\r\n]/;
+// Control characters other than tab.
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+const TAG_PART = /^[A-Za-z0-9_-]{1,256}$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:\s*;.{0,1000})?$/;
+
+/** Bytes that a valid base64 string decodes to. */
+export function base64Size(text: string): number {
+  const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
+  return (text.length / 4) * 3 - padding;
+}
+
+/**
+ * An address or a list of them. A single string is one address; null or absent is none.
+ * Output: the trimmed address texts.
+ */
+function addressList(options: { required: boolean; max: number }) {
+  return z.unknown().transform((value, ctx): string[] | undefined => {
+    if (value === undefined || value === null) {
+      if (options.required) ctx.addIssue({ code: "custom", message: "is required" });
+      return undefined;
+    }
+    const list = typeof value === "string" ? [value] : value;
+    if (!Array.isArray(list)) {
+      ctx.addIssue({ code: "custom", message: "must be an address or an array of addresses" });
+      return undefined;
+    }
+    const min = options.required ? 1 : 0;
+    if (list.length < min || list.length > options.max) {
+      ctx.addIssue({ code: "custom", message: `must hold ${min} to ${options.max} addresses` });
+      return undefined;
+    }
+    let ok = true;
+    list.forEach((item, index) => {
+      if (typeof item !== "string" || !isAddress(item)) {
+        ok = false;
+        ctx.addIssue({ code: "custom", message: ADDRESS_RULE, path: typeof value === "string" ? [] : [index] });
+      }
+    });
+    return ok ? (list as string[]).map((s) => s.trim()) : undefined;
+  });
+}
+
+const singleAddress = z.string().refine(isAddress, { error: ADDRESS_RULE });
+
+const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
+  const names = Object.keys(headers);
+  if (names.length > MAX_HEADERS) ctx.addIssue({ code: "custom", message: `must hold at most ${MAX_HEADERS} fields` });
+  const seen = new Set<string>();
+  for (const name of names) {
+    const value = headers[name]!;
+    const lower = name.toLowerCase();
+    if (!HEADER_NAME.test(name)) {
+      ctx.addIssue({ code: "custom", path: [name], message: "is not a valid header name (printable ASCII without spaces or colons, at most 76 characters)" });
+    } else if (RESERVED_HEADERS.has(lower)) {
+      ctx.addIssue({ code: "custom", path: [name], message: "is set by flagpost from the request's own fields and cannot be given as a header" });
+    } else if (seen.has(lower)) {
+      ctx.addIssue({ code: "custom", path: [name], message: "is given twice (header names are case-insensitive)" });
+    }
+    seen.add(lower);
+    if (LINE_BREAK.test(value) || CONTROL.test(value)) ctx.addIssue({ code: "custom", path: [name], message: "must not contain line breaks or control characters" });
+    else if (value.length > MAX_HEADER_VALUE) ctx.addIssue({ code: "custom", path: [name], message: `must be at most ${MAX_HEADER_VALUE} characters` });
+  }
+});
+
+const tagSchema = z.strictObject({
+  name: z.string().regex(TAG_PART, { error: "must be 1 to 256 characters of A-Z a-z 0-9 _ -" }),
+  value: z.string().regex(TAG_PART, { error: "must be 1 to 256 characters of A-Z a-z 0-9 _ -" }),
+});
+
+const attachmentSchema = z.strictObject({
+  filename: z
+    .string()
+    .min(1)
+    .max(255)
+    .refine((name) => !CONTROL.test(name) && !/[/\\]/.test(name), { error: "must be a file name without slashes or control characters" }),
+  content: z
+    .string()
+    .refine((text) => text.length % 4 === 0 && BASE64.test(text), { error: "must be base64 (A-Z a-z 0-9 + /, padded with =)" }),
+  content_type: z
+    .string()
+    .regex(MEDIA_TYPE, { error: 'must be a media type such as "application/pdf"' })
+    .refine((type) => !LINE_BREAK.test(type), { error: "must not contain line breaks" })
+    .nullish(),
+});
+
+export const sendEmailSchema = z
+  .strictObject({
+    from: singleAddress,
+    to: addressList({ required: true, max: MAX_RECIPIENTS }),
+    cc: addressList({ required: false, max: MAX_RECIPIENTS }).optional(),
+    bcc: addressList({ required: false, max: MAX_RECIPIENTS }).optional(),
+    reply_to: addressList({ required: false, max: MAX_REPLY_TO }).optional(),
+    subject: z
+      .string()
+      .min(1)
+      .max(MAX_SUBJECT)
+      .refine((s) => !LINE_BREAK.test(s), { error: "must not contain line breaks" }),
+    html: z.string().nullish(),
+    text: z.string().nullish(),
+    headers: headersSchema.nullish(),
+    tags: z.array(tagSchema).max(MAX_TAGS).nullish(),
+    attachments: z.array(attachmentSchema).max(MAX_ATTACHMENTS).nullish(),
+    scheduled_at: z
+      .string()
+      .refine((s) => parseIsoInstant(s, { allowDateOnly: false }) !== undefined, {
+        error: 'must be an ISO 8601 date-time with a time zone, such as "2026-05-01T09:00:00Z"',
+      })
+      .nullish(),
+  })
+  .superRefine((email, ctx) => {
+    if (!email.html && !email.text) ctx.addIssue({ code: "custom", path: ["html"], message: 'is required when "text" is missing (give html, text or both)' });
+    const count = (email.to?.length ?? 0) + (email.cc?.length ?? 0) + (email.bcc?.length ?? 0);
+    if (count > MAX_RECIPIENTS) {
+      ctx.addIssue({ code: "custom", path: ["to"], message: `together with "cc" and "bcc" must hold at most ${MAX_RECIPIENTS} addresses (got ${count})` });
+    }
+    const bytes = (email.attachments ?? []).reduce((sum, a) => sum + base64Size(a.content), 0);
+    if (bytes > MAX_ATTACHMENT_BYTES) {
+      ctx.addIssue({ code: "custom", path: ["attachments"], message: `must hold at most ${MAX_ATTACHMENT_BYTES} bytes in all once decoded (got ${bytes})` });
+    }
+  });
+
+/** What `send` accepts (the JSON body of POST /v1/emails). */
+export interface SendEmailRequest {
+  from: string;
+  to: string | string[];
+  subject: string;
+  html?: string | null;
+  text?: string | null;
+  cc?: string | string[] | null;
+  bcc?: string | string[] | null;
+  reply_to?: string | string[] | null;
+  headers?: Record<string, string> | null;
+  tags?: { name: string; value: string }[] | null;
+  attachments?: { filename: string; content: string; content_type?: string | null }[] | null;
+  scheduled_at?: string | null;
+}
+
+export type ParsedSendRequest = z.output<typeof sendEmailSchema>;
+
+export const EXTERNAL_EVENT_TYPES = ["delivered", "bounced", "complained", "failed"] as const;
+export type ExternalEventType = (typeof EXTERNAL_EVENT_TYPES)[number];
+
+/** A delivery report from outside (POST /v1/emails/{id}/events). */
+export const emailEventSchema = z.strictObject({
+  type: z.enum(EXTERNAL_EVENT_TYPES),
+  occurred_at: z
+    .string()
+    .refine((s) => parseIsoInstant(s, { allowDateOnly: false }) !== undefined, {
+      error: 'must be an ISO 8601 date-time with a time zone, such as "2026-05-01T09:00:00Z"',
+    })
+    .nullish(),
+  detail: z
+    .record(z.string(), z.unknown())
+    .refine((d) => JSON.stringify(d).length <= 32 * 1024, { error: "must be at most 32 KiB as JSON" })
+    .nullish(),
+});
+
+export interface EmailEventRequest {
+  type: ExternalEventType;
+  occurred_at?: string | null;
+  detail?: Record<string, unknown> | null;
+}
+
+export const BATCH_VALIDATION_MODES = ["strict", "permissive"] as const;
+export type BatchValidation = (typeof BATCH_VALIDATION_MODES)[number];

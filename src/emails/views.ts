@@ -1,0 +1,76 @@
+import type { EmailEvent, EmailEventType, EmailRecord, EmailStatus } from "../storage.js";
+
+/**
+ * What callers see of an email: snake_case, as Resend's API (and so the `resend` SDK) reads it.
+ * Fields that were not set are left out rather than sent as null.
+ */
+
+/** The answer to a send: API.md's `{id, from, to, subject, status, created_at}`. */
+export interface EmailSummary {
+  id: string;
+  from: string;
+  to: string[];
+  subject: string;
+  status: EmailStatus;
+  created_at: string;
+}
+
+/** GET /v1/emails/{id}. Headers and attachments are not returned (docs/emails.md). */
+export interface EmailView extends EmailSummary {
+  object: "email";
+  cc?: string[];
+  bcc?: string[];
+  reply_to?: string[];
+  html?: string;
+  text?: string;
+  tags?: { name: string; value: string }[];
+  scheduled_at?: string;
+  sent_at?: string;
+  delivered_at?: string;
+  /** = status, for clients written against Resend. */
+  last_event: EmailStatus;
+  /** The Message-ID header the email carries on every attempt. */
+  message_id: string;
+}
+
+export interface EmailEventView {
+  type: EmailEventType;
+  occurred_at: string;
+  detail?: Record<string, unknown>;
+}
+
+export interface BatchResult {
+  data: { id: string }[];
+  /** Only with `validation: "permissive"`: the emails refused, by index in the request. */
+  errors?: { index: number; message: string }[];
+}
+
+export function toSummary(email: EmailRecord): EmailSummary {
+  return {
+    id: email.id,
+    from: email.content.from,
+    to: [...email.content.to],
+    subject: email.content.subject,
+    status: email.status,
+    created_at: email.createdAt,
+  };
+}
+
+export function toView(email: EmailRecord): EmailView {
+  const c = email.content;
+  const view: EmailView = { object: "email", ...toSummary(email), last_event: email.status, message_id: email.messageId };
+  if (c.cc?.length) view.cc = [...c.cc];
+  if (c.bcc?.length) view.bcc = [...c.bcc];
+  if (c.replyTo?.length) view.reply_to = [...c.replyTo];
+  if (c.html !== undefined) view.html = c.html;
+  if (c.text !== undefined) view.text = c.text;
+  if (c.tags?.length) view.tags = c.tags.map((t) => ({ ...t }));
+  if (email.scheduledAt !== undefined) view.scheduled_at = email.scheduledAt;
+  if (email.sentAt !== undefined) view.sent_at = email.sentAt;
+  if (email.deliveredAt !== undefined) view.delivered_at = email.deliveredAt;
+  return view;
+}
+
+export function toEventView(event: EmailEvent): EmailEventView {
+  return { type: event.type, occurred_at: event.at, ...(event.detail === undefined ? {} : { detail: event.detail }) };
+}

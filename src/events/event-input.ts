@@ -1,0 +1,82 @@
+import type { z } from "zod";
+import type { ErrorDetail } from "../errors.js";
+import { uuidv7 } from "../ids.js";
+import type { NewEvent } from "../storage.js";
+import { checkInput } from "../validation.js";
+import { isPlainlyValidEvent, MAX_FUTURE_MS, MAX_PROPERTIES_BYTES, MIN_TIMESTAMP_MS, timestampMs, trackEventSchema } from "./schema.js";
+
+/**
+ * Turns one event as a caller sent it into the record to append, or into the details of what is
+ * wrong with it. The checks that need more than the schema live here: the timestamp's bounds (the
+ * future one needs the time of receipt) and the properties' size, measured on the very JSON text
+ * that is stored.
+ */
+
+function pathOf(prefix: readonly PropertyKey[], field: string): string {
+  return [...prefix, field].map(String).join(".");
+}
+
+/** The time of receipt shared by every event of one call. */
+export interface Receipt {
+  ms: number;
+  iso: string;
+}
+
+export function receiptAt(ms: number): Receipt {
+  return { ms, iso: new Date(ms).toISOString() };
+}
+
+/**
+ * The record for `raw`, or undefined after pushing to `details` every rule it breaks (paths start
+ * with `prefix`, e.g. `events.3`).
+ */
+export function prepareEvent(raw: unknown, receipt: Receipt, prefix: readonly PropertyKey[], details: ErrorDetail[]): NewEvent | undefined {
+  let value: z.output<typeof trackEventSchema>;
+  if (isPlainlyValidEvent(raw)) {
+    value = raw;
+  } else {
+    const checked = checkInput(trackEventSchema, raw, prefix as PropertyKey[]);
+    if (!checked.ok) {
+      details.push(...checked.details);
+      return undefined;
+    }
+    value = checked.value;
+  }
+  const { event, userId, timestamp, properties } = value;
+  let ok = true;
+  const ms = timestamp === undefined ? receipt.ms : timestampMs(timestamp)!;
+  if (ms > receipt.ms + MAX_FUTURE_MS) {
+    details.push({ path: pathOf(prefix, "timestamp"), message: "must not be more than 24 hours after the time of receipt" });
+    ok = false;
+  } else if (ms < MIN_TIMESTAMP_MS) {
+    details.push({ path: pathOf(prefix, "timestamp"), message: "must not be before 1970-01-01T00:00:00Z" });
+    ok = false;
+  }
+  // The schema passes the caller's object through as is: what is serialised is what was sent.
+  let propertiesJson = "{}";
+  if (properties !== undefined) {
+    try {
+      propertiesJson = JSON.stringify(properties);
+    } catch {
+      details.push({ path: pathOf(prefix, "properties"), message: "must be serialisable as JSON (no cycles, no BigInt)" });
+      return undefined;
+    }
+    // A UTF-16 unit is at most 3 bytes of UTF-8: short texts need no exact count.
+    if (propertiesJson.length * 3 > MAX_PROPERTIES_BYTES) {
+      const bytes = Buffer.byteLength(propertiesJson, "utf8");
+      if (bytes > MAX_PROPERTIES_BYTES) {
+        details.push({ path: pathOf(prefix, "properties"), message: `must be at most 32 KiB (32,768 bytes) as JSON; got ${bytes} bytes` });
+        ok = false;
+      }
+    }
+  }
+  if (!ok) return undefined;
+  return {
+    id: uuidv7(receipt.ms),
+    event,
+    userId,
+    timestamp: timestamp === undefined ? receipt.iso : new Date(ms).toISOString(),
+    receivedAt: receipt.iso,
+    propertiesJson,
+  };
+}

@@ -1,0 +1,214 @@
+import type { Clock } from "../clock.js";
+import { type ErrorDetail, FlagpostError } from "../errors.js";
+import { fingerprint, runIdempotent } from "../idempotency.js";
+import { errorFields, type Logger } from "../logger.js";
+import type { NewEvent, Storage } from "../storage.js";
+import { checkInput, parseInput, validationError } from "../validation.js";
+import { decodeEventCursor, encodeEventCursor, filterHash } from "./cursor.js";
+import { EventBuffer, type EventBufferOptions, type EventBufferStats } from "./event-buffer.js";
+import { prepareEvent, type Receipt, receiptAt } from "./event-input.js";
+import {
+  type AcceptedEvent,
+  boundSchema,
+  type EventPage,
+  eventListSchema,
+  eventNameSchema,
+  type QueryEventsInput,
+  queryEventsSchema,
+  type TrackEventInput,
+} from "./schema.js";
+
+export interface EventTrackerOptions {
+  /** The buffer behind `enqueue` (batch size, interval, bound, full-queue policy, retries). */
+  buffer?: EventBufferOptions;
+}
+
+export interface TrackOptions {
+  /**
+   * Makes the call safe to retry: the same key with the same events within 24 h returns the first
+   * answer and stores nothing new; with other events it fails with `invalid_idempotent_request`.
+   */
+  idempotencyKey?: string;
+  /** Whose key it is (HTTP uses the API key's id). Default "in-process". */
+  idempotencyScope?: string;
+}
+
+export type EnqueueResult =
+  | { queued: true; id: string }
+  | { queued: false; reason: "invalid" | "full" | "closed"; error: FlagpostError };
+
+/** The scope of Idempotency-Keys given in process without one. */
+export const IN_PROCESS_SCOPE = "in-process";
+
+/** The operation names fingerprinted with the request, so one key cannot serve both routes. */
+export const TRACK_OPERATION = "events.track";
+export const BATCH_OPERATION = "events.batch";
+
+const ACCEPTED = "accepted" as const;
+
+/** JSON's view of an in-process value (Dates become strings), so fingerprints compare what would be sent. */
+function asJson(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value) ?? "null") as unknown;
+}
+
+/**
+ * Events: `track` and `trackBatch` validate (API.md, "Events") and store before they resolve;
+ * `enqueue` validates and returns at once, a background flusher stores. `query` reads keyset pages,
+ * newest first. Retention: `purgeBefore`, and `deleteByUser` for privacy requests.
+ */
+export class EventTracker {
+  readonly #storage: Storage;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #buffer: EventBuffer;
+  #lastInvalidLog = Number.NEGATIVE_INFINITY;
+  #invalidSinceLog = 0;
+
+  constructor(storage: Storage, clock: Clock, logger: Logger, options: EventTrackerOptions = {}) {
+    this.#storage = storage;
+    this.#clock = clock;
+    this.#logger = logger;
+    this.#buffer = new EventBuffer((events) => storage.events.appendEvents(events), logger, options.buffer);
+  }
+
+  /** Stores one event; resolves once it is stored. 422 (`validation_error`) names each broken rule. */
+  async track(input: TrackEventInput, options: TrackOptions = {}): Promise<AcceptedEvent> {
+    const details: ErrorDetail[] = [];
+    const event = prepareEvent(input, this.#receipt(), [], details);
+    if (!event) throw validationError(details);
+    if (options.idempotencyKey === undefined) {
+      await this.#storage.events.appendEvents([event]);
+      return { id: event.id, status: ACCEPTED };
+    }
+    return runIdempotent<AcceptedEvent>(this.#storage, this.#clock, this.#idempotent(TRACK_OPERATION, input, options), async (complete) => {
+      const accepted: AcceptedEvent = { id: event.id, status: ACCEPTED };
+      await this.#storage.events.appendEvents([event], complete(accepted));
+      return accepted;
+    });
+  }
+
+  /**
+   * Stores 1 to 1,000 events, all or none: one invalid event refuses the batch with details naming
+   * its index (`events.3.userId`), and nothing is stored. Answers in request order.
+   */
+  async trackBatch(inputs: readonly TrackEventInput[], options: TrackOptions = {}): Promise<AcceptedEvent[]> {
+    const list = checkInput(eventListSchema, inputs, ["events"]);
+    if (!list.ok) throw validationError(list.details);
+    const receipt = this.#receipt();
+    const details: ErrorDetail[] = [];
+    const events: NewEvent[] = new Array(inputs.length);
+    for (let i = 0; i < inputs.length; i++) {
+      const event = prepareEvent(inputs[i], receipt, ["events", i], details);
+      if (event) events[i] = event;
+    }
+    if (details.length > 0) throw validationError(details);
+    const accepted = events.map((e): AcceptedEvent => ({ id: e.id, status: ACCEPTED }));
+    if (options.idempotencyKey === undefined) {
+      await this.#storage.events.appendEvents(events);
+      return accepted;
+    }
+    return runIdempotent<AcceptedEvent[]>(this.#storage, this.#clock, this.#idempotent(BATCH_OPERATION, inputs, options), async (complete) => {
+      await this.#storage.events.appendEvents(events, complete(accepted));
+      return accepted;
+    });
+  }
+
+  /**
+   * Validates the event and queues it for the background flusher; never throws and never waits.
+   * The result says whether it was queued (with its id) or why not: invalid, queue full (see
+   * EventBufferOptions.whenFull) or closed. Every refusal is counted in `bufferStats()`.
+   */
+  enqueue(input: TrackEventInput): EnqueueResult {
+    if (this.#buffer.closed) return { queued: false, reason: "closed", error: new FlagpostError("unavailable", "Events are closed: enqueue after close()") };
+    const details: ErrorDetail[] = [];
+    let event: NewEvent | undefined;
+    try {
+      event = prepareEvent(input, this.#receipt(), [], details);
+    } catch (error) {
+      details.push({ path: "", message: `could not be read (${errorFields(error).message ?? "unknown error"})` });
+    }
+    if (!event) {
+      this.#buffer.noteInvalid();
+      const error = validationError(details);
+      this.#logInvalid(error);
+      return { queued: false, reason: "invalid", error };
+    }
+    if (!this.#buffer.push(event)) {
+      if (this.#buffer.closed) return { queued: false, reason: "closed", error: new FlagpostError("unavailable", "Events are closed: enqueue after close()") };
+      return { queued: false, reason: "full", error: new FlagpostError("unavailable", "The event queue is full; the event was not queued") };
+    }
+    return { queued: true, id: event.id };
+  }
+
+  /** Resolves once every event enqueued before the call is stored; rejects if storing fails (they stay queued). */
+  flush(): Promise<void> {
+    return this.#buffer.flush();
+  }
+
+  /** The buffer's counters: queued, stored, refused, dropped, failed writes. */
+  bufferStats(): EventBufferStats {
+    return this.#buffer.stats();
+  }
+
+  /** Newest first; pass `nextCursor` back with the same filters for the next page. */
+  async query(input: QueryEventsInput = {}): Promise<EventPage> {
+    const query = parseInput(queryEventsSchema, input ?? {});
+    const filters = { userId: query.userId, event: query.event, from: query.from, to: query.to };
+    const hash = filterHash(filters);
+    const after = query.cursor === undefined ? undefined : decodeEventCursor(query.cursor, hash);
+    const rows = await this.#storage.events.queryEvents(
+      {
+        userId: query.userId,
+        event: query.event,
+        from: query.from === undefined ? undefined : new Date(query.from).toISOString(),
+        to: query.to === undefined ? undefined : new Date(query.to).toISOString(),
+      },
+      after,
+      query.limit + 1, // one more than asked tells whether another page exists
+    );
+    const page = rows.slice(0, query.limit);
+    const data = page.map((r) => ({ id: r.id, event: r.event, userId: r.userId, timestamp: r.timestamp, properties: r.properties, receivedAt: r.receivedAt }));
+    const last = page.at(-1);
+    if (rows.length <= query.limit || !last) return { data };
+    return { data, nextCursor: encodeEventCursor({ ms: Date.parse(last.timestamp), id: last.id }, hash) };
+  }
+
+  /** Deletes every event whose timestamp is before `before` (a Date or ISO 8601 text); returns how many. */
+  async purgeBefore(before: string | Date): Promise<number> {
+    const ms = parseInput(boundSchema, before, ["before"]);
+    return this.#storage.events.purgeEventsBefore(new Date(ms).toISOString());
+  }
+
+  /** Deletes every event of this user (exact match), for privacy requests; returns how many. */
+  async deleteByUser(userId: string): Promise<number> {
+    const id = parseInput(eventNameSchema, userId, ["userId"]);
+    return this.#storage.events.deleteEventsByUser(id);
+  }
+
+  /**
+   * Stops accepting enqueued events and stores what is queued (retrying for up to
+   * `buffer.closeTimeoutMs`). Rejects with `unavailable` when some could not be stored.
+   */
+  async close(): Promise<void> {
+    const unstored = await this.#buffer.close();
+    if (unstored > 0) throw new FlagpostError("unavailable", `${unstored} buffered events could not be stored before close; see the log`);
+  }
+
+  #receipt(): Receipt {
+    return receiptAt(this.#clock.now());
+  }
+
+  #idempotent(operation: string, input: unknown, options: TrackOptions) {
+    return { scope: options.idempotencyScope ?? IN_PROCESS_SCOPE, key: options.idempotencyKey!, fingerprint: fingerprint(operation, asJson(input)) };
+  }
+
+  /** Invalid enqueued events are a caller's bug: logged, but at most once a second. */
+  #logInvalid(error: FlagpostError): void {
+    this.#invalidSinceLog += 1;
+    const now = this.#clock.now();
+    if (now - this.#lastInvalidLog < 1000) return;
+    this.#logger.warn("enqueue refused an invalid event", { message: error.message, refusedSinceLastLog: this.#invalidSinceLog });
+    this.#lastInvalidLog = now;
+    this.#invalidSinceLog = 0;
+  }
+}

@@ -1,0 +1,118 @@
+import { ApiKeys } from "./auth/api-keys.js";
+import { type Clock, systemClock } from "./clock.js";
+import { type ExposureOptions, ExposureRecorder } from "./flags/exposures.js";
+import { FlagClient, type FlagContext } from "./flags/flag-client.js";
+import { EmailService } from "./emails/email-service.js";
+import { OutboxWorker, type OutboxWorkerOptions } from "./emails/outbox-worker.js";
+import { EventTracker, type EventTrackerOptions } from "./events/event-tracker.js";
+import { FlagStore } from "./flags/flag-store.js";
+import { StoreSync, type StoreSyncOptions } from "./flags/store-sync.js";
+import { defaultLogger, errorFields, type Logger } from "./logger.js";
+import type { Storage } from "./storage.js";
+import type { MailTransport } from "./transport.js";
+
+export interface FlagpostOptions {
+  storage: Storage;
+  /** Reads the time; tests pass a fake. */
+  clock?: Clock;
+  /** Defaults to JSON lines on stderr for warnings and errors. */
+  logger?: Logger;
+  /** How the in-process flag snapshot behind `isEnabled` notices writes of other processes. */
+  flagSync?: StoreSyncOptions;
+  /** Opt-in `$exposure` events from `isEnabled` (see docs/flags.md). */
+  exposures?: ExposureOptions;
+  /**
+   * Hands queued emails on (flagpost/nodemailer). With one, `ready()` starts the outbox worker
+   * and `close()` drains it and then calls the transport's `close()`. Without one, emails are
+   * stored and wait for a process that has one (several processes can share the storage).
+   */
+  transport?: MailTransport;
+  /** Outbox worker settings: concurrency, lease, retry budget, `autoStart`. */
+  emailWorker?: OutboxWorkerOptions;
+  /** Event tracking: the buffer behind `events.enqueue`. */
+  events?: EventTrackerOptions;
+}
+
+export interface Flagpost {
+  readonly storage: Storage;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly flags: FlagStore;
+  readonly keys: ApiKeys;
+  /** The in-process flag snapshot; `flagClient.evaluate(key, ctx)` gives the reason too. */
+  readonly flagClient: FlagClient;
+  /**
+   * Synchronous and never throws: whether the flag is on for this context, from the in-process
+   * snapshot. Unknown flag, not ready yet (before `ready()` resolves) or any failure → `default`.
+   */
+  isEnabled(key: string, context?: FlagContext): boolean;
+  /** send, sendBatch, get, recordEvent, events; `emails.worker` when a transport is configured. */
+  readonly emails: EmailService;
+  readonly events: EventTracker;
+  /** Runs migrations and starts background work. Safe to call many times; resolves once ready. */
+  ready(): Promise<void>;
+  /**
+   * Stops background work and closes what flagpost opened. Safe to call many times. Buffered events
+   * are stored first; if some cannot be (storage down past `events.buffer.closeTimeoutMs`), storage
+   * still closes and the promise rejects with `unavailable`.
+   */
+  close(): Promise<void>;
+}
+
+/** The composition root: wires one Storage into the services. */
+export function createFlagpost(options: FlagpostOptions): Flagpost {
+  const storage = options.storage;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? defaultLogger;
+  const flags = new FlagStore(storage, clock, (error) => logger.error("flag change listener failed", errorFields(error)));
+  const keys = new ApiKeys(storage, clock);
+  const events = new EventTracker(storage, clock, logger, options.events);
+  // Exposures go to the event tracker unless the caller names another sink.
+  const exposureSink = options.exposures?.enabled ? (options.exposures.sink ?? events) : undefined;
+  const exposures = exposureSink && new ExposureRecorder(exposureSink, { ...options.exposures, clock, logger });
+  const { client: flagClient, feed } = FlagClient.create({ exposures, logger });
+  const flagSync = new StoreSync(flags, storage, feed, logger, options.flagSync);
+  const transport = options.transport;
+  const worker = transport ? new OutboxWorker({ storage, transport, clock, logger }, options.emailWorker) : undefined;
+  const emails = new EmailService(storage, clock, worker);
+
+  let readying: Promise<void> | undefined;
+  let closing: Promise<void> | undefined;
+
+  return {
+    storage,
+    clock,
+    logger,
+    flags,
+    keys,
+    flagClient,
+    isEnabled: (key, context) => flagClient.isEnabled(key, context),
+    emails,
+    events,
+    ready() {
+      if (closing) return Promise.reject(new Error("flagpost is closed"));
+      readying ??= (async () => {
+        await storage.migrate();
+        await flagSync.start();
+        if (worker?.autoStart && !closing) worker.start();
+      })();
+      return readying;
+    },
+    close() {
+      closing ??= (async () => {
+        await readying?.catch(() => undefined); // a failed start has nothing to drain
+        await flagClient.close(); // stops the flag sync, hands buffered exposures to the event tracker
+        await worker?.stop(); // sends in flight finish and are recorded before storage closes
+        await transport?.close?.();
+        // Buffered events are stored (or counted as lost) before storage closes; storage closes either way.
+        const drained = await events.close().then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        await storage.close();
+        if (drained !== undefined) throw drained;
+      })();
+      return closing;
+    },
+  };
+}

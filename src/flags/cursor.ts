@@ -1,0 +1,16 @@
+import { FlagpostError } from "../errors.js";
+
+/** The flag list's keyset cursor: the last key of the page, base64url-encoded (opaque to clients). */
+export function encodeFlagCursor(lastKey: string): string {
+  return Buffer.from(lastKey, "utf8").toString("base64url");
+}
+
+export function decodeFlagCursor(cursor: string): string {
+  const key = Buffer.from(cursor, "base64url").toString("utf8");
+  if (key.length === 0 || Buffer.from(key, "utf8").toString("base64url") !== cursor) {
+    throw new FlagpostError("validation_error", '"cursor" is not a cursor this API returned', {
+      details: [{ path: "cursor", message: "is not a cursor this API returned" }],
+    });
+  }
+  return key;
+}

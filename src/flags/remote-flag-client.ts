@@ -1,0 +1,219 @@
+import { type Clock, systemClock } from "../clock.js";
+import { type ErrorCode, FlagpostError } from "../errors.js";
+import { errorFields, type Logger, silentLogger } from "../logger.js";
+import type { SnapshotFlag } from "./compile.js";
+import { type ExposureOptions, ExposureRecorder } from "./exposures.js";
+import { FlagClient, type FlagFeed } from "./flag-client.js";
+
+/**
+ * A FlagClient for an app that does not share flagpost's database: it loads every flag from
+ * `GET /v1/flags/_snapshot` and evaluates locally, exactly as the in-process client does. It
+ * polls with If-None-Match (a 304 costs the server one revision read), keeps serving the last good
+ * snapshot while the server is unreachable, backs off with jitter on errors, and can start from a
+ * JSON file when the server is down at start-up. Only `fetch` and timers are used: no Node-only
+ * module is loaded unless `bootstrap` names a file.
+ */
+
+export interface RemoteFlagClientOptions {
+  /** Where flagpost serves /v1, e.g. "https://flags.internal" or "http://app:3000/flagpost". */
+  url: string;
+  /** An API key with the `flags:read` scope (or `full_access`). */
+  apiKey: string;
+  /** Time between polls while all is well. Default 10 s. */
+  pollIntervalMs?: number;
+  /** Longest wait between attempts while requests fail. Default 60 s. */
+  maxBackoffMs?: number;
+  /** Per-request timeout. Default 10 s. */
+  timeoutMs?: number;
+  /**
+   * `ready()` rejects (with code "unavailable") if no snapshot was loaded within this time; the
+   * client keeps trying and becomes ready later. Default 10 s.
+   */
+  readyTimeoutMs?: number;
+  /**
+   * Flags to serve before the first successful request: a path to a JSON file (Node only), or
+   * the parsed JSON. Either a snapshot body as the route returns it (`{"data": {"flags": [...]}}`,
+   * so `curl … /v1/flags/_snapshot > flags.json` makes one), `{"flags": [...]}`, or a list of flags.
+   */
+  bootstrap?: string | URL | unknown;
+  /** Opt-in `$exposure` events, as createFlagpost's option (a sink is required when enabled). */
+  exposures?: ExposureOptions;
+  logger?: Logger;
+  clock?: Clock;
+  /** Defaults to the global fetch. */
+  fetch?: typeof globalThis.fetch;
+}
+
+export const SNAPSHOT_ROUTE = "v1/flags/_snapshot";
+
+/** The wait before retry number `failures` (1-based): exponential from `baseMs`, capped, with "equal jitter". */
+export function backoffDelay(failures: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(30, Math.max(0, failures - 1)));
+  return ceiling / 2 + random() * (ceiling / 2);
+}
+
+/** Reads a snapshot in any of the accepted forms; throws when it is not one. */
+export function parseSnapshot(body: unknown): SnapshotFlag[] {
+  const data = (body as { data?: unknown } | null)?.data ?? body;
+  const flags = Array.isArray(data) ? data : (data as { flags?: unknown } | null)?.flags;
+  if (!Array.isArray(flags)) throw new Error('a flag snapshot must be {"data": {"flags": [...]}}, {"flags": [...]} or a list of flags');
+  for (const flag of flags) {
+    if (typeof flag !== "object" || flag === null || typeof (flag as { key?: unknown }).key !== "string") {
+      throw new Error("every flag in a snapshot needs a string key");
+    }
+  }
+  return flags as SnapshotFlag[];
+}
+
+class HttpStatusError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+function retryAfterMs(header: string | null): number | undefined {
+  if (header === null) return undefined;
+  const seconds = Number(header);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
+}
+
+async function errorBody(response: Response): Promise<{ code?: string; message?: string }> {
+  try {
+    return ((await response.json()) as { error?: { code?: string; message?: string } }).error ?? {};
+  } catch {
+    return {};
+  }
+}
+
+async function loadBootstrap(source: unknown): Promise<SnapshotFlag[]> {
+  if (typeof source === "string" || source instanceof URL) {
+    const { readFile } = await import("node:fs/promises");
+    return parseSnapshot(JSON.parse(await readFile(source, "utf8")));
+  }
+  return parseSnapshot(source);
+}
+
+export function createRemoteFlagClient(options: RemoteFlagClientOptions): FlagClient {
+  const logger = options.logger ?? silentLogger;
+  const clock = options.clock ?? systemClock;
+  const sink = options.exposures?.enabled ? options.exposures.sink : undefined;
+  if (options.exposures?.enabled && !sink) throw new FlagpostError("validation_error", '"exposures.sink" is required when exposures are enabled');
+  const exposures = sink && new ExposureRecorder(sink, { ...options.exposures, clock, logger });
+  const { client, feed } = FlagClient.create({ exposures, logger });
+  new RemotePoller(options, feed, logger).start();
+  return client;
+}
+
+class RemotePoller {
+  readonly #endpoint: URL;
+  readonly #options: RemoteFlagClientOptions;
+  readonly #feed: FlagFeed;
+  readonly #logger: Logger;
+  readonly #fetch: typeof globalThis.fetch;
+  readonly #pollMs: number;
+  readonly #abort = new AbortController();
+  #etag: string | undefined;
+  #failures = 0;
+  #loaded = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #readyTimer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+
+  constructor(options: RemoteFlagClientOptions, feed: FlagFeed, logger: Logger) {
+    const base = options.url.endsWith("/") ? options.url : `${options.url}/`;
+    this.#endpoint = new URL(SNAPSHOT_ROUTE, base);
+    this.#options = options;
+    this.#feed = feed;
+    this.#logger = logger;
+    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.#pollMs = options.pollIntervalMs ?? 10_000;
+    feed.onClose(async () => this.close());
+  }
+
+  start(): void {
+    this.#readyTimer = setTimeout(() => {
+      if (!this.#loaded) this.#feed.rejectWaiting(new FlagpostError("unavailable", `no flag snapshot from ${this.#endpoint.origin} yet; still trying`));
+    }, this.#options.readyTimeoutMs ?? 10_000);
+    this.#readyTimer.unref?.();
+    void this.#begin();
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#abort.abort();
+    clearTimeout(this.#timer);
+    clearTimeout(this.#readyTimer);
+  }
+
+  async #begin(): Promise<void> {
+    if (this.#options.bootstrap !== undefined) {
+      try {
+        const flags = await loadBootstrap(this.#options.bootstrap);
+        // A fetch may have won the race; the server's snapshot is the newer one then.
+        if (!this.#loaded && !this.#closed) this.#feed.replace(flags);
+        this.#loaded = true;
+      } catch (error) {
+        this.#logger.warn("cannot read the flag bootstrap; waiting for the server", errorFields(error));
+      }
+    }
+    await this.#poll();
+  }
+
+  async #poll(): Promise<void> {
+    if (this.#closed) return;
+    let next = this.#pollMs;
+    try {
+      const changed = await this.#request();
+      if (this.#failures > 0) this.#logger.info("flag snapshot refreshed again", { after_failures: this.#failures });
+      this.#failures = 0;
+      if (!changed) this.#feed.fresh();
+    } catch (error) {
+      if (this.#closed) return;
+      if (error instanceof FlagpostError && (error.code === "invalid_api_key" || error.code === "missing_api_key" || error.code === "restricted_api_key")) {
+        // The key will not get better by asking again: stop, keep serving what we have.
+        this.#logger.error("the flag server refused the API key; polling stopped", errorFields(error));
+        this.#feed.fail(error);
+        clearTimeout(this.#readyTimer);
+        return;
+      }
+      this.#failures += 1;
+      if (this.#failures === 1) this.#logger.warn("cannot refresh flags from the server; serving the last snapshot", errorFields(error));
+      this.#feed.stale(error);
+      const base = Math.min(1_000, this.#pollMs);
+      next = Math.max(backoffDelay(this.#failures, base, this.#options.maxBackoffMs ?? 60_000), error instanceof HttpStatusError ? (error.retryAfterMs ?? 0) : 0);
+    }
+    if (this.#closed) return;
+    this.#timer = setTimeout(() => void this.#poll(), next);
+    this.#timer.unref?.();
+  }
+
+  /** One conditional GET; true when a new snapshot was applied. */
+  async #request(): Promise<boolean> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.#options.apiKey}`, accept: "application/json" };
+    if (this.#etag !== undefined) headers["if-none-match"] = this.#etag;
+    const signal = AbortSignal.any([this.#abort.signal, AbortSignal.timeout(this.#options.timeoutMs ?? 10_000)]);
+    const response = await this.#fetch(this.#endpoint, { headers, signal });
+    if (response.status === 304) {
+      await response.body?.cancel();
+      return false;
+    }
+    if (!response.ok) {
+      const { code, message } = await errorBody(response);
+      if (response.status === 401 || response.status === 403) {
+        throw new FlagpostError((code as ErrorCode | undefined) ?? "invalid_api_key", message ?? `the server answered ${response.status}`);
+      }
+      throw new HttpStatusError(response.status, `GET ${this.#endpoint.pathname} answered ${response.status}${message ? `: ${message}` : ""}`, retryAfterMs(response.headers.get("retry-after")));
+    }
+    const flags = parseSnapshot(await response.json());
+    if (this.#closed) return false;
+    this.#feed.replace(flags);
+    this.#loaded = true;
+    this.#etag = response.headers.get("etag") ?? undefined;
+    clearTimeout(this.#readyTimer);
+    return true;
+  }
+}

@@ -1,0 +1,154 @@
+import { z } from "zod";
+import { parseIsoInstant } from "../time.js";
+import { parseSemver } from "./semver.js";
+
+/**
+ * The wire shapes of flags, rules and evaluation, and the TypeScript types derived from them.
+ * Limits that API.md leaves open are decided here and written down in docs/flags.md.
+ */
+
+export const FLAG_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export const MAX_RULES = 100;
+export const MAX_USER_IDS = 10_000;
+export const MAX_LIST_VALUES = 10_000;
+export const MAX_ID_LENGTH = 200;
+export const MAX_DESCRIPTION_LENGTH = 1_000;
+export const MAX_VALUE_LENGTH = 1_000;
+
+export const flagKeySchema = z
+  .string()
+  .regex(FLAG_KEY_PATTERN, {
+    error: "must be 1 to 128 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit",
+  });
+
+const userIdSchema = z.string().min(1).max(MAX_ID_LENGTH);
+
+export const ATTRIBUTE_OPERATORS = [
+  "equals", "not_equals", "in", "not_in",
+  "contains", "starts_with", "ends_with",
+  "gt", "gte", "lt", "lte",
+  "semver_eq", "semver_gt", "semver_lt",
+] as const;
+export type AttributeOperator = (typeof ATTRIBUTE_OPERATORS)[number];
+
+const LIST_OPERATORS = new Set<AttributeOperator>(["in", "not_in"]);
+const STRING_OPERATORS = new Set<AttributeOperator>(["contains", "starts_with", "ends_with"]);
+const ORDER_OPERATORS = new Set<AttributeOperator>(["gt", "gte", "lt", "lte"]);
+const SEMVER_OPERATORS = new Set<AttributeOperator>(["semver_eq", "semver_gt", "semver_lt"]);
+
+const scalarSchema = z.union([z.string().max(MAX_VALUE_LENGTH), z.number(), z.boolean()], {
+  error: "must be a string, a number or a boolean",
+});
+export type Scalar = z.infer<typeof scalarSchema>;
+
+export const usersRuleSchema = z.strictObject({
+  type: z.literal("users"),
+  userIds: z.array(userIdSchema).min(1).max(MAX_USER_IDS),
+});
+
+export const attributeRuleSchema = z
+  .strictObject({
+    type: z.literal("attribute"),
+    attribute: z.string().min(1).max(MAX_ID_LENGTH),
+    operator: z.enum(ATTRIBUTE_OPERATORS),
+    value: z.union([scalarSchema, z.array(scalarSchema).min(1).max(MAX_LIST_VALUES)], {
+      error: "must be a string, a number, a boolean or an array of those",
+    }),
+  })
+  .superRefine((rule, ctx) => {
+    const problem = valueProblem(rule.operator, rule.value);
+    if (problem) ctx.addIssue({ code: "custom", path: ["value"], message: problem });
+  });
+
+/** Why `value` does not fit `operator`, or undefined when it does. */
+function valueProblem(operator: AttributeOperator, value: Scalar | Scalar[]): string | undefined {
+  if (LIST_OPERATORS.has(operator)) {
+    return Array.isArray(value) ? undefined : `must be an array for operator "${operator}"`;
+  }
+  if (Array.isArray(value)) return `must not be an array for operator "${operator}" (use "in" or "not_in")`;
+  if (STRING_OPERATORS.has(operator)) {
+    return typeof value === "string" ? undefined : `must be a string for operator "${operator}"`;
+  }
+  if (ORDER_OPERATORS.has(operator)) {
+    if (typeof value === "number") return undefined;
+    if (typeof value === "string" && parseIsoInstant(value) !== undefined) return undefined;
+    return `must be a number or an ISO 8601 date for operator "${operator}"`;
+  }
+  if (SEMVER_OPERATORS.has(operator)) {
+    return typeof value === "string" && parseSemver(value) ? undefined : `must be a semantic version such as "1.2.3" for operator "${operator}"`;
+  }
+  return undefined; // equals, not_equals: any scalar
+}
+
+export const percentageRuleSchema = z.strictObject({
+  type: z.literal("percentage"),
+  percentage: z
+    .number()
+    .min(0)
+    .max(100)
+    .refine((p) => Math.abs(p * 100 - Math.round(p * 100)) < 1e-6, { error: "must have at most two decimals" }),
+});
+
+export const ruleSchema = z.discriminatedUnion("type", [usersRuleSchema, attributeRuleSchema, percentageRuleSchema], {
+  error: (issue) =>
+    issue.code === "invalid_union" ? 'must be one of "users", "attribute", "percentage"' : undefined,
+});
+
+export type UsersRule = z.infer<typeof usersRuleSchema>;
+export type AttributeRule = z.infer<typeof attributeRuleSchema>;
+export type PercentageRule = z.infer<typeof percentageRuleSchema>;
+export type Rule = z.infer<typeof ruleSchema>;
+
+const rulesSchema = z.array(ruleSchema).max(MAX_RULES);
+const descriptionSchema = z.string().max(MAX_DESCRIPTION_LENGTH);
+
+export const createFlagSchema = z.strictObject({
+  key: flagKeySchema,
+  description: descriptionSchema.default(""),
+  enabled: z.boolean().default(false),
+  rules: rulesSchema.default([]),
+});
+export type CreateFlagInput = z.input<typeof createFlagSchema>;
+
+/** PATCH: fields present replace, omitted fields stay. `key` and `id` may be echoed back unchanged. */
+export const updateFlagSchema = z.strictObject({
+  key: z.string().optional(),
+  id: z.string().optional(),
+  description: descriptionSchema.optional(),
+  enabled: z.boolean().optional(),
+  rules: rulesSchema.optional(),
+});
+export type UpdateFlagInput = z.input<typeof updateFlagSchema>;
+
+export const flagSchema = z.object({
+  id: z.string(),
+  key: z.string(),
+  description: z.string(),
+  enabled: z.boolean(),
+  rules: z.array(ruleSchema),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Flag = z.infer<typeof flagSchema>;
+export type FlagSummary = Pick<Flag, "id" | "key" | "description" | "enabled" | "createdAt">;
+
+export const evaluationContextSchema = z.strictObject({
+  userId: userIdSchema.optional(),
+  attributes: z.record(z.string(), z.unknown()).optional(),
+});
+export type EvaluationContext = z.infer<typeof evaluationContextSchema>;
+
+export const EVALUATION_REASONS = ["disabled", "no_rules", "rule_match", "no_rule_match"] as const;
+export type EvaluationReason = (typeof EVALUATION_REASONS)[number];
+
+export interface EvaluationResult {
+  enabled: boolean;
+  reason: EvaluationReason;
+  /** Index of the matching rule, present when reason is "rule_match". */
+  ruleIndex?: number;
+}
+
+export const listFlagsQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  cursor: z.string().max(200).optional(),
+});

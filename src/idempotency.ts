@@ -1,0 +1,93 @@
+import { createHash } from "node:crypto";
+import type { Clock } from "./clock.js";
+import { FlagpostError } from "./errors.js";
+import type { IdempotencyCompletion, Storage } from "./storage.js";
+
+/**
+ * Idempotency-Key handling shared by every operation that accepts one (emails, events).
+ * The same key with the same request within 24 h returns the first result and does nothing new;
+ * with a different request it is refused; while the first is still running, a second is refused.
+ */
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long a claim blocks others before it counts as abandoned (its owner crashed). */
+export const IDEMPOTENCY_LOCK_MS = 60 * 1000;
+
+export interface IdempotentRequest {
+  /** Whose key: the API key id over HTTP; any stable string in process. */
+  scope: string;
+  /** The Idempotency-Key (1–256 characters). */
+  key: string;
+  /** What is asked for: `fingerprint(operation, body)`. */
+  fingerprint: string;
+}
+
+/** JSON with object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.keys(value)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+export function fingerprint(operation: string, body: unknown): string {
+  return createHash("sha256").update(operation).update("\n").update(canonicalJson(body)).digest("hex");
+}
+
+export function checkIdempotencyKey(key: string): void {
+  if (key.length < 1 || key.length > 256) {
+    throw new FlagpostError("validation_error", '"Idempotency-Key" must be 1 to 256 characters', {
+      details: [{ path: "Idempotency-Key", message: "must be 1 to 256 characters" }],
+    });
+  }
+}
+
+/**
+ * Runs `work` at most once per (scope, key). `work` receives `completion(result)`: pass it to the
+ * storage write that makes the work durable, so the write and the stored result commit together;
+ * if `work` does not use it, the result is stored right after `work` returns.
+ */
+export async function runIdempotent<T>(
+  storage: Storage,
+  clock: Clock,
+  request: IdempotentRequest,
+  work: (completion: (result: T) => IdempotencyCompletion) => Promise<T>,
+): Promise<T> {
+  checkIdempotencyKey(request.key);
+  const now = clock.now();
+  const begun = await storage.idempotency.begin({
+    ...request,
+    now: new Date(now).toISOString(),
+    lockedUntil: new Date(now + IDEMPOTENCY_LOCK_MS).toISOString(),
+    expiresAt: new Date(now + IDEMPOTENCY_TTL_MS).toISOString(),
+  });
+  if (begun.state === "replay") return begun.response as T;
+  if (begun.state === "mismatch") {
+    throw new FlagpostError("invalid_idempotent_request", "This Idempotency-Key was already used with a different request body");
+  }
+  if (begun.state === "in_progress") {
+    throw new FlagpostError("concurrent_idempotent_requests", "A request with this Idempotency-Key is still being processed; retry later");
+  }
+
+  let completedInline = false;
+  const completion = (result: T): IdempotencyCompletion => {
+    completedInline = true;
+    return { scope: request.scope, key: request.key, response: result };
+  };
+  let result: T;
+  try {
+    result = await work(completion);
+  } catch (error) {
+    // If the release fails too, the claim lapses on its own after IDEMPOTENCY_LOCK_MS; the
+    // caller must see the work's error, not the release's.
+    await storage.idempotency.release(request.scope, request.key).catch(() => undefined);
+    throw error;
+  }
+  if (!completedInline) await storage.idempotency.complete({ scope: request.scope, key: request.key, response: result });
+  return result;
+}

@@ -1,0 +1,64 @@
+import { randomFillSync } from "node:crypto";
+
+/**
+ * UUIDv7 (RFC 9562): 48-bit Unix milliseconds, then a 12-bit counter that keeps ids made in the
+ * same millisecond strictly increasing inside this process (method 1 of §6.2), then 62 random bits.
+ * Ids therefore sort by creation time, which the event cursor and the outbox rely on for ties.
+ */
+const pool = new Uint8Array(8 * 256);
+let poolOffset = pool.length;
+let lastMs = -1;
+let counter = 0;
+
+function randomBytes8(): Uint8Array {
+  if (poolOffset >= pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const bytes = pool.subarray(poolOffset, poolOffset + 8);
+  poolOffset += 8;
+  return bytes;
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+export function uuidv7(nowMs: number = Date.now()): string {
+  let ms = Math.floor(nowMs);
+  if (ms <= lastMs) {
+    // Same millisecond (or the clock stepped back): keep the previous time and count up.
+    ms = lastMs;
+    counter += 1;
+    if (counter > 0xfff) {
+      ms += 1;
+      counter = 0;
+    }
+  } else {
+    counter = randomBytes8()[0]! & 0x7f; // random start leaves room to count up
+  }
+  lastMs = ms;
+
+  const random = randomBytes8();
+  const b = new Uint8Array(16);
+  // 48-bit big-endian millisecond timestamp; division keeps it exact beyond 32 bits.
+  const high = Math.floor(ms / 0x1_0000_0000);
+  const low = ms >>> 0;
+  b[0] = (high >>> 8) & 0xff;
+  b[1] = high & 0xff;
+  b[2] = (low >>> 24) & 0xff;
+  b[3] = (low >>> 16) & 0xff;
+  b[4] = (low >>> 8) & 0xff;
+  b[5] = low & 0xff;
+  b[6] = 0x70 | ((counter >>> 8) & 0x0f);
+  b[7] = counter & 0xff;
+  b[8] = 0x80 | (random[0]! & 0x3f);
+  for (let i = 1; i < 8; i++) b[8 + i] = random[i]!;
+
+  let out = "";
+  for (let i = 0; i < 16; i++) {
+    out += HEX[b[i]!];
+    if (i === 3 || i === 5 || i === 7 || i === 9) out += "-";
+  }
+  return out;
+}
+
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,0 +1,117 @@
+import { FlagpostError } from "../errors.js";
+import type {
+  EmailEvent,
+  EmailOutcomeWrite,
+  EmailRecord,
+  EmailRepository,
+  EmailRetry,
+  EmailTransition,
+  IdempotencyCompletion,
+  NewEmailEvent,
+} from "../storage.js";
+import type { MemoryIdempotencyRepository } from "./memory-idempotency.js";
+
+interface Entry {
+  record: EmailRecord;
+  events: EmailEvent[];
+}
+
+function fresh(record: EmailRecord): EmailRecord {
+  return structuredClone(record);
+}
+
+/**
+ * The outbox in memory. Each method runs to completion without awaiting, so claims and
+ * transitions are atomic within this process; nothing is shared with other processes and
+ * nothing survives a restart (an accepted email is lost with the process: use SQLite or a server
+ * database for mail you cannot lose).
+ */
+export class MemoryEmailRepository implements EmailRepository {
+  readonly #emails = new Map<string, Entry>();
+  readonly #idempotency: MemoryIdempotencyRepository;
+
+  constructor(idempotency: MemoryIdempotencyRepository) {
+    this.#idempotency = idempotency;
+  }
+
+  async insertEmails(emails: EmailRecord[], completion?: IdempotencyCompletion): Promise<void> {
+    const ids = new Set<string>();
+    for (const email of emails) {
+      if (this.#emails.has(email.id) || ids.has(email.id)) throw new FlagpostError("conflict", `An email with id "${email.id}" already exists`);
+      ids.add(email.id);
+    }
+    for (const email of emails) {
+      const record = fresh(email);
+      const event: EmailEvent = { emailId: email.id, seq: 1, type: "queued", at: email.createdAt };
+      this.#emails.set(email.id, { record, events: [event] });
+    }
+    if (completion) this.#idempotency.completeNow(completion);
+  }
+
+  async getEmail(id: string): Promise<EmailRecord | undefined> {
+    const entry = this.#emails.get(id);
+    return entry && fresh(entry.record);
+  }
+
+  async claimDueEmails(now: string, limit: number, leaseMs: number, owner: string): Promise<EmailRecord[]> {
+    const due = [...this.#emails.values()]
+      .map((e) => e.record)
+      .filter((r) => r.status === "queued" && r.nextAttemptAt <= now && (r.leaseUntil === undefined || r.leaseUntil <= now))
+      .sort((a, b) => (a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1))
+      .slice(0, Math.max(0, limit));
+    const leaseUntil = new Date(Date.parse(now) + leaseMs).toISOString();
+    for (const record of due) {
+      record.leaseOwner = owner;
+      record.leaseUntil = leaseUntil;
+      record.attempts += 1;
+    }
+    return due.map(fresh);
+  }
+
+  async transitionEmail(id: string, transition: EmailTransition): Promise<EmailRecord | undefined> {
+    return this.#transition(id, transition);
+  }
+
+  async scheduleRetry(id: string, retry: EmailRetry): Promise<EmailRecord | undefined> {
+    return this.#retry(id, retry);
+  }
+
+  #transition(id: string, transition: EmailTransition): EmailRecord | undefined {
+    const entry = this.#emails.get(id);
+    if (!entry || !transition.from.includes(entry.record.status)) return undefined;
+    if (transition.leaseOwner !== undefined && entry.record.leaseOwner !== transition.leaseOwner) return undefined;
+    const record = entry.record;
+    record.status = transition.to;
+    if (transition.sentAt !== undefined) record.sentAt ??= transition.sentAt;
+    if (transition.deliveredAt !== undefined) record.deliveredAt ??= transition.deliveredAt;
+    delete record.leaseOwner;
+    delete record.leaseUntil;
+    this.#append(entry, transition.event);
+    return fresh(record);
+  }
+
+  #retry(id: string, retry: EmailRetry): EmailRecord | undefined {
+    const entry = this.#emails.get(id);
+    if (!entry || entry.record.status !== "queued" || entry.record.leaseOwner !== retry.leaseOwner) return undefined;
+    const record = entry.record;
+    record.nextAttemptAt = retry.nextAttemptAt;
+    record.lastError = retry.lastError;
+    delete record.leaseOwner;
+    delete record.leaseUntil;
+    this.#append(entry, retry.event);
+    return fresh(record);
+  }
+
+  async recordOutcomes(outcomes: readonly EmailOutcomeWrite[]): Promise<boolean[]> {
+    // No await between them: the outcomes apply together, as one write would.
+    return outcomes.map((o) => ("transition" in o ? this.#transition(o.id, o.transition) : this.#retry(o.id, o.retry)) !== undefined);
+  }
+
+  async listEmailEvents(id: string): Promise<EmailEvent[]> {
+    return structuredClone(this.#emails.get(id)?.events ?? []);
+  }
+
+  #append(entry: Entry, event: NewEmailEvent): void {
+    entry.events.push(structuredClone({ emailId: entry.record.id, seq: entry.events.length + 1, ...event }));
+  }
+}

@@ -1,0 +1,25 @@
+import type { Storage } from "../storage.js";
+import { MemoryApiKeyRepository } from "./memory-api-keys.js";
+import { MemoryEventRepository } from "./memory-events.js";
+import { MemoryEmailRepository } from "./memory-emails.js";
+import { MemoryFlagRepository } from "./memory-flags.js";
+import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
+
+/**
+ * Storage in this process's memory, for tests and ephemeral use. Every contract of the port
+ * holds within one process (each method runs without interleaving), but nothing survives a
+ * restart and nothing is shared between processes: use SQLite for anything you cannot lose.
+ */
+export function memoryStorage(): Storage {
+  const idempotency = new MemoryIdempotencyRepository();
+  return {
+    name: "memory",
+    flags: new MemoryFlagRepository(),
+    apiKeys: new MemoryApiKeyRepository(),
+    idempotency,
+    events: new MemoryEventRepository(idempotency),
+    emails: new MemoryEmailRepository(idempotency),
+    async migrate() {},
+    async close() {},
+  };
+}

@@ -1,0 +1,189 @@
+import { describe, expect, it } from "vitest";
+import { type FlagRecord, FlagpostError } from "../../../src/index.js";
+import type { StorageHarness } from "../harness.js";
+import { useStorage } from "./use-storage.js";
+
+let seq = 0;
+function flag(key: string, overrides: Partial<FlagRecord> = {}): FlagRecord {
+  seq += 1;
+  return {
+    id: `00000000-0000-7000-8000-${String(seq).padStart(12, "0")}`,
+    key,
+    description: `flag ${key}`,
+    enabled: false,
+    rules: [],
+    createdAt: "2026-01-02T03:04:05.006Z",
+    updatedAt: "2026-01-02T03:04:05.006Z",
+    ...overrides,
+  };
+}
+
+export function flagCases(harness: StorageHarness): void {
+  describe("flags", () => {
+    const storage = useStorage(harness);
+
+    it("stores a flag and reads it back field for field, rules included", async () => {
+      const rules: FlagRecord["rules"] = [
+        { type: "users", userIds: ["u1", "ü-2", "三"] },
+        { type: "attribute", attribute: "plan", operator: "in", value: ["pro", 1, true] },
+        { type: "attribute", attribute: "signup", operator: "gte", value: "2026-01-01T00:00:00Z" },
+        { type: "percentage", percentage: 12.34 },
+      ];
+      const f = flag("checkout.v2", { enabled: true, rules, description: "Ünïcode — ✓" });
+      await storage().flags.insert(f);
+      expect(await storage().flags.get("checkout.v2")).toEqual(f);
+    });
+
+    it("returns undefined for an unknown key", async () => {
+      expect(await storage().flags.get("missing")).toBeUndefined();
+    });
+
+    it("refuses a second flag with the same key with a conflict error", async () => {
+      await storage().flags.insert(flag("dup"));
+      const error = await storage().flags.insert(flag("dup")).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FlagpostError);
+      expect((error as FlagpostError).code).toBe("conflict");
+    });
+
+    it("lets exactly one of several concurrent inserts of one key succeed", async () => {
+      const results = await Promise.allSettled(Array.from({ length: 8 }, () => storage().flags.insert(flag("race"))));
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+      for (const r of results) {
+        if (r.status === "rejected") expect((r.reason as FlagpostError).code).toBe("conflict");
+      }
+    });
+
+    it("treats keys as case-sensitive", async () => {
+      await storage().flags.insert(flag("Beta"));
+      await storage().flags.insert(flag("beta"));
+      expect((await storage().flags.get("Beta"))?.key).toBe("Beta");
+      expect((await storage().flags.get("beta"))?.key).toBe("beta");
+    });
+
+    it("lists by key in code-point order, not a locale collation, with keyset paging", async () => {
+      const keys = ["b", "B", "a-1", "a.1", "a_1", "A", "0", "z", "Z9", "a"];
+      for (const k of keys) await storage().flags.insert(flag(k));
+      const expected = [...keys].sort(); // JS sort is code-unit order; keys are ASCII
+      const all = await storage().flags.list({ limit: 100 });
+      expect(all.map((f) => f.key)).toEqual(expected);
+
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await storage().flags.list({ after, limit: 3 });
+        seen.push(...page.map((f) => f.key));
+        if (page.length < 3) break;
+        after = page.at(-1)!.key;
+      }
+      expect(seen).toEqual(expected);
+    });
+
+    it("updates only the fields given and returns the stored flag", async () => {
+      await storage().flags.insert(flag("patch", { description: "keep me", rules: [{ type: "percentage", percentage: 5 }] }));
+      const updated = await storage().flags.update("patch", { enabled: true, updatedAt: "2026-02-02T00:00:00.000Z" });
+      expect(updated).toMatchObject({ key: "patch", enabled: true, description: "keep me", rules: [{ type: "percentage", percentage: 5 }], updatedAt: "2026-02-02T00:00:00.000Z" });
+      expect(await storage().flags.get("patch")).toEqual(updated);
+    });
+
+    it("keeps both of two concurrent updates of different fields", async () => {
+      await storage().flags.insert(flag("both"));
+      await Promise.all([
+        storage().flags.update("both", { enabled: true, updatedAt: "2026-02-02T00:00:00.000Z" }),
+        storage().flags.update("both", { description: "new", updatedAt: "2026-02-02T00:00:00.001Z" }),
+      ]);
+      expect(await storage().flags.get("both")).toMatchObject({ enabled: true, description: "new" });
+    });
+
+    it("returns undefined when updating an unknown key, and creates nothing", async () => {
+      expect(await storage().flags.update("ghost", { enabled: true, updatedAt: "2026-02-02T00:00:00.000Z" })).toBeUndefined();
+      expect(await storage().flags.get("ghost")).toBeUndefined();
+    });
+
+    it("replaces the rule list as a whole, down to an empty list, and keeps an empty description", async () => {
+      await storage().flags.insert(flag("rules", { rules: [{ type: "percentage", percentage: 5 }, { type: "users", userIds: ["a"] }] }));
+      const one = await storage().flags.update("rules", { rules: [{ type: "users", userIds: ["b"] }], updatedAt: "2026-02-02T00:00:00.000Z" });
+      expect(one?.rules).toEqual([{ type: "users", userIds: ["b"] }]);
+      const none = await storage().flags.update("rules", { rules: [], description: "", updatedAt: "2026-02-02T00:00:00.001Z" });
+      expect(none).toMatchObject({ rules: [], description: "" });
+      expect(await storage().flags.get("rules")).toEqual(none);
+    });
+
+    it("leaves the stored flag and the revision alone when an insert is refused", async () => {
+      await storage().flags.insert(flag("first", { description: "original" }));
+      const revision = await storage().flags.revision();
+      await expect(storage().flags.insert(flag("first", { description: "intruder" }))).rejects.toBeInstanceOf(FlagpostError);
+      expect((await storage().flags.get("first"))?.description).toBe("original");
+      expect(await storage().flags.revision()).toBe(revision);
+    });
+
+    it("lets a deleted key be used again", async () => {
+      await storage().flags.insert(flag("again"));
+      await storage().flags.delete("again");
+      const second = flag("again", { enabled: true });
+      await storage().flags.insert(second);
+      expect(await storage().flags.get("again")).toEqual(second);
+    });
+
+    it("returns times unchanged to the millisecond, before 1970 and far ahead included", async () => {
+      const times = ["1969-12-31T23:59:59.999Z", "2026-06-30T12:34:56.789Z", "2999-12-31T23:59:59.001Z"];
+      for (const [i, t] of times.entries()) await storage().flags.insert(flag(`t${i}`, { createdAt: t, updatedAt: times[(i + 1) % times.length]! }));
+      for (const [i, t] of times.entries()) {
+        expect(await storage().flags.get(`t${i}`)).toMatchObject({ createdAt: t, updatedAt: times[(i + 1) % times.length] });
+      }
+    });
+
+    it("lists nothing after the last key and never more than the limit", async () => {
+      for (const k of ["a", "b", "c"]) await storage().flags.insert(flag(k));
+      expect(await storage().flags.list({ after: "c", limit: 10 })).toEqual([]);
+      expect((await storage().flags.list({ limit: 2 })).map((f) => f.key)).toEqual(["a", "b"]);
+      expect((await storage().flags.list({ after: "a", limit: 1 })).map((f) => f.key)).toEqual(["b"]);
+    });
+
+    it("deletes a flag once", async () => {
+      await storage().flags.insert(flag("gone"));
+      expect(await storage().flags.delete("gone")).toBe(true);
+      expect(await storage().flags.get("gone")).toBeUndefined();
+      expect(await storage().flags.delete("gone")).toBe(false);
+    });
+
+    it("grows the revision on every insert, update and delete, and not on reads", async () => {
+      const r0 = await storage().flags.revision();
+      await storage().flags.insert(flag("rev"));
+      const r1 = await storage().flags.revision();
+      expect(r1).toBeGreaterThan(r0);
+      await storage().flags.get("rev");
+      await storage().flags.list({ limit: 10 });
+      expect(await storage().flags.revision()).toBe(r1);
+      await storage().flags.update("rev", { enabled: true, updatedAt: "2026-02-02T00:00:00.000Z" });
+      const r2 = await storage().flags.revision();
+      expect(r2).toBeGreaterThan(r1);
+      await storage().flags.delete("rev");
+      expect(await storage().flags.revision()).toBeGreaterThan(r2);
+    });
+
+    it("stores a users rule of 10,000 ids of 200 characters each", async () => {
+      const userIds = Array.from({ length: 10_000 }, (_, i) => `user-${i}-`.padEnd(200, "x"));
+      await storage().flags.insert(flag("big", { rules: [{ type: "users", userIds }] }));
+      const got = await storage().flags.get("big");
+      expect(got?.rules[0]).toEqual({ type: "users", userIds });
+    });
+
+    it("returns copies: changing a returned flag does not change storage", async () => {
+      await storage().flags.insert(flag("copy", { rules: [{ type: "users", userIds: ["a"] }] }));
+      const got = (await storage().flags.get("copy"))!;
+      (got.rules[0] as { userIds: string[] }).userIds.push("b");
+      got.description = "mutated";
+      expect(await storage().flags.get("copy")).toMatchObject({ description: "flag copy", rules: [{ type: "users", userIds: ["a"] }] });
+    });
+
+    it("returns copies from list and update too", async () => {
+      await storage().flags.insert(flag("copy", { rules: [{ type: "users", userIds: ["a"] }] }));
+      const [listed] = await storage().flags.list({ limit: 1 });
+      (listed!.rules[0] as { userIds: string[] }).userIds.push("b");
+      const updated = (await storage().flags.update("copy", { enabled: true, updatedAt: "2026-02-02T00:00:00.000Z" }))!;
+      (updated.rules[0] as { userIds: string[] }).userIds.push("c");
+      updated.description = "mutated";
+      expect(await storage().flags.get("copy")).toMatchObject({ description: "flag copy", enabled: true, rules: [{ type: "users", userIds: ["a"] }] });
+    });
+  });
+}

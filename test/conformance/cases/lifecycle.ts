@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import type { StorageHarness } from "../harness.js";
+import { useStorage } from "./use-storage.js";
+
+export function lifecycleCases(harness: StorageHarness): void {
+  describe("lifecycle", () => {
+    const storage = useStorage(harness);
+
+    it("names its backend", () => {
+      expect(storage().name).toMatch(/^[a-z]+$/);
+    });
+
+    it("migrates again without harm: data and revision stay", async () => {
+      const at = "2026-01-01T00:00:00.000Z";
+      await storage().flags.insert({ id: "00000000-0000-7000-8000-00000000ffff", key: "kept", description: "", enabled: true, rules: [], createdAt: at, updatedAt: at });
+      const revision = await storage().flags.revision();
+      await storage().migrate();
+      await Promise.all([storage().migrate(), storage().migrate()]);
+      expect((await storage().flags.get("kept"))?.enabled).toBe(true);
+      expect(await storage().flags.revision()).toBe(revision);
+    });
+  });
+}

@@ -1,0 +1,12 @@
+import { memoryStorage } from "../../src/index.js";
+import { describeStorageConformance } from "./storage.suite.js";
+
+describeStorageConformance({
+  name: "memory",
+  create: async () => memoryStorage(),
+  destroy: async (storage) => storage.close(),
+  skip: {
+    durable: "memory storage keeps nothing once closed, by design",
+    shared: "memory storage lives in one Storage object; other processes cannot open it",
+  },
+});

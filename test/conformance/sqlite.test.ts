@@ -1,0 +1,5 @@
+import { describeStorageConformance } from "./storage.suite.js";
+import { kyselyHarness } from "./kysely-harness.js";
+
+// Always runs: a temp-file database in WAL mode, removed afterwards.
+describeStorageConformance(kyselyHarness("sqlite"));

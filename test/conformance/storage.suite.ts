@@ -1,0 +1,26 @@
+import { afterAll, beforeAll, describe } from "vitest";
+import { apiKeyCases } from "./cases/api-keys.js";
+import { durabilityCases } from "./cases/durability.js";
+import { eventCases } from "./cases/events.js";
+import { emailCases } from "./cases/emails.js";
+import { flagCases } from "./cases/flags.js";
+import { idempotencyCases } from "./cases/idempotency.js";
+import { lifecycleCases } from "./cases/lifecycle.js";
+import { sharedCases } from "./cases/shared.js";
+import type { StorageHarness } from "./harness.js";
+
+/** The one storage suite: every backend test file calls this once with its harness. */
+export function describeStorageConformance(harness: StorageHarness): void {
+  describe(`storage conformance: ${harness.name}`, () => {
+    beforeAll(async () => harness.setup?.());
+    afterAll(async () => harness.teardown?.());
+    flagCases(harness);
+    apiKeyCases(harness);
+    idempotencyCases(harness);
+    durabilityCases(harness);
+    lifecycleCases(harness);
+    sharedCases(harness);
+    eventCases(harness);
+    emailCases(harness);
+  });
+}

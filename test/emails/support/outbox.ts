@@ -1,0 +1,79 @@
+import type { EmailOutcomeWrite, MailTransport, OutgoingMessage, SendEmailRequest, Storage } from "../../../src/index.js";
+import { memoryStorage } from "../../../src/index.js";
+
+// A transport and a storage the outbox worker tests drive by hand.
+
+export const request = (i: number): SendEmailRequest => ({ from: "Flagpost <hello@example.com>", to: `u${i}@example.org`, subject: `Hi ${i}`, text: "Hello" });
+
+/** A transport whose sends finish when the test says so; `mostAtOnce` is the most sends it had open together. */
+export function gatedTransport() {
+  const waiting: { message: OutgoingMessage; finish(): void }[] = [];
+  const sent: string[] = [];
+  let mostAtOnce = 0;
+  const transport: MailTransport = {
+    name: "gated",
+    send: (message) =>
+      new Promise((resolve) => {
+        mostAtOnce = Math.max(mostAtOnce, waiting.length + 1);
+        waiting.push({
+          message,
+          finish: () => {
+            sent.push(message.messageId);
+            resolve({ status: "sent", messageId: message.messageId, accepted: message.to.map((a) => a.address), rejected: [] });
+          },
+        });
+      }),
+  };
+  return { transport, waiting, sent, mostAtOnce: () => mostAtOnce, finishAll: () => waiting.splice(0).forEach((w) => w.finish()) };
+}
+
+/** Memory storage that records each claim and recordOutcomes call and can hold or fail the next writes. */
+export function watchedStorage() {
+  const storage = memoryStorage();
+  const writes: number[] = [];
+  const claims: number[] = [];
+  let hold: Promise<void> | undefined;
+  let failures = 0;
+  const emails = storage.emails;
+  const watched: Storage = {
+    ...storage,
+    emails: {
+      getEmail: emails.getEmail.bind(emails),
+      insertEmails: emails.insertEmails.bind(emails),
+      async claimDueEmails(...args: Parameters<typeof emails.claimDueEmails>) {
+        const claimed = await emails.claimDueEmails(...args);
+        claims.push(claimed.length);
+        return claimed;
+      },
+      transitionEmail: emails.transitionEmail.bind(emails),
+      scheduleRetry: emails.scheduleRetry.bind(emails),
+      listEmailEvents: emails.listEmailEvents.bind(emails),
+      async recordOutcomes(outcomes: readonly EmailOutcomeWrite[]) {
+        writes.push(outcomes.length);
+        if (hold) await hold;
+        if (failures > 0) {
+          failures -= 1;
+          throw new Error("database is locked");
+        }
+        return emails.recordOutcomes(outcomes);
+      },
+    },
+  };
+  return {
+    storage: watched,
+    writes,
+    claims,
+    holdWrites() {
+      let release!: () => void;
+      hold = new Promise((resolve) => (release = resolve));
+      return () => {
+        hold = undefined;
+        release();
+      };
+    },
+    failNextWrites(n: number) {
+      failures = n;
+    },
+  };
+}
+

@@ -1,0 +1,177 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { toNodeHandler } from "../../adapters/http/index.js";
+import { backoffDelay } from "../../src/flags/remote-flag-client.js";
+import { createFlagpost, createRemoteFlagClient, type FlagClient, type FlagClientEvent, type Flagpost, memoryStorage, parseSnapshot, silentLogger } from "../../src/index.js";
+import { waitUntil } from "./support/wait.js";
+
+// createRemoteFlagClient against a real flagpost server (node:http on 127.0.0.1) that is stopped
+// and started again on the same port.
+
+/** A flagpost HTTP server that can be stopped and started again on the same port. */
+class Restartable {
+  server: Server | undefined;
+  port = 0;
+  /** Snapshot requests seen, by status. */
+  readonly statuses: number[] = [];
+  constructor(readonly fp: Flagpost) {}
+
+  get url() {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const handle = toNodeHandler(this.fp, { rateLimit: false });
+    const server = createServer((req, res) => {
+      if (req.url?.startsWith("/v1/flags/_snapshot")) res.on("finish", () => this.statuses.push(res.statusCode));
+      handle(req, res);
+    });
+    await new Promise<void>((resolve) => server.listen(this.port, "127.0.0.1", resolve));
+    this.port = (server.address() as AddressInfo).port;
+    this.server = server;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+let fp: Flagpost;
+let server: Restartable;
+let key: string;
+const clients: FlagClient[] = [];
+
+function remote(options: Partial<Parameters<typeof createRemoteFlagClient>[0]> = {}): FlagClient {
+  const client = createRemoteFlagClient({ url: server.url, apiKey: key, pollIntervalMs: 25, maxBackoffMs: 100, logger: silentLogger, ...options });
+  clients.push(client);
+  return client;
+}
+
+beforeEach(async () => {
+  fp = createFlagpost({ storage: memoryStorage(), logger: silentLogger });
+  await fp.ready();
+  key = (await fp.keys.create({ name: "sdk", scopes: ["flags:read"] })).key;
+  await fp.flags.create({ key: "beta", enabled: true, rules: [{ type: "users", userIds: ["u1"] }] });
+  server = new Restartable(fp);
+  await server.start();
+});
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+  await server.stop();
+  await fp.close();
+});
+
+describe("createRemoteFlagClient", () => {
+  it("loads every flag, evaluates locally, and follows changes by polling with If-None-Match", async () => {
+    const client = remote();
+    await client.ready();
+    expect(client.isEnabled("beta", { userId: "u1" })).toBe(true);
+    expect(client.evaluate("beta", { userId: "u2" })).toEqual({ enabled: false, reason: "no_rule_match" });
+    expect(client.evaluate("nope", { default: true })).toEqual({ enabled: true, reason: "flag_not_found" });
+
+    await waitUntil(() => server.statuses.includes(304), { timeoutMs: 10_000 }); // unchanged: 304s
+    const changes: FlagClientEvent[] = [];
+    client.subscribe((event) => changes.push(event));
+    await fp.flags.update("beta", { rules: [{ type: "users", userIds: ["u2"] }] });
+    await waitUntil(() => client.isEnabled("beta", { userId: "u2" }), { timeoutMs: 10_000 });
+    expect(changes).toContainEqual({ type: "changed", keys: ["beta"] });
+    expect(server.statuses.filter((s) => s === 200).length).toBe(2); // the first load and the change
+  });
+
+  it("keeps serving the last snapshot while the server is down, goes stale, and refreshes when it is back", async () => {
+    const client = remote();
+    await client.ready();
+    const events: FlagClientEvent[] = [];
+    client.subscribe((event) => events.push(event));
+
+    await server.stop();
+    await waitUntil(() => client.status === "stale", { timeoutMs: 10_000 });
+    expect(client.isEnabled("beta", { userId: "u1" })).toBe(true);
+    expect(client.evaluate("beta", { userId: "u1" })).toEqual({ enabled: true, reason: "rule_match", ruleIndex: 0 });
+
+    await fp.flags.update("beta", { enabled: false }); // while the server is down
+    expect(client.isEnabled("beta", { userId: "u1" })).toBe(true);
+    await server.start();
+    await waitUntil(() => !client.isEnabled("beta", { userId: "u1" }), { timeoutMs: 10_000 });
+    expect(client.status).toBe("ready");
+    expect(events.map((e) => e.type)).toEqual(["stale", "ready", "changed"]);
+  });
+
+  it("starts from a bootstrap file while the server is unreachable, then takes the server's flags", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "flagpost-bootstrap-"));
+    try {
+      // The file is what the snapshot route returns, as `curl … /v1/flags/_snapshot > flags.json` saves it.
+      const saved = await (await fetch(`${server.url}/v1/flags/_snapshot`, { headers: { authorization: `Bearer ${key}` } })).text();
+      const file = join(dir, "flags.json");
+      await writeFile(file, saved);
+      await server.stop();
+      await fp.flags.update("beta", { rules: [{ type: "users", userIds: ["u9"] }] });
+
+      const client = remote({ bootstrap: file });
+      await client.ready(); // from the file, with the server down
+      expect(client.isEnabled("beta", { userId: "u1" })).toBe(true);
+      await server.start();
+      await waitUntil(() => client.isEnabled("beta", { userId: "u9" }), { timeoutMs: 10_000 });
+      expect(client.isEnabled("beta", { userId: "u1" })).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("bootstraps from data too, in any accepted form", async () => {
+    await server.stop();
+    const flags = [{ key: "on", enabled: true, rules: [] }];
+    for (const bootstrap of [{ data: { flags } }, { flags }, flags]) {
+      const client = remote({ bootstrap });
+      await client.ready();
+      expect(client.isEnabled("on")).toBe(true);
+    }
+    expect(() => parseSnapshot({ data: {} })).toThrow(/must be/);
+    expect(() => parseSnapshot([{ enabled: true }])).toThrow(/string key/);
+  });
+
+  it("rejects ready() on a bad key or a key without flags:read, and stops asking", async () => {
+    const bad = remote({ apiKey: "fp_not_a_key" });
+    await expect(bad.ready()).rejects.toMatchObject({ code: "invalid_api_key" });
+    expect(bad.status).toBe("failed");
+    expect(bad.isEnabled("beta", { userId: "u1", default: true })).toBe(true);
+
+    const browserKey = (await fp.keys.create({ name: "browser", scopes: ["flags:evaluate"] })).key;
+    const restricted = remote({ apiKey: browserKey });
+    await expect(restricted.ready()).rejects.toMatchObject({ code: "restricted_api_key" });
+
+    const seen = server.statuses.length;
+    await fp.flags.update("beta", { enabled: false });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(server.statuses.length).toBe(seen);
+  });
+
+  it("rejects ready() after readyTimeoutMs when nothing loaded, keeps trying, and is ready once the server answers", async () => {
+    await server.stop();
+    const client = remote({ readyTimeoutMs: 100 });
+    await expect(client.ready()).rejects.toMatchObject({ code: "unavailable" });
+    expect(client.isEnabled("beta", { userId: "u1" })).toBe(false);
+    await server.start();
+    await client.ready();
+    expect(client.isEnabled("beta", { userId: "u1" })).toBe(true);
+  });
+});
+
+describe("backoffDelay", () => {
+  it("doubles from the base up to the cap, with jitter between half and all of it", () => {
+    expect(backoffDelay(1, 1000, 60_000, () => 0)).toBe(500);
+    expect(backoffDelay(1, 1000, 60_000, () => 1)).toBe(1000);
+    expect(backoffDelay(4, 1000, 60_000, () => 1)).toBe(8000);
+    expect(backoffDelay(40, 1000, 60_000, () => 0)).toBe(30_000);
+    expect(backoffDelay(40, 1000, 60_000, () => 1)).toBe(60_000);
+  });
+});

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Start, Target } from "../../support/frameworks.js";
+import { call, detailPaths, expectError } from "./client.js";
+
+/** API.md "Flags", POST /v1/flags/{key}/evaluate and the evaluation order. */
+export function flagEvaluateCases(start: Start): void {
+  describe("POST /v1/flags/{key}/evaluate", () => {
+    let t: Target;
+    beforeAll(async () => {
+      t = await start();
+      await t.fp.flags.create({ key: "off", rules: [{ type: "users", userIds: ["u1"] }] });
+      await t.fp.flags.create({ key: "on", enabled: true });
+      await t.fp.flags.create({
+        key: "targeted",
+        enabled: true,
+        rules: [
+          { type: "users", userIds: ["vip"] },
+          { type: "attribute", attribute: "plan", operator: "equals", value: "pro" },
+          { type: "percentage", percentage: 0 },
+        ],
+      });
+    });
+    afterAll(() => t.close());
+
+    const evaluate = (key: string, json?: unknown) => call(t, "POST", `/v1/flags/${key}/evaluate`, json === undefined ? {} : { json });
+
+    it("answers {data: {enabled, reason}} in API.md's order", async () => {
+      const cases: [string, unknown, boolean, string][] = [
+        ["off", { userId: "u1" }, false, "disabled"],
+        ["on", { userId: "anyone" }, true, "no_rules"],
+        ["targeted", { userId: "vip" }, true, "rule_match"],
+        ["targeted", { userId: "someone", attributes: { plan: "pro" } }, true, "rule_match"],
+        ["targeted", { userId: "someone", attributes: { plan: "free" } }, false, "no_rule_match"],
+        ["targeted", { attributes: { plan: 1 } }, false, "no_rule_match"],
+        ["targeted", {}, false, "no_rule_match"],
+      ];
+      for (const [key, context, enabled, reason] of cases) {
+        const reply = await evaluate(key, context);
+        expect(reply.status, reply.text).toBe(200);
+        expect(Object.keys(reply.body)).toEqual(["data"]);
+        expect(reply.body.data, `${key} ${JSON.stringify(context)}`).toMatchObject({ enabled, reason });
+      }
+    });
+
+    it("treats a request without a body as an empty context", async () => {
+      const reply = await evaluate("on");
+      expect(reply.status).toBe(200);
+      expect(reply.body.data).toMatchObject({ enabled: true, reason: "no_rules" });
+    });
+
+    it("answers 404 for an unknown flag", async () => {
+      expectError(await evaluate("nobody", { userId: "u1" }), 404, "not_found");
+    });
+
+    it("refuses a bad context with 422 naming the field", async () => {
+      const cases: [unknown, string[]][] = [
+        [{ userId: 5 }, ["userId"]],
+        [{ userId: "" }, ["userId"]],
+        [{ userId: "u".repeat(201) }, ["userId"]],
+        [{ attributes: [] }, ["attributes"]],
+        [{ attributes: "plan=pro" }, ["attributes"]],
+        [{ user: "u1" }, ["user"]],
+        [["u1"], [""]],
+        ["u1", [""]],
+        [null, [""]],
+      ];
+      for (const [json, paths] of cases) {
+        const reply = await call(t, "POST", "/v1/flags/on/evaluate", { raw: JSON.stringify(json) });
+        expectError(reply, 422, "validation_error");
+        expect(detailPaths(reply), JSON.stringify(json)).toEqual(paths);
+      }
+      const record = await call(t, "POST", "/v1/flags/on/evaluate", { json: { attributes: "plan=pro" } });
+      expect((record.body as { error: { message: string } }).error.message).toBe('"attributes" must be an object (got a string)');
+    });
+  });
+}

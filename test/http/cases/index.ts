@@ -1,0 +1,26 @@
+import { describe } from "vitest";
+import type { Variant } from "../../support/frameworks.js";
+import { authCases } from "./auth.js";
+import { errorCases } from "./errors.js";
+import { flagCrudCases } from "./flags-crud.js";
+import { flagEvaluateCases } from "./flags-evaluate.js";
+import { flagListCases } from "./flags-list.js";
+import { internalErrorCases } from "./internal-error.js";
+import { loggingCases } from "./logging.js";
+import { type PropertyOptions, propertyCases } from "./properties.js";
+import { rateLimitCases } from "./rate-limit.js";
+
+/** Every shared HTTP case, against one framework's real server. */
+export function httpCases(variant: Variant, options: PropertyOptions = { numRuns: 100 }): void {
+  describe(variant.name, () => {
+    flagListCases(variant.start);
+    describe("flag routes", () => flagCrudCases(variant.start));
+    flagEvaluateCases(variant.start);
+    authCases(variant.start);
+    errorCases(variant.start);
+    rateLimitCases(variant.start);
+    internalErrorCases(variant.start);
+    loggingCases(variant.start);
+    propertyCases(variant.start, options);
+  });
+}

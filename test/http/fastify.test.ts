@@ -1,0 +1,5 @@
+import { VARIANTS } from "../support/frameworks.js";
+import { httpCases } from "./cases/index.js";
+
+httpCases(VARIANTS.fastify);
+httpCases(VARIANTS.fastifyPrefix);

@@ -1,0 +1,5 @@
+import { VARIANTS } from "../support/frameworks.js";
+import { httpCases } from "./cases/index.js";
+
+httpCases(VARIANTS.hono);
+httpCases(VARIANTS.honoPrefix);

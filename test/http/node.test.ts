@@ -1,0 +1,4 @@
+import { VARIANTS } from "../support/frameworks.js";
+import { httpCases } from "./cases/index.js";
+
+httpCases(VARIANTS.node, { numRuns: 200 });

@@ -1,0 +1,190 @@
+import { type Client, ErrorCode, type EventDetails, OpenFeature, ProviderEvents, ProviderStatus } from "@openfeature/server-sdk";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { FlagpostProvider } from "../../adapters/openfeature/index.js";
+import { createFlagpost, createRemoteFlagClient, type EventSink, FlagClient, type Flagpost, memoryStorage, silentLogger } from "../../src/index.js";
+import { waitUntil } from "../flags/support/wait.js";
+import { startApp } from "../support/servers.js";
+
+// The provider as applications use it: through the real @openfeature/server-sdk client. Each test
+// binds its provider to a domain of its own, so the global OpenFeature API never leaks between them.
+
+let domainCount = 0;
+const cleanups: (() => Promise<void>)[] = [];
+
+async function bind(provider: FlagpostProvider): Promise<Client> {
+  const domain = `flagpost-${++domainCount}`;
+  await OpenFeature.setProviderAndWait(domain, provider);
+  return OpenFeature.getClient(domain);
+}
+
+async function flagpost(): Promise<Flagpost> {
+  const fp = createFlagpost({ storage: memoryStorage(), logger: silentLogger });
+  cleanups.push(() => fp.close());
+  await fp.ready();
+  await fp.flags.create({ key: "off", enabled: false, rules: [{ type: "users", userIds: ["u1"] }] });
+  await fp.flags.create({ key: "everyone", enabled: true });
+  await fp.flags.create({
+    key: "checkout",
+    enabled: true,
+    rules: [
+      { type: "users", userIds: ["vip"] },
+      { type: "attribute", attribute: "plan", operator: "equals", value: "pro" },
+      { type: "attribute", attribute: "signup", operator: "gte", value: "2026-01-01T00:00:00Z" },
+      { type: "percentage", percentage: 6.32 },
+    ],
+  });
+  return fp;
+}
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+afterAll(async () => {
+  await OpenFeature.close();
+});
+
+describe("FlagpostProvider through the OpenFeature server SDK", () => {
+  it("describes itself and runs on the server", async () => {
+    const provider = new FlagpostProvider(await flagpost());
+    expect(provider.metadata.name).toBe("flagpost");
+    expect(provider.runsOn).toBe("server");
+    const client = await bind(provider);
+    expect(OpenFeature.getProviderMetadata(client.metadata.domain).name).toBe("flagpost");
+    expect(client.providerStatus).toBe(ProviderStatus.READY);
+  });
+
+  it("initialize() resolves only once the first snapshot is loaded", async () => {
+    const fp = createFlagpost({ storage: memoryStorage(), logger: silentLogger });
+    cleanups.push(() => fp.close());
+    const domain = `flagpost-${++domainCount}`;
+    let settled = false;
+    const setting = OpenFeature.setProviderAndWait(domain, new FlagpostProvider(fp)).then(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    expect(OpenFeature.getClient(domain).providerStatus).toBe(ProviderStatus.NOT_READY);
+    await fp.ready();
+    await setting;
+    expect(OpenFeature.getClient(domain).providerStatus).toBe(ProviderStatus.READY);
+  });
+
+  it("maps flagpost's reasons to OpenFeature's, with the rule index as flag metadata", async () => {
+    const client = await bind(new FlagpostProvider(await flagpost()));
+    const details = async (key: string, context: Record<string, unknown>) => {
+      const d = await client.getBooleanDetails(key, false, context as never);
+      return { value: d.value, reason: d.reason, errorCode: d.errorCode, flagMetadata: d.flagMetadata };
+    };
+    expect(await details("off", { targetingKey: "u1" })).toEqual({ value: false, reason: "DISABLED", errorCode: undefined, flagMetadata: {} });
+    expect(await details("everyone", {})).toEqual({ value: true, reason: "STATIC", errorCode: undefined, flagMetadata: {} });
+    expect(await details("checkout", { targetingKey: "vip" })).toEqual({ value: true, reason: "TARGETING_MATCH", errorCode: undefined, flagMetadata: { ruleIndex: 0, ruleType: "users" } });
+    expect(await details("checkout", { targetingKey: "x", plan: "pro" })).toEqual({ value: true, reason: "TARGETING_MATCH", errorCode: undefined, flagMetadata: { ruleIndex: 1, ruleType: "attribute" } });
+    // A Date in the context compares as an instant.
+    expect(await details("checkout", { targetingKey: "x", signup: new Date("2026-02-01T00:00:00Z") })).toMatchObject({ value: true, flagMetadata: { ruleIndex: 2 } });
+    expect(await details("checkout", { targetingKey: "x", signup: new Date("2025-12-31T23:59:59Z") })).toMatchObject({ value: false, reason: "DEFAULT" });
+    // Some user inside the 6.32% (found through the client), to check SPLIT.
+    const fp = await flagpost();
+    const inside = Array.from({ length: 200 }, (_, i) => `user-${i}`).find((id) => fp.flagClient.evaluate("checkout", { userId: id }).ruleIndex === 3)!;
+    expect(await details("checkout", { targetingKey: inside })).toEqual({ value: true, reason: "SPLIT", errorCode: undefined, flagMetadata: { ruleIndex: 3, ruleType: "percentage" } });
+    expect(await details("checkout", {})).toEqual({ value: false, reason: "DEFAULT", errorCode: undefined, flagMetadata: {} });
+    expect(await details("nope", { targetingKey: "u1" })).toMatchObject({ value: false, reason: "ERROR", errorCode: ErrorCode.FLAG_NOT_FOUND });
+    expect((await client.getBooleanDetails("nope", true)).value).toBe(true);
+  });
+
+  it("raises TYPE_MISMATCH for string, number and object evaluations", async () => {
+    const client = await bind(new FlagpostProvider(await flagpost()));
+    const asString = await client.getStringDetails("everyone", "fallback");
+    expect(asString).toMatchObject({ value: "fallback", reason: "ERROR", errorCode: ErrorCode.TYPE_MISMATCH });
+    expect(await client.getNumberDetails("everyone", 7)).toMatchObject({ value: 7, errorCode: ErrorCode.TYPE_MISMATCH });
+    expect(await client.getObjectDetails("everyone", { a: 1 })).toMatchObject({ value: { a: 1 }, errorCode: ErrorCode.TYPE_MISMATCH });
+  });
+
+  it("emits CONFIGURATION_CHANGED with the keys that changed", async () => {
+    const fp = await flagpost();
+    const client = await bind(new FlagpostProvider(fp));
+    const changed: EventDetails[] = [];
+    client.addHandler(ProviderEvents.ConfigurationChanged, (details) => void changed.push(details!));
+    await fp.flags.update("everyone", { enabled: false });
+    await waitUntil(() => changed.length === 1, { timeoutMs: 5_000 });
+    expect(changed[0]!.flagsChanged).toEqual(["everyone"]);
+    expect(await client.getBooleanValue("everyone", true)).toBe(false);
+  });
+
+  it("emits STALE while refreshes fail and READY when they work again", async () => {
+    const { client: flagClient, feed } = FlagClient.create();
+    feed.replace([{ key: "on", enabled: true, rules: [] }]);
+    const client = await bind(new FlagpostProvider(flagClient));
+    const seen: string[] = [];
+    client.addHandler(ProviderEvents.Stale, () => void seen.push("stale"));
+    client.addHandler(ProviderEvents.Ready, () => void seen.push("ready"));
+    seen.length = 0; // a handler added to a ready client runs once at once
+    feed.stale(new Error("server down"));
+    await waitUntil(() => client.providerStatus === ProviderStatus.STALE, { timeoutMs: 5_000 });
+    expect(await client.getBooleanValue("on", false)).toBe(true); // the last snapshot still answers
+    feed.fresh();
+    await waitUntil(() => client.providerStatus === ProviderStatus.READY, { timeoutMs: 5_000 });
+    expect(seen).toEqual(["stale", "ready"]);
+  });
+
+  it("fails fatally on a refused API key (remote client)", async () => {
+    const app = await startApp();
+    cleanups.push(() => app.close());
+    const flagClient = createRemoteFlagClient({ url: app.url, apiKey: "fp_wrong", logger: silentLogger });
+    cleanups.push(() => flagClient.close());
+    const domain = `flagpost-${++domainCount}`;
+    await expect(OpenFeature.setProviderAndWait(domain, new FlagpostProvider(flagClient))).rejects.toThrow();
+    const client = OpenFeature.getClient(domain);
+    expect(client.providerStatus).toBe(ProviderStatus.FATAL);
+    expect(await client.getBooleanDetails("anything", true)).toMatchObject({ value: true, errorCode: ErrorCode.PROVIDER_FATAL });
+  });
+
+  it("works over a remote client against a real server", async () => {
+    const app = await startApp();
+    cleanups.push(() => app.close());
+    await app.fp.flags.create({ key: "beta", enabled: true, rules: [{ type: "users", userIds: ["u1"] }] });
+    const flagClient = createRemoteFlagClient({ url: app.url, apiKey: app.key, logger: silentLogger });
+    cleanups.push(() => flagClient.close());
+    const client = await bind(new FlagpostProvider(flagClient));
+    expect(await client.getBooleanDetails("beta", false, { targetingKey: "u1" })).toMatchObject({ value: true, reason: "TARGETING_MATCH" });
+  });
+
+  it("feeds track() to the EventTracker: targetingKey as userId, details as properties", async () => {
+    const events: Parameters<EventSink["enqueue"]>[0][] = [];
+    const sink: EventSink = { enqueue: (event) => void events.push(event) };
+    const fp = await flagpost();
+    // What a Flagpost instance with fp.events looks like to the provider.
+    const client = await bind(new FlagpostProvider({ flagClient: fp.flagClient, events: sink }));
+    client.track("purchase", { targetingKey: "u1", plan: "pro" }, { value: 9.99, currency: "EUR" });
+    client.track("no-user", {}, {});
+    expect(events).toEqual([{ event: "purchase", userId: "u1", properties: { value: 9.99, currency: "EUR" } }]);
+
+    const explicit: typeof events = [];
+    const other = await bind(new FlagpostProvider(fp.flagClient, { events: { enqueue: (e) => void explicit.push(e) } }));
+    other.track("signup", { targetingKey: "u2" });
+    expect(explicit).toEqual([{ event: "signup", userId: "u2", properties: {} }]);
+  });
+
+  it("stores track() events through fp.events when given a Flagpost instance", async () => {
+    const storage = memoryStorage();
+    const fp = createFlagpost({ storage, logger: silentLogger });
+    await fp.ready();
+    const client = await bind(new FlagpostProvider(fp));
+    client.track("purchase", { targetingKey: "u1", plan: "pro" }, { value: 9.99, currency: "EUR" });
+    await fp.events.flush();
+    const stored = await fp.events.query({ userId: "u1" });
+    expect(stored.data.map((e) => [e.event, e.properties])).toEqual([["purchase", { value: 9.99, currency: "EUR" }]]);
+    await fp.close();
+  });
+
+  it("stops forwarding events after onClose()", async () => {
+    const fp = await flagpost();
+    const provider = new FlagpostProvider(fp);
+    await bind(provider);
+    let changes = 0;
+    provider.events.addHandler(ProviderEvents.ConfigurationChanged, () => void changes++);
+    await fp.flags.update("everyone", { enabled: false });
+    expect(changes).toBe(1);
+    await provider.onClose();
+    await fp.flags.update("everyone", { enabled: true });
+    expect(changes).toBe(1);
+    expect(fp.isEnabled("everyone")).toBe(true); // the client itself keeps working
+  });
+});

@@ -1,0 +1,113 @@
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const exec = promisify(execFile);
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+interface PackageJson {
+  exports: Record<string, string | { types: string; import: string }>;
+  dependencies: Record<string, string>;
+  bin: Record<string, string>;
+}
+
+/**
+ * What users install is the `npm pack` tarball, not this tree: pack it (which builds through
+ * `prepare`), install it into an empty app, and import, type-check and run every entry point.
+ * An export-map or declaration mistake fails here instead of in a user's app.
+ */
+describe("the published package", () => {
+  let dir: string;
+  let app: string;
+  let files: string[];
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as PackageJson;
+  const subpaths = Object.keys(pkg.exports).filter((p) => p !== "./package.json");
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "flagpost-pack-"));
+    const { stdout } = await exec("npm", ["pack", "--json", "--pack-destination", dir], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+    const [packed] = JSON.parse(stdout.slice(stdout.indexOf("["))) as [{ filename: string; files: { path: string }[] }];
+    files = packed.files.map((f) => f.path);
+    app = join(dir, "app");
+    const modules = join(app, "node_modules");
+    await mkdir(join(modules, "flagpost"), { recursive: true });
+    await exec("tar", ["-xzf", join(dir, packed.filename), "-C", join(modules, "flagpost"), "--strip-components=1"]);
+    // The app brings the runtime dependencies and the optional peers it uses, as a user's would.
+    const bring = [...Object.keys(pkg.dependencies), "kysely", "better-sqlite3", "nodemailer", "@openfeature/server-sdk", "@openfeature/core", "@types/node", "undici-types", "typescript"];
+    for (const scope of ["@types", "@openfeature"]) await mkdir(join(modules, scope), { recursive: true });
+    for (const name of bring) await symlink(join(ROOT, "node_modules", name), join(modules, name), "dir");
+    await writeFile(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
+  }, 180_000);
+
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("ships only the build, the README and the licence", () => {
+    for (const path of files) expect(path, path).toMatch(/^(dist\/|package\.json$|README\.md$|LICENSE$)/);
+    expect(files).toContain("dist/index.js");
+    expect(files).toContain("dist/index.d.ts");
+  });
+
+  it("has a JavaScript and a declaration file for every export", () => {
+    for (const subpath of subpaths) {
+      const target = pkg.exports[subpath] as { types: string; import: string };
+      expect(files, subpath).toContain(target.import.replace(/^\.\//, ""));
+      expect(files, subpath).toContain(target.types.replace(/^\.\//, ""));
+    }
+  });
+
+  it("imports every entry point as ESM and finds the public names", async () => {
+    const names: Record<string, string[]> = {
+      ".": ["createFlagpost", "memoryStorage", "FlagpostError", "evaluate"],
+      "./http": ["toNodeHandler", "toExpress", "toFastify", "toHono", "toFetchHandler", "createHandler"],
+      "./kysely": ["kyselyStorage"],
+      "./nodemailer": ["nodemailerTransport"],
+      "./openfeature": ["FlagpostProvider"],
+      "./client": ["createRemoteFlagClient"],
+    };
+    const script = subpaths
+      .map((subpath) => {
+        const spec = subpath === "." ? "flagpost" : `flagpost/${subpath.slice(2)}`;
+        return `{ const m = await import(${JSON.stringify(spec)}); for (const n of ${JSON.stringify(names[subpath] ?? [])}) if (typeof m[n] === "undefined") throw new Error(${JSON.stringify(spec)} + " lacks " + n); }`;
+      })
+      .join("\n");
+    await writeFile(join(app, "imports.mjs"), `${script}\nconsole.log("ok");\n`);
+    const { stdout } = await exec(process.execPath, ["imports.mjs"], { cwd: app });
+    expect(stdout.trim()).toBe("ok");
+  });
+
+  it("type-checks an app against the shipped declarations", async () => {
+    await writeFile(
+      join(app, "app.ts"),
+      [
+        'import { createFlagpost, memoryStorage, type Flag } from "flagpost";',
+        'import { toNodeHandler, type HttpOptions } from "flagpost/http";',
+        'import { kyselyStorage } from "flagpost/kysely";',
+        "const fp = createFlagpost({ storage: memoryStorage() });",
+        "const options: HttpOptions = { bodyLimit: 1024 };",
+        "const handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void = toNodeHandler(fp, options);",
+        "const flag: Promise<Flag> = fp.flags.get('x');",
+        "void handler; void flag; void kyselyStorage;",
+      ].join("\n"),
+    );
+    const tsconfig = { compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true, noEmit: true, skipLibCheck: false, types: ["node"] }, files: ["app.ts"] };
+    await writeFile(join(app, "tsconfig.json"), JSON.stringify(tsconfig));
+    const result = await exec(process.execPath, [join(app, "node_modules", "typescript", "bin", "tsc"), "-p", "."], { cwd: app }).then(
+      () => "",
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    expect(result).toBe("");
+  }, 60_000);
+
+  it("installs a working flagpost command", async () => {
+    const bin = join(app, "node_modules", "flagpost", pkg.bin.flagpost!);
+    const { stdout } = await exec(process.execPath, [bin, "--help"], { cwd: app });
+    expect(stdout).toContain("Usage: flagpost <command>");
+  });
+});
