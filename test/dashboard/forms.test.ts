@@ -1,8 +1,7 @@
-import { createServer } from "node:http";
 import type { Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/http/index.js";
-import { listen, startApp, type TestApp } from "../support/servers.js";
+import { listenUnderApi, startApp, type TestApp } from "../support/servers.js";
 import { type Browser, connect, launchBrowser, tabTo } from "./browser.js";
 
 const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 10_000, interval: 50 });
@@ -270,14 +269,7 @@ describe("dashboard: keys, errors near their fields, keyboard, paging", { timeou
 
   it("works under a mount prefix with a moved path", async () => {
     const handle = toNodeHandler(app.fp, { dashboard: { path: "/tools/flags" } });
-    const running = await listen(
-      createServer((req, res) => {
-        if (req.url?.startsWith("/api/")) {
-          req.url = req.url.slice("/api".length);
-          handle(req, res);
-        } else res.writeHead(404).end();
-      }),
-    );
+    const running = await listenUnderApi(handle);
     try {
       const page = await browser.newPage();
       await connect(page, `${running.url}/api/tools/flags`, app.key);

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { createServer, request as httpRequest } from "node:http";
+import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DASHBOARD_FILES } from "../../adapters/http/dashboard/files.js";
 import { createHandler, toNodeHandler } from "../../adapters/http/index.js";
 import { ATTRIBUTE_OPERATORS, createFlagpost, memoryStorage, silentLogger } from "../../src/index.js";
-import { listen, startApp, type TestApp } from "../support/servers.js";
+import { listenUnderApi, startApp, type TestApp } from "../support/servers.js";
 
 const PUBLIC = new URL("../../adapters/http/dashboard/public/", import.meta.url);
 
@@ -171,14 +171,7 @@ describe("dashboard: options", () => {
     const fp = createFlagpost({ storage: memoryStorage(), logger: silentLogger });
     await fp.ready();
     const handle = toNodeHandler(fp);
-    const running = await listen(
-      createServer((req, res) => {
-        if (req.url?.startsWith("/api/")) {
-          req.url = req.url.slice("/api".length);
-          handle(req, res);
-        } else res.writeHead(404).end();
-      }),
-    );
+    const running = await listenUnderApi(handle);
     try {
       const redirect = await fetch(`${running.url}/api/dashboard`, { redirect: "manual" });
       expect(new URL(redirect.headers.get("location")!, `${running.url}/api/dashboard`).pathname).toBe("/api/dashboard/");

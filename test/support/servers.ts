@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type HttpOptions, toNodeHandler } from "../../adapters/http/index.js";
 import { createFlagpost, type Flagpost, type FlagpostOptions, memoryStorage, silentLogger } from "../../src/index.js";
@@ -20,6 +20,18 @@ export async function listen(server: Server): Promise<Running> {
         server.close((error) => (error ? reject(error) : resolve()));
       }),
   };
+}
+
+/** An app that serves `handle` under /api (stripping the prefix, as a mounting app would) and 404s the rest. */
+export function listenUnderApi(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<Running> {
+  return listen(
+    createServer((req, res) => {
+      if (req.url?.startsWith("/api/")) {
+        req.url = req.url.slice("/api".length);
+        handle(req, res);
+      } else res.writeHead(404).end();
+    }),
+  );
 }
 
 export interface TestApp extends Running {

@@ -34,14 +34,18 @@ export async function call(t: Target, method: string, path: string, options: Cal
   Object.assign(headers, options.headers);
   const init: RequestInit & { duplex?: "half" } = { method, headers, body };
   if (body instanceof ReadableStream) init.duplex = "half";
-  const response = await fetch(t.url + path, init);
+  return readReply(await fetch(t.url + path, init), `${method} ${path}`);
+}
+
+/** A response as a Reply, its whole body read; fails the test when a non-empty body is not JSON. */
+export async function readReply(response: Response, what: string): Promise<Reply> {
   const text = await response.text();
   let parsed: unknown;
   if (text !== "") {
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new Error(`${method} ${path} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+      throw new Error(`${what} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`);
     }
   }
   return { status: response.status, headers: response.headers, text, body: parsed };

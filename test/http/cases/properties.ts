@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Start, Target } from "../../support/frameworks.js";
 import { type RandomRequest, randomRequest, SEEDED_KEYS, unauthenticatedRequest } from "./arbitraries.js";
-import { expectErrorShape, type Reply } from "./client.js";
+import { expectErrorShape, type Reply, readReply } from "./client.js";
 
 export interface PropertyOptions {
   numRuns: number;
@@ -50,17 +50,7 @@ export function propertyCases(start: Start, { numRuns }: PropertyOptions): void 
       if (request.contentType !== undefined) headers["content-type"] = request.contentType;
       // A string body would make fetch add text/plain; bytes keep the Content-Type the case chose.
       const body = request.body === undefined ? undefined : new TextEncoder().encode(request.body);
-      const response = await fetch(t.url + request.path, { method: request.method, headers, body });
-      const text = await response.text();
-      let parsed: unknown;
-      if (text !== "") {
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          throw new Error(`answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`);
-        }
-      }
-      return { status: response.status, headers: response.headers, text, body: parsed };
+      return readReply(await fetch(t.url + request.path, { method: request.method, headers, body }), `${request.method} ${request.path}`);
     }
 
     /** Whether some segment of the path has broken percent-encoding ("%", "%zz", invalid UTF-8). */
