@@ -276,9 +276,11 @@ export const eventsPart: BenchPart = {
       ]);
 
       const queries = [...queryRows("SQLite", sqlite.queries), ...(postgres ? queryRows("PostgreSQL", postgres.queries) : [])];
+      // The query note explains PostgreSQL's client-side tail only; a SQLite miss gets no excuse.
+      const postgresQueryMissed = postgres !== undefined && Object.values(postgres.queries).some((times) => summarize(times).p99 >= 5);
       const notes = [
         ...(http.meter.perSecond < 100_000 ? httpMissedNote(sqlite.floor.perSecond) : []),
-        ...(queries.some((row) => row[4] !== "met") ? [QUERY_MISSED_NOTE] : []),
+        ...(postgresQueryMissed ? [QUERY_MISSED_NOTE] : []),
       ];
       return [
         table(["ingestion", "events", "events/s (wall)", "events per CPU-second", "ratio to floor (wall)", "ratio (CPU)", "table on disk", "target"], ingest),
