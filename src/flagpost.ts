@@ -8,7 +8,7 @@ import { EventTracker, type EventTrackerOptions } from "./events/event-tracker.j
 import { FlagStore } from "./flags/flag-store.js";
 import { StoreSync, type StoreSyncOptions } from "./flags/store-sync.js";
 import { defaultLogger, errorFields, type Logger } from "./logger.js";
-import type { Storage } from "./storage.js";
+import type { Storage } from "./storage/index.js";
 import type { MailTransport } from "./transport.js";
 
 export interface FlagpostOptions {

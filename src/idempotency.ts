@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Clock } from "./clock.js";
 import { FlagpostError } from "./errors.js";
-import type { IdempotencyCompletion, Storage } from "./storage.js";
+import type { IdempotencyCompletion, Storage } from "./storage/index.js";
 
 /**
  * Idempotency-Key handling shared by every operation that accepts one (emails, events).

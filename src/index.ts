@@ -44,7 +44,7 @@ export {
 export { fingerprint, runIdempotent, type IdempotentRequest } from "./idempotency.js";
 export { parseInput, checkInput, validationError } from "./validation.js";
 export { parseIsoInstant } from "./time.js";
-export type * from "./storage.js";
+export type * from "./storage/index.js";
 export { EmailService, type IdempotencyOptions, type SendBatchOptions } from "./emails/email-service.js";
 export { OutboxWorker, type OutboxWorkerOptions } from "./emails/outbox-worker.js";
 export { DEFAULT_RETRY_POLICY, retryDelay, delayCeiling, type RetryPolicy } from "./emails/backoff.js";

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from "kysely";
 import type { Scope } from "../../src/auth/scopes.js";
-import type { ApiKeyRecord, ApiKeyRepository } from "../../src/storage.js";
+import type { ApiKeyRecord, ApiKeyRepository } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
 import { guard } from "./driver-errors.js";
 import { toEpochMs, toIso } from "./row-codec.js";

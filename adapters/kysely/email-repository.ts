@@ -11,7 +11,7 @@ import type {
   EmailTransition,
   IdempotencyCompletion,
   NewEmailEvent,
-} from "../../src/storage.js";
+} from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
 import { guard } from "./driver-errors.js";
 import { completeClaim } from "./idempotency-repository.js";

@@ -1,5 +1,5 @@
 import type { Expression, ExpressionBuilder, Kysely, SelectQueryBuilder, SqlBool } from "kysely";
-import type { EventFilter, EventKey, EventRecord, EventRepository, IdempotencyCompletion, NewEvent } from "../../src/storage.js";
+import type { EventFilter, EventKey, EventRecord, EventRepository, IdempotencyCompletion, NewEvent } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
 import { guard } from "./driver-errors.js";
 import { insertEventRows, type EventRow } from "./event-insert.js";

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable, Transaction, Updateable } from "kysely";
-import type { FlagChanges, FlagRecord, FlagRepository } from "../../src/storage.js";
+import type { FlagChanges, FlagRecord, FlagRepository } from "../../src/storage/index.js";
 import { type Engine, encodeBoolean } from "./dialect.js";
 import { guard } from "./driver-errors.js";
 import { toBoolean, toEpochMs, toIso, toNumber } from "./row-codec.js";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
-import type { IdempotencyBegin, IdempotencyClaim, IdempotencyCompletion, IdempotencyRepository } from "../../src/storage.js";
+import type { IdempotencyBegin, IdempotencyClaim, IdempotencyCompletion, IdempotencyRepository } from "../../src/storage/index.js";
 import { type Engine, encodeBoolean, insertIfAbsent } from "./dialect.js";
 import { guard } from "./driver-errors.js";
 import { toBoolean, toEpochMs, toNumber } from "./row-codec.js";

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import { FlagpostError } from "../../src/errors.js";
-import type { Storage } from "../../src/storage.js";
+import type { Storage } from "../../src/storage/index.js";
 import { KyselyApiKeyRepository } from "./api-key-repository.js";
 import { detectEngine } from "./dialect.js";
 import { KyselyEmailRepository } from "./email-repository.js";

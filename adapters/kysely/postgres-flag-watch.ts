@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import type { FlagWatcher, FlagWatchListener } from "../../src/storage.js";
+import type { FlagWatcher, FlagWatchListener } from "../../src/storage/index.js";
 
 /**
  * Flag change notifications on PostgreSQL. Migration 0004 adds a trigger that runs

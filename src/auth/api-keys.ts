@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Clock } from "../clock.js";
 import { FlagpostError } from "../errors.js";
 import { uuidv7 } from "../ids.js";
-import type { ApiKeyRecord, Storage } from "../storage.js";
+import type { ApiKeyRecord, Storage } from "../storage/index.js";
 import { parseInput } from "../validation.js";
 import { digestBytes, digestsEqual, generatePlainKey, hashKey } from "./key-hash.js";
 import { SCOPES, type Scope } from "./scopes.js";

@@ -2,7 +2,7 @@ import type { Clock } from "../clock.js";
 import { type ErrorDetail, FlagpostError } from "../errors.js";
 import { fingerprint, runIdempotent } from "../idempotency.js";
 import { uuidv7 } from "../ids.js";
-import type { EmailRecord, IdempotencyCompletion, Storage } from "../storage.js";
+import type { EmailRecord, IdempotencyCompletion, Storage } from "../storage/index.js";
 import { parseIsoInstant } from "../time.js";
 import { checkInput, detailText, parseInput, validationError } from "../validation.js";
 import { applyTransition } from "./lifecycle.js";

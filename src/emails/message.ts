@@ -1,4 +1,4 @@
-import type { EmailRecord } from "../storage.js";
+import type { EmailRecord } from "../storage/index.js";
 import type { OutgoingMessage } from "../transport.js";
 import { asciiDomain, mailAddress } from "./addresses.js";
 

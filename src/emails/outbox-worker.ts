@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../clock.js";
 import { errorFields, type Logger } from "../logger.js";
-import type { EmailOutcomeWrite, EmailRecord, Storage } from "../storage.js";
+import type { EmailOutcomeWrite, EmailRecord, Storage } from "../storage/index.js";
 import type { MailTransport, TransportResult } from "../transport.js";
 import { checkRetryPolicy, DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay } from "./backoff.js";
 import { applyTransition } from "./lifecycle.js";

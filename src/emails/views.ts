@@ -1,4 +1,4 @@
-import type { EmailEvent, EmailEventType, EmailRecord, EmailStatus } from "../storage.js";
+import type { EmailEvent, EmailEventType, EmailRecord, EmailStatus } from "../storage/index.js";
 
 /**
  * What callers see of an email: snake_case, as Resend's API (and so the `resend` SDK) reads it.

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { FlagpostError, isFlagpostError } from "../errors.js";
 import { errorFields, type Logger } from "../logger.js";
-import type { NewEvent } from "../storage.js";
+import type { NewEvent } from "../storage/index.js";
 
 /**
  * The in-process buffer behind `events.enqueue`: events wait in a bounded queue and a background

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { ErrorDetail } from "../errors.js";
 import { uuidv7 } from "../ids.js";
-import type { NewEvent } from "../storage.js";
+import type { NewEvent } from "../storage/index.js";
 import { checkInput } from "../validation.js";
 import { isPlainlyValidEvent, MAX_FUTURE_MS, MAX_PROPERTIES_BYTES, MIN_TIMESTAMP_MS, timestampMs, trackEventSchema } from "./schema.js";
 

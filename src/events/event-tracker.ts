@@ -2,7 +2,7 @@ import type { Clock } from "../clock.js";
 import { type ErrorDetail, FlagpostError } from "../errors.js";
 import { fingerprint, runIdempotent } from "../idempotency.js";
 import { errorFields, type Logger } from "../logger.js";
-import type { NewEvent, Storage } from "../storage.js";
+import type { NewEvent, Storage } from "../storage/index.js";
 import { checkInput, parseInput, validationError } from "../validation.js";
 import { decodeEventCursor, encodeEventCursor, filterHash } from "./cursor.js";
 import { EventBuffer, type EventBufferOptions, type EventBufferStats } from "./event-buffer.js";

@@ -1,7 +1,7 @@
 import type { Clock } from "../clock.js";
 import { FlagpostError } from "../errors.js";
 import { uuidv7 } from "../ids.js";
-import type { FlagChanges, Storage } from "../storage.js";
+import type { FlagChanges, Storage } from "../storage/index.js";
 import { parseInput } from "../validation.js";
 import { parseEvaluationContext } from "./context.js";
 import { decodeFlagCursor, encodeFlagCursor } from "./cursor.js";

@@ -1,5 +1,5 @@
 import { errorFields, type Logger } from "../logger.js";
-import type { FlagWatcher, Storage } from "../storage.js";
+import type { FlagWatcher, Storage } from "../storage/index.js";
 import type { FlagFeed } from "./flag-client.js";
 import type { FlagStore } from "./flag-store.js";
 

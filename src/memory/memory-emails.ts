@@ -8,7 +8,7 @@ import type {
   EmailTransition,
   IdempotencyCompletion,
   NewEmailEvent,
-} from "../storage.js";
+} from "../storage/index.js";
 import type { MemoryIdempotencyRepository } from "./memory-idempotency.js";
 
 interface Entry {

@@ -1,5 +1,5 @@
 import { FlagpostError } from "../errors.js";
-import type { EventFilter, EventKey, EventRecord, EventRepository, IdempotencyCompletion, NewEvent } from "../storage.js";
+import type { EventFilter, EventKey, EventRecord, EventRepository, IdempotencyCompletion, NewEvent } from "../storage/index.js";
 import type { MemoryIdempotencyRepository } from "./memory-idempotency.js";
 
 interface Row {

@@ -1,5 +1,5 @@
 import { FlagpostError } from "../errors.js";
-import type { FlagChanges, FlagRecord, FlagRepository } from "../storage.js";
+import type { FlagChanges, FlagRecord, FlagRepository } from "../storage/index.js";
 
 export class MemoryFlagRepository implements FlagRepository {
   readonly #flags = new Map<string, FlagRecord>();

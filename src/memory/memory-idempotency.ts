@@ -1,4 +1,4 @@
-import type { IdempotencyBegin, IdempotencyClaim, IdempotencyCompletion, IdempotencyRepository } from "../storage.js";
+import type { IdempotencyBegin, IdempotencyClaim, IdempotencyCompletion, IdempotencyRepository } from "../storage/index.js";
 
 interface Entry {
   fingerprint: string;

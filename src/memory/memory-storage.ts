@@ -1,4 +1,4 @@
-import type { Storage } from "../storage.js";
+import type { Storage } from "../storage/index.js";
 import { MemoryApiKeyRepository } from "./memory-api-keys.js";
 import { MemoryEventRepository } from "./memory-events.js";
 import { MemoryEmailRepository } from "./memory-emails.js";

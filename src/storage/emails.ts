@@ -1,0 +1,159 @@
+import type { IdempotencyCompletion } from "./idempotency.js";
+
+// ---------------------------------------------------------------------------------------------
+// Emails (the outbox and each email's history)
+
+export type EmailStatus = "queued" | "sent" | "delivered" | "bounced" | "failed" | "complained";
+
+/** A status change, or `delivery_delayed`: a transient failure after which a retry is scheduled. */
+export type EmailEventType = EmailStatus | "delivery_delayed";
+
+export interface EmailTag {
+  name: string;
+  value: string;
+}
+
+export interface EmailAttachment {
+  filename: string;
+  /** Base64, as received. */
+  content: string;
+  contentType?: string;
+}
+
+/** What the app asked to send. Stored once, never changed. Addresses as given (`Ann <ann@example.com>`). */
+export interface EmailContent {
+  from: string;
+  to: string[];
+  cc?: string[];
+  bcc?: string[];
+  replyTo?: string[];
+  subject: string;
+  html?: string;
+  text?: string;
+  headers?: Record<string, string>;
+  tags?: EmailTag[];
+  attachments?: EmailAttachment[];
+}
+
+export interface EmailRecord {
+  id: string;
+  content: EmailContent;
+  status: EmailStatus;
+  /** The Message-ID header every send attempt of this email carries (`<id@domain>`). */
+  messageId: string;
+  createdAt: string;
+  scheduledAt?: string;
+  /** Set once, when the transport first accepted the email. */
+  sentAt?: string;
+  /** Set once, when delivery was reported. */
+  deliveredAt?: string;
+  /** How many times a worker claimed the email (each claim is one send attempt). */
+  attempts: number;
+  /** The email is due (claimable) from this time on while it is queued. */
+  nextAttemptAt: string;
+  /** The last transient failure, for people reading the record. */
+  lastError?: string;
+  /** The worker holding the email and until when; absent when nobody holds it. */
+  leaseOwner?: string;
+  leaseUntil?: string;
+}
+
+export interface EmailEvent {
+  emailId: string;
+  /** 1 for the `queued` event, then 2, 3, …: the order in which the events were stored. */
+  seq: number;
+  type: EmailEventType;
+  /** When it happened (for reports from outside, the time they give). */
+  at: string;
+  /** JSON object: SMTP reply, per-recipient rejections, error, next attempt time. */
+  detail?: Record<string, unknown>;
+}
+
+export interface NewEmailEvent {
+  type: EmailEventType;
+  at: string;
+  detail?: Record<string, unknown>;
+}
+
+/** A status change applied by {@link EmailRepository.transitionEmail}. */
+export interface EmailTransition {
+  /** Applied only while the email's status is one of these. */
+  from: readonly EmailStatus[];
+  /**
+   * Applied only while this worker holds the email's lease (a worker recording the outcome of
+   * its own send). Omitted for reports from outside, which apply whoever holds the email.
+   */
+  leaseOwner?: string;
+  to: EmailStatus;
+  /** Stored only when the email has no sentAt yet: timestamps are set once. */
+  sentAt?: string;
+  /** Stored only when the email has no deliveredAt yet. */
+  deliveredAt?: string;
+  /** The event that records this change; its type is normally `to`. */
+  event: NewEmailEvent;
+}
+
+/** A transient failure recorded by {@link EmailRepository.scheduleRetry}. */
+export interface EmailRetry {
+  /** Applied only while this worker holds the email's lease and the email is queued. */
+  leaseOwner: string;
+  nextAttemptAt: string;
+  lastError: string;
+  /** Normally `delivery_delayed`, with the error and the next attempt time. */
+  event: NewEmailEvent;
+}
+
+/** One entry of {@link EmailRepository.recordOutcomes}: a status change or a retry. */
+export type EmailOutcomeWrite = { id: string; transition: EmailTransition } | { id: string; retry: EmailRetry };
+
+export interface EmailRepository {
+  /**
+   * Stores new emails (status `queued`, `attempts` 0, no lease) and, for each, its first event
+   * `{type: "queued", at: createdAt}` with seq 1. With `completion`, the idempotency claim is
+   * completed by the same write. All or nothing: when any email cannot be stored (an id that
+   * exists → `FlagpostError("conflict")`), none is, and the claim stays pending. When this
+   * resolves, the emails survive a crash of this process.
+   */
+  insertEmails(emails: EmailRecord[], completion?: IdempotencyCompletion): Promise<void>;
+
+  /** The email with this id, or undefined. */
+  getEmail(id: string): Promise<EmailRecord | undefined>;
+
+  /**
+   * Leases up to `limit` due emails to `owner` until `now + leaseMs`, adds 1 to their `attempts`,
+   * and returns them (as stored afterwards), the longest-due first. Due: status `queued`,
+   * `nextAttemptAt <= now`, and no lease or a lease that ended (`leaseUntil <= now`), so an
+   * email whose worker crashed becomes claimable again once its lease ends. When several callers
+   * claim at once, in this process or in others sharing the database, each email goes to exactly
+   * one of them. PostgreSQL and MySQL use `FOR UPDATE SKIP LOCKED`; SQLite has a single writer.
+   */
+  claimDueEmails(now: string, limit: number, leaseMs: number, owner: string): Promise<EmailRecord[]>;
+
+  /**
+   * Atomically, and only when the email's status is one of `transition.from` (and, with
+   * `leaseOwner`, that worker still holds it): sets the status, sets `sentAt`/`deliveredAt` when
+   * given and not set before, releases the lease, and appends `transition.event` with the next
+   * seq. Returns the email as stored afterwards; undefined when the email does not exist or a
+   * condition failed, in which case nothing changed.
+   */
+  transitionEmail(id: string, transition: EmailTransition): Promise<EmailRecord | undefined>;
+
+  /**
+   * Atomically, and only when the email is queued and `retry.leaseOwner` holds it: sets
+   * `nextAttemptAt` and `lastError`, releases the lease, and appends `retry.event`. Returns the
+   * email as stored afterwards; undefined (and nothing changed) otherwise.
+   */
+  scheduleRetry(id: string, retry: EmailRetry): Promise<EmailRecord | undefined>;
+
+  /**
+   * Applies a worker's outcomes in one write (one transaction, one commit), each exactly as
+   * {@link transitionEmail} or {@link scheduleRetry} would with its own conditions: one whose
+   * condition fails changes nothing and the others still apply. Returns, in the order given,
+   * whether each was applied (the records are not read back). When the write fails, none of them
+   * is applied. Each id appears at most once.
+   */
+  recordOutcomes(outcomes: readonly EmailOutcomeWrite[]): Promise<boolean[]>;
+
+  /** The email's events, in seq order; empty when the email does not exist. */
+  listEmailEvents(id: string): Promise<EmailEvent[]>;
+}

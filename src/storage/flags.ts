@@ -1,0 +1,64 @@
+import type { Flag } from "../flags/schema.js";
+
+// ---------------------------------------------------------------------------------------------
+// Flags
+
+export type FlagRecord = Flag;
+
+export interface FlagChanges {
+  description?: string;
+  enabled?: boolean;
+  rules?: Flag["rules"];
+  updatedAt: string;
+}
+
+export interface FlagRepository {
+  /**
+   * Stores a new flag. MUST throw `FlagpostError("conflict")` when a flag with the same key
+   * exists; when several inserts of one key race, exactly one succeeds.
+   */
+  insert(flag: FlagRecord): Promise<void>;
+
+  /** The flag with this key, or undefined. Keys are case-sensitive: "A" and "a" are two flags. */
+  get(key: string): Promise<FlagRecord | undefined>;
+
+  /**
+   * Up to `limit` flags whose key is strictly greater than `after` (all when omitted), ordered by
+   * key in code-point (byte) order — not by a locale collation — so pages are stable everywhere.
+   */
+  list(options: { after?: string; limit: number }): Promise<FlagRecord[]>;
+
+  /**
+   * Applies the given fields (absent fields stay as they are) and `updatedAt`, atomically, and
+   * returns the flag as stored afterwards; undefined when no flag has this key. Two concurrent
+   * updates of different fields MUST both survive (no read-modify-write of the whole row).
+   */
+  update(key: string, changes: FlagChanges): Promise<FlagRecord | undefined>;
+
+  /** Removes the flag; true when it existed. */
+  delete(key: string): Promise<boolean>;
+
+  /**
+   * A number that changes (grows) whenever any flag is inserted, updated or deleted, in the same
+   * transaction as that write. Cheap to read: other processes poll it to know their snapshot is stale.
+   */
+  revision(): Promise<number>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flag change notifications (optional capability)
+
+/** Told about flag writes committed by any process. Calls MUST NOT throw into the adapter. */
+export interface FlagWatchListener {
+  /** A flag write was committed (by any process, this one included). */
+  changed(): void;
+  /** The watch is live, the first time or again after a loss: changes made meanwhile were not reported. */
+  listening(): void;
+  /** The watch was lost; the adapter reconnects by itself and calls `listening` when back. */
+  lost(error: unknown): void;
+}
+
+export interface FlagWatcher {
+  /** Stops watching and releases the connection the watch held. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,48 @@
+// ---------------------------------------------------------------------------------------------
+// Idempotency (shared by every route that accepts an Idempotency-Key)
+
+export interface IdempotencyClaim {
+  /** Whose key it is: the API key id (keys are per API key), or a caller-chosen scope in process. */
+  scope: string;
+  key: string;
+  /** Hash of what the request asks for; the same key with another fingerprint is a misuse. */
+  fingerprint: string;
+  now: string;
+  /** Until when this claim blocks concurrent users of the key while the work runs. */
+  lockedUntil: string;
+  /** When the key may be reused for anything (24 h after first use). */
+  expiresAt: string;
+}
+
+export type IdempotencyBegin =
+  /** The caller owns the key now: do the work, then complete (or release) it. */
+  | { state: "started" }
+  /** The work was done before with the same fingerprint: answer with this stored result. */
+  | { state: "replay"; response: unknown }
+  /** The key was used with a different fingerprint. */
+  | { state: "mismatch" }
+  /** Another caller holds an unexpired claim on the key. */
+  | { state: "in_progress" };
+
+/** Passed to a write that must complete an idempotency claim in the same transaction. */
+export interface IdempotencyCompletion {
+  scope: string;
+  key: string;
+  /** JSON-serialisable result replayed to later callers. */
+  response: unknown;
+}
+
+export interface IdempotencyRepository {
+  /**
+   * Claims `key` in `scope`. A record whose `expiresAt` has passed counts as absent. A pending
+   * claim whose `lockedUntil` has passed (its owner crashed) MAY be taken over: the result is
+   * then "started". When several callers race for one key, exactly one gets "started".
+   */
+  begin(claim: IdempotencyClaim): Promise<IdempotencyBegin>;
+  /** Stores the result of a started claim; later `begin`s with the same fingerprint replay it. */
+  complete(completion: IdempotencyCompletion): Promise<void>;
+  /** Drops a pending claim (the work failed), so the key can be used again at once. */
+  release(scope: string, key: string): Promise<void>;
+  /** Deletes records whose `expiresAt` is before `now`; returns how many. */
+  purgeExpired(now: string): Promise<number>;
+}

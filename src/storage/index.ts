@@ -1,0 +1,51 @@
+/**
+ * The Storage port: the only way the core touches data. Each method is one intention, so every
+ * adapter can do it the fast, safe way for its engine. Contracts are written as MUSTs; the
+ * conformance suite (test/conformance/storage.suite.ts) checks each of them on every adapter.
+ *
+ * Conventions for every repository:
+ * - Times cross the port as ISO-8601 UTC strings with millisecond precision
+ *   (`Date#toISOString()`). Adapters store them as they like but MUST return them unchanged.
+ *   An adapter MAY refuse a time in any other form with `FlagpostError("validation_error")`,
+ *   since it could not return it unchanged.
+ * - Records returned are fresh objects: callers may keep or mutate them without affecting storage.
+ * - Errors an adapter cannot map to a FlagpostError code are thrown as
+ *   `FlagpostError("unavailable", …, { cause })`, never as raw driver errors with SQL inside.
+ */
+
+import type { ApiKeyRepository } from "./api-keys.js";
+import type { EmailRepository } from "./emails.js";
+import type { EventRepository } from "./events.js";
+import type { FlagRepository, FlagWatcher, FlagWatchListener } from "./flags.js";
+import type { IdempotencyRepository } from "./idempotency.js";
+
+export type * from "./api-keys.js";
+export type * from "./emails.js";
+export type * from "./events.js";
+export type * from "./flags.js";
+export type * from "./idempotency.js";
+
+// ---------------------------------------------------------------------------------------------
+
+export interface Storage {
+  /** Short name of the backend ("memory", "sqlite", "postgres", "mysql"), for logs and reports. */
+  readonly name: string;
+  readonly flags: FlagRepository;
+  readonly apiKeys: ApiKeyRepository;
+  readonly idempotency: IdempotencyRepository;
+  readonly events: EventRepository;
+  readonly emails: EmailRepository;
+  /**
+   * Creates or upgrades the schema. MUST be idempotent and safe when several processes call it
+   * at once.
+   */
+  migrate(): Promise<void>;
+  /**
+   * Optional: pushes notice of flag writes from every process (PostgreSQL LISTEN/NOTIFY), so
+   * in-process flag snapshots refresh without waiting for the next revision poll. Storages
+   * without it are polled through `flags.revision()`. Closed by the caller, or by `close()`.
+   */
+  watchFlags?(listener: FlagWatchListener): FlagWatcher;
+  /** Releases what the storage opened itself. A connection the caller passed in is not closed. */
+  close(): Promise<void>;
+}
