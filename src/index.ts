@@ -47,7 +47,7 @@ export { parseIsoInstant } from "./time.js";
 export type * from "./storage/index.js";
 export { EmailService, type IdempotencyOptions, type SendBatchOptions } from "./emails/email-service.js";
 export { OutboxWorker, type OutboxWorkerOptions } from "./emails/outbox-worker.js";
-export { DEFAULT_RETRY_POLICY, retryDelay, delayCeiling, type RetryPolicy } from "./emails/backoff.js";
+export { DEFAULT_RETRY_POLICY, retryDelay, delayCeiling, type RetryPolicy } from "./jobs/retry-policy.js";
 export { TRANSITIONS, applyTransition, sourcesOf, EMAIL_STATUSES, type TransitionResult } from "./emails/lifecycle.js";
 export { parseAddress, isAddress } from "./emails/addresses.js";
 export { messageIdFor } from "./emails/message.js";

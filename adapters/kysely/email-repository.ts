@@ -1,4 +1,4 @@
-import { type Insertable, type Kysely, type RawBuilder, type Selectable, sql, type Transaction, type Updateable, type UpdateQueryBuilder, type UpdateResult } from "kysely";
+import { type Insertable, type Kysely, type RawBuilder, type Selectable, sql, type Transaction, type UpdateQueryBuilder, type UpdateResult } from "kysely";
 import type {
   EmailContent,
   EmailEvent,
@@ -17,12 +17,16 @@ import { guard } from "./driver-errors.js";
 import { completeClaim } from "./idempotency-repository.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";
 import type { EmailEventsTable, EmailsTable, FlagpostTables } from "./tables.js";
+import { claimDueRows, type JobTableSpec } from "./job-claims.js";
 import { inTransaction } from "./transaction.js";
 
 type Db = Kysely<FlagpostTables>;
 type Trx = Transaction<FlagpostTables>;
 type EmailRow = Selectable<EmailsTable>;
 type EmailUpdate = UpdateQueryBuilder<FlagpostTables, "flagpost_emails", "flagpost_emails", UpdateResult>;
+
+/** The outbox as a jobs-shaped table: due while queued. */
+const OUTBOX: JobTableSpec = { table: "flagpost_emails", ready: (eb) => eb("status", "=", "queued") };
 
 /** Rows per INSERT statement: far below every engine's limit on bound parameters. */
 const INSERT_CHUNK = 100;
@@ -90,8 +94,8 @@ function toEvent(row: Selectable<EmailEventsTable>): EmailEvent {
 
 /**
  * The outbox in `flagpost_emails` and the history in `flagpost_email_events`. Races are decided
- * by the engine: claims take row locks and skip rows others hold (PostgreSQL, MySQL) or run as
- * one statement under SQLite's single writer; transitions are UPDATEs whose WHERE re-checks the
+ * by the engine: claims go through job-claims.ts (SKIP LOCKED on PostgreSQL and MySQL, one
+ * statement under SQLite's single writer); transitions are UPDATEs whose WHERE re-checks the
  * expected status and lease owner, and the event is appended in the same transaction with the
  * seq the UPDATE gave the row (`version`), so events of one email never interleave.
  */
@@ -132,51 +136,9 @@ export class KyselyEmailRepository implements EmailRepository {
   async claimDueEmails(now: string, limit: number, leaseMs: number, owner: string): Promise<EmailRecord[]> {
     const at = toEpochMs(now, "now");
     if (limit <= 0) return [];
-    const claim: Updateable<EmailsTable> = { lease_owner: owner, lease_until: at + leaseMs };
     return guard(this.#engine, "claim due emails", async () => {
-      const rows = this.#engine === "sqlite" ? await this.#claimSqlite(at, limit, claim) : await this.#claimLocking(at, limit, claim);
+      const rows = await claimDueRows<EmailRow>(this.#db, this.#engine, OUTBOX, at, limit, at + leaseMs, owner);
       return rows.map(toRecord).sort((a, b) => (a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1));
-    });
-  }
-
-  /** The due emails, longest-due first. */
-  #dueIds(db: Db | Trx, at: number, limit: number) {
-    return db
-      .selectFrom("flagpost_emails")
-      .select("id")
-      .where("status", "=", "queued")
-      .where("next_attempt_at", "<=", at)
-      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", at)]))
-      .orderBy("next_attempt_at")
-      .orderBy("id")
-      .limit(limit);
-  }
-
-  /** SQLite: one writer at a time, so one UPDATE over a subquery is atomic. */
-  async #claimSqlite(at: number, limit: number, claim: Updateable<EmailsTable>): Promise<EmailRow[]> {
-    return this.#db
-      .updateTable("flagpost_emails")
-      .set((eb) => ({ ...claim, attempts: eb("attempts", "+", 1).$castTo<number>() }))
-      .where("id", "in", this.#dueIds(this.#db, at, limit))
-      .returningAll()
-      .execute();
-  }
-
-  /**
-   * PostgreSQL and MySQL: lock the due rows nobody else has locked (SKIP LOCKED), so concurrent
-   * workers each take different emails instead of queueing behind one another, then lease them.
-   */
-  async #claimLocking(at: number, limit: number, claim: Updateable<EmailsTable>): Promise<EmailRow[]> {
-    return inTransaction(this.#db, this.#engine, async (trx) => {
-      const ids = (await this.#dueIds(trx, at, limit).forUpdate().skipLocked().execute()).map((r) => r.id);
-      if (ids.length === 0) return [];
-      const update = trx
-        .updateTable("flagpost_emails")
-        .set((eb) => ({ ...claim, attempts: eb("attempts", "+", 1).$castTo<number>() }))
-        .where("id", "in", ids);
-      if (this.#engine === "postgres") return update.returningAll().execute();
-      await update.execute();
-      return trx.selectFrom("flagpost_emails").selectAll().where("id", "in", ids).execute();
     });
   }
 

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { type Kysely, type Migration, Migrator, sql } from "kysely";
+import { backoffDelay, exponential } from "../../src/jobs/backoff.js";
 import type { Engine } from "./dialect.js";
 import { isSqliteBusy } from "./driver-errors.js";
 import { initialMigration } from "./migrations/0001-initial.js";
@@ -23,6 +24,8 @@ export const MIGRATION_LOCK_TABLE = "flagpost_migration_lock";
 
 /** How many times a SQLite migrator tries for the write lock while another connection holds it. */
 const SQLITE_LOCK_ATTEMPTS = 20;
+/** Waits between SQLite lock attempts: 50 ms doubling to 500 ms, equal jitter. */
+const LOCK_BACKOFF = exponential(50, 500, "equal");
 
 /**
  * Brings the schema to the latest migration. Safe when several processes call it at once:
@@ -74,7 +77,7 @@ async function withSqliteWriteLock(connection: Kysely<any>, work: () => Promise<
       break;
     } catch (error) {
       if (attempt >= SQLITE_LOCK_ATTEMPTS || !isSqliteBusy(error)) throw error;
-      await delay(Math.min(25 * 2 ** attempt, 500) * (0.5 + Math.random()));
+      await delay(backoffDelay(LOCK_BACKOFF, attempt));
     }
   }
   try {

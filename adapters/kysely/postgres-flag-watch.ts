@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { backoffDelay, exponential } from "../../src/jobs/backoff.js";
 import type { FlagWatcher, FlagWatchListener } from "../../src/storage/index.js";
 
 /**
@@ -29,13 +30,8 @@ export interface PgListenConnection {
  */
 export type PgListenConnect = () => Promise<PgListenConnection>;
 
-const MIN_RETRY_MS = 500;
-const MAX_RETRY_MS = 30_000;
-
-function retryDelay(attempt: number): number {
-  const ceiling = Math.min(MAX_RETRY_MS, MIN_RETRY_MS * 2 ** attempt);
-  return ceiling / 2 + Math.random() * (ceiling / 2);
-}
+/** Reconnect delays: 500 ms doubling to 30 s, equal jitter. */
+const RECONNECT_BACKOFF = exponential(500, 30_000, "equal");
 
 async function dispose(connection: PgListenConnection): Promise<void> {
   try {
@@ -59,7 +55,7 @@ export function watchPostgresFlags(db: Kysely<any>, connect: PgListenConnect, li
     current = undefined;
     if (closed) return;
     listener.lost(error);
-    timer = setTimeout(() => void open(), retryDelay(attempt++));
+    timer = setTimeout(() => void open(), backoffDelay(RECONNECT_BACKOFF, ++attempt));
     timer.unref?.();
   };
 

@@ -2,6 +2,7 @@ import type { Clock } from "../clock.js";
 import { type ErrorDetail, FlagpostError } from "../errors.js";
 import { fingerprint, runIdempotent } from "../idempotency.js";
 import { uuidv7 } from "../ids.js";
+import { GroupCommit } from "../jobs/group-commit.js";
 import type { EmailRecord, IdempotencyCompletion, Storage } from "../storage/index.js";
 import { parseIsoInstant } from "../time.js";
 import { checkInput, detailText, parseInput, validationError } from "../validation.js";
@@ -52,9 +53,19 @@ export class EmailService {
   readonly #clock: Clock;
   /** Hands queued emails to the transport; undefined when flagpost has no transport. */
   readonly worker: OutboxWorker | undefined;
-  /** `send` calls waiting for the next write. */
-  #inserts: { record: EmailRecord; resolve(): void; reject(error: unknown): void }[] = [];
-  #inserting = false;
+  /**
+   * `send` stores its email together with the others sent meanwhile: one write (one commit) for
+   * all the calls that arrive in the same turn of the event loop or while the previous write runs.
+   * Each call still resolves only once its email is stored; if a group's write fails, its emails
+   * are written one by one, so each call gets its own answer.
+   */
+  readonly #inserts = new GroupCommit<EmailRecord, void>(
+    async (records) => {
+      await this.#storage.emails.insertEmails(records);
+      return records.map(() => undefined);
+    },
+    { maxBatch: MAX_BATCH, onGroupFailure: "one-by-one" },
+  );
 
   constructor(storage: Storage, clock: Clock, worker?: OutboxWorker) {
     this.#storage = storage;
@@ -69,7 +80,7 @@ export class EmailService {
     if (!parsed.ok) throw validationError(parsed.details);
     if (options.idempotencyKey === undefined) {
       const record = this.#record(parsed.value, now);
-      await this.#insertGrouped(record);
+      await this.#inserts.add(record);
       this.worker?.wake();
       return toSummary(record);
     }
@@ -168,39 +179,6 @@ export class EmailService {
     const events = await this.#storage.emails.listEmailEvents(id);
     if (events.length === 0) await this.#load(id); // every stored email has its queued event
     return events.map(toEventView);
-  }
-
-  /**
-   * Stores one email together with the others sent meanwhile: one write (one commit) for all the
-   * `send` calls that arrive in the same turn of the event loop or while the previous write runs
-   * (group commit). Each call still resolves only once its email is stored. If a group's write
-   * fails, its emails are written one by one, so each call gets its own answer.
-   */
-  #insertGrouped(record: EmailRecord): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.#inserts.push({ record, resolve, reject });
-      if (!this.#inserting) {
-        this.#inserting = true;
-        setImmediate(() => void this.#writeInserts());
-      }
-    });
-  }
-
-  async #writeInserts(): Promise<void> {
-    for (;;) {
-      const group = this.#inserts.splice(0, MAX_BATCH);
-      try {
-        await this.#storage.emails.insertEmails(group.map((g) => g.record));
-        for (const g of group) g.resolve();
-      } catch (error) {
-        if (group.length === 1) group[0]!.reject(error);
-        else for (const g of group) await this.#storage.emails.insertEmails([g.record]).then(g.resolve, g.reject);
-      }
-      // Let the sends that arrived during the write come in, then write them, if any.
-      await new Promise((resolve) => setImmediate(resolve));
-      if (this.#inserts.length === 0) break;
-    }
-    this.#inserting = false;
   }
 
   async #load(id: string): Promise<EmailRecord> {

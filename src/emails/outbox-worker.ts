@@ -1,10 +1,11 @@
-import { hostname } from "node:os";
-import { randomBytes } from "node:crypto";
 import type { Clock } from "../clock.js";
-import { errorFields, type Logger } from "../logger.js";
+import { FlagpostError } from "../errors.js";
+import { GroupCommit } from "../jobs/group-commit.js";
+import { type JobQueue, LeaseWorker } from "../jobs/lease-worker.js";
+import { checkRetryPolicy, DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay } from "../jobs/retry-policy.js";
+import type { Logger } from "../logger.js";
 import type { EmailOutcomeWrite, EmailRecord, Storage } from "../storage/index.js";
 import type { MailTransport, TransportResult } from "../transport.js";
-import { checkRetryPolicy, DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay } from "./backoff.js";
 import { applyTransition } from "./lifecycle.js";
 import { envelopeRecipients, toOutgoing } from "./message.js";
 import { failureOutcome, type Outcome, successOutcome } from "./outcome.js";
@@ -27,30 +28,6 @@ export interface OutboxWorkerOptions {
   autoStart?: boolean;
 }
 
-interface Settings {
-  concurrency: number;
-  leaseMs: number;
-  sendTimeoutMs: number;
-  pollIntervalMs: number;
-  retry: RetryPolicy;
-}
-
-function settingsFrom(options: OutboxWorkerOptions): Settings {
-  const settings: Settings = {
-    concurrency: options.concurrency ?? 10,
-    leaseMs: options.leaseMs ?? 5 * 60 * 1000,
-    sendTimeoutMs: options.sendTimeoutMs ?? 60 * 1000,
-    pollIntervalMs: options.pollIntervalMs ?? 1000,
-    retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
-  };
-  if (!Number.isInteger(settings.concurrency) || settings.concurrency < 1) throw new RangeError("concurrency must be an integer of at least 1");
-  if (!(settings.sendTimeoutMs > 0)) throw new RangeError("sendTimeoutMs must be above 0");
-  if (!(settings.leaseMs > settings.sendTimeoutMs)) throw new RangeError("leaseMs must exceed sendTimeoutMs, or a slow send could lose its lease and be sent twice");
-  if (!(settings.pollIntervalMs > 0)) throw new RangeError("pollIntervalMs must be above 0");
-  checkRetryPolicy(settings.retry);
-  return settings;
-}
-
 class SendTimeout extends Error {
   override readonly name = "SendTimeout";
 }
@@ -59,200 +36,115 @@ class SendTimeout extends Error {
 const MAX_OUTCOMES_PER_WRITE = 200;
 /** While sends are still finishing, how long an outcome may wait for others to share its write. */
 const OUTCOME_WRITE_DELAY_MS = 20;
-/**
- * Limits, in multiples of `concurrency`: one claim takes up to CLAIM_SIZE × concurrency emails
- * into the local queue (when less than one concurrency's worth is queued), and the worker holds
- * at most HELD_LIMIT × concurrency (queued, being sent, or waiting for their outcome's write).
- */
-const CLAIM_SIZE = 2;
-const HELD_LIMIT = 4;
-
-interface PendingOutcome {
-  write: EmailOutcomeWrite;
-  resolve(applied: boolean): void;
-  reject(error: unknown): void;
-}
 
 /**
- * Hands queued emails to the transport. Claims due emails with a lease (so several workers, in
- * one process or many, never send the same email at once), sends up to `concurrency` at a time,
- * and records each outcome as a status change or a scheduled retry. Runs on its own after
- * `start()`; `runOnce()` does one round for tests and scripts.
+ * Hands queued emails to the transport: a {@link LeaseWorker} over the outbox (so several
+ * workers, in one process or many, never send the same email at once) whose job is one send
+ * attempt, and whose result is recorded as a status change or a scheduled retry. Runs on its own
+ * after `start()`; `runOnce()` does one round for tests and scripts.
  *
- * Throughput comes from doing storage work in groups, since every write is a commit (an fsync
- * on SQLite, which blocks the event loop): claims take up to 2 × `concurrency` emails at a time
- * into a local queue, so a claim is made about once per 2 × `concurrency` sends; a send gives up
- * its slot as soon as the transport is done; and outcomes are stored together (see #store). At
- * any time this worker holds at most 4 × `concurrency` emails: queued here, being sent, or sent
- * and waiting for their outcome's write.
+ * Outcomes are stored together (group commit, see src/jobs/group-commit.ts): while sends are
+ * still finishing, an outcome waits up to 20 ms (or until 2 × `concurrency` wait) for others to
+ * share its write; when none is sending, or the worker stops, it is written at once. Nothing
+ * changes for a crash: until its write commits, an email stays queued and leased, and is sent
+ * again with the same Message-ID once the lease ends (at least once).
  */
 export class OutboxWorker {
-  /** This worker's name in leases: host, process and a random part. */
-  readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
-  readonly #storage: Storage;
+  readonly autoStart: boolean;
   readonly #transport: MailTransport;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #settings: Settings;
-  readonly autoStart: boolean;
-
-  /** Claimed by this worker, not yet handed to the transport. */
-  #queue: EmailRecord[] = [];
-  /** Handed to the transport, not finished. */
-  #sending = 0;
-  /** One per email from the start of its send until its outcome is stored (or failed to be). */
-  readonly #inFlight = new Set<Promise<void>>();
-  /** Outcomes waiting for the next write. */
-  #outcomes: PendingOutcome[] = [];
-  #writing = false;
-  #writeTimer: NodeJS.Timeout | undefined;
-  #running = false;
-  /** A claim in progress. */
-  #claiming: Promise<void> | undefined;
-  /** There may be due emails: set by wake(), the poll timer and a claim that came back full. */
-  #due = false;
-  #pollTimer: NodeJS.Timeout | undefined;
-  #idle: (() => void)[] = [];
+  readonly #sendTimeoutMs: number;
+  readonly #retry: RetryPolicy;
+  readonly #worker: LeaseWorker<EmailRecord, Outcome>;
+  readonly #outcomes: GroupCommit<EmailOutcomeWrite, boolean>;
 
   constructor(deps: { storage: Storage; transport: MailTransport; clock: Clock; logger: Logger }, options: OutboxWorkerOptions = {}) {
-    this.#storage = deps.storage;
     this.#transport = deps.transport;
     this.#clock = deps.clock;
     this.#logger = deps.logger;
-    this.#settings = settingsFrom(options);
+    this.#sendTimeoutMs = options.sendTimeoutMs ?? 60 * 1000;
+    this.#retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.autoStart = options.autoStart ?? true;
+    if (!(this.#sendTimeoutMs > 0)) throw new FlagpostError("validation_error", "sendTimeoutMs must be above 0");
+    checkRetryPolicy(this.#retry);
+    const emails = deps.storage.emails;
+    const queue: JobQueue<EmailRecord> = { claim: (now, limit, leaseMs, owner) => emails.claimDueEmails(now, limit, leaseMs, owner) };
+    const concurrency = options.concurrency ?? 10;
+    this.#worker = new LeaseWorker(queue, { perform: (email) => this.#send(email), record: (email, outcome) => this.#record(email, outcome) }, deps.clock, deps.logger, {
+      name: "email outbox",
+      concurrency,
+      leaseMs: options.leaseMs ?? 5 * 60 * 1000,
+      startMarginMs: this.#sendTimeoutMs,
+      ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+    });
+    this.#outcomes = new GroupCommit((writes) => emails.recordOutcomes(writes), {
+      maxBatch: MAX_OUTCOMES_PER_WRITE,
+      maxDelayMs: OUTCOME_WRITE_DELAY_MS,
+      writeNow: (waiting) => !this.#worker.running || this.#worker.performing === 0 || waiting >= 2 * concurrency,
+    });
+  }
+
+  /** This worker's name in leases: host, process and a random part. */
+  get owner(): string {
+    return this.#worker.owner;
   }
 
   get running(): boolean {
-    return this.#running;
+    return this.#worker.running;
   }
 
   /** Emails this worker is sending or has sent and not yet recorded. */
   get inFlight(): number {
-    return this.#inFlight.size;
+    return this.#worker.inFlight;
   }
 
   get retryPolicy(): Readonly<RetryPolicy> {
-    return this.#settings.retry;
+    return this.#retry;
   }
 
   /** Starts claiming and sending in the background. Does nothing when already running. */
   start(): void {
-    if (this.#running) return;
-    this.#running = true;
-    this.#pollTimer = setInterval(() => this.wake(), this.#settings.pollIntervalMs);
-    this.wake();
+    this.#worker.start();
   }
 
-  /**
-   * Stops claiming, sends the emails it already claimed, then waits until every send has
-   * finished and its outcome is stored.
-   */
+  /** Stops claiming, sends the emails it already claimed, then waits until every outcome is stored. */
   async stop(): Promise<void> {
-    this.#running = false;
-    clearInterval(this.#pollTimer);
-    this.#pollTimer = undefined;
-    await this.#claiming;
-    this.#pump();
-    this.#flushSoon();
-    await this.#drain();
+    const stopped = this.#worker.stop();
+    this.#outcomes.flush();
+    await stopped;
   }
 
   /** Looks for due emails now instead of at the next poll (send() calls it). */
   wake(): void {
-    this.#due = true;
-    this.#pump();
+    this.#worker.wake();
   }
 
-  /**
-   * One round: claims the due emails there is room for, sends them and records the outcomes.
-   * Resolves with how many were claimed, once all of them are recorded.
-   */
-  async runOnce(): Promise<number> {
-    const claimed = await this.#claim(this.#settings.concurrency - this.#inFlight.size - this.#queue.length);
-    await Promise.all(claimed.map((email) => this.#track(email)));
-    return claimed.length;
+  /** One round: claims the due emails there is room for, sends them and records the outcomes. Resolves with how many were claimed. */
+  runOnce(): Promise<number> {
+    return this.#worker.runOnce();
   }
 
-  /** Starts queued sends while there are free slots, and claims more when the queue runs low. */
-  #pump(): void {
-    const { concurrency } = this.#settings;
-    while (this.#sending < concurrency && this.#queue.length > 0) void this.#track(this.#queue.shift()!);
-    const held = this.#queue.length + this.#inFlight.size;
-    if (!this.#running || !this.#due || this.#claiming || this.#queue.length >= concurrency || held >= HELD_LIMIT * concurrency) return;
-    const room = Math.min(CLAIM_SIZE * concurrency, HELD_LIMIT * concurrency - held);
-    this.#due = false; // a wake() during the claim sets it again
-    this.#claiming = this.#claim(room).then(
-      (claimed) => {
-        if (claimed.length === room) this.#due = true; // maybe more waiting
-        this.#queue.push(...claimed);
-      },
-      (error: unknown) => this.#logger.error("email outbox: claiming due emails failed; trying again", errorFields(error)),
-    );
-    void this.#claiming.finally(() => {
-      this.#claiming = undefined;
-      this.#pump();
-    });
-  }
-
-  async #claim(room: number): Promise<EmailRecord[]> {
-    if (room <= 0) return [];
-    const now = new Date(this.#clock.now()).toISOString();
-    return this.#storage.emails.claimDueEmails(now, room, this.#settings.leaseMs, this.owner);
-  }
-
-  #track(email: EmailRecord): Promise<void> {
-    const work = this.#process(email).catch((error: unknown) => {
-      // The outcome could not be stored: the lease runs out and the email is tried again.
-      this.#logger.error("email outbox: recording an outcome failed; the email is retried when its lease ends", { id: email.id, ...errorFields(error) });
-    });
-    this.#inFlight.add(work);
-    void work.finally(() => {
-      this.#inFlight.delete(work);
-      if (this.#inFlight.size === 0 && this.#queue.length === 0) for (const resolve of this.#idle.splice(0)) resolve();
-      this.#pump();
-    });
-    return work;
-  }
-
-  /** Resolves once nothing is queued, being sent or waiting for its outcome's write. */
-  async #drain(): Promise<void> {
-    while (this.#inFlight.size > 0 || this.#queue.length > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
-  }
-
-  async #process(email: EmailRecord): Promise<void> {
-    const { maxAttempts } = this.#settings.retry;
+  /** One send attempt (or none, when earlier attempts used the budget up without an outcome). */
+  async #send(email: EmailRecord): Promise<Outcome> {
+    const { maxAttempts } = this.#retry;
     if (email.attempts > maxAttempts) {
       // Earlier attempts ended without an outcome (the worker died mid-send each time).
       const error = `gave up after ${maxAttempts} attempts; the last ones ended without an outcome`;
-      await this.#record(email, { kind: "failed", error, detail: { error, attempts: email.attempts - 1 } });
-      return;
-    }
-    const leaseLeft = email.leaseUntil === undefined ? Infinity : Date.parse(email.leaseUntil) - this.#clock.now();
-    if (leaseLeft <= this.#settings.sendTimeoutMs) {
-      // Waited in the queue for so long that a send could outlive the lease, and another worker
-      // could send it too. Leave it: it is claimed again once the lease ends.
-      this.#logger.warn("email outbox: a claimed email waited too long to be sent; it is sent when its lease ends", { id: email.id });
-      return;
+      return { kind: "failed", error, detail: { error, attempts: email.attempts - 1 } };
     }
     const message = toOutgoing(email);
-    let outcome: Outcome;
-    this.#sending += 1;
     try {
-      outcome = successOutcome(await this.#sendWithTimeout(message));
+      return successOutcome(await this.#sendWithTimeout(message));
     } catch (error) {
-      outcome = failureOutcome(error, envelopeRecipients(message));
-    } finally {
-      this.#sending -= 1;
+      return failureOutcome(error, envelopeRecipients(message));
     }
-    this.#pump(); // the slot is free: the next queued email goes out while this outcome is stored
-    await this.#record(email, outcome);
   }
 
   async #sendWithTimeout(message: ReturnType<typeof toOutgoing>): Promise<TransportResult> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new SendTimeout(`the transport did not finish within ${this.#settings.sendTimeoutMs} ms`)), this.#settings.sendTimeoutMs);
+      timer = setTimeout(() => reject(new SendTimeout(`the transport did not finish within ${this.#sendTimeoutMs} ms`)), this.#sendTimeoutMs);
     });
     try {
       return await Promise.race([this.#transport.send(message), timeout]);
@@ -263,10 +155,10 @@ export class OutboxWorker {
 
   async #record(email: EmailRecord, outcome: Outcome): Promise<void> {
     const at = new Date(this.#clock.now()).toISOString();
-    const { maxAttempts } = this.#settings.retry;
+    const { maxAttempts } = this.#retry;
     if (outcome.kind === "retry" && email.attempts < maxAttempts) {
-      const nextAttemptAt = new Date(this.#clock.now() + retryDelay(this.#settings.retry, email.attempts)).toISOString();
-      const stored = await this.#store({
+      const nextAttemptAt = new Date(this.#clock.now() + retryDelay(this.#retry, email.attempts)).toISOString();
+      const stored = await this.#outcomes.add({
         id: email.id,
         retry: {
           leaseOwner: this.owner,
@@ -286,7 +178,7 @@ export class OutboxWorker {
       this.#lostLease(email, to);
       return;
     }
-    const stored = await this.#store({
+    const stored = await this.#outcomes.add({
       id: email.id,
       transition: {
         from: [email.status],
@@ -299,52 +191,6 @@ export class OutboxWorker {
     });
     if (!stored) this.#lostLease(email, to);
     else if (to === "failed" || to === "bounced") this.#logger.warn(`email ${to}`, { id: email.id, attempts: email.attempts, error: "error" in outcome ? outcome.error : undefined });
-  }
-
-  /**
-   * Stores an outcome together with others (group commit): one write — one transaction, one
-   * commit — for all the outcomes waiting. While sends are still finishing, an outcome waits up
-   * to OUTCOME_WRITE_DELAY_MS (or until 2 × `concurrency` are waiting) for others to join it; when
-   * none is, or the worker is stopping, it is written at once. A write never overlaps another.
-   * Nothing changes for a crash: until its write commits, an email stays queued and leased, and
-   * is sent again with the same Message-ID once the lease ends (at least once).
-   */
-  #store(write: EmailOutcomeWrite): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.#outcomes.push({ write, resolve, reject });
-      this.#flushSoon();
-    });
-  }
-
-  /** Schedules the next write of waiting outcomes, unless one is running or scheduled. */
-  #flushSoon(): void {
-    if (this.#writing || this.#outcomes.length === 0) return;
-    const now = !this.#running || this.#sending === 0 || this.#outcomes.length >= 2 * this.#settings.concurrency;
-    if (now) {
-      clearTimeout(this.#writeTimer);
-      this.#writeTimer = undefined;
-      this.#writing = true;
-      // One turn of the event loop, so sends finishing in this turn join the write.
-      setImmediate(() => void this.#writeOutcomes());
-    } else {
-      this.#writeTimer ??= setTimeout(() => {
-        this.#writeTimer = undefined;
-        this.#writing = true;
-        void this.#writeOutcomes();
-      }, OUTCOME_WRITE_DELAY_MS);
-    }
-  }
-
-  async #writeOutcomes(): Promise<void> {
-    const batch = this.#outcomes.splice(0, MAX_OUTCOMES_PER_WRITE);
-    try {
-      const applied = await this.#storage.emails.recordOutcomes(batch.map((p) => p.write));
-      batch.forEach((p, i) => p.resolve(applied[i] === true));
-    } catch (error) {
-      for (const p of batch) p.reject(error);
-    }
-    this.#writing = false;
-    this.#flushSoon();
   }
 
   #lostLease(email: EmailRecord, outcome: string): void {

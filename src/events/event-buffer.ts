@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { FlagpostError, isFlagpostError } from "../errors.js";
+import { backoffDelay, exponential } from "../jobs/backoff.js";
 import { errorFields, type Logger } from "../logger.js";
 import type { NewEvent } from "../storage/index.js";
 
@@ -307,8 +308,7 @@ export class EventBuffer {
   }
 
   #backoff(): number {
-    const base = Math.min(this.#retryMaxMs, this.#retryInitialMs * 2 ** Math.min(30, this.#inFlightAttempts - 1));
-    return base * (0.5 + Math.random() / 2);
+    return backoffDelay(exponential(this.#retryInitialMs, this.#retryMaxMs, "equal"), this.#inFlightAttempts);
   }
 
   async #pause(ms: number): Promise<void> {

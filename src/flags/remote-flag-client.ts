@@ -3,6 +3,7 @@ import { type ErrorCode, FlagpostError } from "../errors.js";
 import { errorFields, type Logger, silentLogger } from "../logger.js";
 import type { SnapshotFlag } from "./compile.js";
 import { type ExposureOptions, ExposureRecorder } from "./exposures.js";
+import { backoffDelay, exponential } from "../jobs/backoff.js";
 import { FlagClient, type FlagFeed } from "./flag-client.js";
 
 /**
@@ -45,12 +46,6 @@ export interface RemoteFlagClientOptions {
 }
 
 export const SNAPSHOT_ROUTE = "v1/flags/_snapshot";
-
-/** The wait before retry number `failures` (1-based): exponential from `baseMs`, capped, with "equal jitter". */
-export function backoffDelay(failures: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(30, Math.max(0, failures - 1)));
-  return ceiling / 2 + random() * (ceiling / 2);
-}
 
 /** Reads a snapshot in any of the accepted forms; throws when it is not one. */
 export function parseSnapshot(body: unknown): SnapshotFlag[] {
@@ -184,7 +179,8 @@ class RemotePoller {
       if (this.#failures === 1) this.#logger.warn("cannot refresh flags from the server; serving the last snapshot", errorFields(error));
       this.#feed.stale(error);
       const base = Math.min(1_000, this.#pollMs);
-      next = Math.max(backoffDelay(this.#failures, base, this.#options.maxBackoffMs ?? 60_000), error instanceof HttpStatusError ? (error.retryAfterMs ?? 0) : 0);
+      // Equal jitter: never polls again at once, however unlucky the draw.
+      next = Math.max(backoffDelay(exponential(base, this.#options.maxBackoffMs ?? 60_000, "equal"), this.#failures), error instanceof HttpStatusError ? (error.retryAfterMs ?? 0) : 0);
     }
     if (this.#closed) return;
     this.#timer = setTimeout(() => void this.#poll(), next);

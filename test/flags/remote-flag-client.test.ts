@@ -5,7 +5,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/http/index.js";
-import { backoffDelay } from "../../src/flags/remote-flag-client.js";
 import { createFlagpost, createRemoteFlagClient, type FlagClient, type FlagClientEvent, type Flagpost, memoryStorage, parseSnapshot, silentLogger } from "../../src/index.js";
 import { waitUntil } from "./support/wait.js";
 
@@ -163,15 +162,5 @@ describe("createRemoteFlagClient", () => {
     await server.start();
     await client.ready();
     expect(client.isEnabled("beta", { userId: "u1" })).toBe(true);
-  });
-});
-
-describe("backoffDelay", () => {
-  it("doubles from the base up to the cap, with jitter between half and all of it", () => {
-    expect(backoffDelay(1, 1000, 60_000, () => 0)).toBe(500);
-    expect(backoffDelay(1, 1000, 60_000, () => 1)).toBe(1000);
-    expect(backoffDelay(4, 1000, 60_000, () => 1)).toBe(8000);
-    expect(backoffDelay(40, 1000, 60_000, () => 0)).toBe(30_000);
-    expect(backoffDelay(40, 1000, 60_000, () => 1)).toBe(60_000);
   });
 });

@@ -1,0 +1,84 @@
+import type { Expression, ExpressionBuilder, Kysely, SqlBool } from "kysely";
+import type { Engine } from "./dialect.js";
+import { inTransaction } from "./transaction.js";
+
+/**
+ * Claims and lease renewals for any "jobs-shaped" table: the outbox, webhook deliveries,
+ * scheduled flag changes. Such a table has the columns
+ *   id (text primary key), next_attempt_at (epoch ms: due from then on), attempts (integer),
+ *   lease_owner (text, null when free), lease_until (epoch ms, null when free)
+ * and an index on (next_attempt_at) or (status, next_attempt_at). The repository that owns the
+ * table calls these from its `claim…`/`renew…` methods and maps the rows it gets back.
+ *
+ * Races are decided by the engine: PostgreSQL and MySQL lock the due rows nobody else has locked
+ * (`FOR UPDATE SKIP LOCKED`), so concurrent workers take different jobs instead of queueing behind
+ * one another; SQLite has a single writer, so one UPDATE over a subquery is atomic.
+ */
+export interface JobTableSpec {
+  table: string;
+  /** Further conditions a due row must meet, e.g. `(eb) => eb("status", "=", "queued")`. */
+  ready?: (eb: ExpressionBuilder<any, any>) => Expression<SqlBool>;
+}
+
+/** Column values stored by a claim: the lease, and `attempts` + 1 (each claim is one attempt). */
+function claimSet(owner: string, leaseUntil: number) {
+  return (eb: ExpressionBuilder<any, any>) => ({ lease_owner: owner, lease_until: leaseUntil, attempts: eb("attempts", "+", 1) });
+}
+
+/** Due rows, longest-due first: ready, `next_attempt_at <= at`, and free or with a lease that ended. */
+function dueIds(db: Kysely<any>, spec: JobTableSpec, at: number, limit: number) {
+  let query = db
+    .selectFrom(spec.table)
+    .select("id")
+    .where("next_attempt_at", "<=", at)
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", at)]));
+  if (spec.ready) query = query.where(spec.ready);
+  return query.orderBy("next_attempt_at").orderBy("id").limit(limit);
+}
+
+/**
+ * Leases up to `limit` due rows of `spec.table` to `owner` until `leaseUntil` (epoch ms), adds 1
+ * to their `attempts`, and returns them as stored afterwards (all columns), in no set order.
+ * Each row goes to exactly one of several concurrent callers, in this process or in others.
+ */
+export async function claimDueRows<Row>(db: Kysely<any>, engine: Engine, spec: JobTableSpec, at: number, limit: number, leaseUntil: number, owner: string): Promise<Row[]> {
+  if (limit <= 0) return [];
+  if (engine === "sqlite") {
+    return (await db.updateTable(spec.table).set(claimSet(owner, leaseUntil)).where("id", "in", dueIds(db, spec, at, limit)).returningAll().execute()) as Row[];
+  }
+  return inTransaction(db, engine, async (trx) => {
+    const ids = (await dueIds(trx, spec, at, limit).forUpdate().skipLocked().execute()).map((r) => r.id as string);
+    if (ids.length === 0) return [];
+    const update = trx.updateTable(spec.table).set(claimSet(owner, leaseUntil)).where("id", "in", ids);
+    if (engine === "postgres") return (await update.returningAll().execute()) as Row[];
+    await update.execute();
+    return (await trx.selectFrom(spec.table).selectAll().where("id", "in", ids).execute()) as Row[];
+  });
+}
+
+/**
+ * Extends to `leaseUntil` the leases `owner` still holds among `ids` and returns those ids.
+ * A row released meanwhile (its outcome recorded) or taken by another owner is left alone.
+ */
+export async function renewLeases(db: Kysely<any>, engine: Engine, table: string, ids: readonly string[], owner: string, leaseUntil: number): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const renewed: string[] = [];
+  // Chunks keep the statement far below every engine's limit on bound parameters.
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    if (engine !== "mysql") {
+      const rows = await db.updateTable(table).set({ lease_until: leaseUntil }).where("id", "in", chunk).where("lease_owner", "=", owner).returning("id").execute();
+      renewed.push(...rows.map((r) => r.id as string));
+      continue;
+    }
+    // MySQL has no RETURNING: renew, then read which of them the owner holds (in one transaction).
+    renewed.push(
+      ...(await inTransaction(db, engine, async (trx) => {
+        await trx.updateTable(table).set({ lease_until: leaseUntil }).where("id", "in", chunk).where("lease_owner", "=", owner).execute();
+        return (await trx.selectFrom(table).select("id").where("id", "in", chunk).where("lease_owner", "=", owner).execute()).map((r) => r.id as string);
+      })),
+    );
+  }
+  return renewed;
+}
+

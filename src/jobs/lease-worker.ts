@@ -1,0 +1,279 @@
+import type { Clock } from "../clock.js";
+import { FlagpostError } from "../errors.js";
+import { errorFields, type Logger } from "../logger.js";
+import { jobOwner } from "./owner.js";
+
+/** A job as a queue hands it out: its id and, while leased, until when. */
+export interface LeasedJob {
+  id: string;
+  /** ISO time the lease ends, as stored by the claim. */
+  leaseUntil?: string;
+}
+
+/**
+ * Where a {@link LeaseWorker} takes its jobs: a table of jobs with a due time and a lease
+ * (adapters/kysely/job-claims.ts implements both methods for any such table).
+ */
+export interface JobQueue<J extends LeasedJob> {
+  /**
+   * MUST lease up to `limit` due jobs to `owner` until `now + leaseMs` and return them, the
+   * longest-due first. A job whose lease ended is due again (its holder died). When several
+   * callers claim at once, in this process or others, each job MUST go to exactly one of them.
+   */
+  claim(now: string, limit: number, leaseMs: number, owner: string): Promise<J[]>;
+  /**
+   * MUST extend the leases `owner` still holds among `ids` to `until` and return those ids (a job
+   * finished meanwhile, or taken over after its lease ended, is left out). Optional: without it,
+   * leases are not renewed and `leaseMs` must outlast the longest job.
+   */
+  renew?(ids: readonly string[], owner: string, until: string): Promise<string[]>;
+}
+
+/**
+ * What the worker does with each job, in two steps so the slot is free while the result is
+ * stored: `perform` holds one of `concurrency` slots (the send, the HTTP call); `record` stores
+ * its result (a status change or a retry, usually through a {@link GroupCommit}). A job whose
+ * `record` fails keeps its lease until it ends and is then claimed again: at least once.
+ */
+export interface JobHandler<J extends LeasedJob, R> {
+  perform(job: J): Promise<R>;
+  record(job: J, result: R): Promise<void>;
+}
+
+export interface LeaseWorkerOptions {
+  /** Names the worker in log lines ("email outbox"). */
+  name: string;
+  /** Jobs performed at once; also the most one claim takes. Default 10. */
+  concurrency?: number;
+  /**
+   * How long a claim holds a job. With a queue that renews, the worker renews every
+   * `heartbeatMs` while it lives, so this bounds only how long a crashed process's jobs wait.
+   */
+  leaseMs: number;
+  /** How often held leases are renewed. Default leaseMs / 3. */
+  heartbeatMs?: number;
+  /** A job is started only while its lease has more than this left (the longest `perform`). Default 0. */
+  startMarginMs?: number;
+  /** How often to look for due jobs when nothing wakes the worker. Default 1 s. */
+  pollIntervalMs?: number;
+  /** The lease owner; default a fresh {@link jobOwner}. */
+  owner?: string;
+}
+
+/**
+ * Limits, in multiples of `concurrency`: one claim takes up to CLAIM_SIZE × concurrency jobs into
+ * the local queue (when less than one concurrency's worth is queued), and the worker holds at
+ * most HELD_LIMIT × concurrency (queued, being performed, or waiting for their record).
+ */
+const CLAIM_SIZE = 2;
+const HELD_LIMIT = 4;
+
+/**
+ * Runs lease-claimed jobs: claims due jobs with a lease (so several workers, in one process or
+ * many, never run the same job at once), performs up to `concurrency` at a time, records each
+ * result, and renews the leases it holds while the process lives. Wakes on `wake()` (call it
+ * after enqueueing) or every `pollIntervalMs`. `stop()` stops claiming and drains.
+ *
+ * Throughput comes from doing storage work in groups: a claim takes 2 × `concurrency` jobs into a
+ * local queue, a job gives up its slot as soon as `perform` is done, and `record` can join a
+ * group commit. At any time the worker holds at most 4 × `concurrency` jobs.
+ *
+ * ```ts
+ * const worker = new LeaseWorker(queue, { perform: deliver, record: store }, clock, logger,
+ *   { name: "webhook deliveries", leaseMs: 30_000, startMarginMs: 15_000 });
+ * worker.start(); … worker.wake(); … await worker.stop();
+ * ```
+ */
+export class LeaseWorker<J extends LeasedJob, R> {
+  readonly owner: string;
+  readonly #queueStore: JobQueue<J>;
+  readonly #handler: JobHandler<J, R>;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #name: string;
+  readonly #concurrency: number;
+  readonly #leaseMs: number;
+  readonly #heartbeatMs: number;
+  readonly #startMarginMs: number;
+  readonly #pollIntervalMs: number;
+
+  /** Claimed, not yet performed. */
+  #queue: J[] = [];
+  /** Every job this worker holds (queued, performing, recording) and when its lease ends, in ms. */
+  readonly #held = new Map<string, number>();
+  #performing = 0;
+  /** One per job from the start of its perform until its record is stored (or failed to be). */
+  readonly #inFlight = new Set<Promise<void>>();
+  #running = false;
+  #claiming: Promise<void> | undefined;
+  /** There may be due jobs: set by wake(), the poll timer and a claim that came back full. */
+  #due = false;
+  #pollTimer: NodeJS.Timeout | undefined;
+  #heartbeatTimer: NodeJS.Timeout | undefined;
+  #renewing: Promise<void> | undefined;
+  #idle: (() => void)[] = [];
+
+  constructor(queue: JobQueue<J>, handler: JobHandler<J, R>, clock: Clock, logger: Logger, options: LeaseWorkerOptions) {
+    this.#queueStore = queue;
+    this.#handler = handler;
+    this.#clock = clock;
+    this.#logger = logger;
+    this.#name = options.name;
+    this.#concurrency = options.concurrency ?? 10;
+    this.#leaseMs = options.leaseMs;
+    this.#heartbeatMs = options.heartbeatMs ?? Math.floor(options.leaseMs / 3);
+    this.#startMarginMs = options.startMarginMs ?? 0;
+    this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.owner = options.owner ?? jobOwner();
+    const invalid = (message: string) => new FlagpostError("validation_error", `${this.#name}: ${message}`);
+    if (!Number.isInteger(this.#concurrency) || this.#concurrency < 1) throw invalid("concurrency must be an integer of at least 1");
+    if (!(this.#leaseMs > this.#startMarginMs)) throw invalid("the lease must exceed the longest job, or a slow job could lose its lease and run twice");
+    if (!(this.#heartbeatMs > 0 && this.#heartbeatMs < this.#leaseMs)) throw invalid("heartbeatMs must be above 0 and below leaseMs");
+    if (!(this.#pollIntervalMs > 0)) throw invalid("pollIntervalMs must be above 0");
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /** Jobs being performed or performed and not yet recorded. */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /** Jobs being performed (holding a slot). */
+  get performing(): number {
+    return this.#performing;
+  }
+
+  /** Starts claiming, performing and renewing in the background. Does nothing when running. */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#pollTimer = setInterval(() => this.wake(), this.#pollIntervalMs);
+    if (this.#queueStore.renew) this.#heartbeatTimer = setInterval(() => void this.#renew(), this.#heartbeatMs);
+    this.wake();
+  }
+
+  /** Stops claiming, performs the jobs already claimed, and resolves once every result is recorded. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    clearInterval(this.#pollTimer);
+    this.#pollTimer = undefined;
+    await this.#claiming;
+    this.#pump();
+    await this.#drain();
+    clearInterval(this.#heartbeatTimer);
+    this.#heartbeatTimer = undefined;
+    await this.#renewing;
+  }
+
+  /** Looks for due jobs now instead of at the next poll. */
+  wake(): void {
+    this.#due = true;
+    this.#pump();
+  }
+
+  /** One round for tests and scripts: claims what there is room for, performs and records it. Resolves with how many were claimed. */
+  async runOnce(): Promise<number> {
+    const claimed = await this.#claim(this.#concurrency - this.#inFlight.size - this.#queue.length);
+    await Promise.all(claimed.map((job) => this.#track(job)));
+    return claimed.length;
+  }
+
+  /** Renews the leases of every job held now (the heartbeat does this on its own). */
+  renewNow(): Promise<void> {
+    return this.#renew();
+  }
+
+  /** Starts queued jobs while there are free slots, and claims more when the queue runs low. */
+  #pump(): void {
+    const concurrency = this.#concurrency;
+    while (this.#performing < concurrency && this.#queue.length > 0) void this.#track(this.#queue.shift()!);
+    const held = this.#queue.length + this.#inFlight.size;
+    if (!this.#running || !this.#due || this.#claiming || this.#queue.length >= concurrency || held >= HELD_LIMIT * concurrency) return;
+    const room = Math.min(CLAIM_SIZE * concurrency, HELD_LIMIT * concurrency - held);
+    this.#due = false; // a wake() during the claim sets it again
+    this.#claiming = this.#claim(room).then(
+      (claimed) => {
+        if (claimed.length === room) this.#due = true; // maybe more waiting
+        this.#queue.push(...claimed);
+      },
+      (error: unknown) => this.#logger.error(`${this.#name}: claiming due jobs failed; trying again`, errorFields(error)),
+    );
+    void this.#claiming.finally(() => {
+      this.#claiming = undefined;
+      this.#pump();
+    });
+  }
+
+  async #claim(room: number): Promise<J[]> {
+    if (room <= 0) return [];
+    const now = this.#clock.now();
+    const claimed = await this.#queueStore.claim(new Date(now).toISOString(), room, this.#leaseMs, this.owner);
+    for (const job of claimed) this.#held.set(job.id, job.leaseUntil === undefined ? now + this.#leaseMs : Date.parse(job.leaseUntil));
+    return claimed;
+  }
+
+  #track(job: J): Promise<void> {
+    const work = this.#process(job).catch((error: unknown) => {
+      // The result could not be stored: the lease runs out and the job is claimed again.
+      this.#logger.error(`${this.#name}: recording a result failed; the job is retried when its lease ends`, { id: job.id, ...errorFields(error) });
+    });
+    this.#inFlight.add(work);
+    void work.finally(() => {
+      this.#inFlight.delete(work);
+      this.#held.delete(job.id);
+      if (this.#inFlight.size === 0 && this.#queue.length === 0) for (const resolve of this.#idle.splice(0)) resolve();
+      this.#pump();
+    });
+    return work;
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#inFlight.size > 0 || this.#queue.length > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
+  }
+
+  async #process(job: J): Promise<void> {
+    const leaseLeft = (this.#held.get(job.id) ?? Number.POSITIVE_INFINITY) - this.#clock.now();
+    if (leaseLeft <= this.#startMarginMs) {
+      // Waited so long (or lost its lease in a renewal) that the job could outlive the lease and
+      // another worker could run it too. Leave it: it is claimed again once the lease ends.
+      this.#logger.warn(`${this.#name}: a claimed job waited too long to start; it runs when its lease ends`, { id: job.id });
+      return;
+    }
+    let result: R;
+    this.#performing += 1;
+    try {
+      result = await this.#handler.perform(job);
+    } finally {
+      this.#performing -= 1;
+    }
+    this.#pump(); // the slot is free: the next queued job starts while this result is stored
+    await this.#handler.record(job, result);
+  }
+
+  /** One heartbeat: extends every held lease; a job no longer held is not started. */
+  #renew(): Promise<void> {
+    const renew = this.#queueStore.renew;
+    if (!renew || this.#renewing || this.#held.size === 0) return this.#renewing ?? Promise.resolve();
+    const ids = [...this.#held.keys()];
+    const until = this.#clock.now() + this.#leaseMs;
+    this.#renewing = renew
+      .call(this.#queueStore, ids, this.owner, new Date(until).toISOString())
+      .then(
+        (renewed) => {
+          const kept = new Set(renewed);
+          for (const id of ids) {
+            if (!this.#held.has(id)) continue; // finished meanwhile
+            this.#held.set(id, kept.has(id) ? until : 0); // 0: lost, never started from now on
+          }
+        },
+        (error: unknown) => this.#logger.warn(`${this.#name}: renewing leases failed; trying at the next heartbeat`, { jobs: ids.length, ...errorFields(error) }),
+      )
+      .finally(() => {
+        this.#renewing = undefined;
+      });
+    return this.#renewing;
+  }
+}
