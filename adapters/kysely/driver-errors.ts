@@ -78,3 +78,9 @@ export function isIndexAlreadyThere(error: unknown): boolean {
   const { code, errno } = codes(error);
   return code === "ER_DUP_KEYNAME" || errno === 1061;
 }
+
+/** MySQL: ADD COLUMN of a column the table already has. */
+export function isColumnAlreadyThere(error: unknown): boolean {
+  const { code, errno } = codes(error);
+  return code === "ER_DUP_FIELDNAME" || errno === 1060;
+}

@@ -1,12 +1,16 @@
 import type { Kysely, Selectable, Transaction, Updateable } from "kysely";
-import type { FlagChanges, FlagRecord, FlagRepository } from "../../src/storage/index.js";
+import { flagChanges } from "../../src/flags/history-diff.js";
+import { uuidv7 } from "../../src/ids.js";
+import type { FlagAudit, FlagChanges, FlagHistoryAction, FlagRecord, FlagRepository } from "../../src/storage/index.js";
 import { type Engine, encodeBoolean } from "./dialect.js";
 import { guard } from "./driver-errors.js";
+import { recordFlagHistory } from "./flag-history-repository.js";
 import { toBoolean, toEpochMs, toIso, toNumber } from "./row-codec.js";
 import { FLAGS_REVISION, type FlagpostTables, type FlagsTable } from "./tables.js";
 import { inTransaction } from "./transaction.js";
 
 type Db = Kysely<FlagpostTables>;
+type Trx = Transaction<FlagpostTables>;
 
 function toFlag(row: Selectable<FlagsTable>): FlagRecord {
   return {
@@ -20,8 +24,14 @@ function toFlag(row: Selectable<FlagsTable>): FlagRecord {
   };
 }
 
+/** Stores the history entry of a write, when the caller asked for one, in the write's transaction. */
+async function record(trx: Trx, flagKey: string, action: FlagHistoryAction, before: FlagRecord | undefined, after: FlagRecord | undefined, audit: FlagAudit | undefined): Promise<void> {
+  if (!audit) return;
+  await recordFlagHistory(trx, { id: uuidv7(), flagKey, action, at: audit.at, actor: audit.actor, changes: flagChanges(before, after) });
+}
+
 /** Bumps the revision counter inside the transaction of the flag write it reports. */
-async function bumpRevision(trx: Transaction<FlagpostTables>): Promise<void> {
+async function bumpRevision(trx: Trx): Promise<void> {
   await trx
     .updateTable("flagpost_meta")
     .set((eb) => ({ value: eb("value", "+", 1).$castTo<number>() }))
@@ -32,7 +42,8 @@ async function bumpRevision(trx: Transaction<FlagpostTables>): Promise<void> {
 /**
  * Flags in `flagpost_flags`, keyed by `key` (byte-wise collation on every engine). Every write
  * bumps `flagpost_meta.flags_revision` in its own transaction, after the flag row, so all flag
- * writers take their locks in the same order (flag row, then counter) and cannot deadlock.
+ * writers take their locks in the same order (flag row, then counter) and cannot deadlock; the
+ * history entry (flagpost_flag_history) is written last, in the same transaction.
  */
 export class KyselyFlagRepository implements FlagRepository {
   readonly #db: Db;
@@ -43,7 +54,7 @@ export class KyselyFlagRepository implements FlagRepository {
     this.#engine = engine;
   }
 
-  async insert(flag: FlagRecord): Promise<void> {
+  async insert(flag: FlagRecord, audit?: FlagAudit): Promise<void> {
     const row = {
       key: flag.key,
       id: flag.id,
@@ -60,6 +71,7 @@ export class KyselyFlagRepository implements FlagRepository {
         inTransaction(this.#db, this.#engine, async (trx) => {
           await trx.insertInto("flagpost_flags").values(row).execute();
           await bumpRevision(trx);
+          await record(trx, flag.key, "created", undefined, flag, audit);
         }),
       `A flag with key "${flag.key}" already exists`,
     );
@@ -80,7 +92,7 @@ export class KyselyFlagRepository implements FlagRepository {
     });
   }
 
-  async update(key: string, changes: FlagChanges): Promise<FlagRecord | undefined> {
+  async update(key: string, changes: FlagChanges, audit?: FlagAudit): Promise<FlagRecord | undefined> {
     // Only the columns given are SET, so concurrent updates of different fields both survive.
     const set: Updateable<FlagsTable> = { updated_at: toEpochMs(changes.updatedAt, "updatedAt") };
     if (changes.description !== undefined) set.description = changes.description;
@@ -88,36 +100,42 @@ export class KyselyFlagRepository implements FlagRepository {
     if (changes.rules !== undefined) set.rules = JSON.stringify(changes.rules);
     return guard(this.#engine, "update the flag", () =>
       inTransaction(this.#db, this.#engine, async (trx) => {
-        const row = this.#engine === "mysql" ? await this.#updateThenRead(trx, key, set) : await this.#updateReturning(trx, key, set);
-        if (!row) return undefined;
+        const before = await this.#lockedRead(trx, key);
+        if (!before) return undefined;
+        await trx.updateTable("flagpost_flags").set(set).where("key", "=", key).execute();
+        const row = await trx.selectFrom("flagpost_flags").selectAll().where("key", "=", key).executeTakeFirstOrThrow();
         await bumpRevision(trx);
-        return toFlag(row);
+        const after = toFlag(row);
+        await record(trx, key, audit?.action ?? "updated", toFlag(before), after, audit);
+        return after;
       }),
     );
   }
 
-  /** SQLite and PostgreSQL: one UPDATE … RETURNING, which also takes the write lock first. */
-  async #updateReturning(trx: Transaction<FlagpostTables>, key: string, set: Updateable<FlagsTable>): Promise<Selectable<FlagsTable> | undefined> {
-    return trx.updateTable("flagpost_flags").set(set).where("key", "=", key).returningAll().executeTakeFirst();
-  }
-
   /**
-   * MySQL/MariaDB have no UPDATE … RETURNING. The locking read comes first so "no such flag" is
-   * decided under the lock (and without relying on the FOUND_ROWS client flag for row counts).
+   * The row as it is before this transaction changes it, with the write lock on it taken first,
+   * so the history's "before" is exactly what the write replaced. PostgreSQL and MySQL lock the
+   * row (SELECT … FOR UPDATE); SQLite has no row locks and no FOR UPDATE, so a no-op UPDATE takes
+   * the database's write lock first (reading first could not upgrade to writing once another
+   * connection had written: SQLITE_BUSY_SNAPSHOT).
    */
-  async #updateThenRead(trx: Transaction<FlagpostTables>, key: string, set: Updateable<FlagsTable>): Promise<Selectable<FlagsTable> | undefined> {
-    const found = await trx.selectFrom("flagpost_flags").select("key").where("key", "=", key).forUpdate().executeTakeFirst();
-    if (!found) return undefined;
-    await trx.updateTable("flagpost_flags").set(set).where("key", "=", key).execute();
-    return trx.selectFrom("flagpost_flags").selectAll().where("key", "=", key).executeTakeFirst();
+  async #lockedRead(trx: Trx, key: string): Promise<Selectable<FlagsTable> | undefined> {
+    if (this.#engine === "sqlite") {
+      const touched = await trx.updateTable("flagpost_flags").set((eb) => ({ key: eb.ref("key") })).where("key", "=", key).executeTakeFirst();
+      if (touched.numUpdatedRows === 0n) return undefined;
+      return trx.selectFrom("flagpost_flags").selectAll().where("key", "=", key).executeTakeFirst();
+    }
+    return trx.selectFrom("flagpost_flags").selectAll().where("key", "=", key).forUpdate().executeTakeFirst();
   }
 
-  async delete(key: string): Promise<boolean> {
+  async delete(key: string, audit?: FlagAudit): Promise<boolean> {
     return guard(this.#engine, "delete the flag", () =>
       inTransaction(this.#db, this.#engine, async (trx) => {
-        const result = await trx.deleteFrom("flagpost_flags").where("key", "=", key).executeTakeFirst();
-        if (result.numDeletedRows === 0n) return false;
+        const before = await this.#lockedRead(trx, key);
+        if (!before) return false;
+        await trx.deleteFrom("flagpost_flags").where("key", "=", key).execute();
         await bumpRevision(trx);
+        await record(trx, key, "deleted", toFlag(before), undefined, audit);
         return true;
       }),
     );

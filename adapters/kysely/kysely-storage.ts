@@ -6,6 +6,7 @@ import { detectEngine } from "./dialect.js";
 import { KyselyEmailRepository } from "./email-repository.js";
 import { guard } from "./driver-errors.js";
 import { KyselyEventRepository } from "./event-repository.js";
+import { KyselyFlagHistoryRepository } from "./flag-history-repository.js";
 import { KyselyFlagRepository } from "./flag-repository.js";
 import { KyselyIdempotencyRepository } from "./idempotency-repository.js";
 import { migrateToLatest } from "./migrations.js";
@@ -52,6 +53,7 @@ export function kyselyStorage(db: Kysely<any>, options: KyselyStorageOptions = {
   return {
     name: engine,
     flags: new KyselyFlagRepository(typed, engine),
+    flagHistory: new KyselyFlagHistoryRepository(typed, engine),
     apiKeys: new KyselyApiKeyRepository(typed, engine),
     idempotency: new KyselyIdempotencyRepository(typed, engine),
     events: new KyselyEventRepository(typed, engine),

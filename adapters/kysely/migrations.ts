@@ -7,6 +7,7 @@ import { initialMigration } from "./migrations/0001-initial.js";
 import { eventsMigration } from "./migrations/0002-events.js";
 import { emailsMigration } from "./migrations/0003-emails.js";
 import { flagNotifyMigration } from "./migrations/0004-flag-notify.js";
+import { flagGovernanceMigration } from "./migrations/0009-flag-governance.js";
 
 /**
  * The schema's history, oldest first. Names sort in the order they run; a released migration is
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0002-events": eventsMigration,
   "0003-emails": emailsMigration,
   "0004-flag-notify": flagNotifyMigration,
+  "0009-flag-governance": flagGovernanceMigration,
 };
 
 export const MIGRATION_TABLE = "flagpost_migration";

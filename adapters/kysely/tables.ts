@@ -18,6 +18,28 @@ export interface FlagsTable {
   rules: string;
   created_at: Int;
   updated_at: Int;
+  /** JSON text of the prerequisite list; NULL (rows older than migration 0009) means none. */
+  prerequisites: string | null;
+}
+
+/** One row per flag write (migration 0009). `actor` and `changes` are JSON text. */
+export interface FlagHistoryTable {
+  id: string;
+  flag_key: string;
+  action: string;
+  at: Int;
+  actor: string;
+  changes: string;
+}
+
+/** Evaluation counts per flag, hour (epoch ms of its start) and result (migration 0009). */
+export interface FlagInsightsTable {
+  flag_key: string;
+  hour: Int;
+  result: string;
+  count: Int;
+  /** The newest evaluation these counts include. */
+  last_at: Int;
 }
 
 export interface ApiKeysTable {
@@ -94,6 +116,8 @@ export interface EventsTable {
 
 export interface FlagpostTables {
   flagpost_flags: FlagsTable;
+  flagpost_flag_history: FlagHistoryTable;
+  flagpost_flag_insights: FlagInsightsTable;
   flagpost_api_keys: ApiKeysTable;
   flagpost_idempotency: IdempotencyTable;
   flagpost_meta: MetaTable;

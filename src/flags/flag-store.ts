@@ -1,11 +1,12 @@
 import type { Clock } from "../clock.js";
 import { FlagpostError } from "../errors.js";
 import { uuidv7 } from "../ids.js";
-import type { FlagChanges, Storage } from "../storage/index.js";
+import type { FlagActor, FlagAudit, FlagChanges, Storage } from "../storage/index.js";
 import { parseInput } from "../validation.js";
 import { parseEvaluationContext } from "./context.js";
 import { decodeFlagCursor, encodeFlagCursor } from "./cursor.js";
 import { evaluate } from "./evaluate.js";
+import { type FlagHistoryPage, IN_PROCESS_ACTOR, type ListFlagHistoryOptions, listFlagHistory } from "./flag-history.js";
 import {
   type CreateFlagInput,
   createFlagSchema,
@@ -28,6 +29,11 @@ export interface FlagPage {
   data: FlagSummary[];
   /** Pass back as `cursor` for the next page; absent on the last page. */
   nextCursor?: string;
+}
+
+/** Who is writing, for the flag history. Default: `{type: "in_process"}`. */
+export interface FlagWriteOptions {
+  actor?: FlagActor;
 }
 
 export interface ListFlagsOptions {
@@ -59,11 +65,11 @@ export class FlagStore {
     this.#onListenerError = onListenerError;
   }
 
-  async create(input: CreateFlagInput): Promise<Flag> {
+  async create(input: CreateFlagInput, options: FlagWriteOptions = {}): Promise<Flag> {
     const parsed = parseInput(createFlagSchema, input);
     const now = new Date(this.#clock.now()).toISOString();
     const flag: Flag = { id: uuidv7(this.#clock.now()), ...parsed, createdAt: now, updatedAt: now };
-    await this.#storage.flags.insert(flag);
+    await this.#storage.flags.insert(flag, this.#audit(options));
     this.#emit({ type: "created", key: flag.key, flag });
     return flag;
   }
@@ -88,7 +94,7 @@ export class FlagStore {
   }
 
   /** Merge semantics: fields present replace (`rules` replaces the whole list), omitted stay. */
-  async update(key: string, input: UpdateFlagInput): Promise<Flag> {
+  async update(key: string, input: UpdateFlagInput, options: FlagWriteOptions = {}): Promise<Flag> {
     const patch = parseInput(updateFlagSchema, input);
     const current = await this.#storage.flags.get(key);
     if (!current) throw notFound(key);
@@ -103,14 +109,14 @@ export class FlagStore {
     if (patch.enabled !== undefined) changes.enabled = patch.enabled;
     if (patch.rules !== undefined) changes.rules = patch.rules;
     if (Object.keys(changes).length === 1) return current; // nothing to change: updatedAt stays
-    const updated = await this.#storage.flags.update(key, changes);
+    const updated = await this.#storage.flags.update(key, changes, this.#audit(options));
     if (!updated) throw notFound(key);
     this.#emit({ type: "updated", key, flag: updated });
     return updated;
   }
 
-  async delete(key: string): Promise<void> {
-    if (!(await this.#storage.flags.delete(key))) throw notFound(key);
+  async delete(key: string, options: FlagWriteOptions = {}): Promise<void> {
+    if (!(await this.#storage.flags.delete(key, this.#audit(options)))) throw notFound(key);
     this.#emit({ type: "deleted", key });
   }
 
@@ -121,6 +127,11 @@ export class FlagStore {
   async evaluate(key: string, context: unknown = {}): Promise<EvaluationResult> {
     const parsed = parseEvaluationContext(context);
     return evaluate(await this.get(key), parsed);
+  }
+
+  /** The flag's changes, newest first; still there after the flag is deleted. */
+  history(key: string, options: ListFlagHistoryOptions = {}): Promise<FlagHistoryPage> {
+    return listFlagHistory(this.#storage, key, options);
   }
 
   /** Every flag, for snapshots: walks the keyset pages. */
@@ -148,6 +159,10 @@ export class FlagStore {
   /** Checks a key's format without touching storage (the dashboard and CLI use it). */
   static isValidKey(key: string): boolean {
     return flagKeySchema.safeParse(key).success;
+  }
+
+  #audit(options: FlagWriteOptions): FlagAudit {
+    return { at: new Date(this.#clock.now()).toISOString(), actor: options.actor ?? IN_PROCESS_ACTOR };
   }
 
   #emit(change: FlagChange): void {

@@ -2,6 +2,7 @@ import type { Storage } from "../storage/index.js";
 import { MemoryApiKeyRepository } from "./memory-api-keys.js";
 import { MemoryEventRepository } from "./memory-events.js";
 import { MemoryEmailRepository } from "./memory-emails.js";
+import { MemoryFlagHistoryRepository } from "./memory-flag-history.js";
 import { MemoryFlagRepository } from "./memory-flags.js";
 import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
 
@@ -12,9 +13,11 @@ import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
  */
 export function memoryStorage(): Storage {
   const idempotency = new MemoryIdempotencyRepository();
+  const flagHistory = new MemoryFlagHistoryRepository();
   return {
     name: "memory",
-    flags: new MemoryFlagRepository(),
+    flags: new MemoryFlagRepository(flagHistory),
+    flagHistory,
     apiKeys: new MemoryApiKeyRepository(),
     idempotency,
     events: new MemoryEventRepository(idempotency),

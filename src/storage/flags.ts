@@ -1,4 +1,5 @@
 import type { Flag } from "../flags/schema.js";
+import type { FlagAudit } from "./flag-history.js";
 
 // ---------------------------------------------------------------------------------------------
 // Flags
@@ -16,8 +17,13 @@ export interface FlagRepository {
   /**
    * Stores a new flag. MUST throw `FlagpostError("conflict")` when a flag with the same key
    * exists; when several inserts of one key race, exactly one succeeds.
+   *
+   * Every write takes an optional `audit`. When given, the write MUST store a history entry
+   * (see FlagHistoryRepository) in the same transaction, with `changes` =
+   * `flagChanges(before, after)` of the flag as it was and is inside that transaction: both or
+   * neither are stored. A write that changes nothing (unknown key) stores no entry.
    */
-  insert(flag: FlagRecord): Promise<void>;
+  insert(flag: FlagRecord, audit?: FlagAudit): Promise<void>;
 
   /** The flag with this key, or undefined. Keys are case-sensitive: "A" and "a" are two flags. */
   get(key: string): Promise<FlagRecord | undefined>;
@@ -33,10 +39,10 @@ export interface FlagRepository {
    * returns the flag as stored afterwards; undefined when no flag has this key. Two concurrent
    * updates of different fields MUST both survive (no read-modify-write of the whole row).
    */
-  update(key: string, changes: FlagChanges): Promise<FlagRecord | undefined>;
+  update(key: string, changes: FlagChanges, audit?: FlagAudit): Promise<FlagRecord | undefined>;
 
-  /** Removes the flag; true when it existed. */
-  delete(key: string): Promise<boolean>;
+  /** Removes the flag; true when it existed. Its history stays. */
+  delete(key: string, audit?: FlagAudit): Promise<boolean>;
 
   /**
    * A number that changes (grows) whenever any flag is inserted, updated or deleted, in the same

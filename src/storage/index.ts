@@ -16,12 +16,14 @@
 import type { ApiKeyRepository } from "./api-keys.js";
 import type { EmailRepository } from "./emails.js";
 import type { EventRepository } from "./events.js";
+import type { FlagHistoryRepository } from "./flag-history.js";
 import type { FlagRepository, FlagWatcher, FlagWatchListener } from "./flags.js";
 import type { IdempotencyRepository } from "./idempotency.js";
 
 export type * from "./api-keys.js";
 export type * from "./emails.js";
 export type * from "./events.js";
+export type * from "./flag-history.js";
 export type * from "./flags.js";
 export type * from "./idempotency.js";
 
@@ -31,6 +33,8 @@ export interface Storage {
   /** Short name of the backend ("memory", "sqlite", "postgres", "mysql"), for logs and reports. */
   readonly name: string;
   readonly flags: FlagRepository;
+  /** Read side of the flag history; entries are written by `flags`' writes. */
+  readonly flagHistory: FlagHistoryRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly idempotency: IdempotencyRepository;
   readonly events: EventRepository;

@@ -3,6 +3,7 @@ import { apiKeyCases } from "./cases/api-keys.js";
 import { durabilityCases } from "./cases/durability.js";
 import { eventCases } from "./cases/events.js";
 import { emailCases } from "./cases/emails.js";
+import { flagHistoryCases } from "./cases/flag-history.js";
 import { flagCases } from "./cases/flags.js";
 import { idempotencyCases } from "./cases/idempotency.js";
 import { lifecycleCases } from "./cases/lifecycle.js";
@@ -15,6 +16,7 @@ export function describeStorageConformance(harness: StorageHarness): void {
     beforeAll(async () => harness.setup?.());
     afterAll(async () => harness.teardown?.());
     flagCases(harness);
+    flagHistoryCases(harness);
     apiKeyCases(harness);
     idempotencyCases(harness);
     durabilityCases(harness);

@@ -1,6 +1,11 @@
 import { type CreateFlagInput, type Flagpost, parseEvaluationContext, type UpdateFlagInput } from "../../../src/index.js";
 import { nextLink, queryObject } from "../query.js";
-import type { Route } from "../types.js";
+import type { Route, RouteContext } from "../types.js";
+
+/** The history's actor for a request: the API key that made it. */
+function actorOf(ctx: RouteContext) {
+  return { actor: { type: "api_key" as const, id: ctx.apiKey.id, name: ctx.apiKey.name } };
+}
 
 /** API.md "Flags": camelCase, every success wrapped as {data}. */
 export function flagRoutes(fp: Flagpost): Route[] {
@@ -29,7 +34,7 @@ export function flagRoutes(fp: Flagpost): Route[] {
       scope: "flags:write",
       body: true,
       async handle(ctx) {
-        const flag = await fp.flags.create(ctx.body as CreateFlagInput);
+        const flag = await fp.flags.create(ctx.body as CreateFlagInput, actorOf(ctx));
         return { status: 201, body: { data: flag }, headers: { location: ctx.href(`/v1/flags/${encodeURIComponent(flag.key)}`) } };
       },
     },
@@ -50,7 +55,7 @@ export function flagRoutes(fp: Flagpost): Route[] {
       scope: "flags:write",
       body: true,
       async handle(ctx) {
-        return { status: 200, body: { data: await fp.flags.update(ctx.params.key!, ctx.body as UpdateFlagInput) } };
+        return { status: 200, body: { data: await fp.flags.update(ctx.params.key!, ctx.body as UpdateFlagInput, actorOf(ctx)) } };
       },
     },
     {
@@ -60,8 +65,25 @@ export function flagRoutes(fp: Flagpost): Route[] {
       scope: "flags:write",
       body: false,
       async handle(ctx) {
-        await fp.flags.delete(ctx.params.key!);
+        await fp.flags.delete(ctx.params.key!, actorOf(ctx));
         return { status: 204 };
+      },
+    },
+    {
+      ...base,
+      method: "GET",
+      path: "/v1/flags/:key/history",
+      scope: "flags:read",
+      body: false,
+      async handle(ctx) {
+        const key = ctx.params.key!;
+        const page = await fp.flags.history(key, queryObject(ctx.query));
+        const headers: Record<string, string> = {};
+        if (page.nextCursor) {
+          const limit = ctx.query.get("limit") ?? undefined;
+          headers.link = nextLink(ctx.href(`/v1/flags/${encodeURIComponent(key)}/history`, { limit, cursor: page.nextCursor }));
+        }
+        return { status: 200, body: { data: page.data }, headers };
       },
     },
     {

@@ -19,6 +19,7 @@ const FLAG_ROUTES: RouteCase[] = [
   { name: "GET /v1/flags/{key}", scope: "flags:read", method: "GET", path: (k) => `/v1/flags/${k}`, ok: 200 },
   { name: "PATCH /v1/flags/{key}", scope: "flags:write", method: "PATCH", path: (k) => `/v1/flags/${k}`, options: { json: { enabled: true } }, ok: 200 },
   { name: "DELETE /v1/flags/{key}", scope: "flags:write", method: "DELETE", path: (k) => `/v1/flags/${k}`, ok: 204 },
+  { name: "GET /v1/flags/{key}/history", scope: "flags:read", method: "GET", path: (k) => `/v1/flags/${k}/history`, ok: 200 },
   { name: "POST /v1/flags/{key}/evaluate", scope: "flags:evaluate", method: "POST", path: (k) => `/v1/flags/${k}/evaluate`, options: { json: { userId: "u1" } }, ok: 200 },
 ];
 

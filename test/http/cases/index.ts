@@ -4,6 +4,7 @@ import { authCases } from "./auth.js";
 import { errorCases } from "./errors.js";
 import { flagCrudCases } from "./flags-crud.js";
 import { flagEvaluateCases } from "./flags-evaluate.js";
+import { flagHistoryCases } from "./flags-history.js";
 import { flagListCases } from "./flags-list.js";
 import { internalErrorCases } from "./internal-error.js";
 import { loggingCases } from "./logging.js";
@@ -16,6 +17,7 @@ export function httpCases(variant: Variant, options: PropertyOptions = { numRuns
     flagListCases(variant.start);
     describe("flag routes", () => flagCrudCases(variant.start));
     flagEvaluateCases(variant.start);
+    flagHistoryCases(variant.start);
     authCases(variant.start);
     errorCases(variant.start);
     rateLimitCases(variant.start);

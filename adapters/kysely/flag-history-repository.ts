@@ -1,0 +1,53 @@
+import type { Kysely, Selectable, Transaction } from "kysely";
+import type { FlagActor, FlagHistoryAction, FlagHistoryEntry, FlagHistoryRepository } from "../../src/storage/index.js";
+import type { Engine } from "./dialect.js";
+import { guard } from "./driver-errors.js";
+import { toEpochMs, toIso } from "./row-codec.js";
+import type { FlagHistoryTable, FlagpostTables } from "./tables.js";
+
+type Db = Kysely<FlagpostTables>;
+
+/** Stores one history entry; called by the flag repository inside the transaction of the write it records. */
+export async function recordFlagHistory(trx: Transaction<FlagpostTables>, entry: FlagHistoryEntry): Promise<void> {
+  await trx
+    .insertInto("flagpost_flag_history")
+    .values({
+      id: entry.id,
+      flag_key: entry.flagKey,
+      action: entry.action,
+      at: toEpochMs(entry.at, "at"),
+      actor: JSON.stringify(entry.actor),
+      changes: JSON.stringify(entry.changes),
+    })
+    .execute();
+}
+
+function toEntry(row: Selectable<FlagHistoryTable>): FlagHistoryEntry {
+  return {
+    id: row.id,
+    flagKey: row.flag_key,
+    action: row.action as FlagHistoryAction,
+    at: toIso(row.at),
+    actor: JSON.parse(row.actor) as FlagActor,
+    changes: JSON.parse(row.changes) as FlagHistoryEntry["changes"],
+  };
+}
+
+/** Reads `flagpost_flag_history` newest first through the (flag_key, id) index. */
+export class KyselyFlagHistoryRepository implements FlagHistoryRepository {
+  readonly #db: Db;
+  readonly #engine: Engine;
+
+  constructor(db: Db, engine: Engine) {
+    this.#db = db;
+    this.#engine = engine;
+  }
+
+  async list(flagKey: string, { before, limit }: { before?: string; limit: number }): Promise<FlagHistoryEntry[]> {
+    return guard(this.#engine, "read the flag history", async () => {
+      let query = this.#db.selectFrom("flagpost_flag_history").selectAll().where("flag_key", "=", flagKey).orderBy("id", "desc").limit(limit);
+      if (before !== undefined) query = query.where("id", "<", before);
+      return (await query.execute()).map(toEntry);
+    });
+  }
+}
