@@ -1,5 +1,5 @@
 /**
- * One error type for the whole library. `code` is one of API.md's error codes; the HTTP
+ * One error type for the whole library. `code` is one of docs/api.md's error codes; the HTTP
  * adapter maps each code to a status in a single table, so the core never speaks HTTP.
  */
 export const ERROR_CODES = {

@@ -60,7 +60,7 @@ function bodyParserError(error: unknown): FlagpostError | undefined {
  * Express middleware, as the pair `app.use` takes: `app.use(toExpress(fp))` or
  * `app.use("/api", toExpress(fp))`. The first serves /v1 and passes every other path to `next()`;
  * the second answers errors that an earlier body parser raised on a /v1 request (bad JSON, too
- * large) in API.md's shapes, after the key check, instead of Express's HTML error page.
+ * large) in docs/api.md's shapes, after the key check, instead of Express's HTML error page.
  */
 export function toExpress(fp: Flagpost, options?: HttpOptions): [ExpressHandler, ExpressErrorHandler] {
   const handle = createHandler(fp, options);

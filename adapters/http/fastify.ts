@@ -38,7 +38,7 @@ function isReadable(value: unknown): value is Readable {
   return typeof value === "object" && value !== null && typeof (value as Readable).pipe === "function";
 }
 
-/** Fastify's own content-type errors, raised before the handler runs, as API.md's codes. */
+/** Fastify's own content-type errors, raised before the handler runs, as docs/api.md's codes. */
 function fastifyBodyError(error: Error): FlagpostError | undefined {
   const { code, statusCode } = error as { code?: unknown; statusCode?: unknown };
   if (typeof code !== "string" || !(code.startsWith("FST_ERR_CTP_") || code === "FST_ERR_ROUTE_MISSING_CONTENT_TYPE")) return undefined;
@@ -50,7 +50,7 @@ function fastifyBodyError(error: Error): FlagpostError | undefined {
 /**
  * A Fastify plugin serving /v1: `app.register(toFastify(fp))`, or with `{ prefix: "/api" }`.
  * Inside its own encapsulated context it swaps Fastify's body parsers for a pass-through, so
- * the raw stream reaches flagpost, which applies API.md's 400/413/415 rules after the key check.
+ * the raw stream reaches flagpost, which applies docs/api.md's 400/413/415 rules after the key check.
  * The app's parsers and limits elsewhere are untouched.
  */
 export function toFastify(fp: Flagpost, options?: HttpOptions): FastifyPlugin {

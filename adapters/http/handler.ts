@@ -89,7 +89,7 @@ function hrefFor(basePath: string) {
 }
 
 /**
- * The HTTP core: auth, scopes, rate limit, routing, body limits and the error table of API.md,
+ * The HTTP core: auth, scopes, rate limit, routing, body limits and the error table of docs/api.md,
  * with no framework in sight. Order matters: the key is checked before anything else is looked
  * at, so an unauthenticated client learns nothing about what exists.
  */

@@ -1,6 +1,6 @@
 import type { ErrorCode } from "../../src/index.js";
 
-/** The one table from error code to HTTP status (API.md, "Errors"). */
+/** The one table from error code to HTTP status (docs/api.md, "Errors"). */
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_json: 400,
   missing_api_key: 401,

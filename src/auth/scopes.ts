@@ -1,4 +1,4 @@
-/** API.md's scopes. `full_access` implies every other one. */
+/** docs/api.md's scopes. `full_access` implies every other one. */
 export const SCOPES = [
   "full_access",
   "emails:send",

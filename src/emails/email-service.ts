@@ -45,7 +45,7 @@ function notFound(id: string): FlagpostError {
 
 /**
  * Emails: validates send requests, stores them in the outbox (before anything is answered),
- * reads them back, and applies delivery reports along API.md's lifecycle. Sending is the
+ * reads them back, and applies delivery reports along docs/api.md's lifecycle. Sending is the
  * OutboxWorker's job; `send` only wakes it.
  */
 export class EmailService {

@@ -1,7 +1,7 @@
 import type { EmailRecord, EmailStatus } from "../storage/index.js";
 
 /**
- * API.md's status lifecycle as data. Each status lists the statuses it may move to; anything
+ * docs/api.md's status lifecycle as data. Each status lists the statuses it may move to; anything
  * else is refused and leaves the email unchanged.
  *
  * | from              | trigger                                                   | to         |

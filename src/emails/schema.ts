@@ -3,8 +3,8 @@ import { parseIsoInstant } from "../time.js";
 import { isAddress } from "./addresses.js";
 
 /**
- * The wire shape of a send request (API.md, "Emails"), snake_case as Resend's REST API, used as is
- * by `fp.emails.send()` too. Limits API.md leaves open are decided here and written down in
+ * The wire shape of a send request (docs/api.md, "Emails"), snake_case as Resend's REST API, used as is
+ * by `fp.emails.send()` too. Limits docs/api.md leaves open are decided here and written down in
  * docs/emails.md.
  */
 

@@ -5,7 +5,7 @@ import type { EmailEvent, EmailEventType, EmailRecord, EmailStatus } from "../st
  * Fields that were not set are left out rather than sent as null.
  */
 
-/** The answer to a send: API.md's `{id, from, to, subject, status, created_at}`. */
+/** The answer to a send: docs/api.md's `{id, from, to, subject, status, created_at}`. */
 export interface EmailSummary {
   id: string;
   from: string;

@@ -52,7 +52,7 @@ function asJson(value: unknown): unknown {
 }
 
 /**
- * Events: `track` and `trackBatch` validate (API.md, "Events") and store before they resolve;
+ * Events: `track` and `trackBatch` validate (docs/api.md, "Events") and store before they resolve;
  * `enqueue` validates and returns at once, a background flusher stores. `query` reads keyset pages,
  * newest first. Retention: `purgeBefore`, and `deleteByUser` for privacy requests.
  */

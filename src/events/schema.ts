@@ -2,7 +2,7 @@ import { z } from "zod";
 import { parseIsoInstant } from "../time.js";
 
 /**
- * The wire shapes of events and event queries. Limits that API.md leaves open are decided here and
+ * The wire shapes of events and event queries. Limits that docs/api.md leaves open are decided here and
  * written down in docs/events.md.
  */
 

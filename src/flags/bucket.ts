@@ -1,7 +1,7 @@
 import murmurhash from "murmurhash-js";
 
 /**
- * Sticky percentage bucketing, exactly as API.md fixes it so any language can reproduce it:
+ * Sticky percentage bucketing, exactly as docs/api.md fixes it so any language can reproduce it:
  * bucket = murmur3_x86_32(utf8(flagKey + ":" + userId), seed 0) % 10000.
  * murmurhash-js hashes the low byte of each UTF-16 code unit, which equals hashing the UTF-8 bytes
  * only for ASCII text; other text is first turned into a string of its UTF-8 bytes.

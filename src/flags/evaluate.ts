@@ -6,7 +6,7 @@ import { compareSemver, parseSemver } from "./semver.js";
 /**
  * The reference evaluator: pure, allocation-free apart from the result, and the definition every
  * other evaluator (the compiled in-process client, the HTTP route, other SDKs) must agree with.
- * See docs/flags.md for the decisions API.md leaves open.
+ * See docs/flags.md for the decisions docs/api.md leaves open.
  */
 export function evaluate(flag: Pick<Flag, "key" | "enabled" | "rules">, context: EvaluationContext = {}): EvaluationResult {
   if (!flag.enabled) return { enabled: false, reason: "disabled" };

@@ -4,7 +4,7 @@ import { parseSemver } from "./semver.js";
 
 /**
  * The wire shapes of flags, rules and evaluation, and the TypeScript types derived from them.
- * Limits that API.md leaves open are decided here and written down in docs/flags.md.
+ * Limits that docs/api.md leaves open are decided here and written down in docs/flags.md.
  */
 
 export const FLAG_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;

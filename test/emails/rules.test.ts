@@ -56,7 +56,7 @@ describe("lifecycle", () => {
   const AT = "2026-06-01T10:00:00.000Z";
   const LATER = "2026-06-01T10:05:00.000Z";
 
-  it("holds exactly API.md's table", () => {
+  it("holds exactly docs/api.md's table", () => {
     expect(TRANSITIONS).toEqual({
       queued: ["sent", "delivered", "bounced", "failed"],
       sent: ["delivered", "bounced", "complained"],

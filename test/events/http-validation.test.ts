@@ -3,7 +3,7 @@ import { startApp, type TestApp } from "../support/servers.js";
 import { type Accepted, type ErrorBody, json, storedCount, validEvent } from "./support.js";
 
 /**
- * Every validation rule of API.md's "Events" section (and docs/events.md's decisions), over real
+ * Every validation rule of docs/api.md's "Events" section (and docs/events.md's decisions), over real
  * HTTP: each broken rule gives 422 whose details name the field, on POST /v1/events and, at index
  * 3 of a batch, as `events.3.<field>` on POST /v1/events/batch, with nothing of the batch stored.
  */

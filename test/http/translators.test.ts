@@ -62,7 +62,7 @@ describe("express", () => {
     expect((await fp.flags.get("via-raw")).key).toBe("via-raw");
   });
 
-  it("answers body-parser's own failures on /v1 in API.md's shape, and leaves other paths' errors to the app", async () => {
+  it("answers body-parser's own failures on /v1 in docs/api.md's shape, and leaves other paths' errors to the app", async () => {
     const { fp, key } = await flagpost();
     const app = express();
     app.use(express.json({ limit: 50 }));

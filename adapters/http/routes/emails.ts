@@ -11,7 +11,7 @@ function idempotency(ctx: RouteContext): IdempotencyOptions {
 }
 
 /**
- * API.md "Emails": snake_case bodies, the resource itself as the answer, Resend's error shape
+ * docs/api.md "Emails": snake_case bodies, the resource itself as the answer, Resend's error shape
  * (`{statusCode, name, message}`), and a JSON body on every response so the `resend` SDK can read
  * it. No business rule lives here: EmailService validates and decides.
  */

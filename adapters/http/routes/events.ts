@@ -2,7 +2,7 @@ import { batchBodySchema, type Flagpost, parseInput, type TrackEventInput, type 
 import { nextLink, queryObject } from "../query.js";
 import type { Route, RouteContext } from "../types.js";
 
-/** POST /v1/events/batch takes up to 1,000 events in at most 5 MiB (API.md). */
+/** POST /v1/events/batch takes up to 1,000 events in at most 5 MiB (docs/api.md). */
 export const EVENT_BATCH_BODY_LIMIT = 5 * 1024 * 1024;
 
 /** Idempotency-Key, scoped to the API key (keys are per API key). */
@@ -11,7 +11,7 @@ function idempotency(ctx: RouteContext): TrackOptions {
   return key === undefined ? {} : { idempotencyKey: key, idempotencyScope: ctx.apiKey.id };
 }
 
-/** API.md "Events": camelCase, every success wrapped as {data}; writes answer 202 once stored. */
+/** docs/api.md "Events": camelCase, every success wrapped as {data}; writes answer 202 once stored. */
 export function eventRoutes(fp: Flagpost): Route[] {
   const base = { style: "data" as const };
   return [

@@ -7,7 +7,7 @@ function actorOf(ctx: RouteContext) {
   return { actor: { type: "api_key" as const, id: ctx.apiKey.id, name: ctx.apiKey.name } };
 }
 
-/** API.md "Flags": camelCase, every success wrapped as {data}. */
+/** docs/api.md "Flags": camelCase, every success wrapped as {data}. */
 export function flagRoutes(fp: Flagpost): Route[] {
   const base = { style: "data" as const };
   return [

@@ -23,7 +23,7 @@ const FLAG_ROUTES: RouteCase[] = [
   { name: "POST /v1/flags/{key}/evaluate", scope: "flags:evaluate", method: "POST", path: (k) => `/v1/flags/${k}/evaluate`, options: { json: { userId: "u1" } }, ok: 200 },
 ];
 
-/** API.md "Authentication and keys", and "the auth check runs before body validation". */
+/** docs/api.md "Authentication and scopes", and "the auth check runs before body validation". */
 export function authCases(start: Start): void {
   describe("authentication and scopes", () => {
     let t: Target;

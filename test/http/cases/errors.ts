@@ -23,7 +23,7 @@ function chunked(text: string): ReadableStream<Uint8Array> {
   });
 }
 
-/** API.md "Errors": 400, 404, 405, 413, 415, and where flagpost stops and the app begins. */
+/** docs/api.md "Errors": 400, 404, 405, 413, 415, and where flagpost stops and the app begins. */
 export function errorCases(start: Start): void {
   describe("a bodyLimit of 100 bytes", () => {
     let t: Target;
@@ -35,7 +35,7 @@ export function errorCases(start: Start): void {
     it("accepts 100 bytes and answers 413 at 101", async () => {
       if (t.appParsesBodies) {
         // express.json({limit: "1mb"}) read the body before flagpost, so its limit is the one that
-        // applies (docs/http.md); flagpost's error handler still answers in API.md's shape.
+        // applies (docs/http.md); flagpost's error handler still answers in docs/api.md's shape.
         expect((await call(t, "POST", "/v1/flags", { raw: paddedFlag("large", 101) })).status).toBe(201);
         expectError(await call(t, "POST", "/v1/flags", { raw: paddedFlag("huge", 1024 * 1024 + 1) }), 413, "payload_too_large");
         return;

@@ -28,7 +28,7 @@ export const EVERY_RULE_TYPE = [
   ...EVERY_OPERATOR,
 ];
 
-/** API.md "Flags": POST, GET one, PATCH, DELETE. */
+/** docs/api.md "Flags": POST, GET one, PATCH, DELETE. */
 export function flagCrudCases(start: Start): void {
   let t: Target;
   beforeAll(async () => {

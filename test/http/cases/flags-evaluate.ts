@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Start, Target } from "../../support/frameworks.js";
 import { call, detailPaths, expectError } from "./client.js";
 
-/** API.md "Flags", POST /v1/flags/{key}/evaluate and the evaluation order. */
+/** docs/api.md "Flags", POST /v1/flags/{key}/evaluate and the evaluation order. */
 export function flagEvaluateCases(start: Start): void {
   describe("POST /v1/flags/{key}/evaluate", () => {
     let t: Target;
@@ -24,7 +24,7 @@ export function flagEvaluateCases(start: Start): void {
 
     const evaluate = (key: string, json?: unknown) => call(t, "POST", `/v1/flags/${key}/evaluate`, json === undefined ? {} : { json });
 
-    it("answers {data: {enabled, reason}} in API.md's order", async () => {
+    it("answers {data: {enabled, reason}} in docs/api.md's order", async () => {
       const cases: [string, unknown, boolean, string][] = [
         ["off", { userId: "u1" }, false, "disabled"],
         ["on", { userId: "anyone" }, true, "no_rules"],

@@ -10,7 +10,7 @@ function nextHref(link: string | null): string | undefined {
   return match![1];
 }
 
-/** API.md "Flags", GET /v1/flags: code-point order, limit, cursor, Link. */
+/** docs/api.md "Flags", GET /v1/flags: code-point order, limit, cursor, Link. */
 export function flagListCases(start: Start): void {
   describe("GET /v1/flags", () => {
     let t: Target;

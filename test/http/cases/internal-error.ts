@@ -45,7 +45,7 @@ function expectNothingInternal(reply: Reply): void {
   }
 }
 
-/** API.md "Errors", last row: 500 internal_server_error with nothing internal in the body. */
+/** docs/api.md "Errors", last row: 500 internal_server_error with nothing internal in the body. */
 export function internalErrorCases(start: Start): void {
   describe("unexpected failures", () => {
     let t: Target;

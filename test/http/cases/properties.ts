@@ -10,7 +10,7 @@ export interface PropertyOptions {
 
 /**
  * Property-based: random methods, paths, headers and bodies against every flag route. Nothing
- * answers 5xx, every error is API.md's JSON error shape, and a rejected request changes nothing.
+ * answers 5xx, every error is docs/api.md's JSON error shape, and a rejected request changes nothing.
  */
 export function propertyCases(start: Start, { numRuns }: PropertyOptions): void {
   describe("random requests (fast-check)", () => {

@@ -8,7 +8,7 @@ function expectRateHeaders(reply: Reply, what: string): void {
   }
 }
 
-/** API.md "Errors", rate limit row: a token bucket per key, 429 + Retry-After, headers on every response. */
+/** docs/api.md "Errors", rate limit row: a token bucket per key, 429 + Retry-After, headers on every response. */
 export function rateLimitCases(start: Start): void {
   describe("rate limit", () => {
     describe("with a bucket of 3 refilled at 1 per second", () => {

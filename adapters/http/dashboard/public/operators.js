@@ -1,4 +1,4 @@
-// Attribute rule operators (API.md "Flags"), with the kinds of value each accepts.
+// Attribute rule operators (docs/api.md "Flags"), with the kinds of value each accepts.
 // test/dashboard checks this list against the server's ATTRIBUTE_OPERATORS.
 
 /** Value kinds: how the text in the value field becomes JSON. */
