@@ -4,7 +4,7 @@ import type { FlagActor, FlagHistoryEntry, Storage } from "../storage/index.js";
 import { parseInput } from "../validation.js";
 
 /**
- * Reading a flag's history (API.md "Flag governance"): newest first, in pages. Entries are
+ * Reading a flag's history (docs/api.md "Flag history", docs/flags.md "History"): newest first, in pages. Entries are
  * written by the flag repository within each write; see FlagAudit in src/storage/flag-history.ts.
  */
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Start, Target } from "../../support/frameworks.js";
 import { call, expectError, ISO_INSTANT, UUID } from "./client.js";
 
-/** API.md "Flag governance → History": GET /v1/flags/{key}/history. */
+/** docs/api.md "Flag history": GET /v1/flags/{key}/history. */
 export function flagHistoryCases(start: Start): void {
   describe("GET /v1/flags/{key}/history", () => {
     let t: Target;
