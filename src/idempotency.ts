@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Clock } from "./clock.js";
 import { FlagpostError } from "./errors.js";
+import { textProblem } from "./input-policy.js";
 import type { IdempotencyCompletion, Storage } from "./storage/index.js";
 
 /**
@@ -45,6 +46,8 @@ export function checkIdempotencyKey(key: string): void {
       details: [{ path: "Idempotency-Key", message: "must be 1 to 256 characters" }],
     });
   }
+  const problem = textProblem(key);
+  if (problem) throw new FlagpostError("validation_error", `"Idempotency-Key" ${problem}`, { details: [{ path: "Idempotency-Key", message: problem }] });
 }
 
 /**

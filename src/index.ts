@@ -43,6 +43,7 @@ export {
 } from "./events/schema.js";
 export { fingerprint, runIdempotent, type IdempotentRequest } from "./idempotency.js";
 export { parseInput, checkInput, validationError } from "./validation.js";
+export { inputProblem, isStorableText, textProblem, MAX_NESTING_DEPTH } from "./input-policy.js";
 export { parseIsoInstant } from "./time.js";
 export type * from "./storage/index.js";
 export { EmailService, type IdempotencyOptions, type SendBatchOptions } from "./emails/email-service.js";

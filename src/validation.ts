@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { type ErrorDetail, FlagpostError } from "./errors.js";
+import { inputProblem } from "./input-policy.js";
 
 /**
  * zod turns wire input into typed values; this file turns zod's issues into sentences a person
@@ -97,8 +98,14 @@ export function validationError(details: ErrorDetail[]): FlagpostError {
   return new FlagpostError("validation_error", head + tail, { details });
 }
 
-/** Parses `input` or throws a `validation_error` FlagpostError whose message names the field. */
+/**
+ * Parses `input` or throws a `validation_error` FlagpostError whose message names the field.
+ * Every input first passes input-policy.ts (NUL, surrogates, non-finite numbers, depth,
+ * `__proto__`), before zod or anything recursive sees it.
+ */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefix: PropertyKey[] = []): z.output<S> {
+  const problem = inputProblem(input, prefix);
+  if (problem) throw validationError([problem]);
   const result = schema.safeParse(input, { error: errorMap });
   if (result.success) return result.data;
   throw validationError(issuesToDetails(result.error.issues, prefix));
@@ -110,6 +117,8 @@ export function checkInput<S extends z.ZodType>(
   input: unknown,
   prefix: PropertyKey[] = [],
 ): { ok: true; value: z.output<S> } | { ok: false; details: ErrorDetail[] } {
+  const problem = inputProblem(input, prefix);
+  if (problem) return { ok: false, details: [problem] };
   const result = schema.safeParse(input, { error: errorMap });
   if (result.success) return { ok: true, value: result.data };
   return { ok: false, details: issuesToDetails(result.error.issues, prefix) };

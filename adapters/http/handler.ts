@@ -1,4 +1,4 @@
-import { errorFields, FlagpostError, type Flagpost, hasScope, type Logger } from "../../src/index.js";
+import { errorFields, FlagpostError, type Flagpost, hasScope, isStorableText, type Logger } from "../../src/index.js";
 import { createDashboard, type DashboardOptions } from "./dashboard/serve.js";
 import { errorResponse, jsonResponse, styleForPath } from "./error-body.js";
 import { type RateLimitOptions, RateLimiter } from "./rate-limit.js";
@@ -129,6 +129,11 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
     const routeStyle = route.style;
     if (!hasScope(apiKey.scopes, route.scope)) {
       return errorResponse(routeStyle, new FlagpostError("restricted_api_key", `This API key lacks the "${route.scope}" scope`), rateHeaders);
+    }
+    // A path id no storage could hold (a NUL, an unpaired surrogate) names nothing: 404, and no
+    // storage is asked (PostgreSQL would refuse the text with an error).
+    for (const name in match.params) {
+      if (!isStorableText(match.params[name]!)) return errorResponse(routeStyle, new FlagpostError("not_found", `Nothing has this ${name}`), rateHeaders);
     }
     try {
       const body = route.body ? await readJson(request.body, request.headers, route.bodyLimit ?? bodyLimit) : undefined;

@@ -2,7 +2,8 @@ import { FlagpostError } from "../../src/index.js";
 
 /** Query parameters as an object for a zod schema; a parameter given twice is refused, not guessed. */
 export function queryObject(query: URLSearchParams): Record<string, string> {
-  const out: Record<string, string> = {};
+  // No prototype: "__proto__" becomes an own key like any other, so the schema refuses it as unknown.
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [name, value] of query) {
     if (Object.hasOwn(out, name)) {
       throw new FlagpostError("validation_error", `"${name}" is given more than once`, {

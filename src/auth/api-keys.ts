@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Clock } from "../clock.js";
 import { FlagpostError } from "../errors.js";
 import { uuidv7 } from "../ids.js";
+import { isStorableText } from "../input-policy.js";
 import type { ApiKeyRecord, Storage } from "../storage/index.js";
 import { parseInput } from "../validation.js";
 import { digestBytes, digestsEqual, generatePlainKey, hashKey } from "./key-hash.js";
@@ -92,7 +93,7 @@ export class ApiKeys {
   }
 
   async revoke(id: string): Promise<void> {
-    const found = await this.#storage.apiKeys.revoke(id, new Date(this.#clock.now()).toISOString());
+    const found = isStorableText(id) && await this.#storage.apiKeys.revoke(id, new Date(this.#clock.now()).toISOString());
     if (!found) throw new FlagpostError("not_found", `API key "${id}" was not found`);
     this.#cache.clear();
   }

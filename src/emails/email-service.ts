@@ -2,6 +2,7 @@ import type { Clock } from "../clock.js";
 import { type ErrorDetail, FlagpostError } from "../errors.js";
 import { fingerprint, runIdempotent } from "../idempotency.js";
 import { uuidv7 } from "../ids.js";
+import { isStorableText } from "../input-policy.js";
 import { GroupCommit } from "../jobs/group-commit.js";
 import type { EmailRecord, IdempotencyCompletion, Storage } from "../storage/index.js";
 import { parseIsoInstant } from "../time.js";
@@ -131,7 +132,11 @@ export class EmailService {
       return result;
     };
     if (options.idempotencyKey === undefined) return store();
-    return runIdempotent<BatchResult>(this.#storage, this.#clock, this.#idempotent(`emails.batch.${mode}`, requests, options), store);
+    // An invalid email is fingerprinted by what was wrong with it, not by its content: that content
+    // broke the input rules and may be nested too deep for the fingerprint's recursion.
+    const problems = new Map(invalid.map((i) => [i.index, i.details]));
+    const fingerprinted = requests.map((request, index) => (problems.has(index) ? { invalid: problems.get(index) } : request));
+    return runIdempotent<BatchResult>(this.#storage, this.#clock, this.#idempotent(`emails.batch.${mode}`, fingerprinted, options), store);
   }
 
   /** The email as GET /v1/emails/{id} shows it; `not_found` when unknown. */
@@ -176,12 +181,14 @@ export class EmailService {
 
   /** The email's history, oldest first; `not_found` when unknown. */
   async events(id: string): Promise<EmailEventView[]> {
+    if (!isStorableText(id)) throw notFound(id);
     const events = await this.#storage.emails.listEmailEvents(id);
     if (events.length === 0) await this.#load(id); // every stored email has its queued event
     return events.map(toEventView);
   }
 
   async #load(id: string): Promise<EmailRecord> {
+    if (!isStorableText(id)) throw notFound(id); // no stored email has such an id: storage is not asked
     const email = await this.#storage.emails.getEmail(id);
     if (!email) throw notFound(id);
     return email;

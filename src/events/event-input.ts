@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ErrorDetail } from "../errors.js";
 import { uuidv7 } from "../ids.js";
+import { inputProblem } from "../input-policy.js";
 import type { NewEvent } from "../storage/index.js";
 import { checkInput } from "../validation.js";
 import { isPlainlyValidEvent, MAX_FUTURE_MS, MAX_PROPERTIES_BYTES, MIN_TIMESTAMP_MS, timestampMs, trackEventSchema } from "./schema.js";
@@ -32,6 +33,12 @@ export function receiptAt(ms: number): Receipt {
  */
 export function prepareEvent(raw: unknown, receipt: Receipt, prefix: readonly PropertyKey[], details: ErrorDetail[]): NewEvent | undefined {
   let value: z.output<typeof trackEventSchema>;
+  // The fast path skips zod, not the storage rules every input obeys.
+  const problem = inputProblem(raw, prefix);
+  if (problem) {
+    details.push(problem);
+    return undefined;
+  }
   if (isPlainlyValidEvent(raw)) {
     value = raw;
   } else {

@@ -1,4 +1,5 @@
-import { parseInput } from "../validation.js";
+import { inputProblem } from "../input-policy.js";
+import { parseInput, validationError } from "../validation.js";
 import { type EvaluationContext, evaluationContextSchema, MAX_ID_LENGTH } from "./schema.js";
 
 /**
@@ -14,8 +15,6 @@ function isPlainContext(input: unknown): input is EvaluationContext {
       if (typeof value !== "string" || value.length < 1 || value.length > MAX_ID_LENGTH) return false;
     } else if (name === "attributes") {
       if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) return false;
-      // JSON.parse makes "__proto__" an own property, which a copy would not keep: let zod decide.
-      if (Object.hasOwn(value, "__proto__")) return false;
     } else {
       return false;
     }
@@ -29,5 +28,9 @@ function isPlainContext(input: unknown): input is EvaluationContext {
  * zod sees the rest and words the errors.
  */
 export function parseEvaluationContext(input: unknown): EvaluationContext {
-  return isPlainContext(input) ? input : parseInput(evaluationContextSchema, input);
+  if (!isPlainContext(input)) return parseInput(evaluationContextSchema, input);
+  // The fast path skips zod, not the storage rules every input obeys (a "__proto__" key included).
+  const problem = inputProblem(input);
+  if (problem) throw validationError([problem]);
+  return input;
 }

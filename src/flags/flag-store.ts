@@ -13,7 +13,7 @@ import {
   type EvaluationResult,
   type Flag,
   type FlagSummary,
-  flagKeySchema,
+  FLAG_KEY_PATTERN,
   listFlagsQuerySchema,
   type UpdateFlagInput,
   updateFlagSchema,
@@ -75,6 +75,7 @@ export class FlagStore {
   }
 
   async get(key: string): Promise<Flag> {
+    if (!FlagStore.isValidKey(key)) throw notFound(key); // no such flag can exist: storage is not asked
     const flag = await this.#storage.flags.get(key);
     if (!flag) throw notFound(key);
     return flag;
@@ -96,6 +97,7 @@ export class FlagStore {
   /** Merge semantics: fields present replace (`rules` replaces the whole list), omitted stay. */
   async update(key: string, input: UpdateFlagInput, options: FlagWriteOptions = {}): Promise<Flag> {
     const patch = parseInput(updateFlagSchema, input);
+    if (!FlagStore.isValidKey(key)) throw notFound(key);
     const current = await this.#storage.flags.get(key);
     if (!current) throw notFound(key);
     if (patch.key !== undefined && patch.key !== current.key) {
@@ -116,6 +118,7 @@ export class FlagStore {
   }
 
   async delete(key: string, options: FlagWriteOptions = {}): Promise<void> {
+    if (!FlagStore.isValidKey(key)) throw notFound(key);
     if (!(await this.#storage.flags.delete(key, this.#audit(options)))) throw notFound(key);
     this.#emit({ type: "deleted", key });
   }
@@ -158,7 +161,7 @@ export class FlagStore {
 
   /** Checks a key's format without touching storage (the dashboard and CLI use it). */
   static isValidKey(key: string): boolean {
-    return flagKeySchema.safeParse(key).success;
+    return typeof key === "string" && FLAG_KEY_PATTERN.test(key);
   }
 
   #audit(options: FlagWriteOptions): FlagAudit {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RESERVED_KEY } from "../input-policy.js";
 import { parseIsoInstant } from "../time.js";
 import { parseSemver } from "./semver.js";
 
@@ -49,7 +50,12 @@ export const usersRuleSchema = z.strictObject({
 export const attributeRuleSchema = z
   .strictObject({
     type: z.literal("attribute"),
-    attribute: z.string().min(1).max(MAX_ID_LENGTH),
+    // Attributes can never hold a "__proto__" key (input-policy.ts), so such a rule could never match.
+    attribute: z
+      .string()
+      .min(1)
+      .max(MAX_ID_LENGTH)
+      .refine((name) => name !== RESERVED_KEY, { error: `must not be "${RESERVED_KEY}" (no attribute can have that name)` }),
     operator: z.enum(ATTRIBUTE_OPERATORS),
     value: z.union([scalarSchema, z.array(scalarSchema).min(1).max(MAX_LIST_VALUES)], {
       error: "must be a string, a number, a boolean or an array of those",

@@ -8,6 +8,7 @@ import { flagCases } from "./cases/flags.js";
 import { idempotencyCases } from "./cases/idempotency.js";
 import { lifecycleCases } from "./cases/lifecycle.js";
 import { sharedCases } from "./cases/shared.js";
+import { textFidelityCases } from "./cases/text-fidelity.js";
 import type { StorageHarness } from "./harness.js";
 
 /** The one storage suite: every backend test file calls this once with its harness. */
@@ -24,5 +25,6 @@ export function describeStorageConformance(harness: StorageHarness): void {
     sharedCases(harness);
     eventCases(harness);
     emailCases(harness);
+    textFidelityCases(harness);
   });
 }

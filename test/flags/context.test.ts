@@ -46,9 +46,11 @@ describe("parseEvaluationContext", () => {
     );
   });
 
-  it("keeps an attribute named __proto__ as zod does", () => {
+  it("refuses an attribute named __proto__ (no lookup could find it), as parseInput does", () => {
     const body = JSON.parse('{"userId":"u1","attributes":{"__proto__":{"plan":"pro"},"plan":"free"}}') as unknown;
-    expect(parseEvaluationContext(body)).toEqual(parseInput(evaluationContextSchema, body));
+    const refused = outcome(() => parseEvaluationContext(body));
+    expect(refused).toMatchObject({ ok: false, details: [{ path: "attributes.__proto__" }] });
+    expect(refused).toEqual(outcome(() => parseInput(evaluationContextSchema, body)));
   });
 
   it("returns a context of the common shape as given", () => {
