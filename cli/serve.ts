@@ -10,6 +10,31 @@ import { describeDatabase, openFlagpost } from "./open-flagpost.js";
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
+/**
+ * How long a client may take to send a whole request (headers and body) and its headers alone.
+ * Node's defaults (300 s, 60 s) let a slow authenticated upload hold a connection and its buffered
+ * body for five minutes; 60 s still carries a 40 MiB email at about 700 KB/s.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+
+function millisecondsFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`${name} must be a whole number of milliseconds above 0, not "${raw}"`);
+  return value;
+}
+
+/** The server's timeouts from FLAGPOST_REQUEST_TIMEOUT_MS and FLAGPOST_HEADERS_TIMEOUT_MS. */
+export function serverTimeoutsFrom(env: NodeJS.ProcessEnv): { requestTimeout: number; headersTimeout: number; connectionsCheckingInterval: number } {
+  const requestTimeout = millisecondsFrom(env, "FLAGPOST_REQUEST_TIMEOUT_MS", DEFAULT_REQUEST_TIMEOUT_MS);
+  // Node requires headersTimeout <= requestTimeout.
+  const headersTimeout = Math.min(requestTimeout, millisecondsFrom(env, "FLAGPOST_HEADERS_TIMEOUT_MS", DEFAULT_HEADERS_TIMEOUT_MS));
+  // Node checks the timeouts on this interval (30 s by default): keep it a fraction of the shorter one.
+  return { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(headersTimeout / 4))) };
+}
+
 function portFrom(env: NodeJS.ProcessEnv): number {
   const port = Number(env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`PORT must be a port number, not "${env.PORT}"`);
@@ -19,6 +44,7 @@ function portFrom(env: NodeJS.ProcessEnv): number {
 /** `flagpost serve`: the whole service in one process, until SIGINT or SIGTERM. */
 export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const port = portFrom(env);
+  const timeouts = serverTimeoutsFrom(env);
   const host = env.HOST ?? "127.0.0.1";
   const logger = jsonLogger((line) => process.stdout.write(line));
   const emailWorker = workerOptionsFrom(env);
@@ -33,7 +59,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
     throw error;
   }
 
-  const server = createServer(toNodeHandler(fp, { logRequests: true, logger }));
+  const server = createServer(timeouts, toNodeHandler(fp, { logRequests: true, logger }));
 
   // Signal handlers go in before the server listens (and before "listening" is logged): a signal
   // that arrives earlier would otherwise meet Node's default handler and kill the process mid-write.

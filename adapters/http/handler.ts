@@ -1,7 +1,7 @@
 import { errorFields, FlagpostError, type Flagpost, hasScope, isStorableText, type Logger } from "../../src/index.js";
 import { createDashboard, type DashboardOptions } from "./dashboard/serve.js";
 import { errorResponse, jsonResponse, styleForPath } from "./error-body.js";
-import { type RateLimitOptions, RateLimiter } from "./rate-limit.js";
+import { ANONYMOUS_DEFAULTS, type RateLimitOptions, RateLimiter } from "./rate-limit.js";
 import { Router } from "./router.js";
 import { allRoutes } from "./routes/index.js";
 import type { HttpRequest, HttpResponse, RequestBody, Route, RouteContext } from "./types.js";
@@ -97,6 +97,8 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
   const router = new Router(allRoutes(fp));
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? {}, fp.clock);
+  const anonymousLimiter = options.rateLimit === false ? undefined : new RateLimiter({ ...ANONYMOUS_DEFAULTS, ...options.rateLimit?.anonymous }, fp.clock);
+  const addressOf = (request: HttpRequest) => request.remoteAddress ?? "unknown";
   const logger = options.logger ?? fp.logger;
   const dashboard = options.dashboard === false ? undefined : createDashboard(options.dashboard);
   const hrefs = new HrefCache();
@@ -105,7 +107,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
   async function respond(request: HttpRequest, rateHeaders: Record<string, string>): Promise<HttpResponse> {
     const token = bearerToken(request.headers.authorization);
     if (token === undefined) {
-      const decision = limiter?.take(`ip:${request.remoteAddress ?? "unknown"}`, rateHeaders);
+      const decision = anonymousLimiter?.take(addressOf(request), rateHeaders);
       const style = styleForPath(request.path);
       if (decision && !decision.allowed) return errorResponse(style, rateLimited(), rateHeaders);
       return errorResponse(style, new FlagpostError("missing_api_key", 'Send your API key as "Authorization: Bearer <API_KEY>"'), rateHeaders);
@@ -114,9 +116,17 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       await fp.ready();
       ready = true; // once ready, it stays so: no await per request
     }
+    // A key this process has not seen lately may be made up: its client address pays first, so a
+    // flood of random keys is refused before each could cost a storage read.
+    if (anonymousLimiter && !fp.keys.isKnown(token)) {
+      const decision = anonymousLimiter.take(addressOf(request), rateHeaders);
+      if (!decision.allowed) return errorResponse(styleForPath(request.path), rateLimited(), rateHeaders);
+    }
     const apiKey = await fp.keys.verify(token);
-    const decision = limiter?.take(apiKey ? `key:${apiKey.id}` : `ip:${request.remoteAddress ?? "unknown"}`, rateHeaders);
-    if (decision && !decision.allowed) return errorResponse(styleForPath(request.path), rateLimited(), rateHeaders);
+    if (apiKey) {
+      const decision = limiter?.take(apiKey.id, rateHeaders);
+      if (decision && !decision.allowed) return errorResponse(styleForPath(request.path), rateLimited(), rateHeaders);
+    }
     if (!apiKey) return errorResponse(styleForPath(request.path), new FlagpostError("invalid_api_key", "The API key is unknown or revoked"), rateHeaders);
 
     const match = router.match(request.method, request.path);
@@ -173,7 +183,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       logger.error("request failed", { method: request.method, path: request.path, ...errorFields(error) });
       // No key was verified, so no key's bucket was read: count the request against the
       // client address, so this response too carries the ratelimit headers.
-      if (limiter && !("ratelimit-limit" in rateHeaders)) limiter.take(`ip:${request.remoteAddress ?? "unknown"}`, rateHeaders);
+      if (anonymousLimiter && !("ratelimit-limit" in rateHeaders)) anonymousLimiter.take(addressOf(request), rateHeaders);
       response = errorResponse(styleForPath(request.path), error, rateHeaders);
     }
     if (options.logRequests) {

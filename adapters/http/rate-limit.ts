@@ -5,7 +5,15 @@ export interface RateLimitOptions {
   burst?: number;
   /** Tokens added per second: the sustained rate per key. Default 1000. */
   perSecond?: number;
+  /**
+   * The bucket per client address for requests without a key this process knows: no header, or a
+   * key it has not seen valid lately. Taken before the key is looked up in storage, so a flood of
+   * made-up keys costs no database reads past it. Default `{ burst: 100, perSecond: 20 }`.
+   */
+  anonymous?: { burst?: number; perSecond?: number };
 }
+
+export const ANONYMOUS_DEFAULTS = { burst: 100, perSecond: 20 } as const;
 
 export interface RateDecision {
   allowed: boolean;
@@ -32,7 +40,7 @@ export class RateLimiter {
   readonly #buckets = new Map<string, Bucket>();
   readonly #limitHeader: string;
 
-  constructor(options: RateLimitOptions, clock: Clock) {
+  constructor(options: Pick<RateLimitOptions, "burst" | "perSecond">, clock: Clock) {
     const burst = options.burst ?? 2000;
     const perSecond = options.perSecond ?? 1000;
     // A zero rate would divide by zero in Retry-After; a bucket below 1 would refuse everything.

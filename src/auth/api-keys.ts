@@ -32,6 +32,12 @@ export type CreateKeyInput = z.input<typeof createKeySchema>;
 /** Verified keys are cached this long, so a hot route does not read storage on every request. */
 const CACHE_MS = 1_000;
 const CACHE_MAX = 10_000;
+/**
+ * Unknown keys are remembered this long, so repeating one does not read storage each time. A key
+ * created in this process works at once; one created by another process within this bound.
+ */
+const MISS_CACHE_MS = 1_000;
+const MISS_CACHE_MAX = 10_000;
 
 function info(record: ApiKeyRecord): ApiKeyInfo {
   const { hash: _hash, ...rest } = record;
@@ -49,6 +55,8 @@ export class ApiKeys {
   /** By hash: the record and what verify() answers for it, while fresh. */
   /** By hex digest: the record, its digest bytes (for the constant-time check) and the answer. */
   readonly #cache = new Map<string, { record: ApiKeyRecord; digest: Buffer; info: Readonly<ApiKeyInfo>; at: number }>();
+  /** By hex digest: when storage last said no such key exists. */
+  readonly #misses = new Map<string, number>();
 
   constructor(storage: Storage, clock: Clock) {
     this.#storage = storage;
@@ -66,6 +74,7 @@ export class ApiKeys {
       createdAt: new Date(this.#clock.now()).toISOString(),
     };
     await this.#storage.apiKeys.insert(record);
+    this.#misses.delete(record.hash);
     return { ...info(record), key: plain };
   }
 
@@ -99,6 +108,16 @@ export class ApiKeys {
   }
 
   /**
+   * Whether this process has seen `plain` as a stored key lately (valid or revoked), so that
+   * verify() needs no storage read or reads it only to refresh. The HTTP layer charges requests
+   * with any other key to the client's address before verify() may read storage.
+   */
+  isKnown(plain: string): boolean {
+    if (plain.length === 0 || plain.length > 512) return false;
+    return this.#cache.has(hashKey(plain));
+  }
+
+  /**
    * The key's id and scopes when `plain` is a known, unrevoked key; otherwise undefined. Within
    * the cache period the same (frozen) object is answered for the same key.
    */
@@ -108,8 +127,15 @@ export class ApiKeys {
     const now = this.#clock.now();
     let entry = this.#cache.get(hash);
     if (!entry || now - entry.at >= CACHE_MS) {
+      const missed = this.#misses.get(hash);
+      if (missed !== undefined && now - missed < MISS_CACHE_MS) return undefined;
       const record = await this.#storage.apiKeys.findByHash(hash);
-      if (!record) return undefined; // unknown keys are not cached: a key made elsewhere works at once
+      if (!record) {
+        if (this.#misses.size >= MISS_CACHE_MAX) this.#misses.clear();
+        this.#misses.set(hash, now);
+        this.#cache.delete(hash);
+        return undefined;
+      }
       if (this.#cache.size >= CACHE_MAX) this.#cache.clear();
       entry = { record, digest: digestBytes(record.hash), info: Object.freeze({ ...info(record), scopes: Object.freeze([...record.scopes]) as Scope[] }), at: now };
       this.#cache.set(hash, entry);
