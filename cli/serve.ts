@@ -18,19 +18,19 @@ const SHUTDOWN_GRACE_MS = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 
-function millisecondsFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+function positiveIntegerFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new UsageError(`${name} must be a whole number of milliseconds above 0, not "${raw}"`);
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`${name} must be a whole number above 0, not "${raw}"`);
   return value;
 }
 
 /** The server's timeouts from FLAGPOST_REQUEST_TIMEOUT_MS and FLAGPOST_HEADERS_TIMEOUT_MS. */
 export function serverTimeoutsFrom(env: NodeJS.ProcessEnv): { requestTimeout: number; headersTimeout: number; connectionsCheckingInterval: number } {
-  const requestTimeout = millisecondsFrom(env, "FLAGPOST_REQUEST_TIMEOUT_MS", DEFAULT_REQUEST_TIMEOUT_MS);
+  const requestTimeout = positiveIntegerFrom(env, "FLAGPOST_REQUEST_TIMEOUT_MS", DEFAULT_REQUEST_TIMEOUT_MS);
   // Node requires headersTimeout <= requestTimeout.
-  const headersTimeout = Math.min(requestTimeout, millisecondsFrom(env, "FLAGPOST_HEADERS_TIMEOUT_MS", DEFAULT_HEADERS_TIMEOUT_MS));
+  const headersTimeout = Math.min(requestTimeout, positiveIntegerFrom(env, "FLAGPOST_HEADERS_TIMEOUT_MS", DEFAULT_HEADERS_TIMEOUT_MS));
   // Node checks the timeouts on this interval (30 s by default): keep it a fraction of the shorter one.
   return { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(headersTimeout / 4))) };
 }
@@ -59,7 +59,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
     throw error;
   }
 
-  const server = createServer(timeouts, toNodeHandler(fp, { logRequests: true, logger }));
+  const bodyBudget = env.FLAGPOST_BODY_BUDGET_BYTES ? positiveIntegerFrom(env, "FLAGPOST_BODY_BUDGET_BYTES", 0) : undefined;
+  const server = createServer(timeouts, toNodeHandler(fp, { logRequests: true, logger, ...(bodyBudget === undefined ? {} : { bodyBudget }) }));
 
   // Signal handlers go in before the server listens (and before "listening" is logged): a signal
   // that arrives earlier would otherwise meet Node's default handler and kill the process mid-write.

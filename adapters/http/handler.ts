@@ -1,6 +1,7 @@
 import { errorFields, FlagpostError, type Flagpost, hasScope, isStorableText, type Logger } from "../../src/index.js";
 import { createDashboard, type DashboardOptions } from "./dashboard/serve.js";
 import { errorResponse, jsonResponse, styleForPath } from "./error-body.js";
+import { BODY_RETRY_AFTER, BodyBudget, budgetExceeded, bytesToHold, DEFAULT_BODY_BUDGET } from "./body-budget.js";
 import { ANONYMOUS_DEFAULTS, type RateLimitOptions, RateLimiter } from "./rate-limit.js";
 import { Router } from "./router.js";
 import { allRoutes } from "./routes/index.js";
@@ -11,6 +12,11 @@ export interface HttpOptions {
   bodyLimit?: number;
   /** Per-key token bucket; `false` turns it off (and its headers with it). */
   rateLimit?: RateLimitOptions | false;
+  /**
+   * Bytes of request bodies held in memory at once across all requests (default 96 MiB); past it
+   * a request with a body gets 503 + Retry-After instead of being buffered. `false` turns it off.
+   */
+  bodyBudget?: number | false;
   /** Log one line per request (method, path, status, duration) at info level. Default false. */
   logRequests?: boolean;
   /** Where request and error lines go; defaults to the Flagpost instance's logger. */
@@ -102,6 +108,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
   const logger = options.logger ?? fp.logger;
   const dashboard = options.dashboard === false ? undefined : createDashboard(options.dashboard);
   const hrefs = new HrefCache();
+  const budget = options.bodyBudget === false ? undefined : new BodyBudget(options.bodyBudget ?? DEFAULT_BODY_BUDGET);
   let ready = false;
 
   async function respond(request: HttpRequest, rateHeaders: Record<string, string>): Promise<HttpResponse> {
@@ -123,10 +130,9 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       if (!decision.allowed) return errorResponse(styleForPath(request.path), rateLimited(), rateHeaders);
     }
     const apiKey = await fp.keys.verify(token);
-    if (apiKey) {
-      const decision = limiter?.take(apiKey.id, rateHeaders);
-      if (decision && !decision.allowed) return errorResponse(styleForPath(request.path), rateLimited(), rateHeaders);
-    }
+    // A valid key pays from its own bucket; a revoked one (known, so not charged above) from the address's.
+    const decision = apiKey ? limiter?.take(apiKey.id, rateHeaders) : "ratelimit-limit" in rateHeaders ? undefined : anonymousLimiter?.take(addressOf(request), rateHeaders);
+    if (decision && !decision.allowed) return errorResponse(styleForPath(request.path), rateLimited(), rateHeaders);
     if (!apiKey) return errorResponse(styleForPath(request.path), new FlagpostError("invalid_api_key", "The API key is unknown or revoked"), rateHeaders);
 
     const match = router.match(request.method, request.path);
@@ -145,8 +151,16 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
     for (const name in match.params) {
       if (!isStorableText(match.params[name]!)) return errorResponse(routeStyle, new FlagpostError("not_found", `Nothing has this ${name}`), rateHeaders);
     }
+    const limit = route.bodyLimit ?? bodyLimit;
+    // Held until the response is ready: the bytes, their text and the parsed body live until then.
+    let held = 0;
+    if (route.body && budget && request.body.kind === "stream") {
+      const bytes = bytesToHold(request.headers["content-length"], limit);
+      if (!budget.tryReserve(bytes)) return errorResponse(routeStyle, budgetExceeded(), { ...rateHeaders, "retry-after": BODY_RETRY_AFTER });
+      held = bytes;
+    }
     try {
-      const body = route.body ? await readJson(request.body, request.headers, route.bodyLimit ?? bodyLimit) : undefined;
+      const body = route.body ? await readJson(request.body, request.headers, limit) : undefined;
       const ctx: RouteContext = {
         params: match.params,
         query: request.query,
@@ -165,6 +179,8 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       }
       const extra: Record<string, string> = error instanceof FlagpostError && error.code === "payload_too_large" ? { connection: "close" } : {};
       return errorResponse(routeStyle, error, { ...rateHeaders, ...extra });
+    } finally {
+      budget?.release(held);
     }
   }
 

@@ -18,7 +18,7 @@ export function propertyCases(start: Start, { numRuns }: PropertyOptions): void 
     const keys: Record<"reader" | "revoked", string> = { reader: "", revoked: "" };
 
     beforeAll(async () => {
-      t = await start({ http: { rateLimit: { burst: 1_000_000, perSecond: 1_000_000 } } });
+      t = await start({ http: { rateLimit: { burst: 1_000_000, perSecond: 1_000_000, anonymous: { burst: 1_000_000, perSecond: 1_000_000 } } } });
       keys.reader = (await t.fp.keys.create({ scopes: ["flags:read"] })).key;
       const revoked = await t.fp.keys.create({ scopes: ["full_access"] });
       await t.fp.keys.revoke(revoked.id);
