@@ -25,7 +25,7 @@ Environment:
                     is written as an .eml file under FLAGPOST_OUTBOX_DIR (default ./outbox)
   FLAGPOST_EMAIL_CONCURRENCY, FLAGPOST_EMAIL_LEASE_MS, FLAGPOST_EMAIL_MAX_ATTEMPTS,
   FLAGPOST_EMAIL_RETRY_BASE_MS, FLAGPOST_EMAIL_RETRY_MAX_MS
-                    outbox worker: sends at once (10), lease (300000), attempts (8),
+                    outbox worker: sends at once (10), lease (30000), attempts (8),
                     first retry delay ceiling (5000), largest (1800000)
   FLAGPOST_REQUEST_TIMEOUT_MS, FLAGPOST_HEADERS_TIMEOUT_MS
                     time a client has to send a whole request (60000) and its headers (10000)

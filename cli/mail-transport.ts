@@ -82,10 +82,8 @@ export function workerOptionsFrom(env: NodeJS.ProcessEnv): OutboxWorkerOptions {
   const initialDelayMs = positiveInteger(env, "FLAGPOST_EMAIL_RETRY_BASE_MS");
   const maxDelayMs = positiveInteger(env, "FLAGPOST_EMAIL_RETRY_MAX_MS");
   if (concurrency !== undefined) options.concurrency = concurrency;
-  if (leaseMs !== undefined) {
-    options.leaseMs = leaseMs;
-    options.sendTimeoutMs = Math.min(60_000, Math.floor(leaseMs / 2)); // a send never outlives its lease
-  }
+  // Leases are renewed while the process lives: the send timeout (60 s) need not fit in one.
+  if (leaseMs !== undefined) options.leaseMs = leaseMs;
   const retry: NonNullable<OutboxWorkerOptions["retry"]> = {};
   if (maxAttempts !== undefined) retry.maxAttempts = maxAttempts;
   if (initialDelayMs !== undefined) retry.initialDelayMs = initialDelayMs;

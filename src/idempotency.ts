@@ -11,8 +11,13 @@ import type { IdempotencyCompletion, Storage } from "./storage/index.js";
  */
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** How long a claim blocks others before it counts as abandoned (its owner crashed). */
-export const IDEMPOTENCY_LOCK_MS = 60 * 1000;
+/**
+ * How long a claim blocks others before it counts as abandoned. The process doing the work
+ * extends it every IDEMPOTENCY_RENEW_MS while the work runs, so this only bounds how long a retry
+ * waits after that process died (409 `concurrent_idempotent_requests` until then).
+ */
+export const IDEMPOTENCY_LOCK_MS = 10 * 1000;
+export const IDEMPOTENCY_RENEW_MS = 3 * 1000;
 
 export interface IdempotentRequest {
   /** Whose key: the API key id over HTTP; any stable string in process. */
@@ -83,14 +88,23 @@ export async function runIdempotent<T>(
     return { scope: request.scope, key: request.key, response: result };
   };
   let result: T;
+  // Keeps the claim alive while this process works on it (a heartbeat); a failed extension is
+  // harmless while the work still ends within the lock, and is tried again at the next beat.
+  const heartbeat = setInterval(() => {
+    const lockedUntil = new Date(clock.now() + IDEMPOTENCY_LOCK_MS).toISOString();
+    storage.idempotency.extend(request.scope, request.key, request.fingerprint, lockedUntil).catch(() => undefined);
+  }, IDEMPOTENCY_RENEW_MS);
+  heartbeat.unref();
   try {
     result = await work(completion);
   } catch (error) {
+    clearInterval(heartbeat);
     // If the release fails too, the claim lapses on its own after IDEMPOTENCY_LOCK_MS; the
     // caller must see the work's error, not the release's.
     await storage.idempotency.release(request.scope, request.key).catch(() => undefined);
     throw error;
   }
+  clearInterval(heartbeat);
   if (!completedInline) await storage.idempotency.complete({ scope: request.scope, key: request.key, response: result });
   return result;
 }

@@ -17,7 +17,7 @@ import { guard } from "./driver-errors.js";
 import { completeClaim } from "./idempotency-repository.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";
 import type { EmailEventsTable, EmailsTable, FlagpostTables } from "./tables.js";
-import { claimDueRows, type JobTableSpec } from "./job-claims.js";
+import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
 import { inTransaction } from "./transaction.js";
 
 type Db = Kysely<FlagpostTables>;
@@ -140,6 +140,20 @@ export class KyselyEmailRepository implements EmailRepository {
       const rows = await claimDueRows<EmailRow>(this.#db, this.#engine, OUTBOX, at, limit, at + leaseMs, owner);
       return rows.map(toRecord).sort((a, b) => (a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1));
     });
+  }
+
+  async renewEmailLeases(ids: readonly string[], owner: string, leaseUntil: string): Promise<string[]> {
+    const until = toEpochMs(leaseUntil, "leaseUntil");
+    return guard(this.#engine, "renew the email leases", () => renewLeases(this.#db, this.#engine, "flagpost_emails", [...new Set(ids)], owner, until));
+  }
+
+  async listEmailLeaseOwners(now: string): Promise<string[]> {
+    const at = toEpochMs(now, "now");
+    return guard(this.#engine, "list the email lease owners", () => listLeaseOwners(this.#db, OUTBOX, at));
+  }
+
+  async releaseEmailLeases(owners: readonly string[]): Promise<number> {
+    return guard(this.#engine, "release the email leases", () => releaseLeases(this.#db, OUTBOX, owners));
   }
 
   async transitionEmail(id: string, transition: EmailTransition): Promise<EmailRecord | undefined> {

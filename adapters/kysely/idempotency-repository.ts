@@ -99,6 +99,25 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
     });
   }
 
+  async extend(scope: string, key: string, fingerprint: string, lockedUntil: string): Promise<boolean> {
+    const until = toEpochMs(lockedUntil, "lockedUntil");
+    const pending = encodeBoolean(this.#engine, false);
+    const id = idempotencyRowId(scope, key);
+    return guard(this.#engine, "extend the idempotency claim", async () => {
+      const result = await this.#db
+        .updateTable("flagpost_idempotency")
+        .set({ locked_until: until })
+        .where("id", "=", id)
+        .where("fingerprint", "=", fingerprint)
+        .where("completed", "=", pending)
+        .executeTakeFirst();
+      if (result.numUpdatedRows > 0n) return true;
+      // MySQL counts only changed rows: an extension to the same time changes none.
+      const row = await this.#db.selectFrom("flagpost_idempotency").select("locked_until").where("id", "=", id).where("fingerprint", "=", fingerprint).where("completed", "=", pending).executeTakeFirst();
+      return row !== undefined && toNumber(row.locked_until) === until;
+    });
+  }
+
   async complete(completion: IdempotencyCompletion): Promise<void> {
     await guard(this.#engine, "store the idempotent response", () => completeClaim(this.#db, this.#engine, completion));
   }

@@ -58,7 +58,8 @@ export async function claimDueRows<Row>(db: Kysely<any>, engine: Engine, spec: J
 
 /**
  * Extends to `leaseUntil` the leases `owner` still holds among `ids` and returns those ids.
- * A row released meanwhile (its outcome recorded) or taken by another owner is left alone.
+ * A row released meanwhile or taken by another owner is left alone: recording a job's outcome
+ * MUST set `lease_owner` to null, as a finished job must not be renewed.
  */
 export async function renewLeases(db: Kysely<any>, engine: Engine, table: string, ids: readonly string[], owner: string, leaseUntil: number): Promise<string[]> {
   if (ids.length === 0) return [];
@@ -82,3 +83,18 @@ export async function renewLeases(db: Kysely<any>, engine: Engine, table: string
   return renewed;
 }
 
+
+/** The distinct owners of leases that have not ended at `at` (epoch ms) among ready rows. */
+export async function listLeaseOwners(db: Kysely<any>, spec: JobTableSpec, at: number): Promise<string[]> {
+  let query = db.selectFrom(spec.table).select("lease_owner").distinct().where("lease_owner", "is not", null).where("lease_until", ">", at);
+  if (spec.ready) query = query.where(spec.ready);
+  return (await query.execute()).map((r) => r.lease_owner as string);
+}
+
+/** Frees the leases `owners` hold on ready rows (their processes are dead); `attempts` is kept. Returns how many. */
+export async function releaseLeases(db: Kysely<any>, spec: JobTableSpec, owners: readonly string[]): Promise<number> {
+  if (owners.length === 0) return 0;
+  let update = db.updateTable(spec.table).set({ lease_owner: null, lease_until: null }).where("lease_owner", "in", [...owners]);
+  if (spec.ready) update = update.where(spec.ready);
+  return Number((await update.executeTakeFirst()).numUpdatedRows);
+}

@@ -1,7 +1,8 @@
 import type { Clock } from "../clock.js";
 import { FlagpostError } from "../errors.js";
 import { GroupCommit } from "../jobs/group-commit.js";
-import { type JobQueue, LeaseWorker } from "../jobs/lease-worker.js";
+import type { JobQueue } from "../jobs/job-queue.js";
+import { LeaseWorker } from "../jobs/lease-worker.js";
 import { checkRetryPolicy, DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay } from "../jobs/retry-policy.js";
 import type { Logger } from "../logger.js";
 import type { EmailOutcomeWrite, EmailRecord, Storage } from "../storage/index.js";
@@ -14,8 +15,9 @@ export interface OutboxWorkerOptions {
   /** Sends in flight at once; also the most emails one claim takes. Default 10. */
   concurrency?: number;
   /**
-   * How long a claimed email stays with this worker. A worker that crashes holds its emails
-   * this long; then others may send them. Must exceed `sendTimeoutMs`. Default 5 min.
+   * How long a claim holds an email. The worker renews its leases every `leaseMs / 3` while its
+   * process lives, so a send may outlast it; a crashed process's emails wait at most this long
+   * for another process (and not at all for its own restart on the same host). Default 30 s.
    */
   leaseMs?: number;
   /** A send that has not finished after this long counts as a transient failure. Default 60 s. */
@@ -32,6 +34,7 @@ class SendTimeout extends Error {
   override readonly name = "SendTimeout";
 }
 
+export const DEFAULT_LEASE_MS = 30_000;
 /** Most outcomes stored by one write. */
 const MAX_OUTCOMES_PER_WRITE = 200;
 /** While sends are still finishing, how long an outcome may wait for others to share its write. */
@@ -69,13 +72,21 @@ export class OutboxWorker {
     if (!(this.#sendTimeoutMs > 0)) throw new FlagpostError("validation_error", "sendTimeoutMs must be above 0");
     checkRetryPolicy(this.#retry);
     const emails = deps.storage.emails;
-    const queue: JobQueue<EmailRecord> = { claim: (now, limit, leaseMs, owner) => emails.claimDueEmails(now, limit, leaseMs, owner) };
+    const queue: JobQueue<EmailRecord> = {
+      claim: (now, limit, leaseMs, owner) => emails.claimDueEmails(now, limit, leaseMs, owner),
+      renew: (ids, owner, until) => emails.renewEmailLeases(ids, owner, until),
+      owners: (now) => emails.listEmailLeaseOwners(now),
+      release: (owners) => emails.releaseEmailLeases(owners),
+    };
+    const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     const concurrency = options.concurrency ?? 10;
     this.#worker = new LeaseWorker(queue, { perform: (email) => this.#send(email), record: (email, outcome) => this.#record(email, outcome) }, deps.clock, deps.logger, {
       name: "email outbox",
       concurrency,
-      leaseMs: options.leaseMs ?? 5 * 60 * 1000,
-      startMarginMs: this.#sendTimeoutMs,
+      leaseMs,
+      // A send starts only while half a lease is left: renewals are working (or the send could
+      // not outlive the lease anyway).
+      startMarginMs: Math.min(this.#sendTimeoutMs, leaseMs / 2),
       ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
     });
     this.#outcomes = new GroupCommit((writes) => emails.recordOutcomes(writes), {

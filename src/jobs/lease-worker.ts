@@ -1,44 +1,8 @@
 import type { Clock } from "../clock.js";
 import { FlagpostError } from "../errors.js";
 import { errorFields, type Logger } from "../logger.js";
-import { jobOwner } from "./owner.js";
-
-/** A job as a queue hands it out: its id and, while leased, until when. */
-export interface LeasedJob {
-  id: string;
-  /** ISO time the lease ends, as stored by the claim. */
-  leaseUntil?: string;
-}
-
-/**
- * Where a {@link LeaseWorker} takes its jobs: a table of jobs with a due time and a lease
- * (adapters/kysely/job-claims.ts implements both methods for any such table).
- */
-export interface JobQueue<J extends LeasedJob> {
-  /**
-   * MUST lease up to `limit` due jobs to `owner` until `now + leaseMs` and return them, the
-   * longest-due first. A job whose lease ended is due again (its holder died). When several
-   * callers claim at once, in this process or others, each job MUST go to exactly one of them.
-   */
-  claim(now: string, limit: number, leaseMs: number, owner: string): Promise<J[]>;
-  /**
-   * MUST extend the leases `owner` still holds among `ids` to `until` and return those ids (a job
-   * finished meanwhile, or taken over after its lease ended, is left out). Optional: without it,
-   * leases are not renewed and `leaseMs` must outlast the longest job.
-   */
-  renew?(ids: readonly string[], owner: string, until: string): Promise<string[]>;
-}
-
-/**
- * What the worker does with each job, in two steps so the slot is free while the result is
- * stored: `perform` holds one of `concurrency` slots (the send, the HTTP call); `record` stores
- * its result (a status change or a retry, usually through a {@link GroupCommit}). A job whose
- * `record` fails keeps its lease until it ends and is then claimed again: at least once.
- */
-export interface JobHandler<J extends LeasedJob, R> {
-  perform(job: J): Promise<R>;
-  record(job: J, result: R): Promise<void>;
-}
+import type { JobHandler, JobQueue, LeasedJob } from "./job-queue.js";
+import { deadLocalOwners, jobOwner, ownerOfThisProcess } from "./owner.js";
 
 export interface LeaseWorkerOptions {
   /** Names the worker in log lines ("email outbox"). */
@@ -47,7 +11,8 @@ export interface LeaseWorkerOptions {
   concurrency?: number;
   /**
    * How long a claim holds a job. With a queue that renews, the worker renews every
-   * `heartbeatMs` while it lives, so this bounds only how long a crashed process's jobs wait.
+   * `heartbeatMs` while it lives, so this bounds only how long a crashed process's jobs wait
+   * (<= 30 s is the norm). A restarted process frees its dead predecessor's leases at once.
    */
   leaseMs: number;
   /** How often held leases are renewed. Default leaseMs / 3. */
@@ -124,7 +89,7 @@ export class LeaseWorker<J extends LeasedJob, R> {
     this.#heartbeatMs = options.heartbeatMs ?? Math.floor(options.leaseMs / 3);
     this.#startMarginMs = options.startMarginMs ?? 0;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
-    this.owner = options.owner ?? jobOwner();
+    this.owner = options.owner === undefined ? jobOwner() : ownerOfThisProcess(options.owner);
     const invalid = (message: string) => new FlagpostError("validation_error", `${this.#name}: ${message}`);
     if (!Number.isInteger(this.#concurrency) || this.#concurrency < 1) throw invalid("concurrency must be an integer of at least 1");
     if (!(this.#leaseMs > this.#startMarginMs)) throw invalid("the lease must exceed the longest job, or a slow job could lose its lease and run twice");
@@ -151,8 +116,12 @@ export class LeaseWorker<J extends LeasedJob, R> {
     if (this.#running) return;
     this.#running = true;
     this.#pollTimer = setInterval(() => this.wake(), this.#pollIntervalMs);
-    if (this.#queueStore.renew) this.#heartbeatTimer = setInterval(() => void this.#renew(), this.#heartbeatMs);
-    this.wake();
+    if (this.#queueStore.renew || this.#queueStore.release) this.#heartbeatTimer = setInterval(() => void this.#heartbeat(), this.#heartbeatMs);
+    // Dead predecessors' jobs first, so the first claim takes them.
+    this.#claiming = this.#releaseDead().finally(() => {
+      this.#claiming = undefined;
+      this.wake();
+    });
   }
 
   /** Stops claiming, performs the jobs already claimed, and resolves once every result is recorded. */
@@ -184,6 +153,32 @@ export class LeaseWorker<J extends LeasedJob, R> {
   /** Renews the leases of every job held now (the heartbeat does this on its own). */
   renewNow(): Promise<void> {
     return this.#renew();
+  }
+
+  /** Frees the leases of dead processes on this host (start and the heartbeat do this on their own); how many. */
+  async releaseDead(): Promise<number> {
+    const { owners, release } = this.#queueStore;
+    if (!owners || !release) return 0;
+    const dead = deadLocalOwners(await owners.call(this.#queueStore, new Date(this.#clock.now()).toISOString()));
+    if (dead.length === 0) return 0;
+    const freed = await release.call(this.#queueStore, dead);
+    if (freed > 0) this.#logger.info(`${this.#name}: freed the leases of processes that died on this host`, { jobs: freed, owners: dead });
+    return freed;
+  }
+
+  #releaseDead(): Promise<void> {
+    return this.releaseDead().then(
+      (freed) => {
+        if (freed > 0) this.#due = true;
+      },
+      (error: unknown) => this.#logger.warn(`${this.#name}: looking for leases of dead processes failed`, errorFields(error)),
+    );
+  }
+
+  async #heartbeat(): Promise<void> {
+    await this.#renew();
+    await this.#releaseDead();
+    if (this.#due) this.#pump();
   }
 
   /** Starts queued jobs while there are free slots, and claims more when the queue runs low. */

@@ -68,6 +68,37 @@ export class MemoryEmailRepository implements EmailRepository {
     return due.map(fresh);
   }
 
+  async renewEmailLeases(ids: readonly string[], owner: string, leaseUntil: string): Promise<string[]> {
+    const renewed: string[] = [];
+    for (const id of new Set(ids)) {
+      const record = this.#emails.get(id)?.record;
+      if (record?.status !== "queued" || record.leaseOwner !== owner) continue;
+      record.leaseUntil = leaseUntil;
+      renewed.push(id);
+    }
+    return renewed;
+  }
+
+  async listEmailLeaseOwners(now: string): Promise<string[]> {
+    const owners = new Set<string>();
+    for (const { record } of this.#emails.values()) {
+      if (record.status === "queued" && record.leaseOwner !== undefined && record.leaseUntil !== undefined && record.leaseUntil > now) owners.add(record.leaseOwner);
+    }
+    return [...owners];
+  }
+
+  async releaseEmailLeases(owners: readonly string[]): Promise<number> {
+    const dead = new Set(owners);
+    let released = 0;
+    for (const { record } of this.#emails.values()) {
+      if (record.status !== "queued" || record.leaseOwner === undefined || !dead.has(record.leaseOwner)) continue;
+      delete record.leaseOwner;
+      delete record.leaseUntil;
+      released += 1;
+    }
+    return released;
+  }
+
   async transitionEmail(id: string, transition: EmailTransition): Promise<EmailRecord | undefined> {
     return this.#transition(id, transition);
   }

@@ -25,6 +25,13 @@ export class MemoryIdempotencyRepository implements IdempotencyRepository {
     return { state: "started" };
   }
 
+  async extend(scope: string, key: string, fingerprint: string, lockedUntil: string): Promise<boolean> {
+    const entry = this.#entries.get(`${scope}\u0000${key}`);
+    if (!entry || entry.done || entry.fingerprint !== fingerprint) return false;
+    entry.lockedUntil = lockedUntil;
+    return true;
+  }
+
   async complete(completion: IdempotencyCompletion): Promise<void> {
     this.completeNow(completion);
   }

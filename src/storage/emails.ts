@@ -130,6 +130,24 @@ export interface EmailRepository {
   claimDueEmails(now: string, limit: number, leaseMs: number, owner: string): Promise<EmailRecord[]>;
 
   /**
+   * Heartbeat: extends to `leaseUntil` the leases `owner` holds among `ids` (queued emails whose
+   * lease owner is `owner`) and returns those ids, in any order. An email whose outcome was
+   * recorded meanwhile, or that another worker took over after the lease ended, is left alone
+   * and left out. A worker renews while its process lives, so leases can be short: a crashed
+   * process's emails are free again within one lease.
+   */
+  renewEmailLeases(ids: readonly string[], owner: string, leaseUntil: string): Promise<string[]>;
+
+  /** The distinct owners of leases that have not ended at `now`, on queued emails. */
+  listEmailLeaseOwners(now: string): Promise<string[]>;
+
+  /**
+   * Frees every lease held by one of `owners` on a queued email (their process is known to be
+   * dead), so the emails are due again at once; `attempts` is kept. Returns how many were freed.
+   */
+  releaseEmailLeases(owners: readonly string[]): Promise<number>;
+
+  /**
    * Atomically, and only when the email's status is one of `transition.from` (and, with
    * `leaseOwner`, that worker still holds it): sets the status, sets `sentAt`/`deliveredAt` when
    * given and not set before, releases the lease, and appends `transition.event` with the next

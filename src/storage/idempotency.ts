@@ -39,6 +39,13 @@ export interface IdempotencyRepository {
    * then "started". When several callers race for one key, exactly one gets "started".
    */
   begin(claim: IdempotencyClaim): Promise<IdempotencyBegin>;
+  /**
+   * Keeps a started claim alive: sets its `lockedUntil` while it is still pending with this
+   * fingerprint and returns true; false (nothing changed) when it completed, was released, or
+   * does not exist. The process doing the work calls this while it runs, so the lock can be
+   * short and a retry after a crash proceeds within seconds.
+   */
+  extend(scope: string, key: string, fingerprint: string, lockedUntil: string): Promise<boolean>;
   /** Stores the result of a started claim; later `begin`s with the same fingerprint replay it. */
   complete(completion: IdempotencyCompletion): Promise<void>;
   /** Drops a pending claim (the work failed), so the key can be used again at once. */

@@ -6,6 +6,7 @@ import { emailCases } from "./cases/emails.js";
 import { flagHistoryCases } from "./cases/flag-history.js";
 import { flagCases } from "./cases/flags.js";
 import { idempotencyCases } from "./cases/idempotency.js";
+import { leaseCases } from "./cases/leases.js";
 import { lifecycleCases } from "./cases/lifecycle.js";
 import { sharedCases } from "./cases/shared.js";
 import { textFidelityCases } from "./cases/text-fidelity.js";
@@ -26,5 +27,6 @@ export function describeStorageConformance(harness: StorageHarness): void {
     eventCases(harness);
     emailCases(harness);
     textFidelityCases(harness);
+    leaseCases(harness);
   });
 }

@@ -19,6 +19,9 @@ function countingStorage(failFirstGroups = 0, refuse?: (record: EmailRecord) => 
       scheduleRetry: emails.scheduleRetry.bind(emails),
       recordOutcomes: emails.recordOutcomes.bind(emails),
       listEmailEvents: emails.listEmailEvents.bind(emails),
+      renewEmailLeases: emails.renewEmailLeases.bind(emails),
+      listEmailLeaseOwners: emails.listEmailLeaseOwners.bind(emails),
+      releaseEmailLeases: emails.releaseEmailLeases.bind(emails),
       async insertEmails(records: EmailRecord[], completion?: Parameters<typeof emails.insertEmails>[1]) {
         writes.push(records.length);
         if (records.length > 1 && failures > 0) {

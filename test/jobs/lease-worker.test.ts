@@ -1,6 +1,10 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/index.js";
-import { type JobQueue, LeaseWorker } from "../../src/jobs/lease-worker.js";
+import type { JobQueue } from "../../src/jobs/job-queue.js";
+import { LeaseWorker } from "../../src/jobs/lease-worker.js";
+import { deadLocalOwners, jobOwner } from "../../src/jobs/owner.js";
 import { fakeClock } from "../support/fake-clock.js";
 import { waitUntil } from "../flags/support/wait.js";
 
@@ -17,7 +21,15 @@ interface Job {
 function table(clock: { now(): number }, ids: string[]) {
   const jobs = new Map(ids.map((id): [string, Job] => [id, { id }]));
   const renewals: number[] = [];
-  const queue: Required<JobQueue<Job>> = {
+  const queue = {
+    async owners(now: string) {
+      return [...new Set([...jobs.values()].filter((j) => !j.done && j.leaseOwner && j.leaseUntil! > now).map((j) => j.leaseOwner!))];
+    },
+    async release(owners: readonly string[]) {
+      const freed = [...jobs.values()].filter((j) => !j.done && owners.includes(j.leaseOwner ?? ""));
+      for (const j of freed) Object.assign(j, { leaseOwner: undefined, leaseUntil: undefined });
+      return freed.length;
+    },
     async claim(now, limit, leaseMs, owner) {
       const at = Date.parse(now);
       const due = [...jobs.values()].filter((j) => !j.done && (j.leaseUntil === undefined || Date.parse(j.leaseUntil) <= at)).slice(0, limit);
@@ -30,7 +42,7 @@ function table(clock: { now(): number }, ids: string[]) {
       for (const id of held) jobs.get(id)!.leaseUntil = until;
       return held;
     },
-  };
+  } satisfies JobQueue<Job>;
   return { jobs, queue, renewals, now: () => clock.now() };
 }
 
@@ -94,6 +106,25 @@ describe("LeaseWorker", () => {
     await worker.stop();
     await round;
     expect(performed).toEqual(["a"]);
+  });
+
+  it("frees at once the leases of a dead process on this host, and only those", async () => {
+    const child = spawn(process.execPath, ["-e", ""]);
+    await once(child, "exit");
+    const host = jobOwner().replace(/:\d+:[0-9a-f]+$/, "");
+    const owners = { dead: `${host}:${child.pid}:0badc0de`, live: `${host}:${process.ppid}:0badc0de`, elsewhere: `other-host@1:${child.pid}:0badc0de`, previous: `${host}:${process.pid}:0badc0de` };
+    expect(deadLocalOwners(Object.values(owners)).sort()).toEqual([owners.dead, owners.previous].sort());
+    expect(deadLocalOwners([jobOwner()])).toEqual([]); // this process's own workers live
+
+    const clock = fakeClock();
+    const t = table(clock, Object.keys(owners));
+    for (const [id, owner] of Object.entries(owners)) await t.queue.claim(new Date(clock.now()).toISOString(), 1, 30_000, owner).then(() => Object.assign(t.jobs.get(id)!, { leaseOwner: owner }));
+    const performed: string[] = [];
+    const worker = new LeaseWorker(t.queue, { perform: async (job) => void performed.push(job.id), record: async (job) => void (t.jobs.get(job.id)!.done = true) }, clock, silentLogger, { name: "test", leaseMs: 30_000, pollIntervalMs: 50 });
+    worker.start();
+    await waitUntil(() => performed.length === 2, { timeoutMs: 2_000 });
+    await worker.stop();
+    expect(performed.sort()).toEqual(["dead", "previous"]); // without moving the clock: no lease ended
   });
 
   it("refuses settings that could run a job twice", () => {

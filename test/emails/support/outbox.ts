@@ -48,6 +48,9 @@ export function watchedStorage() {
       transitionEmail: emails.transitionEmail.bind(emails),
       scheduleRetry: emails.scheduleRetry.bind(emails),
       listEmailEvents: emails.listEmailEvents.bind(emails),
+      renewEmailLeases: emails.renewEmailLeases.bind(emails),
+      listEmailLeaseOwners: emails.listEmailLeaseOwners.bind(emails),
+      releaseEmailLeases: emails.releaseEmailLeases.bind(emails),
       async recordOutcomes(outcomes: readonly EmailOutcomeWrite[]) {
         writes.push(outcomes.length);
         if (hold) await hold;

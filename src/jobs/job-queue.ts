@@ -1,0 +1,45 @@
+/** The two sides a {@link LeaseWorker} joins: where jobs come from, and what is done with each. */
+
+/** A job as a queue hands it out: its id and, while leased, until when. */
+export interface LeasedJob {
+  id: string;
+  /** ISO time the lease ends, as stored by the claim. */
+  leaseUntil?: string;
+}
+
+/**
+ * Where a {@link LeaseWorker} takes its jobs: a table of jobs with a due time and a lease
+ * (adapters/kysely/job-claims.ts implements both methods for any such table).
+ */
+export interface JobQueue<J extends LeasedJob> {
+  /**
+   * MUST lease up to `limit` due jobs to `owner` until `now + leaseMs` and return them, the
+   * longest-due first. A job whose lease ended is due again (its holder died). When several
+   * callers claim at once, in this process or others, each job MUST go to exactly one of them.
+   */
+  claim(now: string, limit: number, leaseMs: number, owner: string): Promise<J[]>;
+  /**
+   * MUST extend the leases `owner` still holds among `ids` to `until` and return those ids (a job
+   * finished meanwhile, or taken over after its lease ended, is left out). Optional: without it,
+   * leases are not renewed and `leaseMs` must outlast the longest job.
+   */
+  renew?(ids: readonly string[], owner: string, until: string): Promise<string[]>;
+  /** Optional, with `release`: the distinct owners of leases that have not ended at `now`. */
+  owners?(now: string): Promise<string[]>;
+  /**
+   * MUST free every lease held by one of `owners` (processes known to be dead, see owner.ts) so
+   * their jobs are due at once; returns how many were freed.
+   */
+  release?(owners: readonly string[]): Promise<number>;
+}
+
+/**
+ * What the worker does with each job, in two steps so the slot is free while the result is
+ * stored: `perform` holds one of `concurrency` slots (the send, the HTTP call); `record` stores
+ * its result (a status change or a retry, usually through a {@link GroupCommit}). A job whose
+ * `record` fails keeps its lease until it ends and is then claimed again: at least once.
+ */
+export interface JobHandler<J extends LeasedJob, R> {
+  perform(job: J): Promise<R>;
+  record(job: J, result: R): Promise<void>;
+}
