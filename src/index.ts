@@ -18,7 +18,9 @@ export {
   type FlagEvaluation,
   type FlagEvaluationReason,
   type FlagFeed,
+  type VariantContext,
 } from "./flags/flag-client.js";
+export { variantBucketOf, variantOf, VARIANT_SALT } from "./flags/variants.js";
 export type { SnapshotFlag } from "./flags/compile.js";
 export { StoreSync, type StoreSyncOptions } from "./flags/store-sync.js";
 export { createRemoteFlagClient, parseSnapshot, type RemoteFlagClientOptions } from "./flags/remote-flag-client.js";
