@@ -5,6 +5,7 @@ import { FlagClient, type FlagContext, type VariantContext } from "./flags/flag-
 import { EmailService } from "./emails/email-service.js";
 import { OutboxWorker, type OutboxWorkerOptions } from "./emails/outbox-worker.js";
 import { EventTracker, type EventTrackerOptions } from "./events/event-tracker.js";
+import { ExperimentService } from "./experiments/experiment-results.js";
 import { FlagStore } from "./flags/flag-store.js";
 import { StoreSync, type StoreSyncOptions } from "./flags/store-sync.js";
 import { defaultLogger, errorFields, type Logger } from "./logger.js";
@@ -55,6 +56,8 @@ export interface Flagpost {
   /** send, sendBatch, get, recordEvent, events; `emails.worker` when a transport is configured. */
   readonly emails: EmailService;
   readonly events: EventTracker;
+  /** `experiments.results(id, {metric, control?, from?, to?})`: per-variant results with statistics (docs/experiments.md). */
+  readonly experiments: ExperimentService;
   /** Runs migrations and starts background work. Safe to call many times; resolves once ready. */
   ready(): Promise<void>;
   /**
@@ -96,6 +99,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
     getVariant: (key, context) => flagClient.getVariant(key, context),
     emails,
     events,
+    experiments: new ExperimentService(storage),
     ready() {
       if (closing) return Promise.reject(new Error("flagpost is closed"));
       readying ??= (async () => {

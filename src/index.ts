@@ -43,6 +43,9 @@ export {
   type TrackEventInput,
   type TrackedEvent,
 } from "./events/schema.js";
+export { ExperimentService } from "./experiments/experiment-results.js";
+export { experimentResultsQuerySchema, type ExperimentResults, type ExperimentResultsInput, type VariantResult, type VersusControl } from "./experiments/schema.js";
+export { compare, moments, sampleRatioMismatch, SRM_THRESHOLD, type Comparison, type Moments, type SrmResult, type Sums } from "./experiments/stats.js";
 export { fingerprint, runIdempotent, type IdempotentRequest } from "./idempotency.js";
 export { parseInput, checkInput, validationError } from "./validation.js";
 export { parseIsoInstant } from "./time.js";

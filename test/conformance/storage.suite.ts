@@ -4,6 +4,7 @@ import { durabilityCases } from "./cases/durability.js";
 import { eventCases } from "./cases/events.js";
 import { emailCases } from "./cases/emails.js";
 import { flagHistoryCases } from "./cases/flag-history.js";
+import { experimentCases } from "./cases/experiments.js";
 import { flagCases } from "./cases/flags.js";
 import { idempotencyCases } from "./cases/idempotency.js";
 import { lifecycleCases } from "./cases/lifecycle.js";
@@ -24,5 +25,6 @@ export function describeStorageConformance(harness: StorageHarness): void {
     sharedCases(harness);
     eventCases(harness);
     emailCases(harness);
+    experimentCases(harness);
   });
 }

@@ -12,6 +12,7 @@ function flag(key: string, overrides: Partial<FlagRecord> = {}): FlagRecord {
     description: "",
     enabled: false,
     rules: [],
+    variants: [],
     createdAt: "2026-01-02T03:04:05.006Z",
     updatedAt: "2026-01-02T03:04:05.006Z",
     ...overrides,
