@@ -59,6 +59,7 @@ interface TotalsRow {
  * Experiment sums in one statement: assignment events (found through the experimentId index) are
  * grouped per user, each user's metric events at or after exposure are joined and summed, and the
  * per-user rows are grouped per variant; users seen in several variants fall in the null group.
+ * Users are grouped by id and byte length: MySQL's PAD SPACE would otherwise merge "u1" and "u1 ".
  */
 export class KyselyExperimentRepository implements ExperimentRepository {
   readonly #db: Db;
@@ -79,14 +80,14 @@ export class KyselyExperimentRepository implements ExperimentRepository {
     );
     const statement = sql<TotalsRow>`
       with assigned as (
-        select user_id, min(ts) as exposed_at, min(variant) as variant, count(distinct variant) as variants
+        select user_id, user_bytes, min(ts) as exposed_at, min(variant) as variant, count(distinct variant) as variants
         from (
-          select user_id, ts, ${r.variant} as variant
+          select user_id, octet_length(user_id) as user_bytes, ts, ${r.variant} as variant
           from flagpost_events
           where ${r.same(r.experimentId, sql`${query.experimentId}`)} and ${window}
         ) tagged
         where variant is not null
-        group by user_id
+        group by user_id, user_bytes
       ),
       metric as (
         select user_id, ts, ${r.revenue} as revenue
@@ -99,7 +100,7 @@ export class KyselyExperimentRepository implements ExperimentRepository {
                coalesce(sum(m.revenue), 0) as revenue
         from assigned a
         left join metric m on ${r.same(sql.ref("m.user_id"), sql.ref("a.user_id"))} and m.ts >= a.exposed_at
-        group by a.user_id, a.variant, a.variants
+        group by a.user_id, a.user_bytes, a.variant, a.variants
       )
       select variant, count(*) as users, sum(converted) as conversions, sum(revenue) as revenue, sum(revenue * revenue) as revenue_squares
       from per_user
