@@ -1,10 +1,11 @@
 import { ApiKeys } from "./auth/api-keys.js";
 import { type Clock, systemClock } from "./clock.js";
 import { type ExposureOptions, ExposureRecorder } from "./flags/exposures.js";
-import { FlagClient, type FlagContext } from "./flags/flag-client.js";
+import { FlagClient, type FlagContext, type VariantContext } from "./flags/flag-client.js";
 import { EmailService } from "./emails/email-service.js";
 import { OutboxWorker, type OutboxWorkerOptions } from "./emails/outbox-worker.js";
 import { EventTracker, type EventTrackerOptions } from "./events/event-tracker.js";
+import { ExperimentService } from "./experiments/experiment-results.js";
 import { FlagStore } from "./flags/flag-store.js";
 import { StoreSync, type StoreSyncOptions } from "./flags/store-sync.js";
 import { defaultLogger, errorFields, type Logger } from "./logger.js";
@@ -46,9 +47,17 @@ export interface Flagpost {
    * snapshot. Unknown flag, not ready yet (before `ready()` resolves) or any failure → `default`.
    */
   isEnabled(key: string, context?: FlagContext): boolean;
+  /**
+   * Synchronous and never throws: the user's sticky variant of a flag with variants, from the
+   * in-process snapshot; `default` (undefined when omitted) when the flag is off for them, has no
+   * variants, is unknown, or anything fails. Records an exposure with the variant when exposures are on.
+   */
+  getVariant(key: string, context?: VariantContext): string | undefined;
   /** send, sendBatch, get, recordEvent, events; `emails.worker` when a transport is configured. */
   readonly emails: EmailService;
   readonly events: EventTracker;
+  /** `experiments.results(id, {metric, control?, from?, to?})`: per-variant results with statistics (docs/experiments.md). */
+  readonly experiments: ExperimentService;
   /** Runs migrations and starts background work. Safe to call many times; resolves once ready. */
   ready(): Promise<void>;
   /**
@@ -87,8 +96,10 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
     keys,
     flagClient,
     isEnabled: (key, context) => flagClient.isEnabled(key, context),
+    getVariant: (key, context) => flagClient.getVariant(key, context),
     emails,
     events,
+    experiments: new ExperimentService(storage),
     ready() {
       if (closing) return Promise.reject(new Error("flagpost is closed"));
       readying ??= (async () => {

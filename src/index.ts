@@ -18,7 +18,9 @@ export {
   type FlagEvaluation,
   type FlagEvaluationReason,
   type FlagFeed,
+  type VariantContext,
 } from "./flags/flag-client.js";
+export { variantBucketOf, variantOf, VARIANT_SALT } from "./flags/variants.js";
 export type { SnapshotFlag } from "./flags/compile.js";
 export { StoreSync, type StoreSyncOptions } from "./flags/store-sync.js";
 export { createRemoteFlagClient, parseSnapshot, type RemoteFlagClientOptions } from "./flags/remote-flag-client.js";
@@ -41,6 +43,9 @@ export {
   type TrackEventInput,
   type TrackedEvent,
 } from "./events/schema.js";
+export { ExperimentService } from "./experiments/experiment-results.js";
+export { experimentResultsQuerySchema, type ExperimentResults, type ExperimentResultsInput, type VariantResult, type VersusControl } from "./experiments/schema.js";
+export { compare, moments, sampleRatioMismatch, SRM_THRESHOLD, type Comparison, type Moments, type SrmResult, type Sums } from "./experiments/stats.js";
 export { fingerprint, runIdempotent, type IdempotentRequest } from "./idempotency.js";
 export { parseInput, checkInput, validationError } from "./validation.js";
 export { inputProblem, isStorableText, textProblem, MAX_NESTING_DEPTH } from "./input-policy.js";

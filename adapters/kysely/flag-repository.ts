@@ -19,6 +19,7 @@ function toFlag(row: Selectable<FlagsTable>): FlagRecord {
     description: row.description,
     enabled: toBoolean(row.enabled),
     rules: JSON.parse(row.rules) as FlagRecord["rules"],
+    variants: row.variants ? (JSON.parse(row.variants) as FlagRecord["variants"]) : [],
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),
   };
@@ -61,6 +62,7 @@ export class KyselyFlagRepository implements FlagRepository {
       description: flag.description,
       enabled: encodeBoolean(this.#engine, flag.enabled),
       rules: JSON.stringify(flag.rules),
+      variants: JSON.stringify(flag.variants ?? []),
       created_at: toEpochMs(flag.createdAt, "createdAt"),
       updated_at: toEpochMs(flag.updatedAt, "updatedAt"),
     };
@@ -98,6 +100,7 @@ export class KyselyFlagRepository implements FlagRepository {
     if (changes.description !== undefined) set.description = changes.description;
     if (changes.enabled !== undefined) set.enabled = encodeBoolean(this.#engine, changes.enabled);
     if (changes.rules !== undefined) set.rules = JSON.stringify(changes.rules);
+    if (changes.variants !== undefined) set.variants = JSON.stringify(changes.variants);
     return guard(this.#engine, "update the flag", () =>
       inTransaction(this.#db, this.#engine, async (trx) => {
         const before = await this.#lockedRead(trx, key);

@@ -7,6 +7,7 @@ import { KyselyEmailRepository } from "./email-repository.js";
 import { guard } from "./driver-errors.js";
 import { KyselyEventRepository } from "./event-repository.js";
 import { KyselyFlagHistoryRepository } from "./flag-history-repository.js";
+import { KyselyExperimentRepository } from "./experiment-repository.js";
 import { KyselyFlagRepository } from "./flag-repository.js";
 import { KyselyIdempotencyRepository } from "./idempotency-repository.js";
 import { migrateToLatest } from "./migrations.js";
@@ -58,6 +59,7 @@ export function kyselyStorage(db: Kysely<any>, options: KyselyStorageOptions = {
     idempotency: new KyselyIdempotencyRepository(typed, engine),
     events: new KyselyEventRepository(typed, engine),
     emails: new KyselyEmailRepository(typed, engine),
+    experiments: new KyselyExperimentRepository(typed, engine),
     migrate: () => guard(engine, "migrate the flagpost schema", () => migrateToLatest(own, engine)),
     ...(listen && {
       watchFlags(listener) {

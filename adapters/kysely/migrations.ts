@@ -8,6 +8,8 @@ import { eventsMigration } from "./migrations/0002-events.js";
 import { emailsMigration } from "./migrations/0003-emails.js";
 import { flagNotifyMigration } from "./migrations/0004-flag-notify.js";
 import { flagGovernanceMigration } from "./migrations/0009-flag-governance.js";
+import { experimentIndexMigration } from "./migrations/0010-results-index.js";
+import { flagVariantsMigration } from "./migrations/0010-flag-variants.js";
 
 /**
  * The schema's history, oldest first. Names sort in the order they run; a released migration is
@@ -19,6 +21,8 @@ const MIGRATIONS: Record<string, Migration> = {
   "0003-emails": emailsMigration,
   "0004-flag-notify": flagNotifyMigration,
   "0009-flag-governance": flagGovernanceMigration,
+  "0010-flag-variants": flagVariantsMigration,
+  "0010-results-index": experimentIndexMigration,
 };
 
 export const MIGRATION_TABLE = "flagpost_migration";

@@ -16,6 +16,8 @@ export interface FlagsTable {
   enabled: Bool;
   /** JSON text of the rule list. */
   rules: string;
+  /** JSON text of the variant list; null on flags stored before migration 0010 (no variants). */
+  variants: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Int;
   updated_at: Int;
   /** JSON text of the prerequisite list; NULL (rows older than migration 0009) means none. */

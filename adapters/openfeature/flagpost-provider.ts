@@ -19,8 +19,9 @@ import { errorFields, type Logger, silentLogger } from "../../src/logger.js";
 /**
  * An OpenFeature server provider over a flagpost FlagClient: the in-process one (`fp`, or
  * `fp.flagClient`) or a remote one (`createRemoteFlagClient`). Evaluation is the client's own,
- * synchronous and local; the provider only maps contexts in and reasons out. flagpost flags are
- * boolean, so the string, number and object resolvers raise TYPE_MISMATCH.
+ * synchronous and local; the provider only maps contexts in and reasons out. Flags are boolean;
+ * a flag with variants also resolves as a string (the user's variant, reason SPLIT). The number and
+ * object resolvers, and the string resolver on a flag without variants, raise TYPE_MISMATCH.
  */
 
 export interface FlagpostProviderOptions {
@@ -103,8 +104,26 @@ export class FlagpostProvider implements Provider {
     return this.#details(flagKey, defaultValue, result);
   }
 
-  async resolveStringEvaluation(flagKey: string): Promise<ResolutionDetails<string>> {
-    throw new TypeMismatchError(`flagpost flags are boolean; "${flagKey}" cannot be read as a string`);
+  /**
+   * A flag with variants: the user's variant (`reason: SPLIT`, `variant` set). When the flag is off
+   * for the user, the default with the boolean resolver's reason (DISABLED, DEFAULT); without a
+   * targetingKey, the default with TARGETING_KEY_MISSING, since a variant is bucketed by user.
+   */
+  async resolveStringEvaluation(flagKey: string, defaultValue: string, context: EvaluationContext): Promise<ResolutionDetails<string>> {
+    const flag = this.#client.getFlag(flagKey);
+    if (flag !== undefined && !(Array.isArray(flag.variants) && flag.variants.length > 0)) {
+      throw new TypeMismatchError(`flag "${flagKey}" has no variants; read it as a boolean`);
+    }
+    const { userId, attributes } = toFlagContext(context);
+    const result = this.#client.evaluate(flagKey, { userId, attributes });
+    if (result.variant !== undefined) {
+      return { value: result.variant, variant: result.variant, reason: StandardResolutionReasons.SPLIT };
+    }
+    if (flag !== undefined && result.enabled && userId === undefined) {
+      return { value: defaultValue, reason: StandardResolutionReasons.ERROR, errorCode: ErrorCode.TARGETING_KEY_MISSING, errorMessage: `flag "${flagKey}" assigns variants by targetingKey, and the context has none` };
+    }
+    const details = this.#details(flagKey, false, result);
+    return { ...details, value: defaultValue };
   }
 
   async resolveNumberEvaluation(flagKey: string): Promise<ResolutionDetails<number>> {

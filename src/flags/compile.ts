@@ -3,6 +3,7 @@ import { BUCKETS, percentageThreshold } from "./bucket.js";
 import { type HashPrefix, hashPrefix, murmur3WithPrefix } from "./murmur3-prefix.js";
 import type { Flag, Rule, Scalar } from "./schema.js";
 import { compareSemver, parseSemver, type Semver } from "./semver.js";
+import { type CompiledVariants, compileVariants } from "./variants.js";
 
 /**
  * Flags compiled once into plain data the hot path can walk without allocating: user lists and
@@ -74,6 +75,8 @@ export class CompiledFlag {
     readonly source: Readonly<SnapshotFlag>,
     /** Why the flag could not be compiled; evaluations then answer the default with reason "error". */
     readonly problem: string | undefined,
+    /** The flag's variants, or null when it has none. */
+    readonly variants: CompiledVariants | null = null,
   ) {}
 }
 
@@ -87,7 +90,7 @@ export function compileFlag(flag: SnapshotFlag): CompiledFlag {
     if (typeof flag.key !== "string") throw new Error("the flag has no key");
     if (!Array.isArray(flag.rules)) throw new Error("the flag's rules are not a list");
     const rules = flag.rules.map((rule) => compileRule(flag.key, rule));
-    return new CompiledFlag(flag.key, flag.enabled === true, rules, flag, undefined);
+    return new CompiledFlag(flag.key, flag.enabled === true, rules, flag, undefined, compileVariants(flag.key, flag.variants));
   } catch (error) {
     return new CompiledFlag(String(flag.key), false, NONE, flag, error instanceof Error ? error.message : String(error));
   }

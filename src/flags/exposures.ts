@@ -25,7 +25,11 @@ export interface ExposureEvent {
   userId: string;
   /** When the flag was evaluated (ISO 8601, UTC). */
   timestamp: string;
-  properties: { flagKey: string; enabled: boolean; reason: EvaluationReason; ruleIndex?: number };
+  /**
+   * `experimentId` (= flagKey) and `variant` are set when the flag has variants and is on for the
+   * user: they are what experiment results read assignment from (API.md "Experiments").
+   */
+  properties: { flagKey: string; enabled: boolean; reason: EvaluationReason; ruleIndex?: number; experimentId?: string; variant?: string };
 }
 
 export interface ExposureOptions {
@@ -90,8 +94,8 @@ export class ExposureRecorder {
     this.#maxBuffer = Math.max(1, options.maxBuffer ?? DEFAULT_MAX_BUFFER);
   }
 
-  /** Hot path: de-duplicates, then buffers. `ruleIndex` is set when a rule matched. */
-  record(flagKey: string, userId: string, enabled: boolean, reason: EvaluationReason, ruleIndex: number | undefined): void {
+  /** Hot path: de-duplicates, then buffers. `ruleIndex` is set when a rule matched, `variant` when the user got one. */
+  record(flagKey: string, userId: string, enabled: boolean, reason: EvaluationReason, ruleIndex: number | undefined, variant?: string): void {
     if (this.#closed) return;
     const now = this.#clock.now();
     const slot = enabled ? 1 : 0;
@@ -114,6 +118,10 @@ export class ExposureRecorder {
     seen.set(userId, now);
     if (seen.size > size && ++this.#currentSize >= this.#maxKeys / 2) this.#rotate();
     const properties: ExposureEvent["properties"] = ruleIndex === undefined ? { flagKey, enabled, reason } : { flagKey, enabled, reason, ruleIndex };
+    if (variant !== undefined) {
+      properties.experimentId = flagKey;
+      properties.variant = variant;
+    }
     this.#buffer.push({ event: EXPOSURE_EVENT, userId, timestamp: new Date(now).toISOString(), properties });
     this.#timer ??= setTimeout(() => this.flush(), 0);
   }

@@ -24,6 +24,13 @@ export interface FlagContext {
   default?: boolean;
 }
 
+export interface VariantContext {
+  userId?: string;
+  attributes?: Record<string, unknown>;
+  /** Returned when the flag is off for the user, has no variants, is unknown, or anything fails. Default undefined. */
+  default?: string;
+}
+
 export type FlagEvaluationReason = EvaluationReason | "flag_not_found" | "error";
 
 export interface FlagEvaluation {
@@ -31,6 +38,8 @@ export interface FlagEvaluation {
   reason: FlagEvaluationReason;
   /** Index of the matching rule, present when reason is "rule_match". */
   ruleIndex?: number;
+  /** The user's variant, when the flag is on for them and has variants. */
+  variant?: string;
   /** Why, when reason is "error". */
   errorMessage?: string;
 }
@@ -128,7 +137,7 @@ export class FlagClient {
         const outcome = outcomeOf(flag, id, typeof attributes === "object" && attributes !== null ? attributes : undefined);
         if (outcome !== OUTCOME_BROKEN) {
           const enabled = outcome >= 0 || outcome === OUTCOME_NO_RULES;
-          if (this.#exposures !== undefined && id !== undefined) this.#expose(flag.key, id, enabled, outcome);
+          if (this.#exposures !== undefined && id !== undefined) this.#expose(flag, id, enabled, outcome);
           return enabled;
         }
       }
@@ -155,10 +164,40 @@ export class FlagClient {
         return { enabled: context?.default === true, reason: "error", errorMessage: `flag "${key}" cannot be evaluated: ${flag.problem}` };
       }
       const enabled = outcome >= 0 || outcome === OUTCOME_NO_RULES;
-      if (this.#exposures !== undefined && id !== undefined) this.#expose(flag.key, id, enabled, outcome);
-      return outcome >= 0 ? { enabled, reason: "rule_match", ruleIndex: outcome } : { enabled, reason: reasonOf(outcome) };
+      const variant = this.#expose(flag, id, enabled, outcome);
+      const result: FlagEvaluation = outcome >= 0 ? { enabled, reason: "rule_match", ruleIndex: outcome } : { enabled, reason: reasonOf(outcome) };
+      if (variant !== undefined) result.variant = variant;
+      return result;
     } catch (error) {
       return { enabled: this.#fallback(error, context), reason: "error", errorMessage: message(error) };
+    }
+  }
+
+  /**
+   * The user's variant of a flag with variants (API.md "Experiments"): synchronous, allocation-free
+   * for ASCII ids, and never throws. `default` (undefined when omitted) when the flag is unknown,
+   * off for this context, has no variants, the context has no userId, or anything fails.
+   */
+  getVariant(key: string, context?: VariantContext): string | undefined {
+    try {
+      const flag = this.#flags.get(key);
+      const userId = context?.userId;
+      if (flag !== undefined && flag.variants !== null && typeof userId === "string") {
+        const attributes = context?.attributes;
+        const outcome = outcomeOf(flag, userId, typeof attributes === "object" && attributes !== null ? attributes : undefined);
+        if (outcome !== OUTCOME_BROKEN) {
+          const variant = this.#expose(flag, userId, outcome >= 0 || outcome === OUTCOME_NO_RULES, outcome);
+          if (variant !== undefined) return variant;
+        }
+      }
+      return typeof context?.default === "string" ? context.default : undefined;
+    } catch (error) {
+      this.#fallback(error, undefined);
+      try {
+        return typeof context?.default === "string" ? context.default : undefined;
+      } catch {
+        return undefined;
+      }
     }
   }
 
@@ -172,9 +211,12 @@ export class FlagClient {
     const flag = this.#flags.get(key);
     if (flag === undefined) return undefined;
     const outcome = outcomeOf(flag, context.userId, context.attributes);
-    if (outcome >= 0) return { enabled: true, reason: "rule_match", ruleIndex: outcome };
     if (outcome === OUTCOME_BROKEN) return undefined;
-    return { enabled: outcome === OUTCOME_NO_RULES, reason: reasonOf(outcome) };
+    const enabled = outcome >= 0 || outcome === OUTCOME_NO_RULES;
+    const result: EvaluationResult = outcome >= 0 ? { enabled, reason: "rule_match", ruleIndex: outcome } : { enabled, reason: reasonOf(outcome) };
+    const variant = enabled && context.userId !== undefined ? flag.variants?.assign(context.userId) : undefined;
+    if (variant !== undefined) result.variant = variant;
+    return result;
   }
 
   /** Resolves once the first snapshot is loaded; rejects if the source failed for good before that. */
@@ -224,12 +266,20 @@ export class FlagClient {
     return this.#closing;
   }
 
-  #expose(flagKey: string, userId: string, enabled: boolean, outcome: number): void {
+  /**
+   * The user's variant when the flag is on and has variants (undefined otherwise), recording the
+   * exposure, with its variant, when exposures are on and there is a userId.
+   */
+  #expose(flag: CompiledFlag, userId: string | undefined, enabled: boolean, outcome: number): string | undefined {
+    if (userId === undefined) return undefined;
+    const variant = enabled && flag.variants !== null ? flag.variants.assign(userId) : undefined;
+    if (this.#exposures === undefined) return variant;
     try {
-      this.#exposures!.record(flagKey, userId, enabled, reasonOf(outcome), outcome >= 0 ? outcome : undefined);
+      this.#exposures.record(flag.key, userId, enabled, reasonOf(outcome), outcome >= 0 ? outcome : undefined, variant);
     } catch (error) {
       this.#logger.warn("exposure could not be recorded", errorFields(error));
     }
+    return variant;
   }
 
   #fallback(error: unknown, context: FlagContext | undefined): boolean {
@@ -331,6 +381,6 @@ function changedKeys(before: ReadonlyMap<string, CompiledFlag>, after: ReadonlyM
 function sameFlag(a: SnapshotFlag, b: SnapshotFlag): boolean {
   if (a === b) return true;
   if (a.enabled !== b.enabled || a.id !== b.id || a.updatedAt !== b.updatedAt) return false;
-  // Two writes within one millisecond share updatedAt: compare the rules themselves.
-  return JSON.stringify(a.rules) === JSON.stringify(b.rules);
+  // Two writes within one millisecond share updatedAt: compare the rules and variants themselves.
+  return JSON.stringify(a.rules) === JSON.stringify(b.rules) && JSON.stringify(a.variants) === JSON.stringify(b.variants);
 }

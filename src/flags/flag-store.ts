@@ -110,6 +110,7 @@ export class FlagStore {
     if (patch.description !== undefined) changes.description = patch.description;
     if (patch.enabled !== undefined) changes.enabled = patch.enabled;
     if (patch.rules !== undefined) changes.rules = patch.rules;
+    if (patch.variants !== undefined) changes.variants = patch.variants;
     if (Object.keys(changes).length === 1) return current; // nothing to change: updatedAt stays
     const updated = await this.#storage.flags.update(key, changes, this.#audit(options));
     if (!updated) throw notFound(key);

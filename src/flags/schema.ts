@@ -106,6 +106,46 @@ export type PercentageRule = z.infer<typeof percentageRuleSchema>;
 export type Rule = z.infer<typeof ruleSchema>;
 
 const rulesSchema = z.array(ruleSchema).max(MAX_RULES);
+
+export const MIN_VARIANTS = 2;
+export const MAX_VARIANTS = 20;
+
+/** Hundredths of a percent: weights with up to two decimals, compared as integers so 33.33 + 33.33 + 33.34 is exactly 100. */
+function hundredths(weight: number): number {
+  return Math.round(weight * 100);
+}
+
+export const variantSchema = z.strictObject({
+  key: flagKeySchema,
+  weight: z
+    .number()
+    .min(0)
+    .max(100)
+    .refine((w) => Math.abs(w * 100 - hundredths(w)) < 1e-6, { error: "must have at most two decimals" }),
+});
+export type Variant = z.infer<typeof variantSchema>;
+
+/**
+ * API.md "Experiments": none (an empty list), or 2 to 20 variants with distinct keys whose weights
+ * sum to exactly 100.
+ */
+export const variantsSchema = z
+  .array(variantSchema)
+  .max(MAX_VARIANTS)
+  .superRefine((variants, ctx) => {
+    if (variants.length === 0) return;
+    if (variants.length < MIN_VARIANTS) {
+      ctx.addIssue({ code: "custom", message: `must hold ${MIN_VARIANTS} to ${MAX_VARIANTS} variants, or none` });
+      return;
+    }
+    const seen = new Set<string>();
+    variants.forEach((variant, index) => {
+      if (seen.has(variant.key)) ctx.addIssue({ code: "custom", path: [index, "key"], message: `repeats the variant key "${variant.key}"` });
+      seen.add(variant.key);
+    });
+    const total = variants.reduce((sum, variant) => sum + hundredths(variant.weight), 0);
+    if (total !== 10_000) ctx.addIssue({ code: "custom", message: `weights must sum to 100, not ${total / 100}` });
+  });
 const descriptionSchema = z.string().max(MAX_DESCRIPTION_LENGTH);
 
 export const createFlagSchema = z.strictObject({
@@ -113,6 +153,7 @@ export const createFlagSchema = z.strictObject({
   description: descriptionSchema.default(""),
   enabled: z.boolean().default(false),
   rules: rulesSchema.default([]),
+  variants: variantsSchema.default([]),
 });
 export type CreateFlagInput = z.input<typeof createFlagSchema>;
 
@@ -123,6 +164,7 @@ export const updateFlagSchema = z.strictObject({
   description: descriptionSchema.optional(),
   enabled: z.boolean().optional(),
   rules: rulesSchema.optional(),
+  variants: variantsSchema.optional(),
 });
 export type UpdateFlagInput = z.input<typeof updateFlagSchema>;
 
@@ -132,6 +174,8 @@ export const flagSchema = z.object({
   description: z.string(),
   enabled: z.boolean(),
   rules: z.array(ruleSchema),
+  /** Empty when the flag is a plain on/off flag. */
+  variants: z.array(variantSchema),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -152,6 +196,8 @@ export interface EvaluationResult {
   reason: EvaluationReason;
   /** Index of the matching rule, present when reason is "rule_match". */
   ruleIndex?: number;
+  /** The user's variant: present when the flag is on for a user and has variants. */
+  variant?: string;
 }
 
 export const listFlagsQuerySchema = z.strictObject({

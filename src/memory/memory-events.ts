@@ -13,7 +13,7 @@ interface Row {
 }
 
 /** Epoch ms of an ISO-8601 UTC time as `Date#toISOString()` writes it; refuses any other form, as SQL adapters do. */
-function epochMs(iso: string, field: string): number {
+export function epochMs(iso: string, field: string): number {
   const ms = Date.parse(iso);
   if (!Number.isFinite(ms) || new Date(ms).toISOString() !== iso) {
     const message = `must be an ISO-8601 UTC time as Date#toISOString() writes it, got ${JSON.stringify(iso)}`;
@@ -87,6 +87,11 @@ export class MemoryEventRepository implements EventRepository {
       });
     }
     return out;
+  }
+
+  /** Every stored event as (event, userId, epoch ms, properties JSON), in no particular order: for the experiment sums. */
+  *scan(): Iterable<{ event: string; userId: string; ts: number; propertiesJson: string }> {
+    yield* this.#rows;
   }
 
   async purgeEventsBefore(before: string): Promise<number> {

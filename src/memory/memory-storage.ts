@@ -3,6 +3,7 @@ import { MemoryApiKeyRepository } from "./memory-api-keys.js";
 import { MemoryEventRepository } from "./memory-events.js";
 import { MemoryEmailRepository } from "./memory-emails.js";
 import { MemoryFlagHistoryRepository } from "./memory-flag-history.js";
+import { MemoryExperimentRepository } from "./memory-experiments.js";
 import { MemoryFlagRepository } from "./memory-flags.js";
 import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
 
@@ -14,13 +15,15 @@ import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
 export function memoryStorage(): Storage {
   const idempotency = new MemoryIdempotencyRepository();
   const flagHistory = new MemoryFlagHistoryRepository();
+  const events = new MemoryEventRepository(idempotency);
   return {
     name: "memory",
     flags: new MemoryFlagRepository(flagHistory),
     flagHistory,
     apiKeys: new MemoryApiKeyRepository(),
     idempotency,
-    events: new MemoryEventRepository(idempotency),
+    events,
+    experiments: new MemoryExperimentRepository(events),
     emails: new MemoryEmailRepository(idempotency),
     async migrate() {},
     async close() {},

@@ -10,6 +10,7 @@ export interface FlagChanges {
   description?: string;
   enabled?: boolean;
   rules?: Flag["rules"];
+  variants?: Flag["variants"];
   updatedAt: string;
 }
 

@@ -17,6 +17,7 @@ import type { ApiKeyRepository } from "./api-keys.js";
 import type { EmailRepository } from "./emails.js";
 import type { EventRepository } from "./events.js";
 import type { FlagHistoryRepository } from "./flag-history.js";
+import type { ExperimentRepository } from "./experiments.js";
 import type { FlagRepository, FlagWatcher, FlagWatchListener } from "./flags.js";
 import type { IdempotencyRepository } from "./idempotency.js";
 
@@ -24,6 +25,7 @@ export type * from "./api-keys.js";
 export type * from "./emails.js";
 export type * from "./events.js";
 export type * from "./flag-history.js";
+export type * from "./experiments.js";
 export type * from "./flags.js";
 export type * from "./idempotency.js";
 
@@ -39,6 +41,7 @@ export interface Storage {
   readonly idempotency: IdempotencyRepository;
   readonly events: EventRepository;
   readonly emails: EmailRepository;
+  readonly experiments: ExperimentRepository;
   /**
    * Creates or upgrades the schema. MUST be idempotent and safe when several processes call it
    * at once.

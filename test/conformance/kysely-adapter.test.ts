@@ -13,6 +13,7 @@ const flag = (key: string, overrides: Partial<FlagRecord> = {}): FlagRecord => (
   description: "",
   enabled: false,
   rules: [],
+  variants: [],
   createdAt: AT,
   updatedAt: AT,
   ...overrides,

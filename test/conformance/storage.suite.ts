@@ -4,6 +4,7 @@ import { durabilityCases } from "./cases/durability.js";
 import { eventCases } from "./cases/events.js";
 import { emailCases } from "./cases/emails.js";
 import { flagHistoryCases } from "./cases/flag-history.js";
+import { experimentCases } from "./cases/experiments.js";
 import { flagCases } from "./cases/flags.js";
 import { idempotencyCases } from "./cases/idempotency.js";
 import { leaseCases } from "./cases/leases.js";
@@ -28,5 +29,6 @@ export function describeStorageConformance(harness: StorageHarness): void {
     emailCases(harness);
     textFidelityCases(harness);
     leaseCases(harness);
+    experimentCases(harness);
   });
 }

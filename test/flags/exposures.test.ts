@@ -26,6 +26,21 @@ describe("exposure events through createFlagpost", () => {
     return { sink, clock, fp };
   }
 
+  it("gives exposures of a flag with variants experimentId (the flag key) and the variant, from getVariant and isEnabled", async () => {
+    const { sink, fp } = await setup();
+    await fp.flags.update("checkout", { variants: [{ key: "control", weight: 50 }, { key: "treatment", weight: 50 }] });
+    const variant = fp.getVariant("checkout", { userId: "u1" });
+    expect(variant).toMatch(/^(control|treatment)$/);
+    fp.getVariant("checkout", { userId: "u1" }); // de-duplicated
+    fp.isEnabled("checkout", { userId: "u2" }); // off for u2: no variant
+    await waitUntil(() => sink.events.length === 2, { timeoutMs: 5_000 });
+    expect(sink.events.map((e) => e.properties)).toEqual([
+      { flagKey: "checkout", enabled: true, reason: "rule_match", ruleIndex: 0, experimentId: "checkout", variant },
+      { flagKey: "checkout", enabled: false, reason: "no_rule_match" },
+    ]);
+    await fp.close();
+  });
+
   it("records isEnabled results as $exposure events, once per user, flag and result within the window", async () => {
     const { sink, clock, fp } = await setup();
     for (let i = 0; i < 5; i++) {

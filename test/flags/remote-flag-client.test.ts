@@ -86,6 +86,17 @@ describe("createRemoteFlagClient", () => {
     expect(server.statuses.filter((s) => s === 200).length).toBe(2); // the first load and the change
   });
 
+  it("answers getVariant from the snapshot exactly as the server does, and follows variant changes", async () => {
+    await fp.flags.create({ key: "split", enabled: true, variants: [{ key: "control", weight: 50 }, { key: "treatment", weight: 50 }] });
+    const client = remote();
+    await client.ready();
+    for (const user of ["u1", "u2", "u3", "用户-7"]) {
+      expect(client.getVariant("split", { userId: user })).toBe((await fp.flags.evaluate("split", { userId: user })).variant);
+    }
+    await fp.flags.update("split", { variants: [{ key: "control", weight: 0 }, { key: "treatment", weight: 100 }] });
+    await waitUntil(() => ["u1", "u2", "u3"].every((u) => client.getVariant("split", { userId: u }) === "treatment"), { timeoutMs: 10_000 });
+  });
+
   it("keeps serving the last snapshot while the server is down, goes stale, and refreshes when it is back", async () => {
     const client = remote();
     await client.ready();

@@ -89,6 +89,23 @@ describe("FlagpostProvider through the OpenFeature server SDK", () => {
     expect((await client.getBooleanDetails("nope", true)).value).toBe(true);
   });
 
+  it("resolves a flag with variants as a string: the user's variant with reason SPLIT", async () => {
+    const fp = await flagpost();
+    const variants = [{ key: "control", weight: 50 }, { key: "treatment", weight: 50 }];
+    await fp.flags.create({ key: "split", enabled: true, rules: [{ type: "attribute", attribute: "plan", operator: "equals", value: "pro" }], variants });
+    const client = await bind(new FlagpostProvider(fp));
+    for (const user of ["u1", "u2", "u3", "ü-4"]) {
+      const expected = fp.getVariant("split", { userId: user, attributes: { plan: "pro" } });
+      expect(expected).toMatch(/^(control|treatment)$/);
+      expect(await client.getStringDetails("split", "none", { targetingKey: user, plan: "pro" })).toMatchObject({ value: expected, variant: expected, reason: "SPLIT" });
+    }
+    expect(await client.getStringDetails("split", "none", { targetingKey: "u1", plan: "free" })).toMatchObject({ value: "none", reason: "DEFAULT" });
+    expect(await client.getStringDetails("split", "none", { plan: "pro" })).toMatchObject({ value: "none", reason: "ERROR", errorCode: ErrorCode.TARGETING_KEY_MISSING });
+    expect(await client.getStringDetails("missing", "none", { targetingKey: "u1" })).toMatchObject({ value: "none", errorCode: ErrorCode.FLAG_NOT_FOUND });
+    await fp.flags.update("split", { enabled: false });
+    expect(await client.getStringDetails("split", "none", { targetingKey: "u1", plan: "pro" })).toMatchObject({ value: "none", reason: "DISABLED" });
+  });
+
   it("raises TYPE_MISMATCH for string, number and object evaluations", async () => {
     const client = await bind(new FlagpostProvider(await flagpost()));
     const asString = await client.getStringDetails("everyone", "fallback");

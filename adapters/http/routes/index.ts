@@ -3,10 +3,11 @@ import type { Route } from "../types.js";
 import { emailRoutes } from "./emails.js";
 import { flagSnapshotRoutes } from "./flag-snapshot.js";
 import { eventRoutes } from "./events.js";
+import { experimentRoutes } from "./experiments.js";
 import { flagRoutes } from "./flags.js";
 
 /** Every /v1 route. Each service contributes its own list. */
 export function allRoutes(fp: Flagpost): Route[] {
   // The snapshot route goes first: the router takes the first match, and /v1/flags/:key would match it too.
-  return [...flagSnapshotRoutes(fp), ...flagRoutes(fp), ...eventRoutes(fp), ...emailRoutes(fp)];
+  return [...flagSnapshotRoutes(fp), ...flagRoutes(fp), ...eventRoutes(fp), ...experimentRoutes(fp), ...emailRoutes(fp)];
 }

@@ -12,6 +12,7 @@ function flag(key: string, overrides: Partial<FlagRecord> = {}): FlagRecord {
     description: "",
     enabled: false,
     rules: [],
+    variants: [],
     createdAt: "2026-01-02T03:04:05.006Z",
     updatedAt: "2026-01-02T03:04:05.006Z",
     ...overrides,
@@ -48,6 +49,7 @@ export function flagHistoryCases(harness: StorageHarness): void {
           { path: "description", before: null, after: "d" },
           { path: "enabled", before: null, after: false },
           { path: "rules", before: null, after: [{ type: "percentage", percentage: 10 }] },
+          { path: "variants", before: null, after: [] },
         ],
       });
       expect(entries[1]!.actor).toEqual({ type: "in_process" });

@@ -12,6 +12,7 @@ function flag(key: string, overrides: Partial<FlagRecord> = {}): FlagRecord {
     description: `flag ${key}`,
     enabled: false,
     rules: [],
+    variants: [],
     createdAt: "2026-01-02T03:04:05.006Z",
     updatedAt: "2026-01-02T03:04:05.006Z",
     ...overrides,
@@ -21,6 +22,23 @@ function flag(key: string, overrides: Partial<FlagRecord> = {}): FlagRecord {
 export function flagCases(harness: StorageHarness): void {
   describe("flags", () => {
     const storage = useStorage(harness);
+
+    it("stores variants, replaces them on update, and leaves them alone when an update omits them", async () => {
+      const variants = [
+        { key: "control", weight: 33.33 },
+        { key: "treatment-ü", weight: 33.33 },
+        { key: "big.one", weight: 33.34 },
+      ];
+      await storage().flags.insert(flag("split", { variants }));
+      expect((await storage().flags.get("split"))?.variants).toEqual(variants);
+      await storage().flags.update("split", { enabled: true, updatedAt: "2026-02-02T00:00:00.000Z" });
+      expect((await storage().flags.get("split"))?.variants).toEqual(variants);
+      const two = [{ key: "a", weight: 0 }, { key: "b", weight: 100 }];
+      expect((await storage().flags.update("split", { variants: two, updatedAt: "2026-02-02T00:00:00.001Z" }))?.variants).toEqual(two);
+      const none = await storage().flags.update("split", { variants: [], updatedAt: "2026-02-02T00:00:00.002Z" });
+      expect(none?.variants).toEqual([]);
+      expect((await storage().flags.list({ limit: 10 })).find((f) => f.key === "split")?.variants).toEqual([]);
+    });
 
     it("stores a flag and reads it back field for field, rules included", async () => {
       const rules: FlagRecord["rules"] = [

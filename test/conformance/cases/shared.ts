@@ -5,7 +5,7 @@ import { describeCapability, type StorageHarness } from "../harness.js";
 const AT = "2026-03-04T05:06:07.089Z";
 
 function flag(key: string): FlagRecord {
-  return { id: `00000000-0000-7000-8000-0000000${key.length}0000`, key, description: "", enabled: false, rules: [], createdAt: AT, updatedAt: AT };
+  return { id: `00000000-0000-7000-8000-0000000${key.length}0000`, key, description: "", enabled: false, rules: [], variants: [], createdAt: AT, updatedAt: AT };
 }
 
 /** Several storages on one database, as several processes of one app would open it. */

@@ -33,7 +33,7 @@ export function textFidelityCases(harness: StorageHarness): void {
         { type: "users", userIds: [HARD_TEXT] },
         { type: "attribute", attribute: "constructor", operator: "in", value: [HARD_TEXT, 5e-324, 1.7976931348623157e308] },
       ];
-      const flag: FlagRecord = { id: "00000000-0000-7000-8000-000000000001", key: "text", description: HARD_TEXT, enabled: true, rules, createdAt: AT, updatedAt: AT };
+      const flag: FlagRecord = { id: "00000000-0000-7000-8000-000000000001", key: "text", description: HARD_TEXT, enabled: true, rules, variants: [], createdAt: AT, updatedAt: AT };
       await storage().flags.insert(flag);
       expect(await storage().flags.get("text")).toEqual(flag);
     });

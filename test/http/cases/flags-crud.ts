@@ -43,7 +43,7 @@ export function flagCrudCases(start: Start): void {
       expect(reply.headers.get("location")).toBe(`${t.prefix}/v1/flags/new-checkout`);
       expect(Object.keys(reply.body)).toEqual(["data"]);
       const flag = reply.body.data;
-      expect(Object.keys(flag).sort()).toEqual(["createdAt", "description", "enabled", "id", "key", "rules", "updatedAt"]);
+      expect(Object.keys(flag).sort()).toEqual(["createdAt", "description", "enabled", "id", "key", "rules", "updatedAt", "variants"]);
       expect(flag).toMatchObject({ key: "new-checkout", description: "", enabled: false, rules: [] });
       expect(flag.id).toMatch(UUID);
       expect(flag.createdAt).toMatch(ISO_INSTANT);

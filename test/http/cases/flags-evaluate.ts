@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Start, Target } from "../../support/frameworks.js";
+import { variantBuckets } from "../../flags/fixtures/index.js";
 import { call, detailPaths, expectError } from "./client.js";
 
 /** docs/api.md "Flags", POST /v1/flags/{key}/evaluate and the evaluation order. */
@@ -40,6 +41,23 @@ export function flagEvaluateCases(start: Start): void {
         expect(Object.keys(reply.body)).toEqual(["data"]);
         expect(reply.body.data, `${key} ${JSON.stringify(context)}`).toMatchObject({ enabled, reason });
       }
+    });
+
+    it("adds the user's variant (the golden one) when the flag is on and has variants, and only then", async () => {
+      const { variants, cases } = variantBuckets;
+      const golden = cases.find((c) => c.flagKey === "new-checkout")!;
+      const created = await call(t, "POST", "/v1/flags", { json: { key: "new-checkout", enabled: true, variants } });
+      expect(created.status, created.text).toBe(201);
+      expect(created.body.data.variants).toEqual(variants);
+      expect((await evaluate("new-checkout", { userId: golden.userId })).body.data).toEqual({ enabled: true, reason: "no_rules", variant: golden.variant });
+      expect((await evaluate("new-checkout", {})).body.data).toEqual({ enabled: true, reason: "no_rules" });
+      expect((await evaluate("on", { userId: golden.userId })).body.data).toEqual({ enabled: true, reason: "no_rules" });
+      const patched = await call(t, "PATCH", "/v1/flags/new-checkout", { json: { enabled: false } });
+      expect(patched.body.data.variants).toEqual(variants);
+      expect((await evaluate("new-checkout", { userId: golden.userId })).body.data).toEqual({ enabled: false, reason: "disabled" });
+      const bad = await call(t, "PATCH", "/v1/flags/new-checkout", { json: { variants: [{ key: "a", weight: 60 }, { key: "b", weight: 60 }] } });
+      expectError(bad, 422, "validation_error");
+      expect(detailPaths(bad)).toEqual(["variants"]);
     });
 
     it("treats a request without a body as an empty context", async () => {

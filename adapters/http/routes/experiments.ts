@@ -1,0 +1,20 @@
+import type { ExperimentResultsInput, Flagpost } from "../../../src/index.js";
+import { queryObject } from "../query.js";
+import type { Route } from "../types.js";
+
+/** API.md "Experiments": results read events, hence the `events:read` scope. */
+export function experimentRoutes(fp: Flagpost): Route[] {
+  return [
+    {
+      style: "data",
+      method: "GET",
+      path: "/v1/experiments/:id/results",
+      scope: "events:read",
+      body: false,
+      async handle(ctx) {
+        const results = await fp.experiments.results(ctx.params.id!, queryObject(ctx.query) as unknown as ExperimentResultsInput);
+        return { status: 200, body: { data: results } };
+      },
+    },
+  ];
+}

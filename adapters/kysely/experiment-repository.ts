@@ -1,0 +1,127 @@
+import { type Kysely, type RawBuilder, sql } from "kysely";
+import type { ExperimentQuery, ExperimentRepository, ExperimentTotals } from "../../src/storage/index.js";
+import type { Engine } from "./dialect.js";
+import { guard } from "./driver-errors.js";
+import { toEpochMs, toNumber } from "./row-codec.js";
+import type { FlagpostTables } from "./tables.js";
+
+type Db = Kysely<FlagpostTables>;
+
+/**
+ * How each engine reads the JSON text of `properties`. `experimentId` MUST be written exactly as
+ * the expression index of migration 0010-results-index, or the index is not used.
+ */
+interface JsonReads {
+  /** properties.experimentId as text, null when absent or not a string. */
+  experimentId: RawBuilder<string | null>;
+  /** properties.variant as text, null when absent or not a string. */
+  variant: RawBuilder<string | null>;
+  /** properties.revenue as a double, null when absent or not a number. */
+  revenue: RawBuilder<number | null>;
+  /** `a = b` for text, byte for byte. */
+  same(a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<unknown>;
+}
+
+const READS: Record<Engine, JsonReads> = {
+  sqlite: {
+    experimentId: sql`json_extract(properties, '$.experimentId')`,
+    variant: sql`case when json_type(properties, '$.variant') = 'text' then json_extract(properties, '$.variant') end`,
+    revenue: sql`case when json_type(properties, '$.revenue') in ('integer', 'real') then json_extract(properties, '$.revenue') end`,
+    same: (a, b) => sql`${a} = ${b}`,
+  },
+  postgres: {
+    experimentId: sql`(properties::json ->> 'experimentId')`,
+    variant: sql`case when json_typeof(properties::json -> 'variant') = 'string' then properties::json ->> 'variant' end`,
+    revenue: sql`case when json_typeof(properties::json -> 'revenue') = 'number' then (properties::json ->> 'revenue')::float8 end`,
+    same: (a, b) => sql`${a} = ${b}`,
+  },
+  // JSON_UNQUOTE gives text in the connection's (case-insensitive) collation, and even utf8mb4_bin
+  // is PAD SPACE ("a" = "a "): JSON strings are read as binary (exact bytes, no padding), columns
+  // compared with their byte lengths too.
+  mysql: {
+    experimentId: sql`(case when json_type(json_extract(properties, '$.experimentId')) = 'STRING' then cast(json_unquote(json_extract(properties, '$.experimentId')) as binary) end)`,
+    variant: sql`(case when json_type(json_extract(properties, '$.variant')) = 'STRING' then cast(json_unquote(json_extract(properties, '$.variant')) as binary) end)`,
+    revenue: sql`case when json_type(json_extract(properties, '$.revenue')) in ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL') then json_extract(properties, '$.revenue') + 0e0 end`,
+    same: (a, b) => sql`(${a} = ${b} and octet_length(${a}) = octet_length(${b}))`,
+  },
+};
+
+interface TotalsRow {
+  /** A Buffer on MySQL, where the variant is read as binary. */
+  variant: string | Uint8Array | null;
+  users: number | string | bigint;
+  conversions: number | string | bigint | null;
+  revenue: number | string | null;
+  revenue_squares: number | string | null;
+}
+
+/**
+ * Experiment sums in one statement: assignment events (found through the experimentId index) are
+ * grouped per user, each user's metric events at or after exposure are joined and summed, and the
+ * per-user rows are grouped per variant; users seen in several variants fall in the null group.
+ * Users are grouped by id and byte length: MySQL's PAD SPACE would otherwise merge "u1" and "u1 ".
+ */
+export class KyselyExperimentRepository implements ExperimentRepository {
+  readonly #db: Db;
+  readonly #engine: Engine;
+
+  constructor(db: Db, engine: Engine) {
+    this.#db = db;
+    this.#engine = engine;
+  }
+
+  async experimentTotals(query: ExperimentQuery): Promise<ExperimentTotals> {
+    const from = query.from === undefined ? undefined : toEpochMs(query.from, "from");
+    const to = query.to === undefined ? undefined : toEpochMs(query.to, "to");
+    const r = READS[this.#engine];
+    const window = sql.join(
+      [from === undefined ? sql`1 = 1` : sql`ts >= ${from}`, to === undefined ? sql`1 = 1` : sql`ts < ${to}`],
+      sql` and `,
+    );
+    const statement = sql<TotalsRow>`
+      with assigned as (
+        select user_id, user_bytes, min(ts) as exposed_at, min(variant) as variant, count(distinct variant) as variants
+        from (
+          select user_id, octet_length(user_id) as user_bytes, ts, ${r.variant} as variant
+          from flagpost_events
+          where ${r.same(r.experimentId, sql`${query.experimentId}`)} and ${window}
+        ) tagged
+        where variant is not null
+        group by user_id, user_bytes
+      ),
+      metric as (
+        select user_id, ts, ${r.revenue} as revenue
+        from flagpost_events
+        where ${r.same(sql.ref("event"), sql`${query.metric}`)} and ${window}
+      ),
+      per_user as (
+        select case when a.variants = 1 then a.variant end as variant,
+               max(case when m.user_id is null then 0 else 1 end) as converted,
+               coalesce(sum(m.revenue), 0) as revenue
+        from assigned a
+        left join metric m on ${r.same(sql.ref("m.user_id"), sql.ref("a.user_id"))} and m.ts >= a.exposed_at
+        group by a.user_id, a.user_bytes, a.variant, a.variants
+      )
+      select variant, count(*) as users, sum(converted) as conversions, sum(revenue) as revenue, sum(revenue * revenue) as revenue_squares
+      from per_user
+      group by variant`;
+    return guard(this.#engine, "compute the experiment results", async () => {
+      const { rows } = await statement.execute(this.#db);
+      const totals: ExperimentTotals = { variants: [], excludedUsers: 0 };
+      for (const row of rows) {
+        if (row.variant === null) {
+          totals.excludedUsers = toNumber(row.users);
+          continue;
+        }
+        totals.variants.push({
+          variant: typeof row.variant === "string" ? row.variant : Buffer.from(row.variant).toString("utf8"),
+          users: toNumber(row.users),
+          conversions: toNumber(row.conversions ?? 0),
+          revenue: Number(row.revenue ?? 0),
+          revenueSquares: Number(row.revenue_squares ?? 0),
+        });
+      }
+      return totals;
+    });
+  }
+}

@@ -1,0 +1,23 @@
+import type { Kysely, Migration } from "kysely";
+import { columnTypes, detectEngine } from "../dialect.js";
+
+/** MySQL's "Duplicate column name": the column is there from an earlier, interrupted run. */
+const ER_DUP_FIELDNAME = 1060;
+
+/**
+ * Experiments (API.md "Turn 2 additions"): the flag's variants as JSON text, null on flags stored
+ * before this migration (read as "no variants"). Safe to run again over a half-finished run, since
+ * MySQL cannot roll DDL back: there, a column already added is accepted. (Introspection is not used
+ * to check: on PostgreSQL it sees other schemas' flagpost tables too.)
+ */
+export const flagVariantsMigration: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    const engine = detectEngine(db);
+    const add = db.schema.alterTable("flagpost_flags").addColumn("variants", columnTypes(engine).longText);
+    try {
+      await add.execute();
+    } catch (error) {
+      if (engine !== "mysql" || (error as { errno?: unknown }).errno !== ER_DUP_FIELDNAME) throw error;
+    }
+  },
+};

@@ -1,0 +1,23 @@
+import { type Kysely, type Migration, sql } from "kysely";
+import { detectEngine } from "../dialect.js";
+
+/**
+ * Experiment results find an experiment's assignment events by `properties.experimentId`. An
+ * expression index on it (partial on PostgreSQL: only events that carry one) turns that search
+ * from a scan of every event into a range read. The expressions MUST stay identical to those of
+ * experiment-repository.ts. MySQL/MariaDB get none (MariaDB has no expression indexes): there the
+ * results query scans the events table; see docs/experiments.md.
+ *
+ * The price is paid on insert: SQLite and PostgreSQL read the JSON once more per event stored.
+ */
+export const experimentIndexMigration: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    const engine = detectEngine(db);
+    if (engine === "sqlite") {
+      await sql`create index if not exists flagpost_events_experiment on flagpost_events (json_extract(properties, '$.experimentId'), user_id)`.execute(db);
+    } else if (engine === "postgres") {
+      await sql`create index if not exists flagpost_events_experiment on flagpost_events ((properties::json ->> 'experimentId'), user_id)
+        where (properties::json ->> 'experimentId') is not null`.execute(db);
+    }
+  },
+};
