@@ -3,7 +3,7 @@ import { type Flagpost, jsonLogger } from "../src/index.js";
 import { parseCommand, USAGE, UsageError } from "./args.js";
 import { deleteUserEvents, parseBefore, purgeEvents } from "./events.js";
 import { createKey, listKeys, parseScopes } from "./keys.js";
-import { openFlagpost } from "./open-flagpost.js";
+import { openFlagpost, withDatabaseFile } from "./open-flagpost.js";
 import { serve } from "./serve.js";
 
 const out = { out: (line: string) => process.stdout.write(`${line}\n`) };
@@ -64,7 +64,8 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     process.exitCode = 2;
     return;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const explained = withDatabaseFile(error, process.env.FLAGPOST_DB || undefined);
+  const message = explained instanceof Error ? explained.message : String(explained);
   process.stderr.write(`flagpost: ${message}\n`);
   process.exitCode = 1;
 });

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { Kysely } from "kysely";
 import { FlagpostError } from "../src/errors.js";
 
@@ -60,16 +61,20 @@ async function load<T>(name: string, what: string, importer: () => Promise<T>): 
 async function openSqlite(path: string): Promise<Kysely<any>> {
   const { default: Database } = await load("better-sqlite3", "a SQLite database", () => import("better-sqlite3"));
   const { Kysely, SqliteDialect } = await load("kysely", "a SQLite database", () => import("kysely"));
-  let database: InstanceType<typeof Database>;
+  let database: InstanceType<typeof Database> | undefined;
   try {
     database = new Database(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
+    // Switching to WAL writes to the file: a read-only file fails here, so it is named here too.
+    if (path !== ":memory:") database.pragma("journal_mode = WAL");
+    database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    database.pragma("synchronous = FULL");
+    database.pragma("foreign_keys = ON");
   } catch (error) {
-    throw new FlagpostError("unavailable", `Cannot open the SQLite database at ${path}: ${(error as Error).message}`, { cause: error });
+    database?.close();
+    const code = (error as { code?: unknown }).code;
+    const suffix = typeof code === "string" ? ` (${code})` : "";
+    throw new FlagpostError("unavailable", `Cannot open the SQLite database at ${resolve(path)}: ${(error as Error).message}${suffix}`, { cause: error });
   }
-  if (path !== ":memory:") database.pragma("journal_mode = WAL");
-  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-  database.pragma("synchronous = FULL");
-  database.pragma("foreign_keys = ON");
   return new Kysely<any>({ dialect: new SqliteDialect({ database }) });
 }
 

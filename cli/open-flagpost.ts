@@ -1,6 +1,8 @@
+import { resolve } from "node:path";
+import { isSqliteFileError } from "../adapters/kysely/driver-errors.js";
 import { kyselyStorage } from "../adapters/kysely/index.js";
-import { createFlagpost, type Flagpost, type FlagpostOptions, type Logger } from "../src/index.js";
-import { DEFAULT_DATABASE, openDatabase } from "./open-database.js";
+import { createFlagpost, type Flagpost, FlagpostError, type FlagpostOptions, type Logger } from "../src/index.js";
+import { DEFAULT_DATABASE, openDatabase, parseDatabaseUrl } from "./open-database.js";
 
 /** FLAGPOST_DB as it may be shown: a URL's password is masked. */
 export function describeDatabase(url: string): string {
@@ -27,4 +29,17 @@ export async function openFlagpost(env: NodeJS.ProcessEnv, logger: Logger, extra
     throw error;
   }
   return fp;
+}
+
+/** A SQLite file-level error (read-only, not a database…) with the file it is about, when it does not say. */
+export function withDatabaseFile(error: unknown, url: string = DEFAULT_DATABASE): unknown {
+  if (!(error instanceof FlagpostError) || !isSqliteFileError(error) || error.message.includes("file: ")) return error;
+  let target: ReturnType<typeof parseDatabaseUrl>;
+  try {
+    target = parseDatabaseUrl(url);
+  } catch {
+    return error;
+  }
+  if (target.engine !== "sqlite" || target.path === ":memory:") return error;
+  return new FlagpostError(error.code, `${error.message}; file: ${resolve(target.path)}`, { cause: error.cause });
 }

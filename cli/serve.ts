@@ -52,12 +52,6 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   // ready() (inside openFlagpost) starts the outbox worker; fp.close() drains it and closes the transport.
   const fp = await openFlagpost(env, logger, { transport: mail.transport, emailWorker });
   logger.info("mail transport", { transport: mail.transport.name, target: mail.description });
-  try {
-    await ensureStartupKey(fp, env.FLAGPOST_API_KEY, { out: (line) => process.stdout.write(`${line}\n`) });
-  } catch (error) {
-    await fp.close(); // the outbox worker would keep the process alive
-    throw error;
-  }
 
   const bodyBudget = env.FLAGPOST_BODY_BUDGET_BYTES ? positiveIntegerFrom(env, "FLAGPOST_BODY_BUDGET_BYTES", 0) : undefined;
   const server = createServer(timeouts, toNodeHandler(fp, { logRequests: true, logger, ...(bodyBudget === undefined ? {} : { bodyBudget }) }));
@@ -98,6 +92,17 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
     });
   } catch (error) {
     await fp.close(); // e.g. the port is taken: release the database so the process can exit
+    throw error;
+  }
+  // The key comes after the port is bound: a key printed by a server that then cannot listen
+  // would be shown once and lost. Requests arriving meanwhile are checked against storage as usual.
+  try {
+    await ensureStartupKey(fp, env.FLAGPOST_API_KEY, { out: (line) => process.stdout.write(`${line}\n`) });
+  } catch (error) {
+    if (stopping) return; // a signal closed storage under the key check: the shutdown is under way
+    server.close();
+    server.closeAllConnections();
+    await fp.close(); // the outbox worker would keep the process alive
     throw error;
   }
   if (stopping) return;

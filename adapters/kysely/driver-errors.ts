@@ -1,4 +1,6 @@
+import { type Kysely, sql } from "kysely";
 import { FlagpostError } from "../../src/errors.js";
+import { redactCredentials } from "../../src/logger.js";
 import type { Engine } from "./dialect.js";
 
 /**
@@ -9,6 +11,45 @@ import type { Engine } from "./dialect.js";
 interface CodedError {
   code?: unknown;
   errno?: unknown;
+  message?: unknown;
+  /** AggregateError: pg and mysql2 try every address of a host name and report each failure. */
+  errors?: unknown;
+}
+
+/** Nothing answered: no connection was ever made. */
+const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ECONNRESET", "PROTOCOL_CONNECTION_LOST"]);
+
+/**
+ * Errors about the connection or the database itself, not about a statement: their messages hold
+ * no SQL and no values ("password authentication failed for user …", "database "x" does not
+ * exist", "attempt to write a readonly database"), so they are worth showing, once any password
+ * in a URL is masked. PostgreSQL classes 08 (connection), 28 (authorization) and 3D (no such
+ * database); MySQL's access and unknown-database errors; SQLite's file-level codes.
+ */
+function isEnvironmentError(code: unknown): boolean {
+  if (typeof code !== "string") return false;
+  if (UNREACHABLE.has(code)) return true;
+  if (/^(08|28|3D)[0-9A-Z]{3}$/.test(code)) return true;
+  if (code === "ER_ACCESS_DENIED_ERROR" || code === "ER_DBACCESS_DENIED_ERROR" || code === "ER_BAD_DB_ERROR" || code === "ER_HOST_NOT_PRIVILEGED") return true;
+  return /^SQLITE_(READONLY|CANTOPEN|NOTADB|CORRUPT|FULL|PERM|IOERR)/.test(code);
+}
+
+/** The first coded error inside an AggregateError, or the error itself. */
+function innermost(error: unknown): CodedError {
+  const coded = codes(error);
+  if (coded.code === undefined && Array.isArray(coded.errors) && coded.errors.length > 0) return codes(coded.errors[0]);
+  return coded;
+}
+
+/**
+ * What the driver said, for an environment error: "could not connect (…)" when nothing answered,
+ * else its own message; undefined for anything else (a statement's error may quote SQL or values).
+ */
+export function describeDriverError(error: unknown): string | undefined {
+  const { code, message } = innermost(error);
+  if (!isEnvironmentError(code)) return undefined;
+  const text = typeof message === "string" && message !== "" ? redactCredentials(message) : String(code);
+  return UNREACHABLE.has(code as string) ? `could not connect (${text})` : text;
 }
 
 function codes(error: unknown): CodedError {
@@ -52,16 +93,18 @@ const ENGINE_NAMES: Record<Engine, string> = { sqlite: "SQLite", postgres: "Post
 /**
  * The error the port promises: FlagpostErrors pass through, a unique violation becomes
  * `conflict` (when the caller says what conflicts), anything else `unavailable` with the driver's
- * error code but not its message, and the original error as `cause`.
+ * error code, and the original error as `cause`. The driver's message is added only for errors
+ * about the connection or the database file (see {@link describeDriverError}).
  */
 export function toStorageError(engine: Engine, action: string, error: unknown, conflictMessage?: string): FlagpostError {
   if (error instanceof FlagpostError) return error;
   if (conflictMessage !== undefined && isUniqueViolation(engine, error)) {
     return new FlagpostError("conflict", conflictMessage, { cause: error });
   }
-  const { code } = codes(error);
+  const { code } = innermost(error);
   const suffix = typeof code === "string" || typeof code === "number" ? ` (${code})` : "";
-  return new FlagpostError("unavailable", `The ${ENGINE_NAMES[engine]} database could not ${action}${suffix}`, { cause: error });
+  const said = describeDriverError(error);
+  return new FlagpostError("unavailable", `The ${ENGINE_NAMES[engine]} database could not ${action}${said === undefined ? "" : `: ${said}`}${suffix}`, { cause: error });
 }
 
 /** Runs one repository operation and maps whatever it throws with {@link toStorageError}. */
@@ -83,4 +126,26 @@ export function isIndexAlreadyThere(error: unknown): boolean {
 export function isColumnAlreadyThere(error: unknown): boolean {
   const { code, errno } = codes(error);
   return code === "ER_DUP_FIELDNAME" || errno === 1060;
+}
+
+/** SQLite errors about the database file (read-only, missing directory, not a database, disk full). */
+export function isSqliteFileError(error: unknown): boolean {
+  const cause = error instanceof FlagpostError ? error.cause : error;
+  const { code } = codes(cause);
+  return typeof code === "string" && /^SQLITE_(READONLY|CANTOPEN|NOTADB|CORRUPT|FULL|PERM|IOERR)/.test(code);
+}
+
+/**
+ * Names the SQLite file in a file-level error ("… attempt to write a readonly database
+ * (SQLITE_READONLY); file: /srv/app.db"): the driver's message does not say which file. The path
+ * is asked of SQLite itself, since the adapter only holds the Kysely instance.
+ */
+export async function withSqliteFile(db: Kysely<any>, error: unknown): Promise<unknown> {
+  if (!(error instanceof FlagpostError) || !isSqliteFileError(error)) return error;
+  const file = await sql<{ name: string; file: string }>`pragma database_list`.execute(db).then(
+    (result) => result.rows.find((row) => row.name === "main")?.file,
+    () => undefined,
+  );
+  if (!file) return error;
+  return new FlagpostError(error.code, `${error.message}; file: ${file}`, { cause: error.cause });
 }

@@ -4,7 +4,7 @@ import type { Storage } from "../../src/storage/index.js";
 import { KyselyApiKeyRepository } from "./api-key-repository.js";
 import { detectEngine } from "./dialect.js";
 import { KyselyEmailRepository } from "./email-repository.js";
-import { guard } from "./driver-errors.js";
+import { guard, withSqliteFile } from "./driver-errors.js";
 import { KyselyEventRepository } from "./event-repository.js";
 import { KyselyFlagHistoryRepository } from "./flag-history-repository.js";
 import { KyselyExperimentRepository } from "./experiment-repository.js";
@@ -60,7 +60,10 @@ export function kyselyStorage(db: Kysely<any>, options: KyselyStorageOptions = {
     events: new KyselyEventRepository(typed, engine),
     emails: new KyselyEmailRepository(typed, engine),
     experiments: new KyselyExperimentRepository(typed, engine),
-    migrate: () => guard(engine, "migrate the flagpost schema", () => migrateToLatest(own, engine)),
+    migrate: () =>
+      guard(engine, "migrate the flagpost schema", () => migrateToLatest(own, engine)).catch(async (error: unknown) => {
+        throw engine === "sqlite" ? await withSqliteFile(own, error) : error;
+      }),
     ...(listen && {
       watchFlags(listener) {
         const watcher = watchPostgresFlags(own, listen, listener);

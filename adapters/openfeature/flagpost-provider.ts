@@ -30,12 +30,32 @@ export interface FlagpostProviderOptions {
    * `enqueue(event)`. When the source has an `events` sink (a Flagpost instance), it is used.
    */
   events?: EventSink;
-  /** For track() events that cannot be recorded. */
+  /** For track() events that cannot be recorded. Default: the source's logger (a Flagpost instance's), else none. */
   logger?: Logger;
+  /**
+   * `initialize()` fails with a clear error when flagpost is not ready within this time (storage
+   * unreachable, migrations stuck, a remote server down). Default 30 s.
+   */
+  initializeTimeoutMs?: number;
 }
 
-/** What the provider accepts: a FlagClient, or anything holding one (a Flagpost instance). */
-export type FlagpostProviderSource = FlagClient | { flagClient: FlagClient; events?: EventSink };
+/**
+ * What the provider accepts: a FlagClient, or anything holding one (a Flagpost instance). A source
+ * with `ready()` is started by `initialize()`, so `setProviderAndWait(new FlagpostProvider(fp))`
+ * needs no `fp.ready()` before it.
+ */
+export type FlagpostProviderSource = FlagClient | { flagClient: FlagClient; events?: EventSink; logger?: Logger; ready?(): Promise<void> };
+
+export const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
+
+/** `work`, or a rejection after `ms` naming what did not finish. The timer keeps the process alive while it waits. */
+function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
 
 function isClient(source: FlagpostProviderSource): source is FlagClient {
   return !("flagClient" in source);
@@ -67,6 +87,8 @@ export class FlagpostProvider implements Provider {
   readonly #client: FlagClient;
   readonly #sink: EventSink | undefined;
   readonly #logger: Logger;
+  readonly #start: (() => Promise<void>) | undefined;
+  readonly #timeoutMs: number;
   #unsubscribe: (() => void) | undefined;
   /** Set when the SDK was told something is wrong (a failed start, STALE, ERROR): the next "ready" is news. */
   #degraded = false;
@@ -75,14 +97,20 @@ export class FlagpostProvider implements Provider {
     this.#client = isClient(source) ? source : source.flagClient;
     const fromSource = isClient(source) ? undefined : source.events;
     this.#sink = options.events ?? (typeof fromSource?.enqueue === "function" ? fromSource : undefined);
-    this.#logger = options.logger ?? silentLogger;
+    this.#logger = options.logger ?? (isClient(source) ? undefined : source.logger) ?? silentLogger;
+    this.#start = !isClient(source) && typeof source.ready === "function" ? () => source.ready!() : undefined;
+    this.#timeoutMs = options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
   }
 
-  /** Resolves once the client has its first snapshot; a refused API key is fatal. */
+  /**
+   * Starts a Flagpost source (`fp.ready()`: migrations, first snapshot) and resolves once the client
+   * has its first snapshot, or fails after `initializeTimeoutMs`; a refused API key is fatal.
+   */
   async initialize(): Promise<void> {
     this.#unsubscribe ??= this.#client.subscribe((event) => this.#forward(event));
     try {
-      await this.#client.ready();
+      const started = this.#start ? this.#start().then(() => this.#client.ready()) : this.#client.ready();
+      await within(this.#timeoutMs, "flagpost's start (storage, first flag snapshot)", started);
     } catch (error) {
       this.#degraded = true;
       const message = error instanceof Error ? error.message : String(error);

@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from "../clock.js";
 import { type ErrorCode, FlagpostError } from "../errors.js";
-import { errorFields, type Logger, silentLogger } from "../logger.js";
+import { defaultLogger, errorFields, type Logger } from "../logger.js";
 import type { SnapshotFlag } from "./compile.js";
 import { type ExposureOptions, ExposureRecorder } from "./exposures.js";
 import { backoffDelay, exponential } from "../jobs/backoff.js";
@@ -27,8 +27,9 @@ export interface RemoteFlagClientOptions {
   /** Per-request timeout. Default 10 s. */
   timeoutMs?: number;
   /**
-   * `ready()` rejects (with code "unavailable") if no snapshot was loaded within this time; the
-   * client keeps trying and becomes ready later. Default 10 s.
+   * `ready()` rejects (with code "unavailable" and the last error) if no snapshot was loaded within
+   * this time; the client keeps trying and becomes ready later. Until then this timer keeps the
+   * process alive, so an awaited `ready()` always settles. Default 10 s.
    */
   readyTimeoutMs?: number;
   /**
@@ -39,6 +40,7 @@ export interface RemoteFlagClientOptions {
   bootstrap?: string | URL | unknown;
   /** Opt-in `$exposure` events, as createFlagpost's option (a sink is required when enabled). */
   exposures?: ExposureOptions;
+  /** Defaults to the core's: warnings and errors as JSON lines on stderr. */
   logger?: Logger;
   clock?: Clock;
   /** Defaults to the global fetch. */
@@ -84,6 +86,13 @@ async function errorBody(response: Response): Promise<{ code?: string; message?:
   }
 }
 
+/** fetch's "fetch failed" with the reason it wraps ("connect ECONNREFUSED 127.0.0.1:3000"). */
+function describeFailure(error: unknown): string {
+  const own = String(errorFields(error).message ?? error);
+  const cause = error instanceof Error ? error.cause : undefined;
+  return cause instanceof Error ? `${own}: ${String(errorFields(cause).message)}` : own;
+}
+
 async function loadBootstrap(source: unknown): Promise<SnapshotFlag[]> {
   if (typeof source === "string" || source instanceof URL) {
     const { readFile } = await import("node:fs/promises");
@@ -93,7 +102,7 @@ async function loadBootstrap(source: unknown): Promise<SnapshotFlag[]> {
 }
 
 export function createRemoteFlagClient(options: RemoteFlagClientOptions): FlagClient {
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ?? defaultLogger;
   const clock = options.clock ?? systemClock;
   const sink = options.exposures?.enabled ? options.exposures.sink : undefined;
   if (options.exposures?.enabled && !sink) throw new FlagpostError("validation_error", '"exposures.sink" is required when exposures are enabled');
@@ -117,6 +126,8 @@ class RemotePoller {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #readyTimer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
+  /** Why the last request failed, for the start-up timeout's message. */
+  #lastError: unknown;
 
   constructor(options: RemoteFlagClientOptions, feed: FlagFeed, logger: Logger) {
     const base = options.url.endsWith("/") ? options.url : `${options.url}/`;
@@ -130,10 +141,14 @@ class RemotePoller {
   }
 
   start(): void {
+    const timeoutMs = this.#options.readyTimeoutMs ?? 10_000;
+    // Not unref'd: with the server down every other timer is, and a process awaiting ready()
+    // would otherwise end with nothing left to run (exit code 13, no message).
     this.#readyTimer = setTimeout(() => {
-      if (!this.#loaded) this.#feed.rejectWaiting(new FlagpostError("unavailable", `no flag snapshot from ${this.#endpoint.origin} yet; still trying`));
-    }, this.#options.readyTimeoutMs ?? 10_000);
-    this.#readyTimer.unref?.();
+      if (this.#loaded) return;
+      const last = this.#lastError === undefined ? "" : ` (last error: ${describeFailure(this.#lastError)})`;
+      this.#feed.rejectWaiting(new FlagpostError("unavailable", `No flag snapshot from ${this.#endpoint.href} within ${timeoutMs} ms${last}; still trying in the background`));
+    }, timeoutMs);
     void this.#begin();
   }
 
@@ -151,8 +166,10 @@ class RemotePoller {
         // A fetch may have won the race; the server's snapshot is the newer one then.
         if (!this.#loaded && !this.#closed) this.#feed.replace(flags);
         this.#loaded = true;
+        clearTimeout(this.#readyTimer);
       } catch (error) {
-        this.#logger.warn("cannot read the flag bootstrap; waiting for the server", errorFields(error));
+        const source = typeof this.#options.bootstrap === "string" || this.#options.bootstrap instanceof URL ? String(this.#options.bootstrap) : "(object)";
+        this.#logger.warn("cannot read the flag bootstrap; waiting for the server", { bootstrap: source, ...errorFields(error) });
       }
     }
     await this.#poll();
@@ -176,6 +193,7 @@ class RemotePoller {
         return;
       }
       this.#failures += 1;
+      this.#lastError = error;
       if (this.#failures === 1) this.#logger.warn("cannot refresh flags from the server; serving the last snapshot", errorFields(error));
       this.#feed.stale(error);
       const base = Math.min(1_000, this.#pollMs);

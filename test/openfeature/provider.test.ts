@@ -53,18 +53,27 @@ describe("FlagpostProvider through the OpenFeature server SDK", () => {
     expect(client.providerStatus).toBe(ProviderStatus.READY);
   });
 
-  it("initialize() resolves only once the first snapshot is loaded", async () => {
+  it("initialize() starts flagpost itself: no fp.ready() is needed before setProviderAndWait", async () => {
     const fp = createFlagpost({ storage: memoryStorage(), logger: silentLogger });
     cleanups.push(() => fp.close());
+    await fp.flags.create({ key: "on", enabled: true });
     const domain = `flagpost-${++domainCount}`;
-    let settled = false;
-    const setting = OpenFeature.setProviderAndWait(domain, new FlagpostProvider(fp)).then(() => (settled = true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(settled).toBe(false);
-    expect(OpenFeature.getClient(domain).providerStatus).toBe(ProviderStatus.NOT_READY);
-    await fp.ready();
-    await setting;
-    expect(OpenFeature.getClient(domain).providerStatus).toBe(ProviderStatus.READY);
+    await OpenFeature.setProviderAndWait(domain, new FlagpostProvider(fp));
+    const client = OpenFeature.getClient(domain);
+    expect(client.providerStatus).toBe(ProviderStatus.READY);
+    expect(await client.getBooleanValue("on", false, { targetingKey: "u1" })).toBe(true);
+    expect(fp.isEnabled("on")).toBe(true);
+  });
+
+  it("initialize() fails with a clear error when no snapshot arrives within initializeTimeoutMs", async () => {
+    const { client: neverReady } = FlagClient.create();
+    const domain = `flagpost-${++domainCount}`;
+    const started = Date.now();
+    await expect(OpenFeature.setProviderAndWait(domain, new FlagpostProvider(neverReady, { initializeTimeoutMs: 150 }))).rejects.toThrow(
+      "flagpost's start (storage, first flag snapshot) did not finish within 150 ms",
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(OpenFeature.getClient(domain).providerStatus).toBe(ProviderStatus.ERROR);
   });
 
   it("maps flagpost's reasons to OpenFeature's, with the rule index as flag metadata", async () => {
