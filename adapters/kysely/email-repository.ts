@@ -9,11 +9,13 @@ import type {
   EmailRetry,
   EmailStatus,
   EmailTransition,
+  DomainEvent,
   IdempotencyCompletion,
   NewEmailEvent,
 } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
 import { guard } from "./driver-errors.js";
+import { recordDomainEvents } from "./domain-events.js";
 import { completeClaim } from "./idempotency-repository.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";
 import type { EmailEventsTable, EmailsTable, FlagpostTables } from "./tables.js";
@@ -159,13 +161,13 @@ export class KyselyEmailRepository implements EmailRepository {
   async transitionEmail(id: string, transition: EmailTransition): Promise<EmailRecord | undefined> {
     if (transition.from.length === 0) return undefined;
     return guard(this.#engine, "update the email", () =>
-      inTransaction(this.#db, this.#engine, (trx) => this.#updateAndAppend(trx, id, this.#transitionUpdate(trx, id, transition), transition.event)),
+      inTransaction(this.#db, this.#engine, (trx) => this.#updateAndAppend(trx, id, this.#transitionUpdate(trx, id, transition), transition.event, transition.events)),
     );
   }
 
   async scheduleRetry(id: string, retry: EmailRetry): Promise<EmailRecord | undefined> {
     return guard(this.#engine, "schedule the email's retry", () =>
-      inTransaction(this.#db, this.#engine, (trx) => this.#updateAndAppend(trx, id, this.#retryUpdate(trx, id, retry), retry.event)),
+      inTransaction(this.#db, this.#engine, (trx) => this.#updateAndAppend(trx, id, this.#retryUpdate(trx, id, retry), retry.event, retry.events)),
     );
   }
 
@@ -184,6 +186,7 @@ export class KyselyEmailRepository implements EmailRepository {
       inTransaction(this.#db, this.#engine, async (trx) => {
         const applied: boolean[] = new Array(outcomes.length).fill(false);
         const events: Insertable<EmailEventsTable>[] = [];
+        const domainEvents: DomainEvent[] = [];
         const single: { o: EmailOutcomeWrite; i: number }[] = [];
         const groups = new Map<string, { o: { id: string; transition: EmailTransition }; i: number }[]>();
         for (const entry of order) {
@@ -204,6 +207,7 @@ export class KyselyEmailRepository implements EmailRepository {
             if (version === undefined) continue;
             applied[i] = true;
             events.push(eventRow(o.id, version, o.transition.event));
+            domainEvents.push(...(o.transition.events ?? []));
           }
         }
         for (const { o, i } of single) {
@@ -211,9 +215,12 @@ export class KyselyEmailRepository implements EmailRepository {
           const version = await this.#updatedVersion(trx, o.id, update);
           if (version === undefined) continue;
           applied[i] = true;
-          events.push(eventRow(o.id, version, "transition" in o ? o.transition.event : o.retry.event));
+          const change = "transition" in o ? o.transition : o.retry;
+          events.push(eventRow(o.id, version, change.event));
+          domainEvents.push(...(change.events ?? []));
         }
         for (let i = 0; i < events.length; i += INSERT_CHUNK) await trx.insertInto("flagpost_email_events").values(events.slice(i, i + INSERT_CHUNK)).execute();
+        await recordDomainEvents(trx, domainEvents);
         return applied;
       }),
     );
@@ -300,11 +307,11 @@ export class KyselyEmailRepository implements EmailRepository {
 
   /**
    * Runs the conditional UPDATE (which bumps `version`), and when it changed the row, appends the
-   * event with seq = the new version. SQLite and PostgreSQL read the row back with RETURNING;
+   * event with seq = the new version and stores the domain events. SQLite and PostgreSQL read the row back with RETURNING;
    * MySQL, which lacks it, reads it inside the transaction (the UPDATE holds the row lock). The
    * UPDATE always changes `version`, so MySQL's affected-row count is reliable here.
    */
-  async #updateAndAppend(trx: Trx, id: string, update: EmailUpdate, event: NewEmailEvent): Promise<EmailRecord | undefined> {
+  async #updateAndAppend(trx: Trx, id: string, update: EmailUpdate, event: NewEmailEvent, domainEvents?: readonly DomainEvent[]): Promise<EmailRecord | undefined> {
     let row: EmailRow | undefined;
     if (this.#engine === "mysql") {
       const result = await update.executeTakeFirst();
@@ -315,6 +322,7 @@ export class KyselyEmailRepository implements EmailRepository {
     }
     if (!row) return undefined;
     await trx.insertInto("flagpost_email_events").values(eventRow(id, toNumber(row.version), event)).execute();
+    await recordDomainEvents(trx, domainEvents);
     return toRecord(row);
   }
 

@@ -1,8 +1,9 @@
 import type { Kysely, Selectable, Transaction, Updateable } from "kysely";
 import { flagChanges } from "../../src/flags/history-diff.js";
 import { uuidv7 } from "../../src/ids.js";
-import type { FlagAudit, FlagChanges, FlagHistoryAction, FlagRecord, FlagRepository } from "../../src/storage/index.js";
+import type { FlagAudit, FlagChanges, FlagHistoryAction, FlagRecord, FlagRepository, DomainEvent, EventsFor } from "../../src/storage/index.js";
 import { type Engine, encodeBoolean } from "./dialect.js";
+import { recordDomainEvents } from "./domain-events.js";
 import { guard } from "./driver-errors.js";
 import { recordFlagHistory } from "./flag-history-repository.js";
 import { toBoolean, toEpochMs, toIso, toNumber } from "./row-codec.js";
@@ -55,7 +56,7 @@ export class KyselyFlagRepository implements FlagRepository {
     this.#engine = engine;
   }
 
-  async insert(flag: FlagRecord, audit?: FlagAudit): Promise<void> {
+  async insert(flag: FlagRecord, audit?: FlagAudit, events?: readonly DomainEvent[]): Promise<void> {
     const row = {
       key: flag.key,
       id: flag.id,
@@ -74,6 +75,7 @@ export class KyselyFlagRepository implements FlagRepository {
           await trx.insertInto("flagpost_flags").values(row).execute();
           await bumpRevision(trx);
           await record(trx, flag.key, "created", undefined, flag, audit);
+          await recordDomainEvents(trx, events);
         }),
       `A flag with key "${flag.key}" already exists`,
     );
@@ -94,7 +96,7 @@ export class KyselyFlagRepository implements FlagRepository {
     });
   }
 
-  async update(key: string, changes: FlagChanges, audit?: FlagAudit): Promise<FlagRecord | undefined> {
+  async update(key: string, changes: FlagChanges, audit?: FlagAudit, events?: EventsFor<FlagRecord>): Promise<FlagRecord | undefined> {
     // Only the columns given are SET, so concurrent updates of different fields both survive.
     const set: Updateable<FlagsTable> = { updated_at: toEpochMs(changes.updatedAt, "updatedAt") };
     if (changes.description !== undefined) set.description = changes.description;
@@ -110,6 +112,7 @@ export class KyselyFlagRepository implements FlagRepository {
         await bumpRevision(trx);
         const after = toFlag(row);
         await record(trx, key, audit?.action ?? "updated", toFlag(before), after, audit);
+        await recordDomainEvents(trx, events?.(after));
         return after;
       }),
     );
@@ -131,7 +134,7 @@ export class KyselyFlagRepository implements FlagRepository {
     return trx.selectFrom("flagpost_flags").selectAll().where("key", "=", key).forUpdate().executeTakeFirst();
   }
 
-  async delete(key: string, audit?: FlagAudit): Promise<boolean> {
+  async delete(key: string, audit?: FlagAudit, events?: EventsFor<FlagRecord>): Promise<boolean> {
     return guard(this.#engine, "delete the flag", () =>
       inTransaction(this.#db, this.#engine, async (trx) => {
         const before = await this.#lockedRead(trx, key);
@@ -139,6 +142,7 @@ export class KyselyFlagRepository implements FlagRepository {
         await trx.deleteFrom("flagpost_flags").where("key", "=", key).execute();
         await bumpRevision(trx);
         await record(trx, key, "deleted", toFlag(before), undefined, audit);
+        await recordDomainEvents(trx, events?.(toFlag(before)));
         return true;
       }),
     );

@@ -13,6 +13,8 @@ import { KyselyIdempotencyRepository } from "./idempotency-repository.js";
 import { migrateToLatest } from "./migrations.js";
 import { type PgListenConnect, watchPostgresFlags } from "./postgres-flag-watch.js";
 import type { FlagpostTables } from "./tables.js";
+import { KyselyWebhookDeliveryRepository } from "./webhook-delivery-repository.js";
+import { KyselyWebhookRepository } from "./webhook-repository.js";
 
 export interface KyselyStorageOptions {
   /**
@@ -59,6 +61,8 @@ export function kyselyStorage(db: Kysely<any>, options: KyselyStorageOptions = {
     idempotency: new KyselyIdempotencyRepository(typed, engine),
     events: new KyselyEventRepository(typed, engine),
     emails: new KyselyEmailRepository(typed, engine),
+    webhooks: new KyselyWebhookRepository(typed, engine),
+    webhookDeliveries: new KyselyWebhookDeliveryRepository(typed, engine),
     experiments: new KyselyExperimentRepository(typed, engine),
     migrate: () =>
       guard(engine, "migrate the flagpost schema", () => migrateToLatest(own, engine)).catch(async (error: unknown) => {

@@ -7,6 +7,7 @@ import { initialMigration } from "./migrations/0001-initial.js";
 import { eventsMigration } from "./migrations/0002-events.js";
 import { emailsMigration } from "./migrations/0003-emails.js";
 import { flagNotifyMigration } from "./migrations/0004-flag-notify.js";
+import { webhooksMigration } from "./migrations/0008-webhooks.js";
 import { flagGovernanceMigration } from "./migrations/0009-flag-governance.js";
 import { experimentIndexMigration } from "./migrations/0010-results-index.js";
 import { flagVariantsMigration } from "./migrations/0010-flag-variants.js";
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0002-events": eventsMigration,
   "0003-emails": emailsMigration,
   "0004-flag-notify": flagNotifyMigration,
+  "0008-webhooks": webhooksMigration,
   "0009-flag-governance": flagGovernanceMigration,
   "0010-flag-variants": flagVariantsMigration,
   "0010-results-index": experimentIndexMigration,

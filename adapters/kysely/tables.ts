@@ -116,6 +116,60 @@ export interface EventsTable {
   properties: string;
 }
 
+/** Outbound webhook endpoints (migration 0008-webhooks). `events` is JSON text of the type list. */
+export interface WebhooksTable {
+  id: string;
+  endpoint: string;
+  events: string;
+  status: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: NullableInt;
+  created_at: Int;
+  updated_at: Int;
+  failing_since: NullableInt;
+}
+
+/** Which endpoints want which event type: the index the domain-event writes look up. */
+export interface WebhookSubscriptionsTable {
+  event_type: string;
+  webhook_id: string;
+}
+
+/** Domain events with at least one delivery; `data` is JSON text of the payload's data. */
+export interface WebhookEventsTable {
+  id: string;
+  type: string;
+  created_at: Int;
+  data: string;
+}
+
+/** One row per event and endpoint: a jobs-shaped table (due time, lease owner, lease end). */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  created_at: Int;
+  status: string;
+  attempts: Int;
+  next_attempt_at: Int;
+  last_attempt_at: NullableInt;
+  lease_owner: string | null;
+  lease_until: NullableInt;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  webhook_id: string;
+  event_id: string;
+  sent_at: Int;
+  status_code: Int;
+  duration_ms: Int;
+  response: string;
+}
+
 export interface FlagpostTables {
   flagpost_flags: FlagsTable;
   flagpost_flag_history: FlagHistoryTable;
@@ -126,6 +180,11 @@ export interface FlagpostTables {
   flagpost_events: EventsTable;
   flagpost_emails: EmailsTable;
   flagpost_email_events: EmailEventsTable;
+  flagpost_webhooks: WebhooksTable;
+  flagpost_webhook_subscriptions: WebhookSubscriptionsTable;
+  flagpost_webhook_events: WebhookEventsTable;
+  flagpost_webhook_deliveries: WebhookDeliveriesTable;
+  flagpost_webhook_attempts: WebhookAttemptsTable;
 }
 
 export const FLAGS_REVISION = "flags_revision";

@@ -9,6 +9,7 @@ import { parseIsoInstant } from "../time.js";
 import { checkInput, detailText, parseInput, validationError } from "../validation.js";
 import { applyTransition } from "./lifecycle.js";
 import { messageIdFor } from "./message.js";
+import { transitionDomainEvents } from "./webhook-events.js";
 import type { OutboxWorker } from "./outbox-worker.js";
 import {
   BATCH_VALIDATION_MODES,
@@ -39,6 +40,12 @@ export interface SendBatchOptions extends IdempotencyOptions {
 const MAX_REPORT_AHEAD_MS = 24 * 60 * 60 * 1000;
 /** A report retried this often when the email changes between reading it and storing the report. */
 const REPORT_ROUNDS = 3;
+
+/** What a report says went wrong, for the `bounce.message` / `failed.reason` of its webhook. */
+function reportReason(detail: Record<string, unknown> | null | undefined): string {
+  for (const key of ["message", "reason", "error", "diagnostic"]) if (typeof detail?.[key] === "string") return detail[key];
+  return "";
+}
 
 function notFound(id: string): FlagpostError {
   return new FlagpostError("not_found", `Email "${id}" was not found`);
@@ -172,6 +179,7 @@ export class EmailService {
         ...(change.sentAt === undefined ? {} : { sentAt: change.sentAt }),
         ...(change.deliveredAt === undefined ? {} : { deliveredAt: change.deliveredAt }),
         event: { type: input.type, at, detail: { source: "report", ...(input.detail ?? {}) } },
+        events: transitionDomainEvents(email, change.status, new Date(now).toISOString(), reportReason(input.detail)),
       });
       if (stored) return toView(stored);
       // The status changed between reading and writing (the worker recorded its send): re-read.

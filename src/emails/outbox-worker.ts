@@ -10,6 +10,7 @@ import type { MailTransport, TransportResult } from "../transport.js";
 import { applyTransition } from "./lifecycle.js";
 import { envelopeRecipients, toOutgoing } from "./message.js";
 import { failureOutcome, type Outcome, successOutcome } from "./outcome.js";
+import { emailDomainEvent, transitionDomainEvents } from "./webhook-events.js";
 
 export interface OutboxWorkerOptions {
   /** Sends in flight at once; also the most emails one claim takes. Default 10. */
@@ -176,6 +177,7 @@ export class OutboxWorker {
           nextAttemptAt,
           lastError: outcome.error,
           event: { type: "delivery_delayed", at, detail: { ...outcome.detail, attempt: email.attempts, next_attempt_at: nextAttemptAt } },
+          events: [emailDomainEvent("email.delivery_delayed", email, at)],
         },
       });
       if (!stored) this.#lostLease(email, "delivery_delayed");
@@ -198,6 +200,7 @@ export class OutboxWorker {
         ...(change.sentAt === undefined ? {} : { sentAt: change.sentAt }),
         ...(change.deliveredAt === undefined ? {} : { deliveredAt: change.deliveredAt }),
         event: { type: to, at, detail },
+        events: transitionDomainEvents(email, to, at, "error" in outcome ? outcome.error : undefined),
       },
     });
     if (!stored) this.#lostLease(email, to);

@@ -1,7 +1,7 @@
 import type { Clock } from "../clock.js";
 import { FlagpostError } from "../errors.js";
 import { uuidv7 } from "../ids.js";
-import type { FlagActor, FlagAudit, FlagChanges, Storage } from "../storage/index.js";
+import type { DomainEvent, FlagActor, FlagAudit, FlagChanges, Storage } from "../storage/index.js";
 import { parseInput } from "../validation.js";
 import { parseEvaluationContext } from "./context.js";
 import { decodeFlagCursor, encodeFlagCursor } from "./cursor.js";
@@ -45,6 +45,11 @@ function summary(flag: Flag): FlagSummary {
   return { id: flag.id, key: flag.key, description: flag.description, enabled: flag.enabled, createdAt: flag.createdAt };
 }
 
+/** `flag.created` / `flag.updated` / `flag.deleted` with the flag as `data`, at `at` (ISO). */
+function flagEvent(type: "flag.created" | "flag.updated" | "flag.deleted", flag: Flag, at: string): DomainEvent {
+  return { id: uuidv7(Date.parse(at)), type, createdAt: at, data: { ...flag } };
+}
+
 function notFound(key: string): FlagpostError {
   return new FlagpostError("not_found", `Flag "${key}" was not found`);
 }
@@ -69,7 +74,7 @@ export class FlagStore {
     const parsed = parseInput(createFlagSchema, input);
     const now = new Date(this.#clock.now()).toISOString();
     const flag: Flag = { id: uuidv7(this.#clock.now()), ...parsed, createdAt: now, updatedAt: now };
-    await this.#storage.flags.insert(flag, this.#audit(options));
+    await this.#storage.flags.insert(flag, this.#audit(options), [flagEvent("flag.created", flag, now)]);
     this.#emit({ type: "created", key: flag.key, flag });
     return flag;
   }
@@ -112,7 +117,7 @@ export class FlagStore {
     if (patch.rules !== undefined) changes.rules = patch.rules;
     if (patch.variants !== undefined) changes.variants = patch.variants;
     if (Object.keys(changes).length === 1) return current; // nothing to change: updatedAt stays
-    const updated = await this.#storage.flags.update(key, changes, this.#audit(options));
+    const updated = await this.#storage.flags.update(key, changes, this.#audit(options), (stored) => [flagEvent("flag.updated", stored, changes.updatedAt)]);
     if (!updated) throw notFound(key);
     this.#emit({ type: "updated", key, flag: updated });
     return updated;
@@ -120,7 +125,8 @@ export class FlagStore {
 
   async delete(key: string, options: FlagWriteOptions = {}): Promise<void> {
     if (!FlagStore.isValidKey(key)) throw notFound(key);
-    if (!(await this.#storage.flags.delete(key, this.#audit(options)))) throw notFound(key);
+    const at = new Date(this.#clock.now()).toISOString();
+    if (!(await this.#storage.flags.delete(key, this.#audit(options), (flag) => [flagEvent("flag.deleted", flag, at)]))) throw notFound(key);
     this.#emit({ type: "deleted", key });
   }
 

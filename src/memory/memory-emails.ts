@@ -10,6 +10,7 @@ import type {
   NewEmailEvent,
 } from "../storage/index.js";
 import type { MemoryIdempotencyRepository } from "./memory-idempotency.js";
+import type { MemoryWebhookState } from "./memory-webhook-state.js";
 
 interface Entry {
   record: EmailRecord;
@@ -29,9 +30,11 @@ function fresh(record: EmailRecord): EmailRecord {
 export class MemoryEmailRepository implements EmailRepository {
   readonly #emails = new Map<string, Entry>();
   readonly #idempotency: MemoryIdempotencyRepository;
+  readonly #webhooks: MemoryWebhookState;
 
-  constructor(idempotency: MemoryIdempotencyRepository) {
+  constructor(idempotency: MemoryIdempotencyRepository, webhooks: MemoryWebhookState) {
     this.#idempotency = idempotency;
+    this.#webhooks = webhooks;
   }
 
   async insertEmails(emails: EmailRecord[], completion?: IdempotencyCompletion): Promise<void> {
@@ -118,6 +121,7 @@ export class MemoryEmailRepository implements EmailRepository {
     delete record.leaseOwner;
     delete record.leaseUntil;
     this.#append(entry, transition.event);
+    this.#webhooks.recordDomainEvents(transition.events);
     return fresh(record);
   }
 
@@ -130,6 +134,7 @@ export class MemoryEmailRepository implements EmailRepository {
     delete record.leaseOwner;
     delete record.leaseUntil;
     this.#append(entry, retry.event);
+    this.#webhooks.recordDomainEvents(retry.events);
     return fresh(record);
   }
 

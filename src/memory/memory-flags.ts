@@ -1,23 +1,27 @@
 import { FlagpostError } from "../errors.js";
 import { flagChanges } from "../flags/history-diff.js";
 import { uuidv7 } from "../ids.js";
-import type { FlagAudit, FlagChanges, FlagHistoryAction, FlagRecord, FlagRepository } from "../storage/index.js";
+import type { DomainEvent, EventsFor, FlagAudit, FlagChanges, FlagHistoryAction, FlagRecord, FlagRepository } from "../storage/index.js";
 import type { MemoryFlagHistoryRepository } from "./memory-flag-history.js";
+import type { MemoryWebhookState } from "./memory-webhook-state.js";
 
 export class MemoryFlagRepository implements FlagRepository {
   readonly #flags = new Map<string, FlagRecord>();
   readonly #history: MemoryFlagHistoryRepository;
+  readonly #webhooks: MemoryWebhookState;
   #revision = 0;
 
-  constructor(history: MemoryFlagHistoryRepository) {
+  constructor(history: MemoryFlagHistoryRepository, webhooks: MemoryWebhookState) {
     this.#history = history;
+    this.#webhooks = webhooks;
   }
 
-  async insert(flag: FlagRecord, audit?: FlagAudit): Promise<void> {
+  async insert(flag: FlagRecord, audit?: FlagAudit, events?: readonly DomainEvent[]): Promise<void> {
     if (this.#flags.has(flag.key)) throw new FlagpostError("conflict", `A flag with key "${flag.key}" already exists`);
     this.#flags.set(flag.key, structuredClone(flag));
     this.#revision += 1;
     this.#record(flag.key, "created", undefined, flag, audit);
+    this.#webhooks.recordDomainEvents(events);
   }
 
   async get(key: string): Promise<FlagRecord | undefined> {
@@ -30,7 +34,7 @@ export class MemoryFlagRepository implements FlagRepository {
     return keys.slice(0, limit).map((k) => structuredClone(this.#flags.get(k)!));
   }
 
-  async update(key: string, changes: FlagChanges, audit?: FlagAudit): Promise<FlagRecord | undefined> {
+  async update(key: string, changes: FlagChanges, audit?: FlagAudit, events?: EventsFor<FlagRecord>): Promise<FlagRecord | undefined> {
     const flag = this.#flags.get(key);
     if (!flag) return undefined;
     const { updatedAt, ...fields } = changes;
@@ -38,15 +42,17 @@ export class MemoryFlagRepository implements FlagRepository {
     this.#flags.set(key, next);
     this.#revision += 1;
     this.#record(key, audit?.action ?? "updated", flag, next, audit);
+    this.#webhooks.recordDomainEvents(events?.(structuredClone(next)));
     return structuredClone(next);
   }
 
-  async delete(key: string, audit?: FlagAudit): Promise<boolean> {
+  async delete(key: string, audit?: FlagAudit, events?: EventsFor<FlagRecord>): Promise<boolean> {
     const flag = this.#flags.get(key);
     if (!flag) return false;
     this.#flags.delete(key);
     this.#revision += 1;
     this.#record(key, "deleted", flag, undefined, audit);
+    this.#webhooks.recordDomainEvents(events?.(structuredClone(flag)));
     return true;
   }
 

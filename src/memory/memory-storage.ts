@@ -6,6 +6,9 @@ import { MemoryFlagHistoryRepository } from "./memory-flag-history.js";
 import { MemoryExperimentRepository } from "./memory-experiments.js";
 import { MemoryFlagRepository } from "./memory-flags.js";
 import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
+import { MemoryWebhookDeliveryRepository } from "./memory-webhook-deliveries.js";
+import { MemoryWebhookState } from "./memory-webhook-state.js";
+import { MemoryWebhookRepository } from "./memory-webhooks.js";
 
 /**
  * Storage in this process's memory, for tests and ephemeral use. Every contract of the port
@@ -16,15 +19,18 @@ export function memoryStorage(): Storage {
   const idempotency = new MemoryIdempotencyRepository();
   const flagHistory = new MemoryFlagHistoryRepository();
   const events = new MemoryEventRepository(idempotency);
+  const webhooks = new MemoryWebhookState();
   return {
     name: "memory",
-    flags: new MemoryFlagRepository(flagHistory),
+    flags: new MemoryFlagRepository(flagHistory, webhooks),
     flagHistory,
     apiKeys: new MemoryApiKeyRepository(),
     idempotency,
     events,
     experiments: new MemoryExperimentRepository(events),
-    emails: new MemoryEmailRepository(idempotency),
+    emails: new MemoryEmailRepository(idempotency, webhooks),
+    webhooks: new MemoryWebhookRepository(webhooks),
+    webhookDeliveries: new MemoryWebhookDeliveryRepository(webhooks),
     async migrate() {},
     async close() {},
   };

@@ -1,3 +1,4 @@
+import type { DomainEvent } from "./domain-events.js";
 import type { IdempotencyCompletion } from "./idempotency.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -91,6 +92,8 @@ export interface EmailTransition {
   deliveredAt?: string;
   /** The event that records this change; its type is normally `to`. */
   event: NewEmailEvent;
+  /** Domain events (`email.sent`, …) stored in the same transaction, only when the change applies. */
+  events?: readonly DomainEvent[];
 }
 
 /** A transient failure recorded by {@link EmailRepository.scheduleRetry}. */
@@ -101,6 +104,8 @@ export interface EmailRetry {
   lastError: string;
   /** Normally `delivery_delayed`, with the error and the next attempt time. */
   event: NewEmailEvent;
+  /** Domain events (`email.delivery_delayed`) stored in the same transaction, only when the retry applies. */
+  events?: readonly DomainEvent[];
 }
 
 /** One entry of {@link EmailRepository.recordOutcomes}: a status change or a retry. */

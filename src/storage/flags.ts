@@ -1,4 +1,5 @@
 import type { Flag } from "../flags/schema.js";
+import type { DomainEvent, EventsFor } from "./domain-events.js";
 import type { FlagAudit } from "./flag-history.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -23,8 +24,11 @@ export interface FlagRepository {
    * (see FlagHistoryRepository) in the same transaction, with `changes` =
    * `flagChanges(before, after)` of the flag as it was and is inside that transaction: both or
    * neither are stored. A write that changes nothing (unknown key) stores no entry.
+   *
+   * Every write also takes optional domain `events` (see domain-events.ts; for update and delete a
+   * function of the flag as stored afterwards / as it was), stored in the same transaction.
    */
-  insert(flag: FlagRecord, audit?: FlagAudit): Promise<void>;
+  insert(flag: FlagRecord, audit?: FlagAudit, events?: readonly DomainEvent[]): Promise<void>;
 
   /** The flag with this key, or undefined. Keys are case-sensitive: "A" and "a" are two flags. */
   get(key: string): Promise<FlagRecord | undefined>;
@@ -40,10 +44,10 @@ export interface FlagRepository {
    * returns the flag as stored afterwards; undefined when no flag has this key. Two concurrent
    * updates of different fields MUST both survive (no read-modify-write of the whole row).
    */
-  update(key: string, changes: FlagChanges, audit?: FlagAudit): Promise<FlagRecord | undefined>;
+  update(key: string, changes: FlagChanges, audit?: FlagAudit, events?: EventsFor<FlagRecord>): Promise<FlagRecord | undefined>;
 
   /** Removes the flag; true when it existed. Its history stays. */
-  delete(key: string, audit?: FlagAudit): Promise<boolean>;
+  delete(key: string, audit?: FlagAudit, events?: EventsFor<FlagRecord>): Promise<boolean>;
 
   /**
    * A number that changes (grows) whenever any flag is inserted, updated or deleted, in the same

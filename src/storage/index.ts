@@ -20,14 +20,17 @@ import type { FlagHistoryRepository } from "./flag-history.js";
 import type { ExperimentRepository } from "./experiments.js";
 import type { FlagRepository, FlagWatcher, FlagWatchListener } from "./flags.js";
 import type { IdempotencyRepository } from "./idempotency.js";
+import type { WebhookDeliveryRepository, WebhookRepository } from "./webhooks.js";
 
 export type * from "./api-keys.js";
+export type * from "./domain-events.js";
 export type * from "./emails.js";
 export type * from "./events.js";
 export type * from "./flag-history.js";
 export type * from "./experiments.js";
 export type * from "./flags.js";
 export type * from "./idempotency.js";
+export type * from "./webhooks.js";
 
 // ---------------------------------------------------------------------------------------------
 
@@ -42,6 +45,10 @@ export interface Storage {
   readonly events: EventRepository;
   readonly emails: EmailRepository;
   readonly experiments: ExperimentRepository;
+  /** Outbound webhook endpoints and their subscriptions. */
+  readonly webhooks: WebhookRepository;
+  /** Deliveries of domain events to endpoints: stored by the writes that cause them, sent by the worker. */
+  readonly webhookDeliveries: WebhookDeliveryRepository;
   /**
    * Creates or upgrades the schema. MUST be idempotent and safe when several processes call it
    * at once.

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe } from "vitest";
 import { apiKeyCases } from "./cases/api-keys.js";
+import { domainEventCases } from "./cases/domain-events.js";
 import { durabilityCases } from "./cases/durability.js";
 import { eventCases } from "./cases/events.js";
 import { emailCases } from "./cases/emails.js";
@@ -11,6 +12,7 @@ import { leaseCases } from "./cases/leases.js";
 import { lifecycleCases } from "./cases/lifecycle.js";
 import { sharedCases } from "./cases/shared.js";
 import { textFidelityCases } from "./cases/text-fidelity.js";
+import { webhookCases } from "./cases/webhooks.js";
 import type { StorageHarness } from "./harness.js";
 
 /** The one storage suite: every backend test file calls this once with its harness. */
@@ -30,5 +32,7 @@ export function describeStorageConformance(harness: StorageHarness): void {
     textFidelityCases(harness);
     leaseCases(harness);
     experimentCases(harness);
+    domainEventCases(harness);
+    webhookCases(harness);
   });
 }

@@ -1,0 +1,224 @@
+import type { Insertable, Kysely, Selectable, Transaction, Updateable } from "kysely";
+import type {
+  AttemptRecord,
+  ClaimedDelivery,
+  DeliveryOutcome,
+  DeliveryRecord,
+  DeliveryStatus,
+  DomainEvent,
+  PageRequest,
+  WebhookDeliveryRepository,
+} from "../../src/storage/index.js";
+import type { Engine } from "./dialect.js";
+import { guard } from "./driver-errors.js";
+import { toEpochMs, toIso, toNumber } from "./row-codec.js";
+import type { FlagpostTables, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable } from "./tables.js";
+import { inTransaction } from "./transaction.js";
+import { claimDueDeliveryRows, renewDeliveryRows } from "./webhook-delivery-claim.js";
+import { pageQuery, toWebhook } from "./webhook-repository.js";
+
+type Db = Kysely<FlagpostTables>;
+type Trx = Transaction<FlagpostTables>;
+type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+const INSERT_CHUNK = 100;
+
+export function toDelivery(row: DeliveryRow): DeliveryRecord {
+  const record: DeliveryRecord = {
+    id: row.id,
+    webhookId: row.webhook_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    createdAt: toIso(row.created_at),
+    status: row.status as DeliveryStatus,
+    attempts: toNumber(row.attempts),
+    nextAttemptAt: toIso(row.next_attempt_at),
+  };
+  if (row.last_attempt_at !== null) record.lastAttemptAt = toIso(row.last_attempt_at);
+  if (row.lease_owner !== null) record.leaseOwner = row.lease_owner;
+  if (row.lease_until !== null) record.leaseUntil = toIso(row.lease_until);
+  return record;
+}
+
+function toEvent(row: Selectable<WebhookEventsTable>): DomainEvent {
+  return { id: row.id, type: row.type, createdAt: toIso(row.created_at), data: JSON.parse(row.data) as Record<string, unknown> };
+}
+
+function toAttempt(row: Selectable<WebhookAttemptsTable>): AttemptRecord {
+  return {
+    id: row.id,
+    deliveryId: row.delivery_id,
+    webhookId: row.webhook_id,
+    eventId: row.event_id,
+    sentAt: toIso(row.sent_at),
+    statusCode: toNumber(row.status_code),
+    durationMs: toNumber(row.duration_ms),
+    response: row.response,
+  };
+}
+
+function attemptRow(a: AttemptRecord): Insertable<WebhookAttemptsTable> {
+  return {
+    id: a.id,
+    delivery_id: a.deliveryId,
+    webhook_id: a.webhookId,
+    event_id: a.eventId,
+    sent_at: toEpochMs(a.sentAt, "attempt.sentAt"),
+    status_code: a.statusCode,
+    duration_ms: Math.round(a.durationMs),
+    response: a.response,
+  };
+}
+
+/**
+ * Deliveries in `flagpost_webhook_deliveries` (stored by recordDomainEvents with the change that
+ * caused them), events in `flagpost_webhook_events`, attempts in `flagpost_webhook_attempts`.
+ */
+export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepository {
+  readonly #db: Db;
+  readonly #engine: Engine;
+
+  constructor(db: Db, engine: Engine) {
+    this.#db = db;
+    this.#engine = engine;
+  }
+
+  async claimDueDeliveries(now: string, limit: number, leaseMs: number, owner: string): Promise<ClaimedDelivery[]> {
+    const at = toEpochMs(now, "now");
+    if (limit <= 0) return [];
+    return guard(this.#engine, "claim due webhook deliveries", async () => {
+      const rows = await claimDueDeliveryRows(this.#db, this.#engine, at, limit, at + leaseMs, owner);
+      if (rows.length === 0) return [];
+      const events = await this.#db.selectFrom("flagpost_webhook_events").selectAll().where("id", "in", [...new Set(rows.map((r) => r.event_id))]).execute();
+      const webhooks = await this.#db.selectFrom("flagpost_webhooks").selectAll().where("id", "in", [...new Set(rows.map((r) => r.webhook_id))]).execute();
+      const eventById = new Map(events.map((e) => [e.id, toEvent(e)]));
+      const webhookById = new Map(webhooks.map((w) => [w.id, toWebhook(w)]));
+      const claimed: ClaimedDelivery[] = [];
+      const orphans: DeliveryRow[] = [];
+      for (const row of rows) {
+        const event = eventById.get(row.event_id);
+        const webhook = webhookById.get(row.webhook_id);
+        if (event && webhook) claimed.push({ ...toDelivery(row), event, webhook });
+        else orphans.push(row);
+      }
+      // Stored while its endpoint was being deleted: nothing can be sent anymore.
+      if (orphans.length > 0) await this.#db.deleteFrom("flagpost_webhook_deliveries").where("id", "in", orphans.map((o) => o.id)).execute();
+      return claimed.sort((a, b) => (a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1));
+    });
+  }
+
+  async renewDeliveryLeases(ids: readonly string[], owner: string, until: string): Promise<string[]> {
+    const at = toEpochMs(until, "until");
+    return guard(this.#engine, "renew webhook delivery leases", () => renewDeliveryRows(this.#db, ids, owner, at));
+  }
+
+  /**
+   * One transaction: a conditional UPDATE per delivery (rows taken in key order, so two writers
+   * never wait on each other in a cycle), the attempts in one multi-row INSERT, then each
+   * endpoint's health once, in id order.
+   */
+  async recordDeliveryOutcomes(outcomes: readonly DeliveryOutcome[]): Promise<boolean[]> {
+    if (outcomes.length === 0) return [];
+    const order = outcomes.map((o, i) => ({ o, i })).sort((a, b) => (a.o.id < b.o.id ? -1 : a.o.id > b.o.id ? 1 : 0));
+    return guard(this.#engine, "record webhook delivery outcomes", () =>
+      inTransaction(this.#db, this.#engine, async (trx) => {
+        const applied: boolean[] = new Array(outcomes.length).fill(false);
+        const attempts: Insertable<WebhookAttemptsTable>[] = [];
+        const health = new Map<string, NonNullable<DeliveryOutcome["endpoint"]>>();
+        for (const { o, i } of order) {
+          if (!(await this.#applyOutcome(trx, o))) continue;
+          applied[i] = true;
+          if (o.attempt) attempts.push(attemptRow(o.attempt));
+          if (o.endpoint) health.set(o.webhookId, o.endpoint);
+        }
+        for (let i = 0; i < attempts.length; i += INSERT_CHUNK) await trx.insertInto("flagpost_webhook_attempts").values(attempts.slice(i, i + INSERT_CHUNK)).execute();
+        for (const id of [...health.keys()].sort()) await this.#updateHealth(trx, id, health.get(id)!);
+        return applied;
+      }),
+    );
+  }
+
+  async #applyOutcome(trx: Trx, o: DeliveryOutcome): Promise<boolean> {
+    const set: Updateable<WebhookDeliveriesTable> = { status: o.next.status, lease_owner: null, lease_until: null };
+    if (o.next.status === "attempting") set.next_attempt_at = toEpochMs(o.next.nextAttemptAt, "nextAttemptAt");
+    if (o.attempt) set.last_attempt_at = toEpochMs(o.attempt.sentAt, "attempt.sentAt");
+    const result = await trx
+      .updateTable("flagpost_webhook_deliveries")
+      .set(set)
+      .where("id", "=", o.id)
+      .where("lease_owner", "=", o.leaseOwner)
+      .executeTakeFirst();
+    // The lease owner always changes (to null), so MySQL's affected-row count is reliable too.
+    return result.numUpdatedRows > 0n;
+  }
+
+  async #updateHealth(trx: Trx, id: string, health: NonNullable<DeliveryOutcome["endpoint"]>): Promise<void> {
+    if ("succeeded" in health) {
+      await trx.updateTable("flagpost_webhooks").set({ failing_since: null }).where("id", "=", id).where("failing_since", "is not", null).execute();
+      return;
+    }
+    const failedAt = toEpochMs(health.failedAt, "failedAt");
+    await trx
+      .updateTable("flagpost_webhooks")
+      .set((eb) => ({ failing_since: eb.fn.coalesce("failing_since", eb.val(failedAt)).$castTo<number>() }))
+      .where("id", "=", id)
+      .execute();
+    await trx
+      .updateTable("flagpost_webhooks")
+      .set({ status: "disabled" })
+      .where("id", "=", id)
+      .where("status", "=", "enabled")
+      .where("failing_since", "<=", toEpochMs(health.disableIfFailingSince, "disableIfFailingSince"))
+      .execute();
+  }
+
+  async listDeliveries(webhookId: string, page: PageRequest): Promise<DeliveryRecord[]> {
+    return guard(this.#engine, "list webhook deliveries", async () => {
+      const base = this.#db.selectFrom("flagpost_webhook_deliveries").selectAll().where("webhook_id", "=", webhookId);
+      const { query, reversed } = pageQuery(base, "event_id", page);
+      const rows = (await query.execute()).map(toDelivery);
+      return reversed ? rows.reverse() : rows;
+    });
+  }
+
+  async getDelivery(webhookId: string, eventId: string): Promise<{ delivery: DeliveryRecord; event: DomainEvent } | undefined> {
+    return guard(this.#engine, "read the webhook delivery", async () => {
+      const row = await this.#delivery(this.#db, webhookId, eventId);
+      if (!row) return undefined;
+      const event = await this.#db.selectFrom("flagpost_webhook_events").selectAll().where("id", "=", eventId).executeTakeFirst();
+      return event && { delivery: toDelivery(row), event: toEvent(event) };
+    });
+  }
+
+  async replayDelivery(webhookId: string, eventId: string, now: string): Promise<DeliveryRecord | undefined> {
+    const at = toEpochMs(now, "now");
+    return guard(this.#engine, "replay the webhook delivery", () =>
+      inTransaction(this.#db, this.#engine, async (trx) => {
+        const result = await trx
+          .updateTable("flagpost_webhook_deliveries")
+          .set({ status: "pending", attempts: 0, next_attempt_at: at, lease_owner: null, lease_until: null })
+          .where("webhook_id", "=", webhookId)
+          .where("event_id", "=", eventId)
+          .executeTakeFirst();
+        if (result.numUpdatedRows === 0n && !(await this.#delivery(trx, webhookId, eventId))) return undefined;
+        const row = await this.#delivery(trx, webhookId, eventId);
+        return row && toDelivery(row);
+      }),
+    );
+  }
+
+  async listAttempts(webhookId: string, eventId: string, page: PageRequest): Promise<AttemptRecord[]> {
+    return guard(this.#engine, "list webhook attempts", async () => {
+      const delivery = await this.#delivery(this.#db, webhookId, eventId);
+      if (!delivery) return [];
+      const base = this.#db.selectFrom("flagpost_webhook_attempts").selectAll().where("delivery_id", "=", delivery.id);
+      const { query, reversed } = pageQuery(base, "id", page);
+      const rows = (await query.execute()).map(toAttempt);
+      return reversed ? rows.reverse() : rows;
+    });
+  }
+
+  #delivery(db: Db | Trx, webhookId: string, eventId: string): Promise<DeliveryRow | undefined> {
+    return db.selectFrom("flagpost_webhook_deliveries").selectAll().where("webhook_id", "=", webhookId).where("event_id", "=", eventId).executeTakeFirst();
+  }
+}

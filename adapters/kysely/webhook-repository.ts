@@ -1,0 +1,147 @@
+import type { Kysely, Selectable, Transaction, Updateable } from "kysely";
+import type { PageRequest, SecretRotation, WebhookChanges, WebhookRecord, WebhookRepository, WebhookStatus } from "../../src/storage/index.js";
+import type { Engine } from "./dialect.js";
+import { guard } from "./driver-errors.js";
+import { toEpochMs, toIso } from "./row-codec.js";
+import type { FlagpostTables, WebhooksTable } from "./tables.js";
+import { inTransaction } from "./transaction.js";
+
+type Db = Kysely<FlagpostTables>;
+type Trx = Transaction<FlagpostTables>;
+
+export function toWebhook(row: Selectable<WebhooksTable>): WebhookRecord {
+  const record: WebhookRecord = {
+    id: row.id,
+    endpoint: row.endpoint,
+    events: JSON.parse(row.events) as string[],
+    status: row.status as WebhookStatus,
+    secret: row.secret,
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+  };
+  if (row.previous_secret !== null && row.previous_secret_until !== null) {
+    record.previousSecret = row.previous_secret;
+    record.previousSecretExpiresAt = toIso(row.previous_secret_until);
+  }
+  if (row.failing_since !== null) record.failingSince = toIso(row.failing_since);
+  return record;
+}
+
+async function subscribe(trx: Trx, id: string, events: readonly string[]): Promise<void> {
+  const types = [...new Set(events)];
+  if (types.length > 0) await trx.insertInto("flagpost_webhook_subscriptions").values(types.map((event_type) => ({ event_type, webhook_id: id }))).execute();
+}
+
+/** A page of rows newest first by id; `before` reads upwards, then the page is turned round. */
+export function pageQuery<Q extends { where: any; orderBy: any; limit: any }>(query: Q, column: string, page: PageRequest): { query: Q; reversed: boolean } {
+  let q = query;
+  if (page.after !== undefined) q = q.where(column, "<", page.after);
+  if (page.before !== undefined) q = q.where(column, ">", page.before);
+  const reversed = page.before !== undefined && page.after === undefined;
+  return { query: q.orderBy(column, reversed ? "asc" : "desc").limit(page.limit), reversed };
+}
+
+/** Endpoints in `flagpost_webhooks`, their subscriptions in `flagpost_webhook_subscriptions`. */
+export class KyselyWebhookRepository implements WebhookRepository {
+  readonly #db: Db;
+  readonly #engine: Engine;
+
+  constructor(db: Db, engine: Engine) {
+    this.#db = db;
+    this.#engine = engine;
+  }
+
+  async insertWebhook(webhook: WebhookRecord): Promise<void> {
+    const row = {
+      id: webhook.id,
+      endpoint: webhook.endpoint,
+      events: JSON.stringify(webhook.events),
+      status: webhook.status,
+      secret: webhook.secret,
+      previous_secret: webhook.previousSecret ?? null,
+      previous_secret_until: webhook.previousSecretExpiresAt === undefined ? null : toEpochMs(webhook.previousSecretExpiresAt, "previousSecretExpiresAt"),
+      created_at: toEpochMs(webhook.createdAt, "createdAt"),
+      updated_at: toEpochMs(webhook.updatedAt, "updatedAt"),
+      failing_since: webhook.failingSince === undefined ? null : toEpochMs(webhook.failingSince, "failingSince"),
+    };
+    await guard(
+      this.#engine,
+      "store the webhook",
+      () =>
+        inTransaction(this.#db, this.#engine, async (trx) => {
+          await trx.insertInto("flagpost_webhooks").values(row).execute();
+          await subscribe(trx, webhook.id, webhook.events);
+        }),
+      `A webhook with id "${webhook.id}" already exists`,
+    );
+  }
+
+  async getWebhook(id: string): Promise<WebhookRecord | undefined> {
+    return guard(this.#engine, "read the webhook", async () => {
+      const row = await this.#db.selectFrom("flagpost_webhooks").selectAll().where("id", "=", id).executeTakeFirst();
+      return row && toWebhook(row);
+    });
+  }
+
+  async listWebhooks(page: PageRequest): Promise<WebhookRecord[]> {
+    return guard(this.#engine, "list webhooks", async () => {
+      const { query, reversed } = pageQuery(this.#db.selectFrom("flagpost_webhooks").selectAll(), "id", page);
+      const rows = (await query.execute()).map(toWebhook);
+      return reversed ? rows.reverse() : rows;
+    });
+  }
+
+  async updateWebhook(id: string, changes: WebhookChanges): Promise<WebhookRecord | undefined> {
+    const set: Updateable<WebhooksTable> = { updated_at: toEpochMs(changes.updatedAt, "updatedAt") };
+    if (changes.endpoint !== undefined) set.endpoint = changes.endpoint;
+    if (changes.events !== undefined) set.events = JSON.stringify(changes.events);
+    if (changes.status !== undefined) set.status = changes.status;
+    if (changes.status === "enabled") set.failing_since = null;
+    return guard(this.#engine, "update the webhook", () =>
+      inTransaction(this.#db, this.#engine, async (trx) => {
+        const row = await this.#updateThenRead(trx, id, set);
+        if (!row) return undefined;
+        if (changes.events !== undefined) {
+          await trx.deleteFrom("flagpost_webhook_subscriptions").where("webhook_id", "=", id).execute();
+          await subscribe(trx, id, changes.events);
+        }
+        return toWebhook(row);
+      }),
+    );
+  }
+
+  async rotateSecret(id: string, rotation: SecretRotation): Promise<WebhookRecord | undefined> {
+    return guard(this.#engine, "rotate the webhook's secret", () =>
+      inTransaction(this.#db, this.#engine, (trx) =>
+        this.#updateThenRead(trx, id, (eb) => ({
+          previous_secret: eb.ref("secret"),
+          previous_secret_until: toEpochMs(rotation.previousSecretExpiresAt, "previousSecretExpiresAt"),
+          secret: rotation.secret,
+          updated_at: toEpochMs(rotation.updatedAt, "updatedAt"),
+        })).then((row) => row && toWebhook(row)),
+      ),
+    );
+  }
+
+  /** A locking read first (MySQL has no RETURNING, and "unknown" is then decided under the lock). */
+  async #updateThenRead(trx: Trx, id: string, set: Updateable<WebhooksTable> | ((eb: any) => Updateable<WebhooksTable>)): Promise<Selectable<WebhooksTable> | undefined> {
+    let read = trx.selectFrom("flagpost_webhooks").select("id").where("id", "=", id);
+    if (this.#engine !== "sqlite") read = read.forUpdate();
+    if (!(await read.executeTakeFirst())) return undefined;
+    await trx.updateTable("flagpost_webhooks").set(set).where("id", "=", id).execute();
+    return trx.selectFrom("flagpost_webhooks").selectAll().where("id", "=", id).executeTakeFirst();
+  }
+
+  async deleteWebhook(id: string): Promise<boolean> {
+    return guard(this.#engine, "delete the webhook", () =>
+      inTransaction(this.#db, this.#engine, async (trx) => {
+        const result = await trx.deleteFrom("flagpost_webhooks").where("id", "=", id).executeTakeFirst();
+        if (result.numDeletedRows === 0n) return false;
+        await trx.deleteFrom("flagpost_webhook_subscriptions").where("webhook_id", "=", id).execute();
+        await trx.deleteFrom("flagpost_webhook_deliveries").where("webhook_id", "=", id).execute();
+        await trx.deleteFrom("flagpost_webhook_attempts").where("webhook_id", "=", id).execute();
+        return true;
+      }),
+    );
+  }
+}

@@ -1,0 +1,61 @@
+import { uuidv7 } from "../ids.js";
+import type { DomainEvent, EmailRecord } from "../storage/index.js";
+
+/** The email event types webhooks carry, as the resend SDK's `WebhookEvent` names them. */
+export type EmailWebhookType =
+  | "email.sent"
+  | "email.scheduled"
+  | "email.delivered"
+  | "email.delivery_delayed"
+  | "email.bounced"
+  | "email.complained"
+  | "email.failed"
+  | "email.suppressed";
+
+/**
+ * The resend SDK's `BaseEmailEventData` of an email: `created_at` is when the email was accepted,
+ * `message_id` its Message-ID header, `tags` its tags as an object (as Resend sends them).
+ */
+export function emailEventData(email: EmailRecord): Record<string, unknown> {
+  const data: Record<string, unknown> = {
+    created_at: email.createdAt,
+    email_id: email.id,
+    message_id: email.messageId,
+    from: email.content.from,
+    to: [...email.content.to],
+    subject: email.content.subject,
+  };
+  if (email.content.tags?.length) data.tags = Object.fromEntries(email.content.tags.map((t) => [t.name, t.value]));
+  return data;
+}
+
+/**
+ * A domain event about an email at time `at` (ISO): `{type, created_at: at, data}` with the
+ * resend SDK's payload, plus `extra` (`bounce`, `failed`, `suppressed`) for the types that have it.
+ */
+export function emailDomainEvent(type: EmailWebhookType, email: EmailRecord, at: string, extra: Record<string, unknown> = {}): DomainEvent {
+  return { id: uuidv7(Date.parse(at)), type, createdAt: at, data: { ...emailEventData(email), ...extra } };
+}
+
+/**
+ * The events an email status change emits: `email.<status>`, with `bounce` or `failed` details;
+ * an email that goes straight from queued to delivered was sent too, so `email.sent` comes first.
+ */
+export function transitionDomainEvents(email: EmailRecord, to: string, at: string, reason?: string): DomainEvent[] {
+  const events: DomainEvent[] = [];
+  if (to === "delivered" && email.sentAt === undefined) events.push(emailDomainEvent("email.sent", email, at));
+  switch (to) {
+    case "sent":
+    case "delivered":
+    case "complained":
+      events.push(emailDomainEvent(`email.${to}`, email, at));
+      break;
+    case "bounced":
+      events.push(emailDomainEvent("email.bounced", email, at, { bounce: { type: "Permanent", subType: "General", message: reason ?? "" } }));
+      break;
+    case "failed":
+      events.push(emailDomainEvent("email.failed", email, at, { failed: { reason: reason ?? "" } }));
+      break;
+  }
+  return events;
+}

@@ -1,0 +1,86 @@
+import type { AttemptRecord, ClaimedDelivery, DeliveryOutcome, DeliveryRecord, DomainEvent, PageRequest, WebhookDeliveryRepository } from "../storage/index.js";
+import { type MemoryWebhookState, pageOf } from "./memory-webhook-state.js";
+
+const byDue = (a: DeliveryRecord, b: DeliveryRecord) =>
+  a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+
+export class MemoryWebhookDeliveryRepository implements WebhookDeliveryRepository {
+  readonly #state: MemoryWebhookState;
+
+  constructor(state: MemoryWebhookState) {
+    this.#state = state;
+  }
+
+  async claimDueDeliveries(now: string, limit: number, leaseMs: number, owner: string): Promise<ClaimedDelivery[]> {
+    const due = [...this.#state.deliveries.values()]
+      .filter((d) => (d.status === "pending" || d.status === "attempting") && d.nextAttemptAt <= now && (d.leaseUntil === undefined || d.leaseUntil <= now))
+      .sort(byDue)
+      .slice(0, Math.max(0, limit));
+    const leaseUntil = new Date(Date.parse(now) + leaseMs).toISOString();
+    return due.map((delivery) => {
+      delivery.leaseOwner = owner;
+      delivery.leaseUntil = leaseUntil;
+      delivery.attempts += 1;
+      return structuredClone({ ...delivery, event: this.#state.events.get(delivery.eventId)!, webhook: this.#state.webhooks.get(delivery.webhookId)! });
+    });
+  }
+
+  async renewDeliveryLeases(ids: readonly string[], owner: string, until: string): Promise<string[]> {
+    return ids.filter((id) => {
+      const delivery = this.#state.deliveries.get(id);
+      if (delivery?.leaseOwner !== owner) return false;
+      delivery.leaseUntil = until;
+      return true;
+    });
+  }
+
+  async recordDeliveryOutcomes(outcomes: readonly DeliveryOutcome[]): Promise<boolean[]> {
+    // No await between them: the outcomes apply together, as one write would.
+    return outcomes.map((o) => {
+      const delivery = this.#state.deliveries.get(o.id);
+      if (!delivery || delivery.leaseOwner !== o.leaseOwner) return false;
+      delivery.status = o.next.status;
+      if (o.next.status === "attempting") delivery.nextAttemptAt = o.next.nextAttemptAt;
+      if (o.attempt) {
+        delivery.lastAttemptAt = o.attempt.sentAt;
+        this.#state.attempts.push(structuredClone(o.attempt));
+      }
+      delete delivery.leaseOwner;
+      delete delivery.leaseUntil;
+      const webhook = this.#state.webhooks.get(o.webhookId);
+      if (webhook && o.endpoint && "succeeded" in o.endpoint) delete webhook.failingSince;
+      else if (webhook && o.endpoint && "failedAt" in o.endpoint) {
+        webhook.failingSince ??= o.endpoint.failedAt;
+        if (webhook.status === "enabled" && webhook.failingSince <= o.endpoint.disableIfFailingSince) webhook.status = "disabled";
+      }
+      return true;
+    });
+  }
+
+  async listDeliveries(webhookId: string, page: PageRequest): Promise<DeliveryRecord[]> {
+    return pageOf([...this.#state.deliveries.values()].filter((d) => d.webhookId === webhookId), (d) => d.eventId, page);
+  }
+
+  async getDelivery(webhookId: string, eventId: string): Promise<{ delivery: DeliveryRecord; event: DomainEvent } | undefined> {
+    const delivery = this.#state.findDelivery(webhookId, eventId);
+    return delivery && structuredClone({ delivery, event: this.#state.events.get(eventId)! });
+  }
+
+  async replayDelivery(webhookId: string, eventId: string, now: string): Promise<DeliveryRecord | undefined> {
+    const delivery = this.#state.findDelivery(webhookId, eventId);
+    if (!delivery) return undefined;
+    Object.assign(delivery, { status: "pending", attempts: 0, nextAttemptAt: now });
+    delete delivery.leaseOwner;
+    delete delivery.leaseUntil;
+    return structuredClone(delivery);
+  }
+
+  async listAttempts(webhookId: string, eventId: string, page: PageRequest): Promise<AttemptRecord[]> {
+    const delivery = this.#state.findDelivery(webhookId, eventId);
+    return pageOf(
+      this.#state.attempts.filter((a) => a.deliveryId === delivery?.id),
+      (a) => a.id,
+      page,
+    );
+  }
+}

@@ -1,0 +1,26 @@
+// ---------------------------------------------------------------------------------------------
+// Domain events: what a state change tells the outside world (outbound webhooks).
+
+/**
+ * Something that happened to flagpost's data, as webhook receivers see it. The service that makes
+ * the change builds it; the repository write that makes the change stores it (see below).
+ */
+export interface DomainEvent {
+  /** A UUIDv7; it becomes the `webhook-id` header of every delivery (and retry, and replay) of it. */
+  id: string;
+  /** `email.sent`, `flag.updated`, … (src/webhooks/event-types.ts lists them). */
+  type: string;
+  /** When it happened: the payload's `created_at`. ISO-8601 UTC. */
+  createdAt: string;
+  /** The payload's `data`: for email events the resend SDK's shapes, for flags the flag. */
+  data: Record<string, unknown>;
+}
+
+/**
+ * How a repository write takes the events it causes (`events?: readonly DomainEvent[]`, or a
+ * function of the row as stored when the payload needs it): it MUST store them in the SAME
+ * transaction as the change, and none of them when the change does not happen. Storing is what
+ * "emitting" means: one webhook delivery per enabled endpoint subscribed to the event's type,
+ * nothing when no endpoint is. There is no other way to emit an event for a state change.
+ */
+export type EventsFor<T> = (stored: T) => readonly DomainEvent[];

@@ -1,0 +1,22 @@
+/**
+ * The event types an endpoint may subscribe to (API.md, "Outbound webhooks"). The email and
+ * suppression ones carry the resend SDK's `WebhookEventPayload` shapes; the flag ones carry the
+ * flag. A subscription to any other name is refused (422).
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  "email.sent",
+  "email.scheduled",
+  "email.delivered",
+  "email.delivery_delayed",
+  "email.bounced",
+  "email.complained",
+  "email.failed",
+  "email.suppressed",
+  "suppression.added",
+  "suppression.removed",
+  "flag.created",
+  "flag.updated",
+  "flag.deleted",
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import { FlagpostError } from "../../../src/index.js";
+import type { StorageHarness } from "../harness.js";
+import { useStorage } from "./use-storage.js";
+import { deliveriesOf, domainEvent, email, flag, iso, T0, webhook } from "./webhook-fixtures.js";
+
+/** The domain-event bus: writes store one delivery per subscribed enabled endpoint, in their own transaction. */
+export function domainEventCases(harness: StorageHarness): void {
+  describe("domain events", () => {
+    const storage = useStorage(harness);
+
+    it("stores one pending delivery per enabled endpoint subscribed to the type, due at the event's time", async () => {
+      const a = webhook({ events: ["flag.created", "flag.deleted"] });
+      const b = webhook({ events: ["flag.updated"] });
+      const off = webhook({ events: ["flag.created"], status: "disabled" });
+      const c = webhook({ events: ["email.sent", "flag.created"] });
+      for (const w of [a, b, off, c]) await storage().webhooks.insertWebhook(w);
+      const event = domainEvent("flag.created", { key: "f", nested: { list: [1, "two", null] } }, T0 + 5);
+      await storage().flags.insert(flag("f"), undefined, [event]);
+
+      expect(await deliveriesOf(storage(), [a, b, off, c])).toEqual(["0:flag.created", "3:flag.created"]);
+      const stored = await storage().webhookDeliveries.getDelivery(a.id, event.id);
+      expect(stored).toEqual({
+        delivery: { id: expect.any(String), webhookId: a.id, eventId: event.id, eventType: "flag.created", createdAt: iso(T0 + 5), status: "pending", attempts: 0, nextAttemptAt: iso(T0 + 5) },
+        event,
+      });
+      const other = await storage().webhookDeliveries.getDelivery(c.id, event.id);
+      expect(other!.delivery.id).not.toBe(stored!.delivery.id);
+    });
+
+    it("stores nothing for an event no endpoint wants, and nothing when there is no endpoint", async () => {
+      await storage().flags.insert(flag("alone"), undefined, [domainEvent("flag.created")]);
+      const a = webhook({ events: ["email.sent"] });
+      await storage().webhooks.insertWebhook(a);
+      await storage().flags.insert(flag("g"), undefined, [domainEvent("flag.created")]);
+      expect(await deliveriesOf(storage(), [a])).toEqual([]);
+    });
+
+    it("stores no delivery when the write that carried the event fails", async () => {
+      const a = webhook({ events: ["flag.created", "flag.updated", "flag.deleted", "email.sent", "email.delivery_delayed"] });
+      await storage().webhooks.insertWebhook(a);
+      await storage().flags.insert(flag("dup"));
+      const error = await storage()
+        .flags.insert(flag("dup"), undefined, [domainEvent("flag.created")])
+        .catch((e: unknown) => e);
+      expect((error as FlagpostError).code).toBe("conflict");
+      let called = 0;
+      const events = () => (called++, [domainEvent("flag.updated")]);
+      expect(await storage().flags.update("missing", { enabled: true, updatedAt: iso(T0) }, undefined, events)).toBeUndefined();
+      expect(await storage().flags.delete("missing", undefined, events)).toBe(false);
+      expect(called).toBe(0);
+      const e = email();
+      await storage().emails.insertEmails([e]);
+      const refused = await storage().emails.transitionEmail(e.id, { from: ["sent"], to: "delivered", event: { type: "delivered", at: iso(T0) }, events: [domainEvent("email.sent")] });
+      expect(refused).toBeUndefined();
+      const notHeld = await storage().emails.scheduleRetry(e.id, {
+        leaseOwner: "nobody",
+        nextAttemptAt: iso(T0 + 1000),
+        lastError: "x",
+        event: { type: "delivery_delayed", at: iso(T0) },
+        events: [domainEvent("email.delivery_delayed")],
+      });
+      expect(notHeld).toBeUndefined();
+      expect(await deliveriesOf(storage(), [a])).toEqual([]);
+    });
+
+    it("builds flag update and delete events from the flag as stored", async () => {
+      const a = webhook({ events: ["flag.updated", "flag.deleted"] });
+      await storage().webhooks.insertWebhook(a);
+      await storage().flags.insert(flag("f"));
+      const seen: unknown[] = [];
+      const updated = await storage().flags.update("f", { description: "d", updatedAt: iso(T0 + 1) }, undefined, (stored) => {
+        seen.push(stored);
+        return [domainEvent("flag.updated", { ...stored })];
+      });
+      expect(seen).toEqual([updated]);
+      const deleted = await storage().flags.delete("f", undefined, (stored) => {
+        seen.push(stored);
+        return [domainEvent("flag.deleted", { ...stored })];
+      });
+      expect(deleted).toBe(true);
+      expect(seen[1]).toEqual(updated);
+      expect(await deliveriesOf(storage(), [a])).toEqual(["0:flag.deleted", "0:flag.updated"]);
+      const [latest] = await storage().webhookDeliveries.listDeliveries(a.id, { limit: 1 });
+      expect((await storage().webhookDeliveries.getDelivery(a.id, latest!.eventId))!.event.data).toMatchObject({ key: "f", description: "d" });
+    });
+
+    it("stores email events with transitions, retries and grouped outcomes that apply, and only those", async () => {
+      const a = webhook({ events: ["email.sent", "email.delivered", "email.delivery_delayed", "email.failed"] });
+      await storage().webhooks.insertWebhook(a);
+      const [one, two, three] = [email(), email(), email()];
+      await storage().emails.insertEmails([one!, two!, three!]);
+      await storage().emails.transitionEmail(one!.id, { from: ["queued"], to: "sent", sentAt: iso(T0), event: { type: "sent", at: iso(T0) }, events: [domainEvent("email.sent")] });
+      await storage().emails.claimDueEmails(iso(T0), 10, 60_000, "w");
+      const applied = await storage().emails.recordOutcomes([
+        { id: two!.id, retry: { leaseOwner: "w", nextAttemptAt: iso(T0 + 5000), lastError: "421", event: { type: "delivery_delayed", at: iso(T0) }, events: [domainEvent("email.delivery_delayed")] } },
+        { id: three!.id, transition: { from: ["queued"], leaseOwner: "w", to: "failed", event: { type: "failed", at: iso(T0) }, events: [domainEvent("email.failed")] } },
+        { id: one!.id, transition: { from: ["queued"], leaseOwner: "w", to: "delivered", event: { type: "delivered", at: iso(T0) }, events: [domainEvent("email.delivered")] } },
+      ]);
+      expect(applied).toEqual([true, true, false]);
+      expect(await deliveriesOf(storage(), [a])).toEqual(["0:email.delivery_delayed", "0:email.failed", "0:email.sent"]);
+    });
+
+    it("follows subscription changes: new events go to the new list, an endpoint enabled again gets events again", async () => {
+      const a = webhook({ events: ["flag.created"] });
+      await storage().webhooks.insertWebhook(a);
+      await storage().webhooks.updateWebhook(a.id, { events: ["flag.deleted"], updatedAt: iso(T0 + 1) });
+      await storage().flags.insert(flag("x"), undefined, [domainEvent("flag.created")]);
+      await storage().flags.delete("x", undefined, () => [domainEvent("flag.deleted")]);
+      await storage().webhooks.updateWebhook(a.id, { status: "disabled", updatedAt: iso(T0 + 2) });
+      await storage().flags.insert(flag("y"));
+      await storage().flags.delete("y", undefined, () => [domainEvent("flag.deleted")]);
+      await storage().webhooks.updateWebhook(a.id, { status: "enabled", updatedAt: iso(T0 + 3) });
+      await storage().flags.insert(flag("z"));
+      await storage().flags.delete("z", undefined, () => [domainEvent("flag.deleted")]);
+      expect(await deliveriesOf(storage(), [a])).toEqual(["0:flag.deleted", "0:flag.deleted"]);
+    });
+  });
+}

@@ -1,0 +1,55 @@
+import type { DomainEvent, EmailRecord, FlagRecord, Storage, WebhookRecord } from "../../../src/index.js";
+
+export const T0 = Date.parse("2026-06-01T10:00:00.000Z");
+export const iso = (ms: number) => new Date(ms).toISOString();
+let counter = 0;
+
+/** Ids that sort by creation, as uuidv7 ids do. */
+export function sortedId(n: number): string {
+  counter += 1;
+  return `0198${String(n).padStart(4, "0")}-0000-7000-8000-${String(counter).padStart(12, "0")}`;
+}
+
+export function webhook(overrides: Partial<WebhookRecord> = {}): WebhookRecord {
+  return {
+    id: sortedId(1),
+    endpoint: "https://hooks.example.com/flagpost",
+    events: ["flag.created"],
+    status: "enabled",
+    secret: "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0",
+    createdAt: iso(T0),
+    updatedAt: iso(T0),
+    ...overrides,
+  };
+}
+
+export function domainEvent(type: string, data: Record<string, unknown> = {}, at = T0): DomainEvent {
+  return { id: sortedId(2), type, createdAt: iso(at), data: { ...data, note: "Grüße ✓" } };
+}
+
+export function flag(key: string): FlagRecord {
+  return { id: sortedId(3), key, description: "", enabled: false, rules: [], variants: [], createdAt: iso(T0), updatedAt: iso(T0) };
+}
+
+export function email(overrides: Partial<EmailRecord> = {}): EmailRecord {
+  const id = overrides.id ?? sortedId(4);
+  return {
+    id,
+    content: { from: "hello@example.com", to: ["ann@example.com"], subject: "Hi", text: "hi" },
+    status: "queued",
+    messageId: `<${id}@example.com>`,
+    createdAt: iso(T0),
+    attempts: 0,
+    nextAttemptAt: iso(T0),
+    ...overrides,
+  };
+}
+
+/** Every delivery of every endpoint given, as `endpointIndex:eventType`, sorted. */
+export async function deliveriesOf(storage: Storage, hooks: WebhookRecord[]): Promise<string[]> {
+  const seen: string[] = [];
+  for (const [i, hook] of hooks.entries()) {
+    for (const d of await storage.webhookDeliveries.listDeliveries(hook.id, { limit: 100 })) seen.push(`${i}:${d.eventType}`);
+  }
+  return seen.sort();
+}
