@@ -5,7 +5,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // Two cores: more workers only add contention on the shared databases.
     maxWorkers: 2,
-    testTimeout: 20_000,
+    // A budget, not an assertion: CLI and example tests spawn tsx, which takes seconds on a busy 2-core machine.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
   },
 });
