@@ -8,7 +8,7 @@ import { compare, moments, sampleRatioMismatch } from "./stats.js";
 /**
  * `fp.experiments.results(id, {metric, control?, from?, to?})`: the database sums each variant
  * (storage.experiments.experimentTotals), the statistics are computed here from those sums.
- * API.md "Experiments" is the definition; docs/experiments.md writes every formula out.
+ * docs/experiments.md is the definition: every formula written out.
  */
 export class ExperimentService {
   readonly #storage: Storage;
@@ -69,7 +69,7 @@ function codePointOrder(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** API.md: the one asked for; else "control" if present; else the flag's first variant; else the first key in code-point order. */
+/** docs/experiments.md: the one asked for; else "control" if present; else the flag's first variant; else the first key in code-point order. */
 function chooseControl(keys: readonly string[], flagVariants: readonly Variant[], asked: string | undefined): string | null {
   if (asked !== undefined) {
     if (!keys.includes(asked)) {

@@ -2,7 +2,7 @@
 import jstat from "jstat";
 
 /**
- * The statistics of API.md "Experiments", as small pure functions over per-group sums. Welch's
+ * The statistics of docs/experiments.md, as small pure functions over per-group sums. Welch's
  * t-test is `scipy.stats.ttest_ind(equal_var=False)`; the chi-square test is
  * `scipy.stats.chisquare`. jstat supplies the t, normal and chi-square distributions (its
  * incomplete beta and gamma functions agree with scipy to about 1e-7 relative). Every formula is

@@ -27,7 +27,7 @@ export interface ExposureEvent {
   timestamp: string;
   /**
    * `experimentId` (= flagKey) and `variant` are set when the flag has variants and is on for the
-   * user: they are what experiment results read assignment from (API.md "Experiments").
+   * user: they are what experiment results read assignment from (docs/experiments.md).
    */
   properties: { flagKey: string; enabled: boolean; reason: EvaluationReason; ruleIndex?: number; experimentId?: string; variant?: string };
 }

@@ -174,7 +174,7 @@ export class FlagClient {
   }
 
   /**
-   * The user's variant of a flag with variants (API.md "Experiments"): synchronous, allocation-free
+   * The user's variant of a flag with variants (docs/experiments.md): synchronous, allocation-free
    * for ASCII ids, and never throws. `default` (undefined when omitted) when the flag is unknown,
    * off for this context, has no variants, the context has no userId, or anything fails.
    */

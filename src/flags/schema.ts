@@ -126,7 +126,7 @@ export const variantSchema = z.strictObject({
 export type Variant = z.infer<typeof variantSchema>;
 
 /**
- * API.md "Experiments": none (an empty list), or 2 to 20 variants with distinct keys whose weights
+ * docs/experiments.md: none (an empty list), or 2 to 20 variants with distinct keys whose weights
  * sum to exactly 100.
  */
 export const variantsSchema = z

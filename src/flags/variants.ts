@@ -3,7 +3,7 @@ import { type HashPrefix, hashPrefix, murmur3WithPrefix } from "./murmur3-prefix
 import type { Variant } from "./schema.js";
 
 /**
- * Sticky variant assignment, exactly as API.md "Experiments" fixes it:
+ * Sticky variant assignment, exactly as docs/experiments.md fixes it:
  * b = murmur3_x86_32(utf8("variant:" + flagKey + ":" + userId), seed 0) % 10000, and the user gets
  * the first variant whose running weight sum × 100 exceeds b. The "variant:" salt keeps the
  * variant bucket independent of the rollout bucket (flagKey + ":" + userId): the users a 10 %

@@ -1,5 +1,5 @@
 // ---------------------------------------------------------------------------------------------
-// Experiments: the per-variant sums results are computed from (API.md "Experiments")
+// Experiments: the per-variant sums results are computed from (docs/experiments.md)
 
 /** Which experiment, which metric, and which window of events. */
 export interface ExperimentQuery {

@@ -1,5 +1,5 @@
 /**
- * The event types an endpoint may subscribe to (API.md, "Outbound webhooks"). The email and
+ * The event types an endpoint may subscribe to (the resend SDK's WebhookEventPayload types, plus flagpost's flag.* events). The email and
  * suppression ones carry the resend SDK's `WebhookEventPayload` shapes; the flag ones carry the
  * flag. A subscription to any other name is refused (422).
  */

@@ -4,7 +4,7 @@
 Run from the repository root:  python3 test/experiments/generate.py
 Writes test/experiments/datasets.json. Each data set holds compact per-user records that the
 test expands into events (exposures, metric events before and after exposure, noise, users seen
-in two variants), and `expected`: what API.md "Experiments" defines, computed here with
+in two variants), and `expected`: what docs/experiments.md defines, computed here with
 scipy.stats.ttest_ind(equal_var=False), its confidence_interval(0.95), scipy.stats.norm and
 scipy.stats.chisquare. flagpost's results must match to 1e-6 relative.
 """

@@ -88,7 +88,7 @@ describe("getVariant and evaluate agree with the reference evaluator", () => {
 });
 
 describe("variants through createFlagpost", () => {
-  it("validates variants per API.md and answers them in evaluate", async () => {
+  it("validates variants per docs/experiments.md and answers them in evaluate", async () => {
     const fp = createFlagpost({ storage: memoryStorage() });
     await fp.ready();
     const bad = async (list: unknown, path: string) => {

@@ -2,7 +2,7 @@ import type { ExperimentResultsInput, Flagpost } from "../../../src/index.js";
 import { queryObject } from "../query.js";
 import type { Route } from "../types.js";
 
-/** API.md "Experiments": results read events, hence the `events:read` scope. */
+/** docs/experiments.md: results read events, hence the `events:read` scope. */
 export function experimentRoutes(fp: Flagpost): Route[] {
   return [
     {

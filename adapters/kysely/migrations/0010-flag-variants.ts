@@ -5,7 +5,7 @@ import { columnTypes, detectEngine } from "../dialect.js";
 const ER_DUP_FIELDNAME = 1060;
 
 /**
- * Experiments (API.md "Turn 2 additions"): the flag's variants as JSON text, null on flags stored
+ * Experiments (docs/experiments.md): the flag's variants as JSON text, null on flags stored
  * before this migration (read as "no variants"). Safe to run again over a half-finished run, since
  * MySQL cannot roll DDL back: there, a column already added is accepted. (Introspection is not used
  * to check: on PostgreSQL it sees other schemas' flagpost tables too.)
