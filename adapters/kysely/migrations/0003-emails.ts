@@ -1,30 +1,12 @@
-import type { CreateTableBuilder, Kysely, Migration } from "kysely";
-import { columnTypes, detectEngine, type Engine } from "../dialect.js";
-import { isIndexAlreadyThere } from "../driver-errors.js";
+import type { Kysely, Migration } from "kysely";
+import { columnTypes, detectEngine } from "../dialect.js";
+import { createIndexIfAbsent as createIndex, createTableIfAbsent as createTable } from "./schema-steps.js";
 
 /**
  * The email outbox and each email's event history. Like 0001, safe to run again over a
  * half-finished run (MySQL cannot roll DDL back).
  */
 
-function createTable<TB extends string>(db: Kysely<any>, engine: Engine, name: TB): CreateTableBuilder<TB, never> {
-  const builder = db.schema.createTable(name).ifNotExists();
-  const options = columnTypes(engine).tableOptions;
-  return options ? builder.modifyEnd(options) : builder;
-}
-
-/** CREATE INDEX IF NOT EXISTS, which MySQL lacks (MariaDB has it): there, "already there" is ignored. */
-async function createIndex(db: Kysely<any>, engine: Engine, name: string, table: string, columns: string[]): Promise<void> {
-  if (engine !== "mysql") {
-    await db.schema.createIndex(name).ifNotExists().on(table).columns(columns).execute();
-    return;
-  }
-  try {
-    await db.schema.createIndex(name).on(table).columns(columns).execute();
-  } catch (error) {
-    if (!isIndexAlreadyThere(error)) throw error;
-  }
-}
 
 export const emailsMigration: Migration = {
   async up(db: Kysely<any>): Promise<void> {

@@ -1,5 +1,5 @@
-import type { Kysely, RawBuilder } from "kysely";
-import type { Engine } from "../dialect.js";
+import type { CreateTableBuilder, Kysely, RawBuilder } from "kysely";
+import { columnTypes, type Engine } from "../dialect.js";
 import { isColumnAlreadyThere, isIndexAlreadyThere } from "../driver-errors.js";
 
 /**
@@ -8,6 +8,14 @@ import { isColumnAlreadyThere, isIndexAlreadyThere } from "../driver-errors.js";
  * elsewhere the migration's transaction (PostgreSQL) or write lock (SQLite) covers the run.
  */
 
+/** CREATE TABLE IF NOT EXISTS, with the engine's table options (MySQL: utf8mb4, binary collation). */
+export function createTableIfAbsent<TB extends string>(db: Kysely<any>, engine: Engine, name: TB): CreateTableBuilder<TB, never> {
+  const builder = db.schema.createTable(name).ifNotExists();
+  const options = columnTypes(engine).tableOptions;
+  return options ? builder.modifyEnd(options) : builder;
+}
+
+/** CREATE INDEX IF NOT EXISTS, which MySQL lacks (MariaDB has it): there, "already there" is ignored. */
 export async function createIndexIfAbsent(db: Kysely<any>, engine: Engine, name: string, table: string, columns: string[]): Promise<void> {
   if (engine !== "mysql") {
     await db.schema.createIndex(name).ifNotExists().on(table).columns(columns).execute();
