@@ -32,5 +32,16 @@ export default defineConfig({
   // Drivers, frameworks and mailers are the host app's choice: never bundled.
   // The dashboard's static files go into the bundle as strings: dist/ reads nothing from disk.
   esbuildPlugins: [embedDashboardFiles()],
-  external: [/^kysely/, "better-sqlite3", "pg", "mysql2", /^nodemailer/, "express", "fastify", /^hono/, /^@hono\//, /^@openfeature\//],
+  external: [
+    /^kysely/,
+    "better-sqlite3",
+    "pg",
+    "mysql2",
+    /^nodemailer/,
+    "express",
+    "fastify",
+    /^hono/,
+    /^@hono\//,
+    /^@openfeature\//,
+  ],
 });

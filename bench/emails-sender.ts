@@ -8,7 +8,13 @@ import pg from "pg";
 import { kyselyStorage } from "../adapters/kysely/index.js";
 import { nodemailerTransport } from "../adapters/nodemailer/index.js";
 import { openDatabase } from "../cli/open-database.js";
-import { createFlagpost, type Flagpost, type OutboxWorkerOptions, type SendEmailRequest, silentLogger } from "../src/index.js";
+import {
+  createFlagpost,
+  type Flagpost,
+  type OutboxWorkerOptions,
+  type SendEmailRequest,
+  silentLogger,
+} from "../src/index.js";
 import { serveCalls } from "./lib/child.js";
 import { percentile } from "./lib/stats.js";
 
@@ -48,7 +54,13 @@ const TEXT = `Thank you for your order.\n\n${"Your items are on their way. ".rep
 const HTML = `<p>Thank you for your order.</p><p>${"Your items are on their way. ".repeat(16)}</p><p><a href="https://flagpost.example/orders">Your orders</a></p>`;
 
 function request(i: number): SendEmailRequest {
-  return { from: `${FROM.name} <${FROM.address}>`, to: [`user${i}@example.org`], subject: `Your receipt #${i}`, text: TEXT, html: HTML };
+  return {
+    from: `${FROM.name} <${FROM.address}>`,
+    to: [`user${i}@example.org`],
+    subject: `Your receipt #${i}`,
+    text: TEXT,
+    html: HTML,
+  };
 }
 
 /** The same pooled transporter for the floor and for flagpost: nodemailer's pool defaults. */
@@ -84,7 +96,14 @@ async function floor(run: SendRun): Promise<SendResult> {
     const startedAt = now();
     const durations = await runJobs(run.count, run.concurrency, (i) => {
       const r = request(i);
-      return mailer.sendMail({ messageId: `<${randomUUID()}@flagpost.example>`, from: FROM, to: [{ name: "", address: r.to![0]! }], subject: r.subject, text: TEXT, html: HTML });
+      return mailer.sendMail({
+        messageId: `<${randomUUID()}@flagpost.example>`,
+        from: FROM,
+        to: [{ name: "", address: r.to![0]! }],
+        subject: r.subject,
+        text: TEXT,
+        html: HTML,
+      });
     });
     return { startedAt, acceptedAt: now(), latency: latency(durations) };
   } finally {
@@ -107,8 +126,17 @@ async function openFlagpost(run: SendRun): Promise<Open> {
     const admin = new pg.Client({ connectionString: run.pgUrl });
     await admin.connect();
     await admin.query(`create schema "${schema}"`);
-    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: run.pgUrl, options: `-c search_path=${schema}` }) }) });
-    const fp = createFlagpost({ storage: kyselyStorage(db, { destroyOnClose: true }), transport, logger: silentLogger, emailWorker: run.worker });
+    const db = new Kysely<any>({
+      dialect: new PostgresDialect({
+        pool: new pg.Pool({ connectionString: run.pgUrl, options: `-c search_path=${schema}` }),
+      }),
+    });
+    const fp = createFlagpost({
+      storage: kyselyStorage(db, { destroyOnClose: true }),
+      transport,
+      logger: silentLogger,
+      emailWorker: run.worker,
+    });
     return {
       fp,
       db,
@@ -120,7 +148,12 @@ async function openFlagpost(run: SendRun): Promise<Open> {
   }
   const dir = mkdtempSync(join(tmpdir(), "flagpost-bench-emails-"));
   const db = await openDatabase(join(dir, "flagpost.db")); // WAL, busy_timeout, synchronous=FULL, as `flagpost serve`
-  const fp = createFlagpost({ storage: kyselyStorage(db, { destroyOnClose: true }), transport, logger: silentLogger, emailWorker: run.worker });
+  const fp = createFlagpost({
+    storage: kyselyStorage(db, { destroyOnClose: true }),
+    transport,
+    logger: silentLogger,
+    emailWorker: run.worker,
+  });
   return { fp, db, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -133,7 +166,9 @@ async function flagpost(run: SendRun): Promise<SendResult> {
   if (run.mode === "batch") {
     const size = run.batchSize ?? 100;
     durations = await runJobs(Math.ceil(run.count / size), run.concurrency, (b) =>
-      fp.emails.sendBatch(Array.from({ length: Math.min(size, run.count - b * size) }, (_, j) => request(b * size + j))),
+      fp.emails.sendBatch(
+        Array.from({ length: Math.min(size, run.count - b * size) }, (_, j) => request(b * size + j)),
+      ),
     );
   } else {
     durations = await runJobs(run.count, run.concurrency, (i) => fp.emails.send(request(i)));
@@ -148,7 +183,10 @@ async function finish(count: number): Promise<Record<string, number>> {
   open = undefined;
   try {
     const statuses = async () => {
-      const { rows } = await sql<{ status: string; n: number | string }>`select status, count(*) as n from flagpost_emails group by status`.execute(db);
+      const { rows } = await sql<{
+        status: string;
+        n: number | string;
+      }>`select status, count(*) as n from flagpost_emails group by status`.execute(db);
       return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
     };
     const deadline = performance.now() + 60_000;

@@ -58,8 +58,13 @@ serveCalls(
       messageIds.clear();
     },
     /** Resolves with the arrival time (epoch ms) of the `count`-th message since the last reset. */
-    waitFor: (count: number) => (received >= count ? lastAt : new Promise<number>((resolve) => waiters.push({ count, resolve }))),
-    stats: () => ({ received, distinct: messageIds.size, duplicates: [...messageIds.values()].filter((n) => n > 1).length }),
+    waitFor: (count: number) =>
+      received >= count ? lastAt : new Promise<number>((resolve) => waiters.push({ count, resolve })),
+    stats: () => ({
+      received,
+      distinct: messageIds.size,
+      duplicates: [...messageIds.values()].filter((n) => n > 1).length,
+    }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   },
   listening,

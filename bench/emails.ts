@@ -27,13 +27,33 @@ const BATCH = 100;
 function variants(pgUrl: string | undefined): Variant[] {
   const list: Variant[] = [
     { id: "floor", label: "raw pooled nodemailer (floor)", storage: "—", run: { kind: "floor" } },
-    { id: "sqlite-send", label: "flagpost send", storage: "SQLite", run: { kind: "flagpost", engine: "sqlite", mode: "send" } },
-    { id: "sqlite-batch", label: `flagpost sendBatch (${BATCH})`, storage: "SQLite", run: { kind: "flagpost", engine: "sqlite", mode: "batch", batchSize: BATCH } },
+    {
+      id: "sqlite-send",
+      label: "flagpost send",
+      storage: "SQLite",
+      run: { kind: "flagpost", engine: "sqlite", mode: "send" },
+    },
+    {
+      id: "sqlite-batch",
+      label: `flagpost sendBatch (${BATCH})`,
+      storage: "SQLite",
+      run: { kind: "flagpost", engine: "sqlite", mode: "batch", batchSize: BATCH },
+    },
   ];
   if (pgUrl) {
     list.push(
-      { id: "pg-send", label: "flagpost send", storage: "PostgreSQL", run: { kind: "flagpost", engine: "postgres", pgUrl, mode: "send" } },
-      { id: "pg-batch", label: `flagpost sendBatch (${BATCH})`, storage: "PostgreSQL", run: { kind: "flagpost", engine: "postgres", pgUrl, mode: "batch", batchSize: BATCH } },
+      {
+        id: "pg-send",
+        label: "flagpost send",
+        storage: "PostgreSQL",
+        run: { kind: "flagpost", engine: "postgres", pgUrl, mode: "send" },
+      },
+      {
+        id: "pg-batch",
+        label: `flagpost sendBatch (${BATCH})`,
+        storage: "PostgreSQL",
+        run: { kind: "flagpost", engine: "postgres", pgUrl, mode: "batch", batchSize: BATCH },
+      },
     );
   }
   return list;
@@ -41,7 +61,10 @@ function variants(pgUrl: string | undefined): Variant[] {
 
 /** The PostgreSQL URL to use, or why there is none. */
 async function postgresUrl(smoke: boolean): Promise<{ url?: string; why?: string }> {
-  const url = process.env.FLAGPOST_BENCH_PG_URL ?? process.env.FLAGPOST_TEST_PG_URL ?? (smoke ? undefined : "postgres://postgres@127.0.0.1:5432/test");
+  const url =
+    process.env.FLAGPOST_BENCH_PG_URL ??
+    process.env.FLAGPOST_TEST_PG_URL ??
+    (smoke ? undefined : "postgres://postgres@127.0.0.1:5432/test");
   if (!url) return { why: "set FLAGPOST_TEST_PG_URL (or FLAGPOST_BENCH_PG_URL) to include PostgreSQL" };
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
   try {
@@ -67,14 +90,29 @@ interface Sample {
 async function measure(sender: Child, sink: Child<{ port: number }>, variant: Variant, count: number): Promise<Sample> {
   await sink.call("reset");
   const cpu0 = await sender.call<number>("cpu");
-  const result = await sender.call<SendResult>("run", { ...variant.run, port: sink.ready.port, count, concurrency: CONCURRENCY } satisfies SendRun);
-  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${variant.label} (${variant.storage}): the sink did not receive ${count} emails within 5 minutes`)), 300_000).unref());
+  const result = await sender.call<SendResult>("run", {
+    ...variant.run,
+    port: sink.ready.port,
+    count,
+    concurrency: CONCURRENCY,
+  } satisfies SendRun);
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(
+      () =>
+        reject(
+          new Error(`${variant.label} (${variant.storage}): the sink did not receive ${count} emails within 5 minutes`),
+        ),
+      300_000,
+    ).unref(),
+  );
   const lastAt = await Promise.race([sink.call<number>("waitFor", count), timeout]);
   const cpu1 = await sender.call<number>("cpu");
   const statuses = await sender.call<Record<string, number>>("finish", count);
   const received = await sink.call<{ received: number; distinct: number; duplicates: number }>("stats");
-  if (received.received !== count || received.duplicates > 0) throw new Error(`${variant.label}: the sink received ${JSON.stringify(received)} for ${count} emails`);
-  if (variant.run.kind === "flagpost" && statuses.sent !== count) throw new Error(`${variant.label} (${variant.storage}): statuses afterwards ${JSON.stringify(statuses)}`);
+  if (received.received !== count || received.duplicates > 0)
+    throw new Error(`${variant.label}: the sink received ${JSON.stringify(received)} for ${count} emails`);
+  if (variant.run.kind === "flagpost" && statuses.sent !== count)
+    throw new Error(`${variant.label} (${variant.storage}): statuses afterwards ${JSON.stringify(statuses)}`);
   return {
     e2e: count / ((lastAt - result.startedAt) / 1000),
     accepted: count / ((result.acceptedAt - result.startedAt) / 1000),
@@ -110,7 +148,9 @@ export const emailsBench: BenchPart = {
         for (const variant of list) {
           const sample = await measure(sender, sink, variant, count);
           samples.set(variant.id, [...(samples.get(variant.id) ?? []), sample]);
-          log(`${variant.label} (${variant.storage}): ${fmt(sample.e2e)} emails/s end to end, accepted ${fmt(sample.accepted)}/s, p50 ${sample.p50.toFixed(2)} ms, p99 ${sample.p99.toFixed(2)} ms`);
+          log(
+            `${variant.label} (${variant.storage}): ${fmt(sample.e2e)} emails/s end to end, accepted ${fmt(sample.accepted)}/s, p50 ${sample.p50.toFixed(2)} ms, p99 ${sample.p99.toFixed(2)} ms`,
+          );
         }
       }
       load.push(loadavg()[0]!);
@@ -130,7 +170,14 @@ const MISSED_NOTE = [
     "Going further means fewer writes per email (for example not storing the claim as a separate commit) or SQLite synchronous=NORMAL (losing durability against power loss); both change the outbox contract and are left for a decision.",
 ];
 
-function report(r: { list: Variant[]; samples: Map<string, Sample[]>; count: number; rounds: number; load: number[]; pgWhy: string | undefined }): string {
+function report(r: {
+  list: Variant[];
+  samples: Map<string, Sample[]>;
+  count: number;
+  rounds: number;
+  load: number[];
+  pgWhy: string | undefined;
+}): string {
   const med = (id: string, pick: (s: Sample) => number) => median((r.samples.get(id) ?? []).map(pick));
   const floor = med("floor", (s) => s.e2e);
   const floorCpu = med("floor", (s) => s.cpuPerEmail);
@@ -159,7 +206,20 @@ function report(r: { list: Variant[]; samples: Map<string, Sample[]>; count: num
       `${r.rounds} interleaved rounds after a warm-up run of every row; medians. End to end = from the first call to the sink's last arrival; every run checks that the sink got each email once and that flagpost stored each as \`sent\`. ` +
       `Load average (1 min) at start and end: ${r.load.map((l) => l.toFixed(2)).join(" → ")}.`,
     "",
-    table(["system", "storage", "emails/s end to end", "vs floor", "accepted/s", "call p50 ms", "call p99 ms", "sender CPU µs/email", "floor CPU / this"], rows),
+    table(
+      [
+        "system",
+        "storage",
+        "emails/s end to end",
+        "vs floor",
+        "accepted/s",
+        "call p50 ms",
+        "call p99 ms",
+        "sender CPU µs/email",
+        "floor CPU / this",
+      ],
+      rows,
+    ),
     "",
     ...targets,
     ...(targets.some((t) => t.endsWith("MISSED)")) ? MISSED_NOTE : []),

@@ -96,7 +96,11 @@ function post(agent: Agent, url: string, body: Buffer): Promise<number> {
     const req = request(`${url}/v1/events/batch`, {
       method: "POST",
       agent,
-      headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json", "content-length": body.length },
+      headers: {
+        authorization: `Bearer ${API_KEY}`,
+        "content-type": "application/json",
+        "content-length": body.length,
+      },
     });
     req.once("response", (res) => {
       res.resume();
@@ -107,12 +111,20 @@ function post(agent: Agent, url: string, body: Buffer): Promise<number> {
   });
 }
 
-export async function httpIngest(sizes: HttpSizes, shape: StreamShape, dir: string, smoke: boolean, log: (line: string) => void): Promise<{ meter: Meter; size: number; serverCpuSeconds?: number }> {
+export async function httpIngest(
+  sizes: HttpSizes,
+  shape: StreamShape,
+  dir: string,
+  smoke: boolean,
+  log: (line: string) => void,
+): Promise<{ meter: Meter; size: number; serverCpuSeconds?: number }> {
   const file = join(dir, "http.db");
   // Every request carries the next 1,000 events of the stream, as live traffic would (replaying a
   // few bodies would insert old timestamps all over the indexes instead of at their newest end).
   // Bodies are serialised before the clock starts, so the client's work stays out of the timing.
-  const bodies = Array.from({ length: sizes.total / sizes.batch }, (_, i) => Buffer.from(JSON.stringify({ events: eventBatch(shape, i * sizes.batch, sizes.batch, 3) })));
+  const bodies = Array.from({ length: sizes.total / sizes.batch }, (_, i) =>
+    Buffer.from(JSON.stringify({ events: eventBatch(shape, i * sizes.batch, sizes.batch, 3) })),
+  );
   const server = await startServer(file, smoke);
   const meter = new Meter();
   let serverCpuSeconds: number | undefined;

@@ -19,7 +19,8 @@ import { fmt, ratio, summarize } from "./lib/stats.js";
  * run; then query p50/p99 on the resulting tables.
  */
 
-const INSERT_SQL = "insert into flagpost_events (id, event, user_id, ts, received_at, properties) values (?, ?, ?, ?, ?, ?)";
+const INSERT_SQL =
+  "insert into flagpost_events (id, event, user_id, ts, received_at, properties) values (?, ?, ?, ?, ?, ?)";
 const UNNEST_SQL =
   "insert into flagpost_events (id, event, user_id, ts, received_at, properties) select * from unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::bigint[], $5::bigint[], $6::text[])";
 
@@ -38,7 +39,14 @@ type Row = [string, string, string, number, number, string];
 
 /** The row a raw driver inserts for an event: what flagpost stores, prepared outside the timing. */
 function toRows(batch: TrackEventInput[], receivedMs: number): Row[] {
-  return batch.map((e) => [uuidv7(receivedMs), e.event, e.userId, Date.parse(e.timestamp as string), receivedMs, JSON.stringify(e.properties ?? {})]);
+  return batch.map((e) => [
+    uuidv7(receivedMs),
+    e.event,
+    e.userId,
+    Date.parse(e.timestamp as string),
+    receivedMs,
+    JSON.stringify(e.properties ?? {}),
+  ]);
 }
 
 function benchDir(): string {
@@ -64,7 +72,11 @@ async function measureQueries(fp: Flagpost, shape: StreamShape, count: number): 
     user: () => ({ userId: `user_${Math.floor(random() * USERS)}` }),
     eventWindow: () => {
       const from = shape.startMs + random() * (span - day);
-      return { event: EVENT_NAMES[Math.floor(random() * EVENT_NAMES.length)], from: new Date(from).toISOString(), to: new Date(from + day).toISOString() };
+      return {
+        event: EVENT_NAMES[Math.floor(random() * EVENT_NAMES.length)],
+        from: new Date(from).toISOString(),
+        to: new Date(from + day).toISOString(),
+      };
     },
     window: () => {
       const from = shape.startMs + random() * (span - hour);
@@ -117,12 +129,19 @@ async function ingestAlternating(
       const batch = eventBatch(shape, at, sizes.batch);
       await flagpost.time(batch.length, () => steps.flagpost(batch));
     }
-    log(`${label}: ${first + perSegment} events each (floor ${fmt(floor.perSecond)}/s, flagpost ${fmt(flagpost.perSecond)}/s)`);
+    log(
+      `${label}: ${first + perSegment} events each (floor ${fmt(floor.perSecond)}/s, flagpost ${fmt(flagpost.perSecond)}/s)`,
+    );
   }
   return { floor, flagpost };
 }
 
-async function sqliteIngest(sizes: Sizes, shape: StreamShape, dir: string, log: (line: string) => void): Promise<IngestResult> {
+async function sqliteIngest(
+  sizes: Sizes,
+  shape: StreamShape,
+  dir: string,
+  log: (line: string) => void,
+): Promise<IngestResult> {
   const floorFile = join(dir, "floor.db");
   const floorHandle = openSqliteHandle(floorFile);
   const floorDb = new Kysely<any>({ dialect: new SqliteDialect({ database: floorHandle }) });
@@ -134,12 +153,27 @@ async function sqliteIngest(sizes: Sizes, shape: StreamShape, dir: string, log: 
 
   const file = join(dir, "flagpost.db");
   const handle = openSqliteHandle(file);
-  const fp = createFlagpost({ storage: kyselyStorage(new Kysely<any>({ dialect: new SqliteDialect({ database: handle }) })), logger: silentLogger });
+  const fp = createFlagpost({
+    storage: kyselyStorage(new Kysely<any>({ dialect: new SqliteDialect({ database: handle }) })),
+    logger: silentLogger,
+  });
   await fp.ready();
 
-  const { floor, flagpost } = await ingestAlternating(sizes, shape, "sqlite", { floor: (rows) => insertBatch(rows), flagpost: (batch) => fp.events.trackBatch(batch) }, log);
+  const { floor, flagpost } = await ingestAlternating(
+    sizes,
+    shape,
+    "sqlite",
+    { floor: (rows) => insertBatch(rows), flagpost: (batch) => fp.events.trackBatch(batch) },
+    log,
+  );
   const queries = await measureQueries(fp, shape, sizes.queries);
-  const result = { floor, flagpost, floorSize: sqliteSize(floorHandle, floorFile), flagpostSize: sqliteSize(handle, file), queries };
+  const result = {
+    floor,
+    flagpost,
+    floorSize: sqliteSize(floorHandle, floorFile),
+    flagpostSize: sqliteSize(handle, file),
+    queries,
+  };
   await fp.close();
   handle.close();
   await floorDb.destroy();
@@ -151,7 +185,12 @@ function postgresUrl(): string | undefined {
   return url === undefined || url === "" ? undefined : url;
 }
 
-async function postgresIngest(url: string, sizes: Sizes, shape: StreamShape, log: (line: string) => void): Promise<IngestResult> {
+async function postgresIngest(
+  url: string,
+  sizes: Sizes,
+  shape: StreamShape,
+  log: (line: string) => void,
+): Promise<IngestResult> {
   const suffix = Math.random().toString(36).slice(2, 10);
   const schemas = { floor: `flagpost_bench_floor_${suffix}`, flagpost: `flagpost_bench_${suffix}` };
   const admin = new pg.Pool({ connectionString: url, max: 1 });
@@ -166,22 +205,45 @@ async function postgresIngest(url: string, sizes: Sizes, shape: StreamShape, log
     const floorPool = pool(schemas.floor);
     const floorDb = new Kysely<any>({ dialect: new PostgresDialect({ pool: floorPool }) });
     await kyselyStorage(floorDb).migrate();
-    const fp = createFlagpost({ storage: kyselyStorage(new Kysely<any>({ dialect: new PostgresDialect({ pool: pool(schemas.flagpost) }) })), logger: silentLogger });
+    const fp = createFlagpost({
+      storage: kyselyStorage(new Kysely<any>({ dialect: new PostgresDialect({ pool: pool(schemas.flagpost) }) })),
+      logger: silentLogger,
+    });
     await fp.ready();
 
-    const unnest = (rows: Row[]) => floorPool.query(UNNEST_SQL, [0, 1, 2, 3, 4, 5].map((c) => rows.map((r) => r[c])));
-    const { floor, flagpost } = await ingestAlternating(sizes, shape, "postgres", { floor: unnest, flagpost: (batch) => fp.events.trackBatch(batch) }, log);
+    const unnest = (rows: Row[]) =>
+      floorPool.query(
+        UNNEST_SQL,
+        [0, 1, 2, 3, 4, 5].map((c) => rows.map((r) => r[c])),
+      );
+    const { floor, flagpost } = await ingestAlternating(
+      sizes,
+      shape,
+      "postgres",
+      { floor: unnest, flagpost: (batch) => fp.events.trackBatch(batch) },
+      log,
+    );
     await admin.query(`analyze "${schemas.flagpost}".flagpost_events`);
     const queries = await measureQueries(fp, shape, sizes.queries);
     const size = async (schema: string) =>
-      Number((await admin.query<{ size: string }>(`select pg_total_relation_size('"${schema}".flagpost_events') as size`)).rows[0]!.size);
-    const result = { floor, flagpost, floorSize: await size(schemas.floor), flagpostSize: await size(schemas.flagpost), queries };
+      Number(
+        (await admin.query<{ size: string }>(`select pg_total_relation_size('"${schema}".flagpost_events') as size`))
+          .rows[0]!.size,
+      );
+    const result = {
+      floor,
+      flagpost,
+      floorSize: await size(schemas.floor),
+      flagpostSize: await size(schemas.flagpost),
+      queries,
+    };
     await fp.close();
     await floorDb.destroy();
     return result;
   } finally {
     await Promise.allSettled(pools.map((p) => p.end()));
-    for (const schema of Object.values(schemas)) await admin.query(`drop schema if exists "${schema}" cascade`).catch(() => undefined);
+    for (const schema of Object.values(schemas))
+      await admin.query(`drop schema if exists "${schema}" cascade`).catch(() => undefined);
     await admin.end();
   }
 }
@@ -208,7 +270,11 @@ const QUERY_MISSED_NOTE =
   "so the tail is on the client side — the pg driver's round trip, decoding 100 rows and the event loop of a process that just ingested a million events — and moves with the machine's load.";
 
 function queryRows(backend: string, times: QueryTimes): (string | number)[][] {
-  const label = { user: "one user (limit 100)", eventWindow: "one event in a 1-day window (limit 100)", window: "a 1-hour window (limit 100)" };
+  const label = {
+    user: "one user (limit 100)",
+    eventWindow: "one event in a 1-day window (limit 100)",
+    window: "a 1-hour window (limit 100)",
+  };
   return (Object.keys(label) as (keyof QueryTimes)[]).map((kind) => {
     const s = summarize(times[kind]);
     return [backend, label[kind], fmt(s.p50, 2), fmt(s.p99, 2), verdict(s.p99 < 5)];
@@ -221,21 +287,35 @@ export const eventsPart: BenchPart = {
   async run({ smoke, log }) {
     // FLAGPOST_BENCH_EVENTS scales a full run down (or up), e.g. 100000 for a quick look.
     const total = Number(process.env.FLAGPOST_BENCH_EVENTS ?? FULL.total);
-    if (!smoke && (!Number.isInteger(total) || total % (FULL.batch * FULL.segments) !== 0)) throw new Error(`FLAGPOST_BENCH_EVENTS must be a multiple of ${FULL.batch * FULL.segments}`);
+    if (!smoke && (!Number.isInteger(total) || total % (FULL.batch * FULL.segments) !== 0))
+      throw new Error(`FLAGPOST_BENCH_EVENTS must be a multiple of ${FULL.batch * FULL.segments}`);
     const sizes = smoke ? SMOKE : { ...FULL, total };
     const shape = streamShape(sizes.total, Date.now());
-    const loadBefore = loadavg().map((l) => l.toFixed(2)).join(", ");
+    const loadBefore = loadavg()
+      .map((l) => l.toFixed(2))
+      .join(", ");
     const dir = benchDir();
     try {
       const sqlite = await sqliteIngest(sizes, shape, dir, log);
       const url = postgresUrl();
       const postgres = url === undefined ? undefined : await postgresIngest(url, sizes, shape, log);
       const http = await httpIngest(sizes, shape, dir, smoke, log);
-      const loadAfter = loadavg().map((l) => l.toFixed(2)).join(", ");
+      const loadAfter = loadavg()
+        .map((l) => l.toFixed(2))
+        .join(", ");
 
       const n = fmt(sizes.total);
       const ingest: (string | number)[][] = [
-        ["SQLite floor: better-sqlite3 prepared INSERT, 1,000 per transaction", n, fmt(sqlite.floor.perSecond), fmt(sqlite.floor.perCpuSecond), "1.00×", "1.00×", mib(sqlite.floorSize), ""],
+        [
+          "SQLite floor: better-sqlite3 prepared INSERT, 1,000 per transaction",
+          n,
+          fmt(sqlite.floor.perSecond),
+          fmt(sqlite.floor.perCpuSecond),
+          "1.00×",
+          "1.00×",
+          mib(sqlite.floorSize),
+          "",
+        ],
         [
           "SQLite: `fp.events.trackBatch`, 1,000 per call",
           n,
@@ -249,7 +329,16 @@ export const eventsPart: BenchPart = {
       ];
       if (postgres) {
         ingest.push(
-          ["PostgreSQL floor: pg, INSERT … SELECT unnest($1 … $6), 1,000 per statement", n, fmt(postgres.floor.perSecond), "–", "1.00×", "–", mib(postgres.floorSize), ""],
+          [
+            "PostgreSQL floor: pg, INSERT … SELECT unnest($1 … $6), 1,000 per statement",
+            n,
+            fmt(postgres.floor.perSecond),
+            "–",
+            "1.00×",
+            "–",
+            mib(postgres.floorSize),
+            "",
+          ],
           [
             "PostgreSQL: `fp.events.trackBatch`, 1,000 per call",
             n,
@@ -262,7 +351,16 @@ export const eventsPart: BenchPart = {
           ],
         );
       } else {
-        ingest.push(["PostgreSQL (skipped: set FLAGPOST_BENCH_PG_URL or FLAGPOST_TEST_PG_URL)", "–", "–", "–", "–", "–", "–", ""]);
+        ingest.push([
+          "PostgreSQL (skipped: set FLAGPOST_BENCH_PG_URL or FLAGPOST_TEST_PG_URL)",
+          "–",
+          "–",
+          "–",
+          "–",
+          "–",
+          "–",
+          "",
+        ]);
       }
       ingest.push([
         `HTTP: POST /v1/events/batch → SQLite, 1,000 per request, ${sizes.httpConnections} connections, ${smoke ? "server in process" : "`flagpost serve` in a child process"}`,
@@ -270,22 +368,43 @@ export const eventsPart: BenchPart = {
         fmt(http.meter.perSecond),
         http.serverCpuSeconds ? `${fmt(sizes.total / http.serverCpuSeconds)} (server process)` : "–",
         `${ratio(http.meter.perSecond, sqlite.floor.perSecond)} of the SQLite floor`,
-        http.serverCpuSeconds ? `${ratio(sizes.total / http.serverCpuSeconds, sqlite.floor.perCpuSecond)} of the SQLite floor` : "–",
+        http.serverCpuSeconds
+          ? `${ratio(sizes.total / http.serverCpuSeconds, sqlite.floor.perCpuSecond)} of the SQLite floor`
+          : "–",
         mib(http.size),
         `≥ 100,000 events/s: ${verdict(http.meter.perSecond >= 100_000)}`,
       ]);
 
-      const queries = [...queryRows("SQLite", sqlite.queries), ...(postgres ? queryRows("PostgreSQL", postgres.queries) : [])];
+      const queries = [
+        ...queryRows("SQLite", sqlite.queries),
+        ...(postgres ? queryRows("PostgreSQL", postgres.queries) : []),
+      ];
       // The query note explains PostgreSQL's client-side tail only; a SQLite miss gets no excuse.
-      const postgresQueryMissed = postgres !== undefined && Object.values(postgres.queries).some((times) => summarize(times).p99 >= 5);
+      const postgresQueryMissed =
+        postgres !== undefined && Object.values(postgres.queries).some((times) => summarize(times).p99 >= 5);
       const notes = [
         ...(http.meter.perSecond < 100_000 ? httpMissedNote(sqlite.floor.perSecond) : []),
         ...(postgresQueryMissed ? [QUERY_MISSED_NOTE] : []),
       ];
       return [
-        table(["ingestion", "events", "events/s (wall)", "events per CPU-second", "ratio to floor (wall)", "ratio (CPU)", "table on disk", "target"], ingest),
+        table(
+          [
+            "ingestion",
+            "events",
+            "events/s (wall)",
+            "events per CPU-second",
+            "ratio to floor (wall)",
+            "ratio (CPU)",
+            "table on disk",
+            "target",
+          ],
+          ingest,
+        ),
         "",
-        table(["backend", `query through fp.events.query, ${fmt(sizes.total)} rows`, "p50 ms", "p99 ms", "p99 < 5 ms"], queries),
+        table(
+          ["backend", `query through fp.events.query, ${fmt(sizes.total)} rows`, "p50 ms", "p99 ms", "p99 < 5 ms"],
+          queries,
+        ),
         "",
         ...(notes.length > 0 ? [...notes, ""] : []),
         `Machine load (1/5/15 min) before: ${loadBefore}; after: ${loadAfter}. SQLite files in ${dir.replace(/\/[^/]+$/, "")} with the CLI's pragmas (WAL, synchronous=FULL). ` +

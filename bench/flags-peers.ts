@@ -24,12 +24,31 @@ export interface System<C = any> {
 
 /** unleash-client: bootstrap data, no fetching (refreshInterval 0), no metrics, in-memory backup. */
 export async function unleashSystem(flags: FlagSet): Promise<System<{ userId: string; properties: { plan: string } }>> {
-  const toggle = (name: string, strategies: unknown[]) => ({ name, enabled: true, project: "default", stale: false, type: "release", variants: [], impressionData: false, strategies });
-  const rollout = (name: string, percentage: number) => ({ name: "flexibleRollout", constraints: [], parameters: { rollout: String(percentage), stickiness: "userId", groupId: name } });
+  const toggle = (name: string, strategies: unknown[]) => ({
+    name,
+    enabled: true,
+    project: "default",
+    stale: false,
+    type: "release",
+    variants: [],
+    impressionData: false,
+    strategies,
+  });
+  const rollout = (name: string, percentage: number) => ({
+    name: "flexibleRollout",
+    constraints: [],
+    parameters: { rollout: String(percentage), stickiness: "userId", groupId: name },
+  });
   const features = [
     toggle(flags.key, [
       { name: "userWithId", constraints: [], parameters: { userIds: flags.listed.join(",") } },
-      { name: "default", constraints: [{ contextName: "plan", operator: "IN", values: ["pro"], caseInsensitive: false, inverted: false }], parameters: {} },
+      {
+        name: "default",
+        constraints: [
+          { contextName: "plan", operator: "IN", values: ["pro"], caseInsensitive: false, inverted: false },
+        ],
+        parameters: {},
+      },
       rollout(flags.key, 25),
     ]),
     ...flags.others.map((o) => toggle(o.key, [rollout(o.key, o.percentage)])),
@@ -69,7 +88,11 @@ export async function growthbookSystem(flags: FlagSet): Promise<System<{ attribu
       ],
     },
   };
-  for (const o of flags.others) features[o.key] = { defaultValue: false, rules: [{ force: true, coverage: o.percentage / 100, hashAttribute: "id" }] };
+  for (const o of flags.others)
+    features[o.key] = {
+      defaultValue: false,
+      rules: [{ force: true, coverage: o.percentage / 100, hashAttribute: "id" }],
+    };
   const gb = new GrowthBookClient().initSync({ payload: { features: features as never } });
   return {
     name: "@growthbook/growthbook",
@@ -94,7 +117,14 @@ export async function launchDarklySystem(flags: FlagSet): Promise<System<{ kind:
     targets: [],
     rules: [],
     prerequisites: [],
-    fallthrough: { rollout: { variations: [{ variation: 0, weight: percentage * 1000 }, { variation: 1, weight: 100_000 - percentage * 1000 }] } },
+    fallthrough: {
+      rollout: {
+        variations: [
+          { variation: 0, weight: percentage * 1000 },
+          { variation: 1, weight: 100_000 - percentage * 1000 },
+        ],
+      },
+    },
     ...extra,
   });
   await td.usePreconfiguredFlag(
@@ -107,7 +137,12 @@ export async function launchDarklySystem(flags: FlagSet): Promise<System<{ kind:
   const problems: string[] = [];
   const record = (...args: unknown[]) => void problems.push(args.join(" "));
   const logger: LDLogger = { debug: () => undefined, info: () => undefined, warn: record, error: record };
-  const client = initLaunchDarkly("sdk-offline-benchmark", { updateProcessor: td.getFactory(), sendEvents: false, diagnosticOptOut: true, logger });
+  const client = initLaunchDarkly("sdk-offline-benchmark", {
+    updateProcessor: td.getFactory(),
+    sendEvents: false,
+    diagnosticOptOut: true,
+    logger,
+  });
   await client.waitForInitialization({ timeout: 10 });
   if (problems.length > 0) throw new Error(`LaunchDarkly SDK reported: ${problems.join("; ")}`);
   return {

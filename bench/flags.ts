@@ -23,7 +23,11 @@ function murmur3(text: string): number {
   const blocks = n & ~3;
   let i = 0;
   for (; i < blocks; i += 4) {
-    let k = text.charCodeAt(i) | (text.charCodeAt(i + 1) << 8) | (text.charCodeAt(i + 2) << 16) | (text.charCodeAt(i + 3) << 24);
+    let k =
+      text.charCodeAt(i) |
+      (text.charCodeAt(i + 1) << 8) |
+      (text.charCodeAt(i + 2) << 16) |
+      (text.charCodeAt(i + 3) << 24);
     k = Math.imul(k, 0xcc9e2d51);
     k = (k << 15) | (k >>> 17);
     h ^= Math.imul(k, 0x1b873593);
@@ -54,7 +58,8 @@ function murmur3(text: string): number {
 }
 
 type FlagContext = { userId: string; attributes: { plan: string } };
-const flagContexts = (users: BenchUser[]): FlagContext[] => users.map((u) => ({ userId: u.id, attributes: { plan: u.plan } }));
+const flagContexts = (users: BenchUser[]): FlagContext[] =>
+  users.map((u) => ({ userId: u.id, attributes: { plan: u.plan } }));
 
 /** The floor: this one flag, hand-written (a Map lookup, a Set, a compare, a hash of key:userId). */
 function floorSystem(flags: FlagSet): System<FlagContext> {
@@ -64,7 +69,9 @@ function floorSystem(flags: FlagSet): System<FlagContext> {
     contexts: flagContexts,
     call: (c) => {
       const f = table.get(KEY)!;
-      return f.users.has(c.userId) || c.attributes.plan === f.plan || murmur3(`${KEY}:${c.userId}`) % 10_000 < f.threshold;
+      return (
+        f.users.has(c.userId) || c.attributes.plan === f.plan || murmur3(`${KEY}:${c.userId}`) % 10_000 < f.threshold
+      );
     },
     async: false,
     close: async () => undefined,
@@ -77,7 +84,9 @@ async function flagpostInstance(flags: FlagSet, exposures: boolean): Promise<Fla
     storage: memoryStorage(),
     logger: silentLogger,
     // Room for every user: after the warm-up each call takes the de-duplication path (the steady state).
-    ...(exposures ? { exposures: { enabled: true, maxKeys: 250_000, maxBuffer: 250_000, sink: { enqueue: () => undefined } } } : {}),
+    ...(exposures
+      ? { exposures: { enabled: true, maxKeys: 250_000, maxBuffer: 250_000, sink: { enqueue: () => undefined } } }
+      : {}),
   });
   await fp.ready();
   for (const flag of flagpostRules(flags)) await fp.flags.create(flag);
@@ -91,9 +100,30 @@ async function flagpostSystems(flags: FlagSet): Promise<System[]> {
   await OpenFeature.setProviderAndWait(domain, new FlagpostProvider(fp));
   const openFeature = OpenFeature.getClient(domain);
   return [
-    { name: "flagpost isEnabled", contexts: flagContexts, call: (c: FlagContext) => fp.isEnabled(KEY, c), async: false, close: () => fp.close(), note: "fp.isEnabled on the in-process snapshot" },
-    { name: "flagpost flagClient.evaluate (detail)", contexts: flagContexts, call: (c: FlagContext) => fp.flagClient.evaluate(KEY, c).enabled, async: false, close: async () => undefined, note: "allocates the {enabled, reason, ruleIndex} result" },
-    { name: "flagpost isEnabled + exposures", contexts: flagContexts, call: (c: FlagContext) => withExposures.isEnabled(KEY, c), async: false, close: () => withExposures.close(), note: "opt-in $exposure events in the steady state: each (user, flag, result) already reported within the window, so each call only checks the de-duplication map" },
+    {
+      name: "flagpost isEnabled",
+      contexts: flagContexts,
+      call: (c: FlagContext) => fp.isEnabled(KEY, c),
+      async: false,
+      close: () => fp.close(),
+      note: "fp.isEnabled on the in-process snapshot",
+    },
+    {
+      name: "flagpost flagClient.evaluate (detail)",
+      contexts: flagContexts,
+      call: (c: FlagContext) => fp.flagClient.evaluate(KEY, c).enabled,
+      async: false,
+      close: async () => undefined,
+      note: "allocates the {enabled, reason, ruleIndex} result",
+    },
+    {
+      name: "flagpost isEnabled + exposures",
+      contexts: flagContexts,
+      call: (c: FlagContext) => withExposures.isEnabled(KEY, c),
+      async: false,
+      close: () => withExposures.close(),
+      note: "opt-in $exposure events in the steady state: each (user, flag, result) already reported within the window, so each call only checks the de-duplication map",
+    },
     {
       name: "OpenFeature client → FlagpostProvider",
       contexts: (users: BenchUser[]) => users.map((u) => ({ targetingKey: u.id, plan: u.plan })),
@@ -109,10 +139,16 @@ async function flagpostSystems(flags: FlagSet): Promise<System[]> {
  * A timing loop compiled for one system alone, so its call site sees one function (as an app's
  * does) and the JIT may inline it; a loop shared by all systems would be megamorphic for all.
  */
-function loopFor(system: System): (call: System["call"], contexts: unknown[], start: number, end: number) => number | Promise<number> {
+function loopFor(
+  system: System,
+): (call: System["call"], contexts: unknown[], start: number, end: number) => number | Promise<number> {
   const body = `let on = 0; for (let i = start; i < end; i++) if (${system.async ? "await " : ""}call(contexts[i])) on++; return on; // ${system.name}`;
   const AsyncFunction = (async () => undefined).constructor as FunctionConstructor;
-  return (system.async ? new AsyncFunction("call", "contexts", "start", "end", body) : new Function("call", "contexts", "start", "end", body)) as never;
+  return (
+    system.async
+      ? new AsyncFunction("call", "contexts", "start", "end", body)
+      : new Function("call", "contexts", "start", "end", body)
+  ) as never;
 }
 
 interface Measured {
@@ -121,7 +157,13 @@ interface Measured {
   trueShare: number;
 }
 
-async function pass(m: Measured, loop: ReturnType<typeof loopFor>, contexts: unknown[], batch: number, record: boolean): Promise<void> {
+async function pass(
+  m: Measured,
+  loop: ReturnType<typeof loopFor>,
+  contexts: unknown[],
+  batch: number,
+  record: boolean,
+): Promise<void> {
   let on = 0;
   for (let start = 0; start < contexts.length; start += batch) {
     const end = Math.min(start + batch, contexts.length);
@@ -146,7 +188,11 @@ export const flagsBench: BenchPart = {
     const systems: System[] = [floorSystem(flags), ...(await flagpostSystems(flags))];
     for (const make of [unleashSystem, growthbookSystem, launchDarklySystem]) systems.push(await make(flags));
 
-    const measured = systems.map((system) => ({ m: { system, nsPerCall: [], trueShare: 0 } as Measured, loop: loopFor(system), contexts: system.contexts(users) }));
+    const measured = systems.map((system) => ({
+      m: { system, nsPerCall: [], trueShare: 0 } as Measured,
+      loop: loopFor(system),
+      contexts: system.contexts(users),
+    }));
     for (const { m, loop, contexts } of measured) await pass(m, loop, contexts, batch, false); // warm-up: JIT, caches
     for (let round = 0; round < rounds; round++) {
       log(`round ${round + 1} of ${rounds}`);
@@ -158,7 +204,12 @@ export const flagsBench: BenchPart = {
     const stats = measured.map(({ m }) => ({ m, s: summarize(m.nsPerCall) }));
     const floor = stats[0]!;
     const ours = stats.find((x) => x.m.system.name === "flagpost isEnabled")!;
-    const peers = stats.filter((x) => !x.m.system.name.startsWith("flagpost") && !x.m.system.name.startsWith("floor") && !x.m.system.name.startsWith("OpenFeature"));
+    const peers = stats.filter(
+      (x) =>
+        !x.m.system.name.startsWith("flagpost") &&
+        !x.m.system.name.startsWith("floor") &&
+        !x.m.system.name.startsWith("OpenFeature"),
+    );
     const fastestPeer = peers.reduce((a, b) => (b.s.p50 < a.s.p50 ? b : a));
     const rows = stats.map(({ m, s }) => [
       m.system.name,
@@ -172,7 +223,9 @@ export const flagsBench: BenchPart = {
     // Independent bucketings of n users differ by sampling noise only: allow four standard deviations (at least 1 point).
     const tolerance = Math.max(0.01, 4 * Math.sqrt(0.5 / userCount));
     const shareSpread = Math.max(...stats.map((x) => Math.abs(x.m.trueShare - floor.m.trueShare)));
-    const sameAsFloor = stats.filter((x) => x.m.system.name.includes("flagpost")).every((x) => x.m.trueShare === floor.m.trueShare);
+    const sameAsFloor = stats
+      .filter((x) => x.m.system.name.includes("flagpost"))
+      .every((x) => x.m.trueShare === floor.m.trueShare);
     const withinFloor = ours.s.p50 / floor.s.p50;
     const vsPeer = fastestPeer.s.p50 / ours.s.p50;
     return [
@@ -180,7 +233,10 @@ export const flagsBench: BenchPart = {
         `${rounds} interleaved passes after a warm-up, batches of ${batch} calls; ${stats[0]!.s.n} batches per system. ` +
         `Load average (1 min) at start and end: ${load.map((l) => l.toFixed(2)).join(" → ")}.`,
       "",
-      table(["system", "ns/call p50", "ns/call p99", "calls/s", "share true", "p50 vs floor", "p50 vs isEnabled"], rows),
+      table(
+        ["system", "ns/call p50", "ns/call p99", "calls/s", "share true", "p50 vs floor", "p50 vs isEnabled"],
+        rows,
+      ),
       "",
       `- isEnabled vs floor: ${withinFloor.toFixed(2)}× (target ≤ 1.5×: ${withinFloor <= 1.5 ? "met" : "MISSED"})`,
       `- fastest peer (${fastestPeer.m.system.name}) vs isEnabled: ${vsPeer.toFixed(2)}× slower (target ≥ 5×: ${vsPeer >= 5 ? "met" : "MISSED"})`,

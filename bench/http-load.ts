@@ -16,7 +16,10 @@ interface AutocannonResult {
   statusCodeStats: Record<string, { count: number }>;
 }
 interface Instance extends PromiseLike<AutocannonResult> {
-  on(event: "response", listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void): void;
+  on(
+    event: "response",
+    listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void,
+  ): void;
 }
 type Autocannon = (options: Record<string, unknown>) => Instance;
 const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
@@ -55,7 +58,10 @@ function quantile(counts: Uint32Array, total: number, q: number): number {
 }
 
 const users = benchUsers();
-const bodies = Object.fromEntries(Object.values(ROUTES).map((r) => [r.name, r.bodies(users)])) as Record<RouteName, string[]>;
+const bodies = Object.fromEntries(Object.values(ROUTES).map((r) => [r.name, r.bodies(users)])) as Record<
+  RouteName,
+  string[]
+>;
 
 async function run(options: LoadOptions): Promise<LoadResult> {
   const route = ROUTES[options.route];

@@ -36,7 +36,8 @@ function floorEvaluator(flags: FlagSet): (body: { userId?: string; attributes?: 
     const userId = body.userId;
     if (userId !== undefined && users.has(userId)) return { enabled: true, reason: "rule_match", ruleIndex: 0 };
     if (body.attributes?.plan === "pro") return { enabled: true, reason: "rule_match", ruleIndex: 1 };
-    if (userId !== undefined && murmurhash.murmur3(prefix + userId, 0) % 10_000 < 2500) return { enabled: true, reason: "rule_match", ruleIndex: 2 };
+    if (userId !== undefined && murmurhash.murmur3(prefix + userId, 0) % 10_000 < 2500)
+      return { enabled: true, reason: "rule_match", ruleIndex: 2 };
     return { enabled: false, reason: "no_rule_match" };
   };
 }
@@ -62,12 +63,18 @@ function floorNode(flags: FlagSet): Server {
   const evaluate = floorEvaluator(flags);
   return createServer((req, res) => {
     if (req.method === "POST" && req.url === EVALUATE_PATH) {
-      readBody(req).then((text) => sendJson(res, 200, { data: evaluate(JSON.parse(text)) }), () => res.destroy());
+      readBody(req).then(
+        (text) => sendJson(res, 200, { data: evaluate(JSON.parse(text)) }),
+        () => res.destroy(),
+      );
     } else if (req.method === "POST" && req.url === EVENTS_PATH) {
-      readBody(req).then((text) => {
-        JSON.parse(text);
-        sendJson(res, 202, { data: { id: randomUUID(), status: "accepted" } });
-      }, () => res.destroy());
+      readBody(req).then(
+        (text) => {
+          JSON.parse(text);
+          sendJson(res, 202, { data: { id: randomUUID(), status: "accepted" } });
+        },
+        () => res.destroy(),
+      );
     } else {
       sendJson(res, 404, { error: { code: "not_found" } });
     }
@@ -81,21 +88,29 @@ async function floorFastify(flags: FlagSet): Promise<{ port: number; close(): Pr
   const evaluate = floorEvaluator(flags);
   const app = (await fastify())();
   app.post("/v1/flags/:key/evaluate", async (request) => ({ data: evaluate((request.body ?? {}) as never) }));
-  app.post(EVENTS_PATH, async (_request, reply) => reply.code(202).send({ data: { id: randomUUID(), status: "accepted" } }));
+  app.post(EVENTS_PATH, async (_request, reply) =>
+    reply.code(202).send({ data: { id: randomUUID(), status: "accepted" } }),
+  );
   await app.listen({ port: 0, host: "127.0.0.1" });
   return { port: (app.server.address() as AddressInfo).port, close: () => app.close() };
 }
 
 // --- flagpost ---------------------------------------------------------------------------------
 
-async function flagpostInstance(flags: FlagSet, storageKind: string): Promise<{ fp: Flagpost; key: string; cleanup(): void }> {
+async function flagpostInstance(
+  flags: FlagSet,
+  storageKind: string,
+): Promise<{ fp: Flagpost; key: string; cleanup(): void }> {
   let cleanup = () => undefined as void;
   let storage = memoryStorage();
   if (storageKind === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "flagpost-bench-http-"));
     cleanup = () => rmSync(dir, { recursive: true, force: true });
     // As `flagpost serve` opens it: WAL, busy_timeout, synchronous=FULL.
-    const [{ openDatabase }, { kyselyStorage }] = await Promise.all([import("../cli/open-database.js"), import("../adapters/kysely/index.js")]);
+    const [{ openDatabase }, { kyselyStorage }] = await Promise.all([
+      import("../cli/open-database.js"),
+      import("../adapters/kysely/index.js"),
+    ]);
     storage = kyselyStorage(await openDatabase(join(dir, "flagpost.db")), { destroyOnClose: true });
   }
   const fp = createFlagpost({ storage, logger: silentLogger });
@@ -142,7 +157,11 @@ async function start(kind: ServerKind, storageKind: string): Promise<Started> {
     const app = (await fastify())();
     await app.register(toFastify(fp, HTTP_OPTIONS));
     await app.listen({ port: 0, host: "127.0.0.1" });
-    return { ready: { port: (app.server.address() as AddressInfo).port, key }, close: async () => (await app.close(), done()), reset };
+    return {
+      ready: { port: (app.server.address() as AddressInfo).port, key },
+      close: async () => (await app.close(), done()),
+      reset,
+    };
   }
   let server: Server;
   if (kind === "flagpost-node") {
@@ -162,7 +181,8 @@ async function start(kind: ServerKind, storageKind: string): Promise<Started> {
 }
 
 const [kind, storageKind = "memory"] = process.argv.slice(2);
-if (!SERVER_KINDS.includes(kind as ServerKind)) throw new Error(`unknown server kind ${kind}; known: ${SERVER_KINDS.join(", ")}`);
+if (!SERVER_KINDS.includes(kind as ServerKind))
+  throw new Error(`unknown server kind ${kind}; known: ${SERVER_KINDS.join(", ")}`);
 const started = start(kind as ServerKind, storageKind);
 serveCalls(
   {

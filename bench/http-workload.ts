@@ -39,7 +39,13 @@ export const ROUTES = {
     status: 202,
     scope: "events:write",
     bodies: (users) =>
-      users.map((u, i) => JSON.stringify({ event: "checkout_completed", userId: u.id, properties: { plan: u.plan, revenue: 10 + (i % 90), currency: "EUR" } })),
+      users.map((u, i) =>
+        JSON.stringify({
+          event: "checkout_completed",
+          userId: u.id,
+          properties: { plan: u.plan, revenue: 10 + (i % 90), currency: "EUR" },
+        }),
+      ),
   },
 } satisfies Record<string, RouteLoad>;
 
@@ -50,7 +56,14 @@ export function benchUsers(): BenchUser[] {
 }
 
 /** The servers bench/http-servers.ts can start (see there). */
-export const SERVER_KINDS = ["floor-node", "floor-fastify", "flagpost-node", "flagpost-express", "flagpost-fastify", "flagpost-hono"] as const;
+export const SERVER_KINDS = [
+  "floor-node",
+  "floor-fastify",
+  "flagpost-node",
+  "flagpost-express",
+  "flagpost-fastify",
+  "flagpost-hono",
+] as const;
 export type ServerKind = (typeof SERVER_KINDS)[number];
 
 export interface ServerReady {

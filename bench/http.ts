@@ -35,7 +35,13 @@ const VARIANTS: Variant[] = [
   { id: "floor-fastify", label: "bare Fastify", kind: "floor-fastify", storage: "memory", tier: "mounts" },
   { id: "flagpost-express", label: "flagpost toExpress", kind: "flagpost-express", storage: STORAGE, tier: "mounts" },
   { id: "flagpost-fastify", label: "flagpost toFastify", kind: "flagpost-fastify", storage: STORAGE, tier: "mounts" },
-  { id: "flagpost-hono", label: "flagpost toHono (@hono/node-server)", kind: "flagpost-hono", storage: STORAGE, tier: "mounts" },
+  {
+    id: "flagpost-hono",
+    label: "flagpost toHono (@hono/node-server)",
+    kind: "flagpost-hono",
+    storage: STORAGE,
+    tier: "mounts",
+  },
 ];
 
 interface Settings {
@@ -89,8 +95,13 @@ async function checkAnswers(servers: Running[], log: (line: string) => void): Pr
         const got = await post(server, route, body);
         const same =
           got.status === ROUTES[route].status &&
-          (route === "evaluate" ? JSON.stringify(got.json) === JSON.stringify(expected.json) : (got.json as { data?: { status?: string } }).data?.status === "accepted");
-        if (!same) throw new Error(`${server.variant.label} answered ${route} with ${got.status} ${JSON.stringify(got.json)}; the floor with ${JSON.stringify(expected.json)}`);
+          (route === "evaluate"
+            ? JSON.stringify(got.json) === JSON.stringify(expected.json)
+            : (got.json as { data?: { status?: string } }).data?.status === "accepted");
+        if (!same)
+          throw new Error(
+            `${server.variant.label} answered ${route} with ${got.status} ${JSON.stringify(got.json)}; the floor with ${JSON.stringify(expected.json)}`,
+          );
       }
     }
     routes.push(route);
@@ -98,7 +109,13 @@ async function checkAnswers(servers: Running[], log: (line: string) => void): Pr
   return routes;
 }
 
-async function measure(load: Child, server: Running, route: RouteName, seconds: number, connections: number): Promise<Sample> {
+async function measure(
+  load: Child,
+  server: Running,
+  route: RouteName,
+  seconds: number,
+  connections: number,
+): Promise<Sample> {
   await server.child.call("reset"); // events stored by earlier runs would grow the heap run after run
   const cpu0 = await server.child.call<number>("cpu");
   const t0 = performance.now();
@@ -106,7 +123,10 @@ async function measure(load: Child, server: Running, route: RouteName, seconds: 
   const result = await load.call<LoadResult>("run", options);
   const wall = (performance.now() - t0) / 1000;
   const cpu1 = await server.child.call<number>("cpu");
-  if (result.wrong > 0) throw new Error(`${server.variant.label} ${route}: ${result.wrong} answers were errors or not ${ROUTES[route].status}`);
+  if (result.wrong > 0)
+    throw new Error(
+      `${server.variant.label} ${route}: ${result.wrong} answers were errors or not ${ROUTES[route].status}`,
+    );
   return { ...result, serverCpu: (cpu1 - cpu0) / 1e6 / wall };
 }
 
@@ -128,10 +148,17 @@ export const httpBench: BenchPart = {
       const failed = started.find((s) => s.status === "rejected");
       if (failed) throw (failed as PromiseRejectedResult).reason;
       const [loader, ...serverChildren] = children as [Child, ...Child<ServerReady>[]];
-      const servers: Running[] = VARIANTS.map((variant, i) => ({ variant, child: serverChildren[i]!, url: `http://127.0.0.1:${serverChildren[i]!.ready.port}` }));
+      const servers: Running[] = VARIANTS.map((variant, i) => ({
+        variant,
+        child: serverChildren[i]!,
+        url: `http://127.0.0.1:${serverChildren[i]!.ready.port}`,
+      }));
       const routes = await checkAnswers(servers, log);
 
-      if (settings.warmupSeconds > 0) for (const route of routes) for (const server of servers) await measure(loader, server, route, settings.warmupSeconds, settings.connections);
+      if (settings.warmupSeconds > 0)
+        for (const route of routes)
+          for (const server of servers)
+            await measure(loader, server, route, settings.warmupSeconds, settings.connections);
       const samples = new Map<string, Sample[]>();
       for (let round = 1; round <= settings.rounds; round++) {
         log(`round ${round} of ${settings.rounds}`);
@@ -141,13 +168,23 @@ export const httpBench: BenchPart = {
               const sample = await measure(loader, server, route, settings.seconds[tier], settings.connections);
               const key = `${server.variant.id}/${route}`;
               samples.set(key, [...(samples.get(key) ?? []), sample]);
-              log(`${server.variant.label} ${route}: ${fmt(sample.rps)} req/s, p50 ${sample.p50Ms.toFixed(2)} ms, p99 ${sample.p99Ms.toFixed(2)} ms, server cpu ${(sample.serverCpu * 100).toFixed(0)}%`);
+              log(
+                `${server.variant.label} ${route}: ${fmt(sample.rps)} req/s, p50 ${sample.p50Ms.toFixed(2)} ms, p99 ${sample.p99Ms.toFixed(2)} ms, server cpu ${(sample.serverCpu * 100).toFixed(0)}%`,
+              );
             }
           }
         }
       }
       load.push(loadavg()[0]!);
-      return report({ settings, routes, servers, samples, load, pinned: canPin(), missing: (Object.keys(ROUTES) as RouteName[]).filter((r) => !routes.includes(r)) });
+      return report({
+        settings,
+        routes,
+        servers,
+        samples,
+        load,
+        pinned: canPin(),
+        missing: (Object.keys(ROUTES) as RouteName[]).filter((r) => !routes.includes(r)),
+      });
     } finally {
       await Promise.allSettled(children.map((c) => c.close()));
     }
@@ -161,9 +198,18 @@ const EVALUATE_NOTE =
   "Before this work the route also read the flag from storage and validated the context with zod on every request, and the handler copied headers and built closures per request: about 2× the floor's CPU per request; now about 1.4×. " +
   "What is left is the contract's own work (authentication, rate limit headers); on a machine where other processes take part of the server's core, the ratio moves by several points from run to run.";
 
-function report(r: { settings: Settings; routes: RouteName[]; servers: Running[]; samples: Map<string, Sample[]>; load: number[]; pinned: boolean; missing: RouteName[] }): string {
+function report(r: {
+  settings: Settings;
+  routes: RouteName[];
+  servers: Running[];
+  samples: Map<string, Sample[]>;
+  load: number[];
+  pinned: boolean;
+  missing: RouteName[];
+}): string {
   const { settings } = r;
-  const med = (id: string, route: RouteName, pick: (s: Sample) => number) => median((r.samples.get(`${id}/${route}`) ?? []).map(pick));
+  const med = (id: string, route: RouteName, pick: (s: Sample) => number) =>
+    median((r.samples.get(`${id}/${route}`) ?? []).map(pick));
   const rows: (string | number)[][] = [];
   const lines: string[] = [];
   for (const route of r.routes) {
@@ -171,7 +217,8 @@ function report(r: { settings: Settings; routes: RouteName[]; servers: Running[]
     const floorCpu = med("floor-node", route, (s) => s.serverCpu / s.rps);
     for (const { variant } of r.servers) {
       const rps = med(variant.id, route, (s) => s.rps);
-      const loadBound = med(variant.id, route, (s) => s.loadCpu) >= 0.9 && med(variant.id, route, (s) => s.serverCpu) < 0.9;
+      const loadBound =
+        med(variant.id, route, (s) => s.loadCpu) >= 0.9 && med(variant.id, route, (s) => s.serverCpu) < 0.9;
       rows.push([
         `${route === "evaluate" ? "POST /v1/flags/{key}/evaluate" : `${ROUTES[route].method} ${ROUTES[route].path}`}`,
         variant.label,
@@ -187,25 +234,48 @@ function report(r: { settings: Settings; routes: RouteName[]; servers: Running[]
     }
     const ours = med("flagpost-node", route, (s) => s.rps) / floor;
     if (route === "evaluate") {
-      lines.push(`- evaluate through toNodeHandler vs the bare node:http floor: ${(ours * 100).toFixed(0)}% (target ≥ 70%: ${ours >= 0.7 ? "met" : "MISSED"})`);
+      lines.push(
+        `- evaluate through toNodeHandler vs the bare node:http floor: ${(ours * 100).toFixed(0)}% (target ≥ 70%: ${ours >= 0.7 ? "met" : "MISSED"})`,
+      );
       if (ours < 0.7) lines.push(EVALUATE_NOTE);
-    }
-    else lines.push(`- ${ROUTES[route].path} through toNodeHandler vs the bare node:http floor: ${(ours * 100).toFixed(0)}%`);
+    } else
+      lines.push(
+        `- ${ROUTES[route].path} through toNodeHandler vs the bare node:http floor: ${(ours * 100).toFixed(0)}%`,
+      );
     const fastify = med("flagpost-fastify", route, (s) => s.rps) / med("floor-fastify", route, (s) => s.rps);
     lines.push(`- ${route} through toFastify vs bare Fastify: ${(fastify * 100).toFixed(0)}%`);
   }
   return [
     `${settings.connections} connections from autocannon on 127.0.0.1; ` +
-      (r.pinned ? "each server in its own process pinned to core 0, autocannon in a process pinned to core 1" : "NOT pinned (taskset unavailable or one core)") +
+      (r.pinned
+        ? "each server in its own process pinned to core 0, autocannon in a process pinned to core 1"
+        : "NOT pinned (taskset unavailable or one core)") +
       `. Runs interleaved over ${settings.rounds} rounds after a ${settings.warmupSeconds} s warm-up per server and route; medians over rounds. ` +
       `To fit the part in ~3 minutes, the node:http handler and its floor get ${settings.seconds.main} s runs and the framework mounts ${settings.seconds.mounts} s runs. ` +
       `flagpost runs on ${STORAGE === "sqlite" ? "a SQLite file (WAL, synchronous=FULL)" : "memory storage"} with a real API key (scopes flags:evaluate, events:write) and a rate limit of 10⁹/s that is computed on every request but never reached; the events a run stored are purged before the next run. ` +
       `Load average (1 min) at start and end: ${r.load.map((l) => l.toFixed(2)).join(" → ")}.`,
     "",
-    table(["route", "server", "req/s", "p50 ms", "p99 ms", "req/s vs node:http floor", "server CPU µs/req", "floor CPU / this", "CPU server / autocannon", "runs"], rows),
+    table(
+      [
+        "route",
+        "server",
+        "req/s",
+        "p50 ms",
+        "p99 ms",
+        "req/s vs node:http floor",
+        "server CPU µs/req",
+        "floor CPU / this",
+        "CPU server / autocannon",
+        "runs",
+      ],
+      rows,
+    ),
     "",
     ...lines,
-    ...r.missing.map((route) => `- ${ROUTES[route].method} ${ROUTES[route].path}: not measured, flagpost does not serve it on this branch yet (the part picks it up by itself once it does)`),
+    ...r.missing.map(
+      (route) =>
+        `- ${ROUTES[route].method} ${ROUTES[route].path}: not measured, flagpost does not serve it on this branch yet (the part picks it up by itself once it does)`,
+    ),
     "- CPU server / autocannon: each process's CPU time over the run's wall time (100% = its whole core). Near 100% for the server, its core was the limit; near 100% for autocannon with the server below, the load generator was (marked load-bound: that row's req/s is a lower bound, and ratios against it flatter the other rows). Well below 100% for both, other processes on the machine took the cores.",
     "- server CPU µs/req: the server process's CPU time per answered request, a cost measure that other processes on the machine move less than req/s; the column after it is the floor's cost over this row's.",
     "- A mount carries its framework's own cost, which the bare node:http floor does not: Express 5 and Hono on @hono/node-server (Request/Response objects per request) cost several times node:http per request before flagpost does anything; compare toFastify with bare Fastify for what flagpost adds inside a framework.",

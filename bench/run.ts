@@ -7,7 +7,21 @@ import { PARTS } from "./parts.js";
  * `npm run bench` runs every part and writes bench/RESULTS.md; `npm run bench -- flags` (or
  * `npm run bench:flags`) runs one part and prints its tables.
  */
-const PACKAGES = ["kysely", "better-sqlite3", "pg", "mysql2", "zod", "murmurhash-js", "nodemailer", "smtp-server", "autocannon", "express", "fastify", "hono", "@hono/node-server"];
+const PACKAGES = [
+  "kysely",
+  "better-sqlite3",
+  "pg",
+  "mysql2",
+  "zod",
+  "murmurhash-js",
+  "nodemailer",
+  "smtp-server",
+  "autocannon",
+  "express",
+  "fastify",
+  "hono",
+  "@hono/node-server",
+];
 
 async function runPart(part: BenchPart): Promise<string> {
   const started = performance.now();
@@ -18,7 +32,8 @@ async function runPart(part: BenchPart): Promise<string> {
 
 async function main(names: string[]): Promise<void> {
   const unknown = names.filter((n) => !PARTS.some((p) => p.name === n));
-  if (unknown.length > 0) throw new Error(`Unknown part(s): ${unknown.join(", ")}; known: ${PARTS.map((p) => p.name).join(", ")}`);
+  if (unknown.length > 0)
+    throw new Error(`Unknown part(s): ${unknown.join(", ")}; known: ${PARTS.map((p) => p.name).join(", ")}`);
   const selected = names.length === 0 ? PARTS : PARTS.filter((p) => names.includes(p.name));
   const sections: string[] = [];
   for (const part of selected) {

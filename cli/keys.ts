@@ -7,7 +7,8 @@ export interface Output {
 
 /** "flags:read, flags:evaluate" or "flags:read flags:evaluate" → scopes, each checked. */
 export function parseScopes(text: string | undefined): Scope[] {
-  if (text === undefined) throw new UsageError('keys create needs --scopes, e.g. --scopes "flags:evaluate events:write"');
+  if (text === undefined)
+    throw new UsageError('keys create needs --scopes, e.g. --scopes "flags:evaluate events:write"');
   const scopes = text.split(/[\s,]+/).filter((s) => s.length > 0);
   if (scopes.length === 0) throw new UsageError("--scopes is empty");
   for (const s of scopes) if (!isScope(s)) throw new UsageError(`Unknown scope "${s}"`);

@@ -33,10 +33,15 @@ export function maskUrl(url: string): string {
 /** nodemailer is an optional peer dependency: loaded only by `serve`, with a clear message when missing. */
 async function loadNodemailer() {
   try {
-    const [{ default: nodemailer }, adapter] = await Promise.all([import("nodemailer"), import("../adapters/nodemailer/index.js")]);
+    const [{ default: nodemailer }, adapter] = await Promise.all([
+      import("nodemailer"),
+      import("../adapters/nodemailer/index.js"),
+    ]);
     return { nodemailer, ...adapter };
   } catch (error) {
-    throw new UsageError(`flagpost serve sends mail with the "nodemailer" package: npm install nodemailer (${(error as Error).message})`);
+    throw new UsageError(
+      `flagpost serve sends mail with the "nodemailer" package: npm install nodemailer (${(error as Error).message})`,
+    );
   }
 }
 
@@ -44,7 +49,8 @@ export async function openMailTransport(env: NodeJS.ProcessEnv, logger: Logger):
   const url = env.FLAGPOST_SMTP_URL?.trim();
   if (url) {
     const scheme = /^([a-z]+):\/\//i.exec(url)?.[1]?.toLowerCase();
-    if (scheme !== "smtp" && scheme !== "smtps") throw new UsageError(`FLAGPOST_SMTP_URL must start with smtp:// or smtps://, not "${scheme ?? url}"`);
+    if (scheme !== "smtp" && scheme !== "smtps")
+      throw new UsageError(`FLAGPOST_SMTP_URL must start with smtp:// or smtps://, not "${scheme ?? url}"`);
     const { nodemailer, nodemailerTransport } = await loadNodemailer();
     const transporter = nodemailer.createTransport({
       url,
@@ -54,13 +60,17 @@ export async function openMailTransport(env: NodeJS.ProcessEnv, logger: Logger):
       greetingTimeout: 20_000,
       socketTimeout: 45_000,
     });
-    return { transport: nodemailerTransport(transporter, { name: "smtp", closeTransporter: true }), description: maskUrl(url) };
+    return {
+      transport: nodemailerTransport(transporter, { name: "smtp", closeTransporter: true }),
+      description: maskUrl(url),
+    };
   }
   const directory = env.FLAGPOST_OUTBOX_DIR?.trim() || DEFAULT_OUTBOX_DIR;
   const { emlFileTransport } = await loadNodemailer();
   const transport = emlFileTransport({
     directory,
-    onWritten: (file, message, recipients) => logger.info("email written", { id: message.id, file, envelope_to: recipients }),
+    onWritten: (file, message, recipients) =>
+      logger.info("email written", { id: message.id, file, envelope_to: recipients }),
   });
   return { transport, description: `.eml files in ${directory} (set FLAGPOST_SMTP_URL to send over SMTP)` };
 }
@@ -69,7 +79,8 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string): number | undefin
   const text = env[name]?.trim();
   if (!text) return undefined;
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new UsageError(`${name} must be a whole number of at least 1, not "${text}"`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new UsageError(`${name} must be a whole number of at least 1, not "${text}"`);
   return value;
 }
 

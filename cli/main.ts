@@ -59,7 +59,13 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError || (error instanceof Error && error.name === "TypeError" && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))) {
+  if (
+    error instanceof UsageError ||
+    (error instanceof Error &&
+      error.name === "TypeError" &&
+      "code" in error &&
+      String(error.code).startsWith("ERR_PARSE_ARGS"))
+  ) {
     process.stderr.write(`flagpost: ${error.message}\n\n${USAGE}`);
     process.exitCode = 2;
     return;

@@ -1,5 +1,5 @@
+import type { AnyDatabase, AnyKysely } from "../adapters/kysely/dialect.js";
 import { resolve } from "node:path";
-import type { Kysely } from "kysely";
 import { FlagpostError } from "../src/errors.js";
 
 /**
@@ -13,9 +13,7 @@ export const DEFAULT_DATABASE = "./flagpost.db";
 export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
 export type DatabaseTarget =
-  | { engine: "sqlite"; path: string }
-  | { engine: "postgres"; url: string }
-  | { engine: "mysql"; url: string };
+  { engine: "sqlite"; path: string } | { engine: "postgres"; url: string } | { engine: "mysql"; url: string };
 
 const ACCEPTED = 'a file path, ":memory:", postgres://…, postgresql://…, mysql://… or mariadb://…';
 
@@ -33,7 +31,7 @@ export function parseDatabaseUrl(value: string): DatabaseTarget {
 }
 
 /** Opens the database FLAGPOST_DB names (see {@link parseDatabaseUrl}); the caller destroys it. */
-export async function openDatabase(url: string = DEFAULT_DATABASE): Promise<Kysely<any>> {
+export async function openDatabase(url: string = DEFAULT_DATABASE): Promise<AnyKysely> {
   const target = parseDatabaseUrl(url);
   switch (target.engine) {
     case "sqlite":
@@ -49,7 +47,11 @@ async function load<T>(name: string, what: string, importer: () => Promise<T>): 
   try {
     return await importer();
   } catch (error) {
-    throw new FlagpostError("unavailable", `FLAGPOST_DB points to ${what}, which needs the "${name}" package: npm install ${name}`, { cause: error });
+    throw new FlagpostError(
+      "unavailable",
+      `FLAGPOST_DB points to ${what}, which needs the "${name}" package: npm install ${name}`,
+      { cause: error },
+    );
   }
 }
 
@@ -58,7 +60,7 @@ async function load<T>(name: string, what: string, importer: () => Promise<T>): 
  * with a busy_timeout so a writer waits for another's lock instead of failing at once, and
  * synchronous=FULL so a commit survives a power loss, not only a process crash.
  */
-async function openSqlite(path: string): Promise<Kysely<any>> {
+async function openSqlite(path: string): Promise<AnyKysely> {
   const { default: Database } = await load("better-sqlite3", "a SQLite database", () => import("better-sqlite3"));
   const { Kysely, SqliteDialect } = await load("kysely", "a SQLite database", () => import("kysely"));
   let database: InstanceType<typeof Database> | undefined;
@@ -73,19 +75,23 @@ async function openSqlite(path: string): Promise<Kysely<any>> {
     database?.close();
     const code = (error as { code?: unknown }).code;
     const suffix = typeof code === "string" ? ` (${code})` : "";
-    throw new FlagpostError("unavailable", `Cannot open the SQLite database at ${resolve(path)}: ${(error as Error).message}${suffix}`, { cause: error });
+    throw new FlagpostError(
+      "unavailable",
+      `Cannot open the SQLite database at ${resolve(path)}: ${(error as Error).message}${suffix}`,
+      { cause: error },
+    );
   }
-  return new Kysely<any>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<AnyDatabase>({ dialect: new SqliteDialect({ database }) });
 }
 
-async function openPostgres(url: string): Promise<Kysely<any>> {
+async function openPostgres(url: string): Promise<AnyKysely> {
   const { default: pg } = await load("pg", "PostgreSQL", () => import("pg"));
   const { Kysely, PostgresDialect } = await load("kysely", "PostgreSQL", () => import("kysely"));
-  return new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) });
+  return new Kysely<AnyDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) });
 }
 
-async function openMysql(url: string): Promise<Kysely<any>> {
+async function openMysql(url: string): Promise<AnyKysely> {
   const { createPool } = await load("mysql2", "MySQL/MariaDB", () => import("mysql2"));
   const { Kysely, MysqlDialect } = await load("kysely", "MySQL/MariaDB", () => import("kysely"));
-  return new Kysely<any>({ dialect: new MysqlDialect({ pool: createPool({ uri: url }) }) });
+  return new Kysely<AnyDatabase>({ dialect: new MysqlDialect({ pool: createPool({ uri: url }) }) });
 }

@@ -19,7 +19,11 @@ export function describeDatabase(url: string): string {
  * Builds the storage from FLAGPOST_DB (the one place that turns a URL into a connection).
  * `extra` adds what only some commands need (serve: the mail transport and worker settings).
  */
-export async function openFlagpost(env: NodeJS.ProcessEnv, logger: Logger, extra: Omit<Partial<FlagpostOptions>, "storage" | "logger"> = {}): Promise<Flagpost> {
+export async function openFlagpost(
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  extra: Omit<Partial<FlagpostOptions>, "storage" | "logger"> = {},
+): Promise<Flagpost> {
   const db = await openDatabase(env.FLAGPOST_DB ?? DEFAULT_DATABASE);
   const fp = createFlagpost({ ...extra, storage: kyselyStorage(db, { destroyOnClose: true }), logger });
   try {

@@ -22,22 +22,35 @@ function positiveIntegerFrom(env: NodeJS.ProcessEnv, name: string, fallback: num
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new UsageError(`${name} must be a whole number above 0, not "${raw}"`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new UsageError(`${name} must be a whole number above 0, not "${raw}"`);
   return value;
 }
 
 /** The server's timeouts from FLAGPOST_REQUEST_TIMEOUT_MS and FLAGPOST_HEADERS_TIMEOUT_MS. */
-export function serverTimeoutsFrom(env: NodeJS.ProcessEnv): { requestTimeout: number; headersTimeout: number; connectionsCheckingInterval: number } {
+export function serverTimeoutsFrom(env: NodeJS.ProcessEnv): {
+  requestTimeout: number;
+  headersTimeout: number;
+  connectionsCheckingInterval: number;
+} {
   const requestTimeout = positiveIntegerFrom(env, "FLAGPOST_REQUEST_TIMEOUT_MS", DEFAULT_REQUEST_TIMEOUT_MS);
   // Node requires headersTimeout <= requestTimeout.
-  const headersTimeout = Math.min(requestTimeout, positiveIntegerFrom(env, "FLAGPOST_HEADERS_TIMEOUT_MS", DEFAULT_HEADERS_TIMEOUT_MS));
+  const headersTimeout = Math.min(
+    requestTimeout,
+    positiveIntegerFrom(env, "FLAGPOST_HEADERS_TIMEOUT_MS", DEFAULT_HEADERS_TIMEOUT_MS),
+  );
   // Node checks the timeouts on this interval (30 s by default): keep it a fraction of the shorter one.
-  return { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(headersTimeout / 4))) };
+  return {
+    requestTimeout,
+    headersTimeout,
+    connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(headersTimeout / 4))),
+  };
 }
 
 function portFrom(env: NodeJS.ProcessEnv): number {
   const port = Number(env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`PORT must be a port number, not "${env.PORT}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`PORT must be a port number, not "${env.PORT}"`);
   return port;
 }
 
@@ -53,8 +66,13 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const fp = await openFlagpost(env, logger, { transport: mail.transport, emailWorker });
   logger.info("mail transport", { transport: mail.transport.name, target: mail.description });
 
-  const bodyBudget = env.FLAGPOST_BODY_BUDGET_BYTES ? positiveIntegerFrom(env, "FLAGPOST_BODY_BUDGET_BYTES", 0) : undefined;
-  const server = createServer(timeouts, toNodeHandler(fp, { logRequests: true, logger, ...(bodyBudget === undefined ? {} : { bodyBudget }) }));
+  const bodyBudget = env.FLAGPOST_BODY_BUDGET_BYTES
+    ? positiveIntegerFrom(env, "FLAGPOST_BODY_BUDGET_BYTES", 0)
+    : undefined;
+  const server = createServer(
+    timeouts,
+    toNodeHandler(fp, { logRequests: true, logger, ...(bodyBudget === undefined ? {} : { bodyBudget }) }),
+  );
 
   // Signal handlers go in before the server listens (and before "listening" is logged): a signal
   // that arrives earlier would otherwise meet Node's default handler and kill the process mid-write.
@@ -108,5 +126,10 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   if (stopping) return;
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
-  logger.info("listening", { url, api: `${url}/v1`, dashboard: `${url}/dashboard`, db: describeDatabase(env.FLAGPOST_DB ?? DEFAULT_DATABASE) });
+  logger.info("listening", {
+    url,
+    api: `${url}/v1`,
+    dashboard: `${url}/dashboard`,
+    db: describeDatabase(env.FLAGPOST_DB ?? DEFAULT_DATABASE),
+  });
 }

@@ -7,7 +7,11 @@ import { toHono } from "flagpost/http";
 
 const fp = createFlagpost({ storage: memoryStorage() });
 await fp.ready();
-await fp.flags.create({ key: "new-checkout", enabled: true, rules: [{ type: "attribute", attribute: "plan", operator: "equals", value: "pro" }] });
+await fp.flags.create({
+  key: "new-checkout",
+  enabled: true,
+  rules: [{ type: "attribute", attribute: "plan", operator: "equals", value: "pro" }],
+});
 const { key } = await fp.keys.create({ name: "example", scopes: ["full_access"] });
 
 const app = new Hono();

@@ -8,8 +8,3 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
-
-/** ISO-8601 UTC with milliseconds: the one time format that crosses the storage port. */
-export function isoNow(clock: Clock): string {
-  return new Date(clock.now()).toISOString();
-}

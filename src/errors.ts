@@ -50,6 +50,7 @@ export function isFlagpostError(error: unknown, code?: ErrorCode): error is Flag
   return error instanceof FlagpostError && (code === undefined || error.code === code);
 }
 
-export function notFound(what: string): FlagpostError {
-  return new FlagpostError("not_found", `${what} was not found`);
+/** The one `not_found` message shape: `Flag "new-checkout" was not found`. */
+export function notFound(kind: string, id: string): FlagpostError {
+  return new FlagpostError("not_found", `${kind} "${id}" was not found`);
 }

@@ -73,7 +73,9 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
   const storage = options.storage;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? defaultLogger;
-  const flags = new FlagStore(storage, clock, (error) => logger.error("flag change listener failed", errorFields(error)));
+  const flags = new FlagStore(storage, clock, (error) =>
+    logger.error("flag change listener failed", errorFields(error)),
+  );
   const keys = new ApiKeys(storage, clock);
   const events = new EventTracker(storage, clock, logger, options.events);
   // Exposures go to the event tracker unless the caller names another sink.

@@ -52,7 +52,10 @@ export function checkIdempotencyKey(key: string): void {
     });
   }
   const problem = textProblem(key);
-  if (problem) throw new FlagpostError("validation_error", `"Idempotency-Key" ${problem}`, { details: [{ path: "Idempotency-Key", message: problem }] });
+  if (problem)
+    throw new FlagpostError("validation_error", `"Idempotency-Key" ${problem}`, {
+      details: [{ path: "Idempotency-Key", message: problem }],
+    });
 }
 
 /**
@@ -76,10 +79,16 @@ export async function runIdempotent<T>(
   });
   if (begun.state === "replay") return begun.response as T;
   if (begun.state === "mismatch") {
-    throw new FlagpostError("invalid_idempotent_request", "This Idempotency-Key was already used with a different request body");
+    throw new FlagpostError(
+      "invalid_idempotent_request",
+      "This Idempotency-Key was already used with a different request body",
+    );
   }
   if (begun.state === "in_progress") {
-    throw new FlagpostError("concurrent_idempotent_requests", "A request with this Idempotency-Key is still being processed; retry later");
+    throw new FlagpostError(
+      "concurrent_idempotent_requests",
+      "A request with this Idempotency-Key is still being processed; retry later",
+    );
   }
 
   let completedInline = false;
@@ -105,6 +114,7 @@ export async function runIdempotent<T>(
     throw error;
   }
   clearInterval(heartbeat);
-  if (!completedInline) await storage.idempotency.complete({ scope: request.scope, key: request.key, response: result });
+  if (!completedInline)
+    await storage.idempotency.complete({ scope: request.scope, key: request.key, response: result });
   return result;
 }

@@ -6,7 +6,13 @@ export { type Logger, jsonLogger, silentLogger, defaultLogger, errorFields } fro
 export { uuidv7 } from "./ids.js";
 export { SCOPES, hasScope, isScope, type Scope } from "./auth/scopes.js";
 export { ApiKeys, type ApiKeyInfo, type CreatedApiKey, type CreateKeyInput } from "./auth/api-keys.js";
-export { FlagStore, type FlagChange, type FlagChangeListener, type FlagPage, type ListFlagsOptions } from "./flags/flag-store.js";
+export {
+  FlagStore,
+  type FlagChange,
+  type FlagChangeListener,
+  type FlagPage,
+  type ListFlagsOptions,
+} from "./flags/flag-store.js";
 export { evaluate } from "./flags/evaluate.js";
 export { parseEvaluationContext } from "./flags/context.js";
 export {
@@ -24,10 +30,25 @@ export { variantBucketOf, variantOf, VARIANT_SALT } from "./flags/variants.js";
 export type { SnapshotFlag } from "./flags/compile.js";
 export { StoreSync, type StoreSyncOptions } from "./flags/store-sync.js";
 export { createRemoteFlagClient, parseSnapshot, type RemoteFlagClientOptions } from "./flags/remote-flag-client.js";
-export { EXPOSURE_EVENT, ExposureRecorder, type EventSink, type ExposureEvent, type ExposureOptions, type ExposureStats } from "./flags/exposures.js";
+export {
+  EXPOSURE_EVENT,
+  ExposureRecorder,
+  type EventSink,
+  type ExposureEvent,
+  type ExposureOptions,
+  type ExposureStats,
+} from "./flags/exposures.js";
 export { bucketOf, murmur3Utf8, percentageThreshold } from "./flags/bucket.js";
 export * from "./flags/schema.js";
-export { EventTracker, IN_PROCESS_SCOPE, TRACK_OPERATION, BATCH_OPERATION, type EnqueueResult, type EventTrackerOptions, type TrackOptions } from "./events/event-tracker.js";
+export {
+  EventTracker,
+  IN_PROCESS_SCOPE,
+  TRACK_OPERATION,
+  BATCH_OPERATION,
+  type EnqueueResult,
+  type EventTrackerOptions,
+  type TrackOptions,
+} from "./events/event-tracker.js";
 export type { EventBufferOptions, EventBufferStats, UnstoredReason, WhenFull } from "./events/event-buffer.js";
 export {
   batchBodySchema,
@@ -44,8 +65,23 @@ export {
   type TrackedEvent,
 } from "./events/schema.js";
 export { ExperimentService } from "./experiments/experiment-results.js";
-export { experimentResultsQuerySchema, type ExperimentResults, type ExperimentResultsInput, type VariantResult, type VersusControl } from "./experiments/schema.js";
-export { compare, moments, sampleRatioMismatch, SRM_THRESHOLD, type Comparison, type Moments, type SrmResult, type Sums } from "./experiments/stats.js";
+export {
+  experimentResultsQuerySchema,
+  type ExperimentResults,
+  type ExperimentResultsInput,
+  type VariantResult,
+  type VersusControl,
+} from "./experiments/schema.js";
+export {
+  compare,
+  moments,
+  sampleRatioMismatch,
+  SRM_THRESHOLD,
+  type Comparison,
+  type Moments,
+  type SrmResult,
+  type Sums,
+} from "./experiments/stats.js";
 export { fingerprint, runIdempotent, type IdempotentRequest } from "./idempotency.js";
 export { parseInput, checkInput, validationError } from "./validation.js";
 export { inputProblem, isStorableText, textProblem, MAX_NESTING_DEPTH } from "./input-policy.js";

@@ -13,10 +13,12 @@ type Level = "info" | "warn" | "error";
 /** One JSON object per line on `write`, with `time`, `level` and `msg`. */
 export function jsonLogger(write: (line: string) => void, minLevel: Level = "info"): Logger {
   const order: Record<Level, number> = { info: 0, warn: 1, error: 2 };
-  const log = (level: Level) => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (order[level] < order[minLevel]) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
-  };
+  const log =
+    (level: Level) =>
+    (msg: string, fields: Record<string, unknown> = {}) => {
+      if (order[level] < order[minLevel]) return;
+      write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
+    };
   return { info: log("info"), warn: log("warn"), error: log("error") };
 }
 

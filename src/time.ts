@@ -31,8 +31,12 @@ export function parseUtcInstant(text: string): number | undefined {
   const length = text.length;
   if (length !== 24 && length !== 20) return undefined;
   if (
-    text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84 || // - - T
-    text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58 || text.charCodeAt(length - 1) !== 90 || // : : Z
+    text.charCodeAt(4) !== 45 ||
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 84 || // - - T
+    text.charCodeAt(13) !== 58 ||
+    text.charCodeAt(16) !== 58 ||
+    text.charCodeAt(length - 1) !== 90 || // : : Z
     (length === 24 && text.charCodeAt(19) !== 46) // .
   ) {
     return undefined;
@@ -45,7 +49,20 @@ export function parseUtcInstant(text: string): number | undefined {
   const second = digits(text, 17, 2);
   const ms = length === 24 ? digits(text, 20, 3) : 0;
   // Years below 100 go the general way: Date.UTC would read them as 1900–1999.
-  if (year < 100 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || ms < 0) return undefined;
+  if (
+    year < 100 ||
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    hour < 0 ||
+    hour > 23 ||
+    minute < 0 ||
+    minute > 59 ||
+    second < 0 ||
+    second > 59 ||
+    ms < 0
+  )
+    return undefined;
   const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   if (day > DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0)) return undefined;
   return Date.UTC(year, month - 1, day, hour, minute, second, ms);

@@ -17,9 +17,19 @@ function describe(value: unknown): string {
 }
 
 const ARTICLE: Record<string, string> = {
-  string: "a string", number: "a number", boolean: "a boolean", object: "an object",
-  array: "an array", int: "an integer", bigint: "an integer", date: "a date",
-  record: "an object", map: "an object", tuple: "an array", set: "an array", null: "null",
+  string: "a string",
+  number: "a number",
+  boolean: "a boolean",
+  object: "an object",
+  array: "an array",
+  int: "an integer",
+  bigint: "an integer",
+  date: "a date",
+  record: "an object",
+  map: "an object",
+  tuple: "an array",
+  set: "an array",
+  null: "null",
 };
 
 function unitFor(origin: string): string {
@@ -39,12 +49,14 @@ function phrase(issue: RawIssue): string | undefined {
       const { origin, minimum, inclusive } = issue;
       if (origin === "string" && Number(minimum) === 1) return "must not be empty";
       if (origin === "array" && Number(minimum) === 1) return "must hold at least 1 item";
-      if (origin === "number" || origin === "bigint") return `must be ${inclusive ? "at least" : "greater than"} ${minimum}`;
+      if (origin === "number" || origin === "bigint")
+        return `must be ${inclusive ? "at least" : "greater than"} ${minimum}`;
       return `must hold at least ${minimum}${unitFor(origin)}`;
     }
     case "too_big": {
       const { origin, maximum, inclusive } = issue;
-      if (origin === "number" || origin === "bigint") return `must be ${inclusive ? "at most" : "less than"} ${maximum}`;
+      if (origin === "number" || origin === "bigint")
+        return `must be ${inclusive ? "at most" : "less than"} ${maximum}`;
       return `must hold at most ${maximum}${unitFor(origin)}`;
     }
     case "invalid_value":

@@ -7,7 +7,10 @@ export const DEFAULT_BODY_BUDGET = 96 * 1024 * 1024;
 export const BODY_RETRY_AFTER = "1";
 
 export function budgetExceeded(): FlagpostError {
-  return new FlagpostError("unavailable", "Too many large request bodies are being received at once; retry after the time in Retry-After");
+  return new FlagpostError(
+    "unavailable",
+    "Too many large request bodies are being received at once; retry after the time in Retry-After",
+  );
 }
 
 /**
@@ -23,7 +26,8 @@ export class BodyBudget {
   #held = 0;
 
   constructor(limit: number) {
-    if (!Number.isFinite(limit) || limit < 1) throw new RangeError(`bodyBudget must be a number of bytes of at least 1 (got ${limit})`);
+    if (!Number.isFinite(limit) || limit < 1)
+      throw new RangeError(`bodyBudget must be a number of bytes of at least 1 (got ${limit})`);
     this.#limit = limit;
   }
 

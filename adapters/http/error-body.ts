@@ -5,7 +5,11 @@ import type { ErrorStyle, HttpResponse } from "./types.js";
 export const JSON_TYPE = "application/json; charset=utf-8";
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
-  return { status, headers: { "content-type": JSON_TYPE, "cache-control": "no-store", ...headers }, body: JSON.stringify(body) };
+  return {
+    status,
+    headers: { "content-type": JSON_TYPE, "cache-control": "no-store", ...headers },
+    body: JSON.stringify(body),
+  };
 }
 
 /**
@@ -16,7 +20,8 @@ export function errorResponse(style: ErrorStyle, error: unknown, headers: Record
   const known = error instanceof FlagpostError;
   const code: ErrorCode = known ? error.code : "internal_server_error";
   const status = STATUS_BY_CODE[code];
-  const message = known && code !== "internal_server_error" ? error.message : "Something unexpected went wrong; it was logged.";
+  const message =
+    known && code !== "internal_server_error" ? error.message : "Something unexpected went wrong; it was logged.";
   if (style === "resend") return jsonResponse(status, { statusCode: status, name: code, message }, headers);
   const details = known && error.details?.length ? { details: error.details } : {};
   return jsonResponse(status, { error: { code, message, ...details } }, headers);

@@ -78,7 +78,10 @@ export function toExpress(fp: Flagpost, options?: HttpOptions): [ExpressHandler,
     // valid JSON that is not an object or array ("7", "null"): flagpost parses it again itself,
     // so such a body gets the same 422 as without express.json(), and bad JSON the same 400.
     const text = (error as { body?: unknown }).body;
-    const body = failure.code === "invalid_json" && typeof text === "string" ? bytesBody(() => Buffer.from(text, "utf8")) : failedBody(failure);
+    const body =
+      failure.code === "invalid_json" && typeof text === "string"
+        ? bytesBody(() => Buffer.from(text, "utf8"))
+        : failedBody(failure);
     serve(req, res, body, () => next(error), next);
   };
   return [handler, errorHandler];

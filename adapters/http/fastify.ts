@@ -27,7 +27,10 @@ type ParserDone = (error: Error | null, body?: unknown) => void;
 export interface FastifyInstanceLike {
   readonly prefix: string;
   removeAllContentTypeParsers(): void;
-  addContentTypeParser(contentType: string, parser: (request: FastifyRequestLike, payload: IncomingMessage, done: ParserDone) => void): void;
+  addContentTypeParser(
+    contentType: string,
+    parser: (request: FastifyRequestLike, payload: IncomingMessage, done: ParserDone) => void,
+  ): void;
   setErrorHandler(handler: (error: Error, request: FastifyRequestLike, reply: FastifyReplyLike) => unknown): unknown;
   all(path: string, handler: (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<unknown>): unknown;
 }
@@ -41,9 +44,13 @@ function isReadable(value: unknown): value is Readable {
 /** Fastify's own content-type errors, raised before the handler runs, as docs/api.md's codes. */
 function fastifyBodyError(error: Error): FlagpostError | undefined {
   const { code, statusCode } = error as { code?: unknown; statusCode?: unknown };
-  if (typeof code !== "string" || !(code.startsWith("FST_ERR_CTP_") || code === "FST_ERR_ROUTE_MISSING_CONTENT_TYPE")) return undefined;
+  if (typeof code !== "string" || !(code.startsWith("FST_ERR_CTP_") || code === "FST_ERR_ROUTE_MISSING_CONTENT_TYPE"))
+    return undefined;
   if (statusCode === 413) return new FlagpostError("payload_too_large", undefined, { cause: error });
-  if (statusCode === 415) return new FlagpostError("unsupported_media_type", 'Send the body as JSON with "Content-Type: application/json"', { cause: error });
+  if (statusCode === 415)
+    return new FlagpostError("unsupported_media_type", 'Send the body as JSON with "Content-Type: application/json"', {
+      cause: error,
+    });
   return new FlagpostError("invalid_json", "The request body could not be read", { cause: error });
 }
 
@@ -59,9 +66,15 @@ export function toFastify(fp: Flagpost, options?: HttpOptions): FastifyPlugin {
     const prefix = instance.prefix;
 
     const serve = async (request: FastifyRequestLike, reply: FastifyReplyLike, body?: RequestBody) => {
-      const url = request.url.toLowerCase().startsWith(prefix.toLowerCase()) ? request.url.slice(prefix.length) : request.url;
+      const url = request.url.toLowerCase().startsWith(prefix.toLowerCase())
+        ? request.url.slice(prefix.length)
+        : request.url;
       const stream = isReadable(request.body) ? request.body : request.raw;
-      const httpRequest = fromNodeRequest(request.raw, { url, basePath: prefix, body: body ?? nodeStreamBody(stream, request.raw.headers) });
+      const httpRequest = fromNodeRequest(request.raw, {
+        url,
+        basePath: prefix,
+        body: body ?? nodeStreamBody(stream, request.raw.headers),
+      });
       const response = (await handle(httpRequest)) ?? notFoundResponse(httpRequest.path);
       reply.code(response.status).headers(response.headers);
       return reply.send(response.body);

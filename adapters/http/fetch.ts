@@ -14,13 +14,19 @@ export interface FetchHandlerOptions extends HttpOptions {
  * outside `basePath` + /v1 get a JSON 404. The optional second argument is the runtime's
  * bindings; with @hono/node-server's `{incoming}` the client address feeds the rate limiter.
  */
-export function toFetchHandler(fp: Flagpost, options: FetchHandlerOptions = {}): (request: Request, env?: unknown) => Promise<Response> {
+export function toFetchHandler(
+  fp: Flagpost,
+  options: FetchHandlerOptions = {},
+): (request: Request, env?: unknown) => Promise<Response> {
   const handle = createHandler(fp, options);
   const basePath = normalizeBasePath(options.basePath);
   return async (request, env) => {
     const { path: fullPath, query } = splitUrl(request.url);
     const path = stripBasePath(fullPath, basePath);
-    const response = path === undefined ? undefined : await handle(fromWebRequest(request, { path, query, basePath, remoteAddress: remoteAddressOf(env) }));
+    const response =
+      path === undefined
+        ? undefined
+        : await handle(fromWebRequest(request, { path, query, basePath, remoteAddress: remoteAddressOf(env) }));
     return toWebResponse(response ?? notFoundResponse(fullPath));
   };
 }

@@ -103,7 +103,10 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
   const router = new Router(allRoutes(fp));
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? {}, fp.clock);
-  const anonymousLimiter = options.rateLimit === false ? undefined : new RateLimiter({ ...ANONYMOUS_DEFAULTS, ...options.rateLimit?.anonymous }, fp.clock);
+  const anonymousLimiter =
+    options.rateLimit === false
+      ? undefined
+      : new RateLimiter({ ...ANONYMOUS_DEFAULTS, ...options.rateLimit?.anonymous }, fp.clock);
   const addressOf = (request: HttpRequest) => request.remoteAddress ?? "unknown";
   const logger = options.logger ?? fp.logger;
   const dashboard = options.dashboard === false ? undefined : createDashboard(options.dashboard);
@@ -117,7 +120,11 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       const decision = anonymousLimiter?.take(addressOf(request), rateHeaders);
       const style = styleForPath(request.path);
       if (decision && !decision.allowed) return errorResponse(style, rateLimited(), rateHeaders);
-      return errorResponse(style, new FlagpostError("missing_api_key", 'Send your API key as "Authorization: Bearer <API_KEY>"'), rateHeaders);
+      return errorResponse(
+        style,
+        new FlagpostError("missing_api_key", 'Send your API key as "Authorization: Bearer <API_KEY>"'),
+        rateHeaders,
+      );
     }
     if (!ready) {
       await fp.ready();
@@ -131,32 +138,55 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
     }
     const apiKey = await fp.keys.verify(token);
     // A valid key pays from its own bucket; a revoked one (known, so not charged above) from the address's.
-    const decision = apiKey ? limiter?.take(apiKey.id, rateHeaders) : "ratelimit-limit" in rateHeaders ? undefined : anonymousLimiter?.take(addressOf(request), rateHeaders);
+    const decision = apiKey
+      ? limiter?.take(apiKey.id, rateHeaders)
+      : "ratelimit-limit" in rateHeaders
+        ? undefined
+        : anonymousLimiter?.take(addressOf(request), rateHeaders);
     if (decision && !decision.allowed) return errorResponse(styleForPath(request.path), rateLimited(), rateHeaders);
-    if (!apiKey) return errorResponse(styleForPath(request.path), new FlagpostError("invalid_api_key", "The API key is unknown or revoked"), rateHeaders);
+    if (!apiKey)
+      return errorResponse(
+        styleForPath(request.path),
+        new FlagpostError("invalid_api_key", "The API key is unknown or revoked"),
+        rateHeaders,
+      );
 
     const match = router.match(request.method, request.path);
-    if (match.kind === "none") return errorResponse(styleForPath(request.path), new FlagpostError("not_found", `No route for ${request.method} ${request.path}`), rateHeaders);
+    if (match.kind === "none")
+      return errorResponse(
+        styleForPath(request.path),
+        new FlagpostError("not_found", `No route for ${request.method} ${request.path}`),
+        rateHeaders,
+      );
     if (match.kind === "method_not_allowed") {
-      const error = new FlagpostError("method_not_allowed", `${request.method} is not allowed here; use ${match.allow.join(", ")}`);
+      const error = new FlagpostError(
+        "method_not_allowed",
+        `${request.method} is not allowed here; use ${match.allow.join(", ")}`,
+      );
       return errorResponse(styleForPath(request.path), error, { ...rateHeaders, allow: match.allow.join(", ") });
     }
     const route: Route = match.route;
     const routeStyle = route.style;
     if (!hasScope(apiKey.scopes, route.scope)) {
-      return errorResponse(routeStyle, new FlagpostError("restricted_api_key", `This API key lacks the "${route.scope}" scope`), rateHeaders);
+      return errorResponse(
+        routeStyle,
+        new FlagpostError("restricted_api_key", `This API key lacks the "${route.scope}" scope`),
+        rateHeaders,
+      );
     }
     // A path id no storage could hold (a NUL, an unpaired surrogate) names nothing: 404, and no
     // storage is asked (PostgreSQL would refuse the text with an error).
     for (const name in match.params) {
-      if (!isStorableText(match.params[name]!)) return errorResponse(routeStyle, new FlagpostError("not_found", `Nothing has this ${name}`), rateHeaders);
+      if (!isStorableText(match.params[name]!))
+        return errorResponse(routeStyle, new FlagpostError("not_found", `Nothing has this ${name}`), rateHeaders);
     }
     const limit = route.bodyLimit ?? bodyLimit;
     // Held until the response is ready: the bytes, their text and the parsed body live until then.
     let held = 0;
     if (route.body && budget && request.body.kind === "stream") {
       const bytes = bytesToHold(request.headers["content-length"], limit);
-      if (!budget.tryReserve(bytes)) return errorResponse(routeStyle, budgetExceeded(), { ...rateHeaders, "retry-after": BODY_RETRY_AFTER });
+      if (!budget.tryReserve(bytes))
+        return errorResponse(routeStyle, budgetExceeded(), { ...rateHeaders, "retry-after": BODY_RETRY_AFTER });
       held = bytes;
     }
     try {
@@ -177,7 +207,8 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       if (!(error instanceof FlagpostError) || error.code === "internal_server_error" || error.code === "unavailable") {
         logger.error("request failed", { method: request.method, path: request.path, ...errorFields(error) });
       }
-      const extra: Record<string, string> = error instanceof FlagpostError && error.code === "payload_too_large" ? { connection: "close" } : {};
+      const extra: Record<string, string> =
+        error instanceof FlagpostError && error.code === "payload_too_large" ? { connection: "close" } : {};
       return errorResponse(routeStyle, error, { ...rateHeaders, ...extra });
     } finally {
       budget?.release(held);
@@ -199,7 +230,8 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       logger.error("request failed", { method: request.method, path: request.path, ...errorFields(error) });
       // No key was verified, so no key's bucket was read: count the request against the
       // client address, so this response too carries the ratelimit headers.
-      if (anonymousLimiter && !("ratelimit-limit" in rateHeaders)) anonymousLimiter.take(addressOf(request), rateHeaders);
+      if (anonymousLimiter && !("ratelimit-limit" in rateHeaders))
+        anonymousLimiter.take(addressOf(request), rateHeaders);
       response = errorResponse(styleForPath(request.path), error, rateHeaders);
     }
     if (options.logRequests) {

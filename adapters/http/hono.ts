@@ -50,7 +50,10 @@ export function toHono(fp: Flagpost, options: HonoOptions = {}): HonoMiddleware 
     const basePath = fixedBase ?? mountPrefix(c.req.routePath, fullPath);
     const path = stripBasePath(fullPath, basePath);
     const body = raw.bodyUsed ? bytesBody(async () => new Uint8Array(await c.req.arrayBuffer())) : undefined;
-    const response = path === undefined ? undefined : await handle(fromWebRequest(raw, { path, query, basePath, body, remoteAddress: remoteAddressOf(c.env) }));
+    const response =
+      path === undefined
+        ? undefined
+        : await handle(fromWebRequest(raw, { path, query, basePath, body, remoteAddress: remoteAddressOf(c.env) }));
     if (response) return toWebResponse(response);
     await next();
     return undefined;

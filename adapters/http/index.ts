@@ -1,7 +1,13 @@
 export { createHandler, DEFAULT_BODY_LIMIT, type Handler, type HttpOptions } from "./handler.js";
 export { toNodeHandler, fromNodeRequest, writeNodeResponse, type FromNodeOptions } from "./node.js";
 export { toExpress, type ExpressHandler, type ExpressErrorHandler, type ExpressRequestLike } from "./express.js";
-export { toFastify, type FastifyPlugin, type FastifyInstanceLike, type FastifyRequestLike, type FastifyReplyLike } from "./fastify.js";
+export {
+  toFastify,
+  type FastifyPlugin,
+  type FastifyInstanceLike,
+  type FastifyRequestLike,
+  type FastifyReplyLike,
+} from "./fastify.js";
 export { toFetchHandler, type FetchHandlerOptions } from "./fetch.js";
 export { toHono, type HonoMiddleware, type HonoContextLike, type HonoOptions } from "./hono.js";
 export { DEFAULT_DASHBOARD_PATH, type DashboardOptions } from "./dashboard/serve.js";

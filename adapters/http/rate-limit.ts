@@ -44,8 +44,10 @@ export class RateLimiter {
     const burst = options.burst ?? 2000;
     const perSecond = options.perSecond ?? 1000;
     // A zero rate would divide by zero in Retry-After; a bucket below 1 would refuse everything.
-    if (!Number.isFinite(burst) || burst < 1) throw new RangeError(`rateLimit.burst must be a number of at least 1 (got ${burst})`);
-    if (!Number.isFinite(perSecond) || perSecond <= 0) throw new RangeError(`rateLimit.perSecond must be a number above 0 (got ${perSecond})`);
+    if (!Number.isFinite(burst) || burst < 1)
+      throw new RangeError(`rateLimit.burst must be a number of at least 1 (got ${burst})`);
+    if (!Number.isFinite(perSecond) || perSecond <= 0)
+      throw new RangeError(`rateLimit.perSecond must be a number above 0 (got ${perSecond})`);
     this.#burst = burst;
     this.#limitHeader = String(burst);
     this.#perMs = perSecond / 1000;

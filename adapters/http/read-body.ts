@@ -81,7 +81,11 @@ export function nodeStreamBody(stream: Readable, headers: IncomingHttpHeaders): 
  * known to fit. Past the limit it cancels the stream: what is left of the upload is the server's
  * to discard, as it does for any body a handler did not read.
  */
-export async function readWebStream(open: () => ReadableStream<Uint8Array> | null, limit: number, declaredLength?: string | null): Promise<Uint8Array> {
+export async function readWebStream(
+  open: () => ReadableStream<Uint8Array> | null,
+  limit: number,
+  declaredLength?: string | null,
+): Promise<Uint8Array> {
   if (declaredLength != null && Number(declaredLength) > limit) throw tooLarge(limit);
   const stream = open();
   if (stream === null) return new Uint8Array(0);
@@ -110,7 +114,11 @@ export async function readWebStream(open: () => ReadableStream<Uint8Array> | nul
  * Reads a WHATWG Request's body whole when its declared length fits the limit (the framing keeps
  * it to that length); the length read is checked again all the same.
  */
-export async function readWebBytes(request: Pick<Request, "arrayBuffer">, limit: number, declaredLength: string): Promise<Uint8Array> {
+export async function readWebBytes(
+  request: Pick<Request, "arrayBuffer">,
+  limit: number,
+  declaredLength: string,
+): Promise<Uint8Array> {
   if (Number(declaredLength) > limit) throw tooLarge(limit);
   let bytes: Uint8Array;
   try {

@@ -61,7 +61,10 @@ export class Router {
         const seg = segments[i]!;
         const part = parts[i]!;
         if (seg.startsWith(":")) {
-          if (part === "") { params = undefined; break; }
+          if (part === "") {
+            params = undefined;
+            break;
+          }
           params[seg.slice(1)] = part;
         } else if (seg !== part) {
           params = undefined;

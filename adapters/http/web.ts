@@ -19,10 +19,12 @@ export function splitUrl(url: string): { path: string; query: URLSearchParams } 
 export function webBody(request: Request): RequestBody {
   const length = request.headers.get("content-length");
   if (length === "0") return { kind: "none" };
-  if (length === null && request.headers.get("transfer-encoding") === null && request.body === null) return { kind: "none" };
+  if (length === null && request.headers.get("transfer-encoding") === null && request.body === null)
+    return { kind: "none" };
   return {
     kind: "stream",
-    read: (limit) => (length === null ? readWebStream(() => request.body, limit, length) : readWebBytes(request, limit, length)),
+    read: (limit) =>
+      length === null ? readWebStream(() => request.body, limit, length) : readWebBytes(request, limit, length),
   };
 }
 

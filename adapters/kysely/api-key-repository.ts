@@ -51,14 +51,23 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
 
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
     return guard(this.#engine, "read the API key", async () => {
-      const row = await this.#db.selectFrom("flagpost_api_keys").selectAll().where("hash", "=", hash).executeTakeFirst();
+      const row = await this.#db
+        .selectFrom("flagpost_api_keys")
+        .selectAll()
+        .where("hash", "=", hash)
+        .executeTakeFirst();
       return row && toApiKey(row);
     });
   }
 
   async list(): Promise<ApiKeyRecord[]> {
     return guard(this.#engine, "list API keys", async () => {
-      const rows = await this.#db.selectFrom("flagpost_api_keys").selectAll().orderBy("created_at").orderBy("id").execute();
+      const rows = await this.#db
+        .selectFrom("flagpost_api_keys")
+        .selectAll()
+        .orderBy("created_at")
+        .orderBy("id")
+        .execute();
       return rows.map(toApiKey);
     });
   }
@@ -74,7 +83,11 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
         .where("revoked_at", "is", null)
         .executeTakeFirst();
       if (result.numUpdatedRows > 0n) return true;
-      const existing = await this.#db.selectFrom("flagpost_api_keys").select("id").where("id", "=", id).executeTakeFirst();
+      const existing = await this.#db
+        .selectFrom("flagpost_api_keys")
+        .select("id")
+        .where("id", "=", id)
+        .executeTakeFirst();
       return existing !== undefined;
     });
   }

@@ -1,4 +1,13 @@
-import { type InsertQueryBuilder, type Kysely, MysqlAdapter, PostgresAdapter, type RawBuilder, SqliteAdapter, sql } from "kysely";
+import {
+  type ExpressionBuilder,
+  type InsertQueryBuilder,
+  type Kysely,
+  MysqlAdapter,
+  PostgresAdapter,
+  type RawBuilder,
+  SqliteAdapter,
+  sql,
+} from "kysely";
 import { FlagpostError } from "../../src/errors.js";
 
 /**
@@ -9,10 +18,21 @@ import { FlagpostError } from "../../src/errors.js";
 export type Engine = "sqlite" | "postgres" | "mysql";
 
 /**
+ * The database type of every Kysely instance flagpost takes. Each repository types its own rows
+ * (tables.ts); the caller's instance may be typed for their own tables, so flagpost accepts any.
+ * This is the one place the project writes `any` at a port: everything else says AnyKysely.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the single alias, explained above
+export type AnyDatabase = any;
+export type AnyKysely = Kysely<AnyDatabase>;
+/** An expression builder over any jobs-shaped table (job-claims.ts). */
+export type AnyExpressionBuilder = ExpressionBuilder<AnyDatabase, AnyDatabase>;
+
+/**
  * The engine behind a Kysely instance, read from its dialect adapter, so that third-party dialects
  * built on kysely's adapters (libSQL, PGlite, …) are recognised too.
  */
-export function detectEngine(db: Kysely<any>): Engine {
+export function detectEngine(db: AnyKysely): Engine {
   const adapter = db.getExecutor().adapter;
   if (adapter instanceof SqliteAdapter) return "sqlite";
   if (adapter instanceof PostgresAdapter) return "postgres";
@@ -82,6 +102,9 @@ export function encodeBoolean(engine: Engine, value: boolean): boolean | number 
  * ON CONFLICT DO NOTHING on SQLite and PostgreSQL, INSERT IGNORE on MySQL. The row count then
  * says whether this caller inserted the row, which is how races are decided without a read.
  */
-export function insertIfAbsent<DB, TB extends keyof DB, O>(engine: Engine, query: InsertQueryBuilder<DB, TB, O>): InsertQueryBuilder<DB, TB, O> {
+export function insertIfAbsent<DB, TB extends keyof DB, O>(
+  engine: Engine,
+  query: InsertQueryBuilder<DB, TB, O>,
+): InsertQueryBuilder<DB, TB, O> {
   return engine === "mysql" ? query.ignore() : query.onConflict((conflict) => conflict.doNothing());
 }

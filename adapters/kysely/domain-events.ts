@@ -13,7 +13,10 @@ const INSERT_CHUNK = 100;
  * all its deliveries). An event nobody is subscribed to leaves no row. Every repository write that
  * causes events calls this, so a change and its deliveries commit (or roll back) together.
  */
-export async function recordDomainEvents(trx: Transaction<FlagpostTables>, events: readonly DomainEvent[] | undefined): Promise<void> {
+export async function recordDomainEvents(
+  trx: Transaction<FlagpostTables>,
+  events: readonly DomainEvent[] | undefined,
+): Promise<void> {
   if (!events || events.length === 0) return;
   const types = [...new Set(events.map((e) => e.type))];
   const subscribers = await trx
@@ -35,9 +38,26 @@ export async function recordDomainEvents(trx: Transaction<FlagpostTables>, event
     const at = toEpochMs(event.createdAt, "event.createdAt");
     eventRows.push({ id: event.id, type: event.type, created_at: at, data: JSON.stringify(event.data) });
     for (const webhookId of webhookIds) {
-      deliveryRows.push({ id: uuidv7(at), webhook_id: webhookId, event_id: event.id, event_type: event.type, created_at: at, status: "pending", attempts: 0, next_attempt_at: at });
+      deliveryRows.push({
+        id: uuidv7(at),
+        webhook_id: webhookId,
+        event_id: event.id,
+        event_type: event.type,
+        created_at: at,
+        status: "pending",
+        attempts: 0,
+        next_attempt_at: at,
+      });
     }
   }
-  for (let i = 0; i < eventRows.length; i += INSERT_CHUNK) await trx.insertInto("flagpost_webhook_events").values(eventRows.slice(i, i + INSERT_CHUNK)).execute();
-  for (let i = 0; i < deliveryRows.length; i += INSERT_CHUNK) await trx.insertInto("flagpost_webhook_deliveries").values(deliveryRows.slice(i, i + INSERT_CHUNK)).execute();
+  for (let i = 0; i < eventRows.length; i += INSERT_CHUNK)
+    await trx
+      .insertInto("flagpost_webhook_events")
+      .values(eventRows.slice(i, i + INSERT_CHUNK))
+      .execute();
+  for (let i = 0; i < deliveryRows.length; i += INSERT_CHUNK)
+    await trx
+      .insertInto("flagpost_webhook_deliveries")
+      .values(deliveryRows.slice(i, i + INSERT_CHUNK))
+      .execute();
 }

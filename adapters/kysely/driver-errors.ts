@@ -1,7 +1,7 @@
-import { type Kysely, sql } from "kysely";
+import { sql } from "kysely";
 import { FlagpostError } from "../../src/errors.js";
 import { redactCredentials } from "../../src/logger.js";
-import type { Engine } from "./dialect.js";
+import type { Engine, AnyKysely } from "./dialect.js";
 
 /**
  * Driver errors, classified without looking at their messages (which can hold SQL and values):
@@ -17,7 +17,16 @@ interface CodedError {
 }
 
 /** Nothing answered: no connection was ever made. */
-const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ECONNRESET", "PROTOCOL_CONNECTION_LOST"]);
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ECONNRESET",
+  "PROTOCOL_CONNECTION_LOST",
+]);
 
 /**
  * Errors about the connection or the database itself, not about a statement: their messages hold
@@ -30,7 +39,13 @@ function isEnvironmentError(code: unknown): boolean {
   if (typeof code !== "string") return false;
   if (UNREACHABLE.has(code)) return true;
   if (/^(08|28|3D)[0-9A-Z]{3}$/.test(code)) return true;
-  if (code === "ER_ACCESS_DENIED_ERROR" || code === "ER_DBACCESS_DENIED_ERROR" || code === "ER_BAD_DB_ERROR" || code === "ER_HOST_NOT_PRIVILEGED") return true;
+  if (
+    code === "ER_ACCESS_DENIED_ERROR" ||
+    code === "ER_DBACCESS_DENIED_ERROR" ||
+    code === "ER_BAD_DB_ERROR" ||
+    code === "ER_HOST_NOT_PRIVILEGED"
+  )
+    return true;
   return /^SQLITE_(READONLY|CANTOPEN|NOTADB|CORRUPT|FULL|PERM|IOERR)/.test(code);
 }
 
@@ -96,7 +111,12 @@ const ENGINE_NAMES: Record<Engine, string> = { sqlite: "SQLite", postgres: "Post
  * error code, and the original error as `cause`. The driver's message is added only for errors
  * about the connection or the database file (see {@link describeDriverError}).
  */
-export function toStorageError(engine: Engine, action: string, error: unknown, conflictMessage?: string): FlagpostError {
+export function toStorageError(
+  engine: Engine,
+  action: string,
+  error: unknown,
+  conflictMessage?: string,
+): FlagpostError {
   if (error instanceof FlagpostError) return error;
   if (conflictMessage !== undefined && isUniqueViolation(engine, error)) {
     return new FlagpostError("conflict", conflictMessage, { cause: error });
@@ -104,11 +124,20 @@ export function toStorageError(engine: Engine, action: string, error: unknown, c
   const { code } = innermost(error);
   const suffix = typeof code === "string" || typeof code === "number" ? ` (${code})` : "";
   const said = describeDriverError(error);
-  return new FlagpostError("unavailable", `The ${ENGINE_NAMES[engine]} database could not ${action}${said === undefined ? "" : `: ${said}`}${suffix}`, { cause: error });
+  return new FlagpostError(
+    "unavailable",
+    `The ${ENGINE_NAMES[engine]} database could not ${action}${said === undefined ? "" : `: ${said}`}${suffix}`,
+    { cause: error },
+  );
 }
 
 /** Runs one repository operation and maps whatever it throws with {@link toStorageError}. */
-export async function guard<T>(engine: Engine, action: string, work: () => Promise<T>, conflictMessage?: string): Promise<T> {
+export async function guard<T>(
+  engine: Engine,
+  action: string,
+  work: () => Promise<T>,
+  conflictMessage?: string,
+): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -140,7 +169,7 @@ export function isSqliteFileError(error: unknown): boolean {
  * (SQLITE_READONLY); file: /srv/app.db"): the driver's message does not say which file. The path
  * is asked of SQLite itself, since the adapter only holds the Kysely instance.
  */
-export async function withSqliteFile(db: Kysely<any>, error: unknown): Promise<unknown> {
+export async function withSqliteFile(db: AnyKysely, error: unknown): Promise<unknown> {
   if (!(error instanceof FlagpostError) || !isSqliteFileError(error)) return error;
   const file = await sql<{ name: string; file: string }>`pragma database_list`.execute(db).then(
     (result) => result.rows.find((row) => row.name === "main")?.file,

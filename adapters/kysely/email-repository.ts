@@ -1,4 +1,13 @@
-import { type Insertable, type Kysely, type RawBuilder, type Selectable, sql, type Transaction, type UpdateQueryBuilder, type UpdateResult } from "kysely";
+import {
+  type Insertable,
+  type Kysely,
+  type RawBuilder,
+  type Selectable,
+  sql,
+  type Transaction,
+  type UpdateQueryBuilder,
+  type UpdateResult,
+} from "kysely";
 import type {
   EmailContent,
   EmailEvent,
@@ -55,7 +64,8 @@ function toRecord(row: EmailRow): EmailRecord {
     leaseOwner: row.lease_owner ?? undefined,
     leaseUntil: optionalIso(row.lease_until),
   };
-  for (const [key, value] of Object.entries(optional)) if (value !== undefined) (record as unknown as Record<string, unknown>)[key] = value;
+  for (const [key, value] of Object.entries(optional))
+    if (value !== undefined) (record as unknown as Record<string, unknown>)[key] = value;
   return record;
 }
 
@@ -89,7 +99,12 @@ function eventRow(emailId: string, seq: number, event: NewEmailEvent): Insertabl
 }
 
 function toEvent(row: Selectable<EmailEventsTable>): EmailEvent {
-  const event: EmailEvent = { emailId: row.email_id, seq: toNumber(row.seq), type: row.type as EmailEventType, at: toIso(row.at) };
+  const event: EmailEvent = {
+    emailId: row.email_id,
+    seq: toNumber(row.seq),
+    type: row.type as EmailEventType,
+    at: toIso(row.at),
+  };
   if (row.detail !== null) event.detail = JSON.parse(row.detail) as Record<string, unknown>;
   return event;
 }
@@ -119,8 +134,14 @@ export class KyselyEmailRepository implements EmailRepository {
       () =>
         inTransaction(this.#db, this.#engine, async (trx) => {
           for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-            await trx.insertInto("flagpost_emails").values(rows.slice(i, i + INSERT_CHUNK)).execute();
-            await trx.insertInto("flagpost_email_events").values(events.slice(i, i + INSERT_CHUNK)).execute();
+            await trx
+              .insertInto("flagpost_emails")
+              .values(rows.slice(i, i + INSERT_CHUNK))
+              .execute();
+            await trx
+              .insertInto("flagpost_email_events")
+              .values(events.slice(i, i + INSERT_CHUNK))
+              .execute();
           }
           if (completion) await completeClaim(trx, this.#engine, completion);
         }),
@@ -140,13 +161,19 @@ export class KyselyEmailRepository implements EmailRepository {
     if (limit <= 0) return [];
     return guard(this.#engine, "claim due emails", async () => {
       const rows = await claimDueRows<EmailRow>(this.#db, this.#engine, OUTBOX, at, limit, at + leaseMs, owner);
-      return rows.map(toRecord).sort((a, b) => (a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1));
+      return rows
+        .map(toRecord)
+        .sort((a, b) =>
+          a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1,
+        );
     });
   }
 
   async renewEmailLeases(ids: readonly string[], owner: string, leaseUntil: string): Promise<string[]> {
     const until = toEpochMs(leaseUntil, "leaseUntil");
-    return guard(this.#engine, "renew the email leases", () => renewLeases(this.#db, this.#engine, "flagpost_emails", [...new Set(ids)], owner, until));
+    return guard(this.#engine, "renew the email leases", () =>
+      renewLeases(this.#db, this.#engine, "flagpost_emails", [...new Set(ids)], owner, until),
+    );
   }
 
   async listEmailLeaseOwners(now: string): Promise<string[]> {
@@ -161,13 +188,23 @@ export class KyselyEmailRepository implements EmailRepository {
   async transitionEmail(id: string, transition: EmailTransition): Promise<EmailRecord | undefined> {
     if (transition.from.length === 0) return undefined;
     return guard(this.#engine, "update the email", () =>
-      inTransaction(this.#db, this.#engine, (trx) => this.#updateAndAppend(trx, id, this.#transitionUpdate(trx, id, transition), transition.event, transition.events)),
+      inTransaction(this.#db, this.#engine, (trx) =>
+        this.#updateAndAppend(
+          trx,
+          id,
+          this.#transitionUpdate(trx, id, transition),
+          transition.event,
+          transition.events,
+        ),
+      ),
     );
   }
 
   async scheduleRetry(id: string, retry: EmailRetry): Promise<EmailRecord | undefined> {
     return guard(this.#engine, "schedule the email's retry", () =>
-      inTransaction(this.#db, this.#engine, (trx) => this.#updateAndAppend(trx, id, this.#retryUpdate(trx, id, retry), retry.event, retry.events)),
+      inTransaction(this.#db, this.#engine, (trx) =>
+        this.#updateAndAppend(trx, id, this.#retryUpdate(trx, id, retry), retry.event, retry.events),
+      ),
     );
   }
 
@@ -196,12 +233,21 @@ export class KyselyEmailRepository implements EmailRepository {
           else if (this.#engine === "mysql") single.push(entry);
           else {
             const t = o.transition;
-            const kind = JSON.stringify([t.to, t.from, t.leaseOwner ?? null, t.sentAt !== undefined, t.deliveredAt !== undefined]);
+            const kind = JSON.stringify([
+              t.to,
+              t.from,
+              t.leaseOwner ?? null,
+              t.sentAt !== undefined,
+              t.deliveredAt !== undefined,
+            ]);
             groups.set(kind, [...(groups.get(kind) ?? []), { o, i: entry.i }]);
           }
         }
         for (const group of groups.values()) {
-          const versions = await this.#groupTransition(trx, group.map((g) => g.o));
+          const versions = await this.#groupTransition(
+            trx,
+            group.map((g) => g.o),
+          );
           for (const { o, i } of group) {
             const version = versions.get(o.id);
             if (version === undefined) continue;
@@ -211,7 +257,8 @@ export class KyselyEmailRepository implements EmailRepository {
           }
         }
         for (const { o, i } of single) {
-          const update = "transition" in o ? this.#transitionUpdate(trx, o.id, o.transition) : this.#retryUpdate(trx, o.id, o.retry);
+          const update =
+            "transition" in o ? this.#transitionUpdate(trx, o.id, o.transition) : this.#retryUpdate(trx, o.id, o.retry);
           const version = await this.#updatedVersion(trx, o.id, update);
           if (version === undefined) continue;
           applied[i] = true;
@@ -219,7 +266,11 @@ export class KyselyEmailRepository implements EmailRepository {
           events.push(eventRow(o.id, version, change.event));
           domainEvents.push(...(change.events ?? []));
         }
-        for (let i = 0; i < events.length; i += INSERT_CHUNK) await trx.insertInto("flagpost_email_events").values(events.slice(i, i + INSERT_CHUNK)).execute();
+        for (let i = 0; i < events.length; i += INSERT_CHUNK)
+          await trx
+            .insertInto("flagpost_email_events")
+            .values(events.slice(i, i + INSERT_CHUNK))
+            .execute();
         await recordDomainEvents(trx, domainEvents);
         return applied;
       }),
@@ -247,8 +298,26 @@ export class KyselyEmailRepository implements EmailRepository {
         lease_until: null,
         version: eb("version", "+", 1).$castTo<number>(),
         // Timestamps are set once: an existing value wins.
-        ...(t.sentAt === undefined ? {} : { sent_at: eb.fn.coalesce("sent_at", byId((x) => x.sentAt, "sentAt")).$castTo<number>() }),
-        ...(t.deliveredAt === undefined ? {} : { delivered_at: eb.fn.coalesce("delivered_at", byId((x) => x.deliveredAt, "deliveredAt")).$castTo<number>() }),
+        ...(t.sentAt === undefined
+          ? {}
+          : {
+              sent_at: eb.fn
+                .coalesce(
+                  "sent_at",
+                  byId((x) => x.sentAt, "sentAt"),
+                )
+                .$castTo<number>(),
+            }),
+        ...(t.deliveredAt === undefined
+          ? {}
+          : {
+              delivered_at: eb.fn
+                .coalesce(
+                  "delivered_at",
+                  byId((x) => x.deliveredAt, "deliveredAt"),
+                )
+                .$castTo<number>(),
+            }),
       }))
       .where("id", "in", ids)
       .where("status", "in", [...t.from]);
@@ -259,7 +328,8 @@ export class KyselyEmailRepository implements EmailRepository {
 
   #transitionUpdate(trx: Trx, id: string, transition: EmailTransition): EmailUpdate {
     const sentAt = transition.sentAt === undefined ? undefined : toEpochMs(transition.sentAt, "sentAt");
-    const deliveredAt = transition.deliveredAt === undefined ? undefined : toEpochMs(transition.deliveredAt, "deliveredAt");
+    const deliveredAt =
+      transition.deliveredAt === undefined ? undefined : toEpochMs(transition.deliveredAt, "deliveredAt");
     let update = trx
       .updateTable("flagpost_emails")
       .set((eb) => ({
@@ -269,7 +339,9 @@ export class KyselyEmailRepository implements EmailRepository {
         version: eb("version", "+", 1).$castTo<number>(),
         // Timestamps are set once: an existing value wins.
         ...(sentAt === undefined ? {} : { sent_at: eb.fn.coalesce("sent_at", eb.val(sentAt)).$castTo<number>() }),
-        ...(deliveredAt === undefined ? {} : { delivered_at: eb.fn.coalesce("delivered_at", eb.val(deliveredAt)).$castTo<number>() }),
+        ...(deliveredAt === undefined
+          ? {}
+          : { delivered_at: eb.fn.coalesce("delivered_at", eb.val(deliveredAt)).$castTo<number>() }),
       }))
       .where("id", "=", id)
       .where("status", "in", [...transition.from]);
@@ -311,7 +383,13 @@ export class KyselyEmailRepository implements EmailRepository {
    * MySQL, which lacks it, reads it inside the transaction (the UPDATE holds the row lock). The
    * UPDATE always changes `version`, so MySQL's affected-row count is reliable here.
    */
-  async #updateAndAppend(trx: Trx, id: string, update: EmailUpdate, event: NewEmailEvent, domainEvents?: readonly DomainEvent[]): Promise<EmailRecord | undefined> {
+  async #updateAndAppend(
+    trx: Trx,
+    id: string,
+    update: EmailUpdate,
+    event: NewEmailEvent,
+    domainEvents?: readonly DomainEvent[],
+  ): Promise<EmailRecord | undefined> {
     let row: EmailRow | undefined;
     if (this.#engine === "mysql") {
       const result = await update.executeTakeFirst();
@@ -321,14 +399,22 @@ export class KyselyEmailRepository implements EmailRepository {
       row = await update.returningAll().executeTakeFirst();
     }
     if (!row) return undefined;
-    await trx.insertInto("flagpost_email_events").values(eventRow(id, toNumber(row.version), event)).execute();
+    await trx
+      .insertInto("flagpost_email_events")
+      .values(eventRow(id, toNumber(row.version), event))
+      .execute();
     await recordDomainEvents(trx, domainEvents);
     return toRecord(row);
   }
 
   async listEmailEvents(id: string): Promise<EmailEvent[]> {
     return guard(this.#engine, "read the email's events", async () => {
-      const rows = await this.#db.selectFrom("flagpost_email_events").selectAll().where("email_id", "=", id).orderBy("seq").execute();
+      const rows = await this.#db
+        .selectFrom("flagpost_email_events")
+        .selectAll()
+        .where("email_id", "=", id)
+        .orderBy("seq")
+        .execute();
       return rows.map(toEvent);
     });
   }

@@ -38,7 +38,11 @@ export const MAX_ROWS_PER_STATEMENT: Record<Engine, number> = {
 export const MAX_STATEMENT_CHARS = 4 * 1024 * 1024;
 
 /** Splits rows into statements that respect the engine's parameter and size limits. */
-export function statementChunks(engine: Engine, rows: readonly EventRow[], maxRows = MAX_ROWS_PER_STATEMENT[engine]): EventRow[][] {
+export function statementChunks(
+  engine: Engine,
+  rows: readonly EventRow[],
+  maxRows = MAX_ROWS_PER_STATEMENT[engine],
+): EventRow[][] {
   const chunks: EventRow[][] = [];
   let current: EventRow[] = [];
   let chars = 0;
@@ -79,7 +83,10 @@ export async function insertEventRows(
   engine: Engine,
   rows: readonly EventRow[],
   alsoInTransaction?: (trx: Transaction<FlagpostTables>) => Promise<void>,
-  { strategy = DEFAULT_STRATEGY[engine], maxRows = MAX_ROWS_PER_STATEMENT[engine] }: { strategy?: InsertStrategy; maxRows?: number } = {},
+  {
+    strategy = DEFAULT_STRATEGY[engine],
+    maxRows = MAX_ROWS_PER_STATEMENT[engine],
+  }: { strategy?: InsertStrategy; maxRows?: number } = {},
 ): Promise<void> {
   const chunks = statementChunks(engine, rows, maxRows);
   if (chunks.length === 1 && !alsoInTransaction) {
@@ -137,7 +144,10 @@ export function insertTemplate(db: Db, engine: Engine, count: number): string {
   const cacheKey = `${engine}:${count}`;
   let text = templates.get(cacheKey);
   if (text === undefined) {
-    text = db.insertInto("flagpost_events").values(Array.from({ length: count }, () => PLACEHOLDER_ROW)).compile().sql;
+    text = db
+      .insertInto("flagpost_events")
+      .values(Array.from({ length: count }, () => PLACEHOLDER_ROW))
+      .compile().sql;
     if (templates.size >= 32) templates.clear();
     templates.set(cacheKey, text);
   }

@@ -1,5 +1,12 @@
 import type { Expression, ExpressionBuilder, Kysely, SelectQueryBuilder, SqlBool } from "kysely";
-import type { EventFilter, EventKey, EventRecord, EventRepository, IdempotencyCompletion, NewEvent } from "../../src/storage/index.js";
+import type {
+  EventFilter,
+  EventKey,
+  EventRecord,
+  EventRepository,
+  IdempotencyCompletion,
+  NewEvent,
+} from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
 import { guard } from "./driver-errors.js";
 import { insertEventRows, type EventRow } from "./event-insert.js";
@@ -39,12 +46,25 @@ export class KyselyEventRepository implements EventRepository {
         receivedMs = toEpochMs(e.receivedAt, "receivedAt");
         receivedIso = e.receivedAt;
       }
-      rows[i] = { id: e.id, event: e.event, user_id: e.userId, ts: toEpochMs(e.timestamp, "timestamp"), received_at: receivedMs, properties: e.propertiesJson };
+      rows[i] = {
+        id: e.id,
+        event: e.event,
+        user_id: e.userId,
+        ts: toEpochMs(e.timestamp, "timestamp"),
+        received_at: receivedMs,
+        properties: e.propertiesJson,
+      };
     }
     await guard(
       this.#engine,
       "store the events",
-      () => insertEventRows(this.#db, this.#engine, rows, completion && ((trx) => completeClaim(trx, this.#engine, completion))),
+      () =>
+        insertEventRows(
+          this.#db,
+          this.#engine,
+          rows,
+          completion && ((trx) => completeClaim(trx, this.#engine, completion)),
+        ),
       "An event with one of these ids already exists",
     );
   }
@@ -83,7 +103,9 @@ export class KyselyEventRepository implements EventRepository {
   }
 
   async deleteEventsByUser(userId: string): Promise<number> {
-    return guard(this.#engine, "delete the user's events", () => this.#deleteInChunks((eb) => this.#exactly(eb, "user_id", userId)));
+    return guard(this.#engine, "delete the user's events", () =>
+      this.#deleteInChunks((eb) => this.#exactly(eb, "user_id", userId)),
+    );
   }
 
   /**
@@ -121,6 +143,10 @@ export class KyselyEventRepository implements EventRepository {
  * Rows strictly after (afterTs, afterId) in newest-first order. Written as `ts <= t AND (ts < t OR
  * id < i)` rather than a row-value comparison: every engine turns the first part into an index range.
  */
-function afterKey<O>(query: SelectQueryBuilder<FlagpostTables, "flagpost_events", O>, afterTs: number, afterId: string) {
+function afterKey<O>(
+  query: SelectQueryBuilder<FlagpostTables, "flagpost_events", O>,
+  afterTs: number,
+  afterId: string,
+) {
   return query.where("ts", "<=", afterTs).where((eb) => eb.or([eb("ts", "<", afterTs), eb("id", "<", afterId)]));
 }

@@ -45,7 +45,12 @@ export class KyselyFlagHistoryRepository implements FlagHistoryRepository {
 
   async list(flagKey: string, { before, limit }: { before?: string; limit: number }): Promise<FlagHistoryEntry[]> {
     return guard(this.#engine, "read the flag history", async () => {
-      let query = this.#db.selectFrom("flagpost_flag_history").selectAll().where("flag_key", "=", flagKey).orderBy("id", "desc").limit(limit);
+      let query = this.#db
+        .selectFrom("flagpost_flag_history")
+        .selectAll()
+        .where("flag_key", "=", flagKey)
+        .orderBy("id", "desc")
+        .limit(limit);
       if (before !== undefined) query = query.where("id", "<", before);
       return (await query.execute()).map(toEntry);
     });

@@ -1,7 +1,15 @@
 import type { Kysely, Selectable, Transaction, Updateable } from "kysely";
 import { flagChanges } from "../../src/flags/history-diff.js";
 import { uuidv7 } from "../../src/ids.js";
-import type { FlagAudit, FlagChanges, FlagHistoryAction, FlagRecord, FlagRepository, DomainEvent, EventsFor } from "../../src/storage/index.js";
+import type {
+  FlagAudit,
+  FlagChanges,
+  FlagHistoryAction,
+  FlagRecord,
+  FlagRepository,
+  DomainEvent,
+  EventsFor,
+} from "../../src/storage/index.js";
 import { type Engine, encodeBoolean } from "./dialect.js";
 import { recordDomainEvents } from "./domain-events.js";
 import { guard } from "./driver-errors.js";
@@ -27,9 +35,23 @@ function toFlag(row: Selectable<FlagsTable>): FlagRecord {
 }
 
 /** Stores the history entry of a write, when the caller asked for one, in the write's transaction. */
-async function record(trx: Trx, flagKey: string, action: FlagHistoryAction, before: FlagRecord | undefined, after: FlagRecord | undefined, audit: FlagAudit | undefined): Promise<void> {
+async function record(
+  trx: Trx,
+  flagKey: string,
+  action: FlagHistoryAction,
+  before: FlagRecord | undefined,
+  after: FlagRecord | undefined,
+  audit: FlagAudit | undefined,
+): Promise<void> {
   if (!audit) return;
-  await recordFlagHistory(trx, { id: uuidv7(), flagKey, action, at: audit.at, actor: audit.actor, changes: flagChanges(before, after) });
+  await recordFlagHistory(trx, {
+    id: uuidv7(),
+    flagKey,
+    action,
+    at: audit.at,
+    actor: audit.actor,
+    changes: flagChanges(before, after),
+  });
 }
 
 /** Bumps the revision counter inside the transaction of the flag write it reports. */
@@ -96,7 +118,12 @@ export class KyselyFlagRepository implements FlagRepository {
     });
   }
 
-  async update(key: string, changes: FlagChanges, audit?: FlagAudit, events?: EventsFor<FlagRecord>): Promise<FlagRecord | undefined> {
+  async update(
+    key: string,
+    changes: FlagChanges,
+    audit?: FlagAudit,
+    events?: EventsFor<FlagRecord>,
+  ): Promise<FlagRecord | undefined> {
     // Only the columns given are SET, so concurrent updates of different fields both survive.
     const set: Updateable<FlagsTable> = { updated_at: toEpochMs(changes.updatedAt, "updatedAt") };
     if (changes.description !== undefined) set.description = changes.description;
@@ -127,7 +154,11 @@ export class KyselyFlagRepository implements FlagRepository {
    */
   async #lockedRead(trx: Trx, key: string): Promise<Selectable<FlagsTable> | undefined> {
     if (this.#engine === "sqlite") {
-      const touched = await trx.updateTable("flagpost_flags").set((eb) => ({ key: eb.ref("key") })).where("key", "=", key).executeTakeFirst();
+      const touched = await trx
+        .updateTable("flagpost_flags")
+        .set((eb) => ({ key: eb.ref("key") }))
+        .where("key", "=", key)
+        .executeTakeFirst();
       if (touched.numUpdatedRows === 0n) return undefined;
       return trx.selectFrom("flagpost_flags").selectAll().where("key", "=", key).executeTakeFirst();
     }
@@ -150,7 +181,11 @@ export class KyselyFlagRepository implements FlagRepository {
 
   async revision(): Promise<number> {
     return guard(this.#engine, "read the flags revision", async () => {
-      const row = await this.#db.selectFrom("flagpost_meta").select("value").where("name", "=", FLAGS_REVISION).executeTakeFirst();
+      const row = await this.#db
+        .selectFrom("flagpost_meta")
+        .select("value")
+        .where("name", "=", FLAGS_REVISION)
+        .executeTakeFirst();
       return row ? toNumber(row.value) : 0;
     });
   }

@@ -1,6 +1,11 @@
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
-import type { IdempotencyBegin, IdempotencyClaim, IdempotencyCompletion, IdempotencyRepository } from "../../src/storage/index.js";
+import type {
+  IdempotencyBegin,
+  IdempotencyClaim,
+  IdempotencyCompletion,
+  IdempotencyRepository,
+} from "../../src/storage/index.js";
 import { type Engine, encodeBoolean, insertIfAbsent } from "./dialect.js";
 import { guard } from "./driver-errors.js";
 import { toBoolean, toEpochMs, toNumber } from "./row-codec.js";
@@ -16,14 +21,20 @@ const MAX_ROUNDS = 5;
  * no trailing-space padding, no index-length limit on 256-character keys).
  */
 export function idempotencyRowId(scope: string, key: string): string {
-  return createHash("sha256").update(JSON.stringify([scope, key])).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify([scope, key]))
+    .digest("hex");
 }
 
 /**
  * Stores the result of a started claim. Takes a Kysely or a Transaction, so that a repository whose
  * write completes a claim can do both in one transaction.
  */
-export async function completeClaim(db: Db, engine: Engine, { scope, key, response }: IdempotencyCompletion): Promise<void> {
+export async function completeClaim(
+  db: Db,
+  engine: Engine,
+  { scope, key, response }: IdempotencyCompletion,
+): Promise<void> {
   await db
     .updateTable("flagpost_idempotency")
     .set({ completed: encodeBoolean(engine, true), response: JSON.stringify(response) ?? null })
@@ -64,11 +75,20 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
     return guard(this.#engine, "claim the idempotency key", async () => {
       for (let round = 0; round < MAX_ROUNDS; round += 1) {
         // 1. A key never seen: exactly one racing insert adds the row.
-        const inserted = await insertIfAbsent(this.#engine, db.insertInto("flagpost_idempotency").values({ id, ...fresh })).executeTakeFirst();
-        if (inserted.numInsertedOrUpdatedRows !== undefined && inserted.numInsertedOrUpdatedRows > 0n) return { state: "started" };
+        const inserted = await insertIfAbsent(
+          this.#engine,
+          db.insertInto("flagpost_idempotency").values({ id, ...fresh }),
+        ).executeTakeFirst();
+        if (inserted.numInsertedOrUpdatedRows !== undefined && inserted.numInsertedOrUpdatedRows > 0n)
+          return { state: "started" };
 
         // 2. An expired record counts as absent: start afresh over it.
-        const renewed = await db.updateTable("flagpost_idempotency").set(fresh).where("id", "=", id).where("expires_at", "<=", now).executeTakeFirst();
+        const renewed = await db
+          .updateTable("flagpost_idempotency")
+          .set(fresh)
+          .where("id", "=", id)
+          .where("expires_at", "<=", now)
+          .executeTakeFirst();
         if (renewed.numUpdatedRows > 0n) return { state: "started" };
 
         // 3. A pending claim with this fingerprint whose owner let the lock lapse: take it over.
@@ -91,7 +111,11 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
           .executeTakeFirst();
         if (!row || toNumber(row.expires_at) <= now) continue; // released, purged or expired meanwhile
         if (row.fingerprint !== claim.fingerprint) return { state: "mismatch" };
-        if (toBoolean(row.completed)) return { state: "replay", response: row.response === null ? undefined : (JSON.parse(row.response) as unknown) };
+        if (toBoolean(row.completed))
+          return {
+            state: "replay",
+            response: row.response === null ? undefined : (JSON.parse(row.response) as unknown),
+          };
         if (toNumber(row.locked_until) > now) return { state: "in_progress" };
         // The lock lapsed between steps 3 and 4: go round again.
       }
@@ -113,7 +137,13 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
         .executeTakeFirst();
       if (result.numUpdatedRows > 0n) return true;
       // MySQL counts only changed rows: an extension to the same time changes none.
-      const row = await this.#db.selectFrom("flagpost_idempotency").select("locked_until").where("id", "=", id).where("fingerprint", "=", fingerprint).where("completed", "=", pending).executeTakeFirst();
+      const row = await this.#db
+        .selectFrom("flagpost_idempotency")
+        .select("locked_until")
+        .where("id", "=", id)
+        .where("fingerprint", "=", fingerprint)
+        .where("completed", "=", pending)
+        .executeTakeFirst();
       return row !== undefined && toNumber(row.locked_until) === until;
     });
   }

@@ -1,5 +1,5 @@
-import type { Expression, ExpressionBuilder, Kysely, SqlBool } from "kysely";
-import type { Engine } from "./dialect.js";
+import type { Expression, SqlBool } from "kysely";
+import type { Engine, AnyKysely, AnyExpressionBuilder } from "./dialect.js";
 import { inTransaction } from "./transaction.js";
 
 /**
@@ -17,16 +17,20 @@ import { inTransaction } from "./transaction.js";
 export interface JobTableSpec {
   table: string;
   /** Further conditions a due row must meet, e.g. `(eb) => eb("status", "=", "queued")`. */
-  ready?: (eb: ExpressionBuilder<any, any>) => Expression<SqlBool>;
+  ready?: (eb: AnyExpressionBuilder) => Expression<SqlBool>;
 }
 
 /** Column values stored by a claim: the lease, and `attempts` + 1 (each claim is one attempt). */
 function claimSet(owner: string, leaseUntil: number) {
-  return (eb: ExpressionBuilder<any, any>) => ({ lease_owner: owner, lease_until: leaseUntil, attempts: eb("attempts", "+", 1) });
+  return (eb: AnyExpressionBuilder) => ({
+    lease_owner: owner,
+    lease_until: leaseUntil,
+    attempts: eb("attempts", "+", 1),
+  });
 }
 
 /** Due rows, longest-due first: ready, `next_attempt_at <= at`, and free or with a lease that ended. */
-function dueIds(db: Kysely<any>, spec: JobTableSpec, at: number, limit: number) {
+function dueIds(db: AnyKysely, spec: JobTableSpec, at: number, limit: number) {
   let query = db
     .selectFrom(spec.table)
     .select("id")
@@ -41,10 +45,23 @@ function dueIds(db: Kysely<any>, spec: JobTableSpec, at: number, limit: number) 
  * to their `attempts`, and returns them as stored afterwards (all columns), in no set order.
  * Each row goes to exactly one of several concurrent callers, in this process or in others.
  */
-export async function claimDueRows<Row>(db: Kysely<any>, engine: Engine, spec: JobTableSpec, at: number, limit: number, leaseUntil: number, owner: string): Promise<Row[]> {
+export async function claimDueRows<Row>(
+  db: AnyKysely,
+  engine: Engine,
+  spec: JobTableSpec,
+  at: number,
+  limit: number,
+  leaseUntil: number,
+  owner: string,
+): Promise<Row[]> {
   if (limit <= 0) return [];
   if (engine === "sqlite") {
-    return (await db.updateTable(spec.table).set(claimSet(owner, leaseUntil)).where("id", "in", dueIds(db, spec, at, limit)).returningAll().execute()) as Row[];
+    return (await db
+      .updateTable(spec.table)
+      .set(claimSet(owner, leaseUntil))
+      .where("id", "in", dueIds(db, spec, at, limit))
+      .returningAll()
+      .execute()) as Row[];
   }
   return inTransaction(db, engine, async (trx) => {
     const ids = (await dueIds(trx, spec, at, limit).forUpdate().skipLocked().execute()).map((r) => r.id as string);
@@ -61,40 +78,67 @@ export async function claimDueRows<Row>(db: Kysely<any>, engine: Engine, spec: J
  * A row released meanwhile or taken by another owner is left alone: recording a job's outcome
  * MUST set `lease_owner` to null, as a finished job must not be renewed.
  */
-export async function renewLeases(db: Kysely<any>, engine: Engine, table: string, ids: readonly string[], owner: string, leaseUntil: number): Promise<string[]> {
+export async function renewLeases(
+  db: AnyKysely,
+  engine: Engine,
+  table: string,
+  ids: readonly string[],
+  owner: string,
+  leaseUntil: number,
+): Promise<string[]> {
   if (ids.length === 0) return [];
   const renewed: string[] = [];
   // Chunks keep the statement far below every engine's limit on bound parameters.
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
     if (engine !== "mysql") {
-      const rows = await db.updateTable(table).set({ lease_until: leaseUntil }).where("id", "in", chunk).where("lease_owner", "=", owner).returning("id").execute();
+      const rows = await db
+        .updateTable(table)
+        .set({ lease_until: leaseUntil })
+        .where("id", "in", chunk)
+        .where("lease_owner", "=", owner)
+        .returning("id")
+        .execute();
       renewed.push(...rows.map((r) => r.id as string));
       continue;
     }
     // MySQL has no RETURNING: renew, then read which of them the owner holds (in one transaction).
     renewed.push(
       ...(await inTransaction(db, engine, async (trx) => {
-        await trx.updateTable(table).set({ lease_until: leaseUntil }).where("id", "in", chunk).where("lease_owner", "=", owner).execute();
-        return (await trx.selectFrom(table).select("id").where("id", "in", chunk).where("lease_owner", "=", owner).execute()).map((r) => r.id as string);
+        await trx
+          .updateTable(table)
+          .set({ lease_until: leaseUntil })
+          .where("id", "in", chunk)
+          .where("lease_owner", "=", owner)
+          .execute();
+        return (
+          await trx.selectFrom(table).select("id").where("id", "in", chunk).where("lease_owner", "=", owner).execute()
+        ).map((r) => r.id as string);
       })),
     );
   }
   return renewed;
 }
 
-
 /** The distinct owners of leases that have not ended at `at` (epoch ms) among ready rows. */
-export async function listLeaseOwners(db: Kysely<any>, spec: JobTableSpec, at: number): Promise<string[]> {
-  let query = db.selectFrom(spec.table).select("lease_owner").distinct().where("lease_owner", "is not", null).where("lease_until", ">", at);
+export async function listLeaseOwners(db: AnyKysely, spec: JobTableSpec, at: number): Promise<string[]> {
+  let query = db
+    .selectFrom(spec.table)
+    .select("lease_owner")
+    .distinct()
+    .where("lease_owner", "is not", null)
+    .where("lease_until", ">", at);
   if (spec.ready) query = query.where(spec.ready);
   return (await query.execute()).map((r) => r.lease_owner as string);
 }
 
 /** Frees the leases `owners` hold on ready rows (their processes are dead); `attempts` is kept. Returns how many. */
-export async function releaseLeases(db: Kysely<any>, spec: JobTableSpec, owners: readonly string[]): Promise<number> {
+export async function releaseLeases(db: AnyKysely, spec: JobTableSpec, owners: readonly string[]): Promise<number> {
   if (owners.length === 0) return 0;
-  let update = db.updateTable(spec.table).set({ lease_owner: null, lease_until: null }).where("lease_owner", "in", [...owners]);
+  let update = db
+    .updateTable(spec.table)
+    .set({ lease_owner: null, lease_until: null })
+    .where("lease_owner", "in", [...owners]);
   if (spec.ready) update = update.where(spec.ready);
   return Number((await update.executeTakeFirst()).numUpdatedRows);
 }

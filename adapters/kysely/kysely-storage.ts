@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { FlagpostError } from "../../src/errors.js";
 import type { Storage } from "../../src/storage/index.js";
 import { KyselyApiKeyRepository } from "./api-key-repository.js";
-import { detectEngine } from "./dialect.js";
+import { detectEngine, type AnyKysely } from "./dialect.js";
 import { KyselyEmailRepository } from "./email-repository.js";
 import { guard, withSqliteFile } from "./driver-errors.js";
 import { KyselyEventRepository } from "./event-repository.js";
@@ -40,7 +40,7 @@ export interface KyselyStorageOptions {
  * flagpost's queries. For SQLite, open the database in WAL mode with a busy_timeout (see
  * docs/storage.md).
  */
-export function kyselyStorage(db: Kysely<any>, options: KyselyStorageOptions = {}): Storage {
+export function kyselyStorage(db: AnyKysely, options: KyselyStorageOptions = {}): Storage {
   const engine = detectEngine(db);
   // The caller's plugins (CamelCasePlugin, withSchema, …) would rename our columns and tables.
   const own = db.withoutPlugins();

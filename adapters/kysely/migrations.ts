@@ -1,7 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { type Kysely, type Migration, Migrator, sql } from "kysely";
+import { type Migration, Migrator, sql } from "kysely";
 import { backoffDelay, exponential } from "../../src/jobs/backoff.js";
-import type { Engine } from "./dialect.js";
+import type { Engine, AnyKysely } from "./dialect.js";
 import { isSqliteBusy } from "./driver-errors.js";
 import { initialMigration } from "./migrations/0001-initial.js";
 import { eventsMigration } from "./migrations/0002-events.js";
@@ -42,15 +42,17 @@ const LOCK_BACKOFF = exponential(50, 500, "equal");
  * whole run holds the instance's connection and the database's write lock (BEGIN IMMEDIATE), so
  * another process, or another call on this instance, waits and then finds nothing to do.
  */
-export async function migrateToLatest(db: Kysely<any>, engine: Engine): Promise<void> {
+export async function migrateToLatest(db: AnyKysely, engine: Engine): Promise<void> {
   if (engine === "sqlite") {
-    await db.connection().execute((connection) => withSqliteWriteLock(connection, () => runMigrator(connection, engine)));
+    await db
+      .connection()
+      .execute((connection) => withSqliteWriteLock(connection, () => runMigrator(connection, engine)));
   } else {
     await runMigrator(db, engine);
   }
 }
 
-async function runMigrator(db: Kysely<any>, engine: Engine): Promise<void> {
+async function runMigrator(db: AnyKysely, engine: Engine): Promise<void> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => MIGRATIONS },
@@ -66,7 +68,7 @@ async function runMigrator(db: Kysely<any>, engine: Engine): Promise<void> {
   if (error) throw error;
 }
 
-async function currentSchema(db: Kysely<any>): Promise<string> {
+async function currentSchema(db: AnyKysely): Promise<string> {
   const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
   const schema = rows[0]?.schema;
   if (!schema) throw new Error("PostgreSQL has no current schema: check the connection's search_path");
@@ -78,7 +80,7 @@ async function currentSchema(db: Kysely<any>): Promise<string> {
  * another process's lock; the retries cover a second connection in this same process, whose lock
  * cannot be released while better-sqlite3 waits synchronously.
  */
-async function withSqliteWriteLock(connection: Kysely<any>, work: () => Promise<void>): Promise<void> {
+async function withSqliteWriteLock(connection: AnyKysely, work: () => Promise<void>): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       await sql`begin immediate`.execute(connection);

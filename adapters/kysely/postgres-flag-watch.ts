@@ -1,4 +1,5 @@
-import { type Kysely, sql } from "kysely";
+import type { AnyKysely } from "./dialect.js";
+import { sql } from "kysely";
 import { backoffDelay, exponential } from "../../src/jobs/backoff.js";
 import type { FlagWatcher, FlagWatchListener } from "../../src/storage/index.js";
 
@@ -42,7 +43,7 @@ async function dispose(connection: PgListenConnection): Promise<void> {
   }
 }
 
-export function watchPostgresFlags(db: Kysely<any>, connect: PgListenConnect, listener: FlagWatchListener): FlagWatcher {
+export function watchPostgresFlags(db: AnyKysely, connect: PgListenConnect, listener: FlagWatchListener): FlagWatcher {
   let closed = false;
   let current: PgListenConnection | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;

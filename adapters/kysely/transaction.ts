@@ -13,7 +13,11 @@ const DEADLOCK_BACKOFF = exponential(10, 40);
  * aborted it to break a deadlock, which InnoDB does under ordinary unique-key and gap-lock
  * contention. `work` must therefore only touch the database.
  */
-export async function inTransaction<DB, T>(db: Kysely<DB>, engine: Engine, work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+export async function inTransaction<DB, T>(
+  db: Kysely<DB>,
+  engine: Engine,
+  work: (trx: Transaction<DB>) => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await db.transaction().execute(work);

@@ -8,7 +8,11 @@ type Row = Selectable<WebhookDeliveriesTable>;
 
 /** The lease, and one more attempt (each claim is one attempt). */
 function claimSet(owner: string, leaseUntil: number) {
-  return (eb: ExpressionBuilder<FlagpostTables, "flagpost_webhook_deliveries">) => ({ lease_owner: owner, lease_until: leaseUntil, attempts: eb("attempts", "+", 1).$castTo<number>() });
+  return (eb: ExpressionBuilder<FlagpostTables, "flagpost_webhook_deliveries">) => ({
+    lease_owner: owner,
+    lease_until: leaseUntil,
+    attempts: eb("attempts", "+", 1).$castTo<number>(),
+  });
 }
 
 /**
@@ -16,7 +20,14 @@ function claimSet(owner: string, leaseUntil: number) {
  * (its single writer makes that atomic); FOR UPDATE SKIP LOCKED then UPDATE on PostgreSQL and
  * MySQL, so concurrent workers take different rows instead of queueing behind one another.
  */
-export async function claimDueDeliveryRows(db: Db, engine: Engine, at: number, limit: number, leaseUntil: number, owner: string): Promise<Row[]> {
+export async function claimDueDeliveryRows(
+  db: Db,
+  engine: Engine,
+  at: number,
+  limit: number,
+  leaseUntil: number,
+  owner: string,
+): Promise<Row[]> {
   const due = (d: Db) =>
     d
       .selectFrom("flagpost_webhook_deliveries")
@@ -28,12 +39,20 @@ export async function claimDueDeliveryRows(db: Db, engine: Engine, at: number, l
       .orderBy("id")
       .limit(limit);
   if (engine === "sqlite") {
-    return db.updateTable("flagpost_webhook_deliveries").set(claimSet(owner, leaseUntil)).where("id", "in", due(db)).returningAll().execute();
+    return db
+      .updateTable("flagpost_webhook_deliveries")
+      .set(claimSet(owner, leaseUntil))
+      .where("id", "in", due(db))
+      .returningAll()
+      .execute();
   }
   return inTransaction(db, engine, async (trx) => {
     const ids = (await due(trx).forUpdate().skipLocked().execute()).map((r) => r.id);
     if (ids.length === 0) return [];
-    const update = trx.updateTable("flagpost_webhook_deliveries").set(claimSet(owner, leaseUntil)).where("id", "in", ids);
+    const update = trx
+      .updateTable("flagpost_webhook_deliveries")
+      .set(claimSet(owner, leaseUntil))
+      .where("id", "in", ids);
     if (engine === "postgres") return update.returningAll().execute();
     await update.execute();
     return trx.selectFrom("flagpost_webhook_deliveries").selectAll().where("id", "in", ids).execute();
@@ -41,8 +60,25 @@ export async function claimDueDeliveryRows(db: Db, engine: Engine, at: number, l
 }
 
 /** Extends to `leaseUntil` the leases `owner` still holds among `ids`; returns those ids. */
-export async function renewDeliveryRows(db: Db, ids: readonly string[], owner: string, leaseUntil: number): Promise<string[]> {
+export async function renewDeliveryRows(
+  db: Db,
+  ids: readonly string[],
+  owner: string,
+  leaseUntil: number,
+): Promise<string[]> {
   if (ids.length === 0) return [];
-  await db.updateTable("flagpost_webhook_deliveries").set({ lease_until: leaseUntil }).where("id", "in", [...ids]).where("lease_owner", "=", owner).execute();
-  return (await db.selectFrom("flagpost_webhook_deliveries").select("id").where("id", "in", [...ids]).where("lease_owner", "=", owner).execute()).map((r) => r.id);
+  await db
+    .updateTable("flagpost_webhook_deliveries")
+    .set({ lease_until: leaseUntil })
+    .where("id", "in", [...ids])
+    .where("lease_owner", "=", owner)
+    .execute();
+  return (
+    await db
+      .selectFrom("flagpost_webhook_deliveries")
+      .select("id")
+      .where("id", "in", [...ids])
+      .where("lease_owner", "=", owner)
+      .execute()
+  ).map((r) => r.id);
 }

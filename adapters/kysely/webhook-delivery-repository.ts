@@ -41,7 +41,12 @@ export function toDelivery(row: DeliveryRow): DeliveryRecord {
 }
 
 function toEvent(row: Selectable<WebhookEventsTable>): DomainEvent {
-  return { id: row.id, type: row.type, createdAt: toIso(row.created_at), data: JSON.parse(row.data) as Record<string, unknown> };
+  return {
+    id: row.id,
+    type: row.type,
+    createdAt: toIso(row.created_at),
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  };
 }
 
 function toAttempt(row: Selectable<WebhookAttemptsTable>): AttemptRecord {
@@ -89,8 +94,16 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
     return guard(this.#engine, "claim due webhook deliveries", async () => {
       const rows = await claimDueDeliveryRows(this.#db, this.#engine, at, limit, at + leaseMs, owner);
       if (rows.length === 0) return [];
-      const events = await this.#db.selectFrom("flagpost_webhook_events").selectAll().where("id", "in", [...new Set(rows.map((r) => r.event_id))]).execute();
-      const webhooks = await this.#db.selectFrom("flagpost_webhooks").selectAll().where("id", "in", [...new Set(rows.map((r) => r.webhook_id))]).execute();
+      const events = await this.#db
+        .selectFrom("flagpost_webhook_events")
+        .selectAll()
+        .where("id", "in", [...new Set(rows.map((r) => r.event_id))])
+        .execute();
+      const webhooks = await this.#db
+        .selectFrom("flagpost_webhooks")
+        .selectAll()
+        .where("id", "in", [...new Set(rows.map((r) => r.webhook_id))])
+        .execute();
       const eventById = new Map(events.map((e) => [e.id, toEvent(e)]));
       const webhookById = new Map(webhooks.map((w) => [w.id, toWebhook(w)]));
       const claimed: ClaimedDelivery[] = [];
@@ -102,8 +115,18 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
         else orphans.push(row);
       }
       // Stored while its endpoint was being deleted: nothing can be sent anymore.
-      if (orphans.length > 0) await this.#db.deleteFrom("flagpost_webhook_deliveries").where("id", "in", orphans.map((o) => o.id)).execute();
-      return claimed.sort((a, b) => (a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1));
+      if (orphans.length > 0)
+        await this.#db
+          .deleteFrom("flagpost_webhook_deliveries")
+          .where(
+            "id",
+            "in",
+            orphans.map((o) => o.id),
+          )
+          .execute();
+      return claimed.sort((a, b) =>
+        a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1,
+      );
     });
   }
 
@@ -131,7 +154,11 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
           if (o.attempt) attempts.push(attemptRow(o.attempt));
           if (o.endpoint) health.set(o.webhookId, o.endpoint);
         }
-        for (let i = 0; i < attempts.length; i += INSERT_CHUNK) await trx.insertInto("flagpost_webhook_attempts").values(attempts.slice(i, i + INSERT_CHUNK)).execute();
+        for (let i = 0; i < attempts.length; i += INSERT_CHUNK)
+          await trx
+            .insertInto("flagpost_webhook_attempts")
+            .values(attempts.slice(i, i + INSERT_CHUNK))
+            .execute();
         for (const id of [...health.keys()].sort()) await this.#updateHealth(trx, id, health.get(id)!);
         return applied;
       }),
@@ -154,7 +181,12 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
 
   async #updateHealth(trx: Trx, id: string, health: NonNullable<DeliveryOutcome["endpoint"]>): Promise<void> {
     if ("succeeded" in health) {
-      await trx.updateTable("flagpost_webhooks").set({ failing_since: null }).where("id", "=", id).where("failing_since", "is not", null).execute();
+      await trx
+        .updateTable("flagpost_webhooks")
+        .set({ failing_since: null })
+        .where("id", "=", id)
+        .where("failing_since", "is not", null)
+        .execute();
       return;
     }
     const failedAt = toEpochMs(health.failedAt, "failedAt");
@@ -181,11 +213,18 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
     });
   }
 
-  async getDelivery(webhookId: string, eventId: string): Promise<{ delivery: DeliveryRecord; event: DomainEvent } | undefined> {
+  async getDelivery(
+    webhookId: string,
+    eventId: string,
+  ): Promise<{ delivery: DeliveryRecord; event: DomainEvent } | undefined> {
     return guard(this.#engine, "read the webhook delivery", async () => {
       const row = await this.#delivery(this.#db, webhookId, eventId);
       if (!row) return undefined;
-      const event = await this.#db.selectFrom("flagpost_webhook_events").selectAll().where("id", "=", eventId).executeTakeFirst();
+      const event = await this.#db
+        .selectFrom("flagpost_webhook_events")
+        .selectAll()
+        .where("id", "=", eventId)
+        .executeTakeFirst();
       return event && { delivery: toDelivery(row), event: toEvent(event) };
     });
   }
@@ -219,6 +258,11 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
   }
 
   #delivery(db: Db | Trx, webhookId: string, eventId: string): Promise<DeliveryRow | undefined> {
-    return db.selectFrom("flagpost_webhook_deliveries").selectAll().where("webhook_id", "=", webhookId).where("event_id", "=", eventId).executeTakeFirst();
+    return db
+      .selectFrom("flagpost_webhook_deliveries")
+      .selectAll()
+      .where("webhook_id", "=", webhookId)
+      .where("event_id", "=", eventId)
+      .executeTakeFirst();
   }
 }

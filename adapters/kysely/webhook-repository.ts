@@ -1,6 +1,21 @@
-import type { Kysely, Selectable, Transaction, Updateable } from "kysely";
-import type { PageRequest, SecretRotation, WebhookChanges, WebhookRecord, WebhookRepository, WebhookStatus } from "../../src/storage/index.js";
-import type { Engine } from "./dialect.js";
+import type {
+  ExpressionBuilder,
+  Kysely,
+  Selectable,
+  SelectQueryBuilder,
+  Transaction,
+  Updateable,
+  UpdateObject,
+} from "kysely";
+import type {
+  PageRequest,
+  SecretRotation,
+  WebhookChanges,
+  WebhookRecord,
+  WebhookRepository,
+  WebhookStatus,
+} from "../../src/storage/index.js";
+import type { AnyDatabase, Engine } from "./dialect.js";
 import { guard } from "./driver-errors.js";
 import { toEpochMs, toIso } from "./row-codec.js";
 import type { FlagpostTables, WebhooksTable } from "./tables.js";
@@ -29,17 +44,30 @@ export function toWebhook(row: Selectable<WebhooksTable>): WebhookRecord {
 
 async function subscribe(trx: Trx, id: string, events: readonly string[]): Promise<void> {
   const types = [...new Set(events)];
-  if (types.length > 0) await trx.insertInto("flagpost_webhook_subscriptions").values(types.map((event_type) => ({ event_type, webhook_id: id }))).execute();
+  if (types.length > 0)
+    await trx
+      .insertInto("flagpost_webhook_subscriptions")
+      .values(types.map((event_type) => ({ event_type, webhook_id: id })))
+      .execute();
 }
 
 /** A page of rows newest first by id; `before` reads upwards, then the page is turned round. */
-export function pageQuery<Q extends { where: any; orderBy: any; limit: any }>(query: Q, column: string, page: PageRequest): { query: Q; reversed: boolean } {
+export function pageQuery<O>(
+  query: SelectQueryBuilder<AnyDatabase, AnyDatabase, O>,
+  column: string,
+  page: PageRequest,
+): { query: SelectQueryBuilder<AnyDatabase, AnyDatabase, O>; reversed: boolean } {
   let q = query;
   if (page.after !== undefined) q = q.where(column, "<", page.after);
   if (page.before !== undefined) q = q.where(column, ">", page.before);
   const reversed = page.before !== undefined && page.after === undefined;
   return { query: q.orderBy(column, reversed ? "asc" : "desc").limit(page.limit), reversed };
 }
+
+/** What an update of one endpoint row sets: values, or values computed from the row (a rotation). */
+type WebhookSet =
+  | UpdateObject<FlagpostTables, "flagpost_webhooks">
+  | ((eb: ExpressionBuilder<FlagpostTables, "flagpost_webhooks">) => UpdateObject<FlagpostTables, "flagpost_webhooks">);
 
 /** Endpoints in `flagpost_webhooks`, their subscriptions in `flagpost_webhook_subscriptions`. */
 export class KyselyWebhookRepository implements WebhookRepository {
@@ -59,7 +87,10 @@ export class KyselyWebhookRepository implements WebhookRepository {
       status: webhook.status,
       secret: webhook.secret,
       previous_secret: webhook.previousSecret ?? null,
-      previous_secret_until: webhook.previousSecretExpiresAt === undefined ? null : toEpochMs(webhook.previousSecretExpiresAt, "previousSecretExpiresAt"),
+      previous_secret_until:
+        webhook.previousSecretExpiresAt === undefined
+          ? null
+          : toEpochMs(webhook.previousSecretExpiresAt, "previousSecretExpiresAt"),
       created_at: toEpochMs(webhook.createdAt, "createdAt"),
       updated_at: toEpochMs(webhook.updatedAt, "updatedAt"),
       failing_since: webhook.failingSince === undefined ? null : toEpochMs(webhook.failingSince, "failingSince"),
@@ -124,7 +155,7 @@ export class KyselyWebhookRepository implements WebhookRepository {
   }
 
   /** A locking read first (MySQL has no RETURNING, and "unknown" is then decided under the lock). */
-  async #updateThenRead(trx: Trx, id: string, set: Updateable<WebhooksTable> | ((eb: any) => Updateable<WebhooksTable>)): Promise<Selectable<WebhooksTable> | undefined> {
+  async #updateThenRead(trx: Trx, id: string, set: WebhookSet): Promise<Selectable<WebhooksTable> | undefined> {
     let read = trx.selectFrom("flagpost_webhooks").select("id").where("id", "=", id);
     if (this.#engine !== "sqlite") read = read.forUpdate();
     if (!(await read.executeTakeFirst())) return undefined;

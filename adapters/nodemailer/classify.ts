@@ -18,7 +18,17 @@ interface NodemailerErrorLike {
 }
 
 /** Codes nodemailer sets when the problem is the configuration or the message, not the network. */
-const PERMANENT_WITHOUT_REPLY = new Set(["EAUTH", "ENOAUTH", "EOAUTH2", "ECONFIG", "EFILEACCESS", "EURLACCESS", "EREQUIRETLS", "EMAXRECIPIENTS", "EOTP"]);
+const PERMANENT_WITHOUT_REPLY = new Set([
+  "EAUTH",
+  "ENOAUTH",
+  "EOAUTH2",
+  "ECONFIG",
+  "EFILEACCESS",
+  "EURLACCESS",
+  "EREQUIRETLS",
+  "EMAXRECIPIENTS",
+  "EOTP",
+]);
 
 export function isPermanentCode(code: number): boolean {
   return code >= 500 && code < 600 && code !== 503;
@@ -33,7 +43,12 @@ export function toRejection(error: unknown): RecipientRejection | undefined {
   if (typeof e.recipient !== "string") return undefined;
   const code = typeof e.responseCode === "number" ? e.responseCode : undefined;
   const response = typeof e.response === "string" ? e.response : typeof e.message === "string" ? e.message : "refused";
-  return { recipient: e.recipient, ...(code === undefined ? {} : { code }), response, permanent: code !== undefined && isPermanentCode(code) };
+  return {
+    recipient: e.recipient,
+    ...(code === undefined ? {} : { code }),
+    response,
+    permanent: code !== undefined && isPermanentCode(code),
+  };
 }
 
 export function rejectionsOf(list: unknown): RecipientRejection[] {
@@ -49,7 +64,8 @@ export function classifyError(error: unknown): TransportError {
   if (responseCode !== undefined) kind = isPermanentCode(responseCode) ? "permanent" : "transient";
   else if (code !== undefined && PERMANENT_WITHOUT_REPLY.has(code)) kind = "permanent";
   // Refused locally before anything was sent ("No recipients defined", message over the size limit).
-  else if ((code === "EENVELOPE" || code === "EMESSAGE") && (e.command === "API" || e.command === "MAIL FROM")) kind = "permanent";
+  else if ((code === "EENVELOPE" || code === "EMESSAGE") && (e.command === "API" || e.command === "MAIL FROM"))
+    kind = "permanent";
   else kind = "transient";
   const message = typeof e.message === "string" ? e.message : String(error);
   return new TransportError(kind, code === undefined ? message : `${code}: ${message}`, {

@@ -42,7 +42,11 @@ export function emlFileTransport(options: EmlFileTransportOptions): MailTranspor
         await rename(partial, file);
       } catch (error) {
         const code = (error as { code?: unknown }).code;
-        throw new TransportError("transient", `could not write ${file}${typeof code === "string" ? ` (${code})` : ""}`, { cause: error });
+        throw new TransportError(
+          "transient",
+          `could not write ${file}${typeof code === "string" ? ` (${code})` : ""}`,
+          { cause: error },
+        );
       }
       options.onWritten?.(file, message, recipients);
       return { status: "delivered", messageId: message.messageId, accepted: recipients, rejected: [], response: file };

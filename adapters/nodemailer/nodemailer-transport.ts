@@ -38,7 +38,10 @@ function addresses(list: unknown): string[] | undefined {
  * Errors become TransportErrors that say whether trying again can help, with each refused
  * recipient's reply (see classify.ts).
  */
-export function nodemailerTransport(transporter: NodemailerTransporter, options: NodemailerTransportOptions = {}): MailTransport {
+export function nodemailerTransport(
+  transporter: NodemailerTransporter,
+  options: NodemailerTransportOptions = {},
+): MailTransport {
   const status = options.reports ?? "sent";
   let closed = false;
   return {

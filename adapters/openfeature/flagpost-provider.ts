@@ -44,7 +44,8 @@ export interface FlagpostProviderOptions {
  * with `ready()` is started by `initialize()`, so `setProviderAndWait(new FlagpostProvider(fp))`
  * needs no `fp.ready()` before it.
  */
-export type FlagpostProviderSource = FlagClient | { flagClient: FlagClient; events?: EventSink; logger?: Logger; ready?(): Promise<void> };
+export type FlagpostProviderSource =
+  FlagClient | { flagClient: FlagClient; events?: EventSink; logger?: Logger; ready?(): Promise<void> };
 
 export const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
 
@@ -126,7 +127,11 @@ export class FlagpostProvider implements Provider {
     this.#unsubscribe = undefined;
   }
 
-  async resolveBooleanEvaluation(flagKey: string, defaultValue: boolean, context: EvaluationContext): Promise<ResolutionDetails<boolean>> {
+  async resolveBooleanEvaluation(
+    flagKey: string,
+    defaultValue: boolean,
+    context: EvaluationContext,
+  ): Promise<ResolutionDetails<boolean>> {
     const { userId, attributes } = toFlagContext(context);
     const result = this.#client.evaluate(flagKey, { userId, attributes, default: defaultValue });
     return this.#details(flagKey, defaultValue, result);
@@ -137,7 +142,11 @@ export class FlagpostProvider implements Provider {
    * for the user, the default with the boolean resolver's reason (DISABLED, DEFAULT); without a
    * targetingKey, the default with TARGETING_KEY_MISSING, since a variant is bucketed by user.
    */
-  async resolveStringEvaluation(flagKey: string, defaultValue: string, context: EvaluationContext): Promise<ResolutionDetails<string>> {
+  async resolveStringEvaluation(
+    flagKey: string,
+    defaultValue: string,
+    context: EvaluationContext,
+  ): Promise<ResolutionDetails<string>> {
     const flag = this.#client.getFlag(flagKey);
     if (flag !== undefined && !(Array.isArray(flag.variants) && flag.variants.length > 0)) {
       throw new TypeMismatchError(`flag "${flagKey}" has no variants; read it as a boolean`);
@@ -148,7 +157,12 @@ export class FlagpostProvider implements Provider {
       return { value: result.variant, variant: result.variant, reason: StandardResolutionReasons.SPLIT };
     }
     if (flag !== undefined && result.enabled && userId === undefined) {
-      return { value: defaultValue, reason: StandardResolutionReasons.ERROR, errorCode: ErrorCode.TARGETING_KEY_MISSING, errorMessage: `flag "${flagKey}" assigns variants by targetingKey, and the context has none` };
+      return {
+        value: defaultValue,
+        reason: StandardResolutionReasons.ERROR,
+        errorCode: ErrorCode.TARGETING_KEY_MISSING,
+        errorMessage: `flag "${flagKey}" assigns variants by targetingKey, and the context has none`,
+      };
     }
     const details = this.#details(flagKey, false, result);
     return { ...details, value: defaultValue };
@@ -173,7 +187,9 @@ export class FlagpostProvider implements Provider {
     try {
       const result = this.#sink.enqueue({ event: trackingEventName, userId, properties: { ...trackingEventDetails } });
       if (typeof (result as PromiseLike<unknown> | undefined)?.then === "function") {
-        (result as PromiseLike<unknown>).then(undefined, (error: unknown) => this.#logger.warn("track() event could not be enqueued", errorFields(error)));
+        (result as PromiseLike<unknown>).then(undefined, (error: unknown) =>
+          this.#logger.warn("track() event could not be enqueued", errorFields(error)),
+        );
       }
     } catch (error) {
       this.#logger.warn("track() event could not be enqueued", errorFields(error));
@@ -186,7 +202,8 @@ export class FlagpostProvider implements Provider {
         const ruleType = this.#client.ruleType(flagKey, result.ruleIndex!) ?? "unknown";
         return {
           value: result.enabled,
-          reason: ruleType === "percentage" ? StandardResolutionReasons.SPLIT : StandardResolutionReasons.TARGETING_MATCH,
+          reason:
+            ruleType === "percentage" ? StandardResolutionReasons.SPLIT : StandardResolutionReasons.TARGETING_MATCH,
           flagMetadata: { ruleIndex: result.ruleIndex!, ruleType },
         };
       }
@@ -197,10 +214,20 @@ export class FlagpostProvider implements Provider {
       case "no_rule_match":
         return { value: result.enabled, reason: StandardResolutionReasons.DEFAULT };
       case "flag_not_found":
-        return { value: defaultValue, reason: StandardResolutionReasons.ERROR, errorCode: ErrorCode.FLAG_NOT_FOUND, errorMessage: `flag "${flagKey}" does not exist` };
+        return {
+          value: defaultValue,
+          reason: StandardResolutionReasons.ERROR,
+          errorCode: ErrorCode.FLAG_NOT_FOUND,
+          errorMessage: `flag "${flagKey}" does not exist`,
+        };
       case "error": {
         const errorCode = this.#client.status === "not_ready" ? ErrorCode.PROVIDER_NOT_READY : ErrorCode.GENERAL;
-        return { value: defaultValue, reason: StandardResolutionReasons.ERROR, errorCode, errorMessage: result.errorMessage };
+        return {
+          value: defaultValue,
+          reason: StandardResolutionReasons.ERROR,
+          errorCode,
+          errorMessage: result.errorMessage,
+        };
       }
     }
   }

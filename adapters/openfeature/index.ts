@@ -1,1 +1,6 @@
-export { FlagpostProvider, toFlagContext, type FlagpostProviderOptions, type FlagpostProviderSource } from "./flagpost-provider.js";
+export {
+  FlagpostProvider,
+  toFlagContext,
+  type FlagpostProviderOptions,
+  type FlagpostProviderSource,
+} from "./flagpost-provider.js";

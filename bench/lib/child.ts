@@ -14,7 +14,8 @@ let tasksetChecked: boolean | undefined;
 
 /** Whether processes can be pinned: taskset runs and there are at least two cores. */
 export function canPin(): boolean {
-  tasksetChecked ??= cpus().length >= 2 && spawnSync("taskset", ["-p", String(process.pid)], { stdio: "ignore" }).status === 0;
+  tasksetChecked ??=
+    cpus().length >= 2 && spawnSync("taskset", ["-p", String(process.pid)], { stdio: "ignore" }).status === 0;
   return tasksetChecked;
 }
 
@@ -40,11 +41,19 @@ interface Reply {
  * Starts `file` (a TypeScript module that calls {@link serveCalls}) under tsx, pinned to `core`
  * when pinning is possible, and resolves once it is ready.
  */
-export async function startChild<R = unknown>(file: URL, args: string[] = [], options: { core?: number; execArgv?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<Child<R>> {
+export async function startChild<R = unknown>(
+  file: URL,
+  args: string[] = [],
+  options: { core?: number; execArgv?: string[]; env?: NodeJS.ProcessEnv } = {},
+): Promise<Child<R>> {
   const node = [...(options.execArgv ?? []), "--import", TSX_LOADER, fileURLToPath(file), ...args];
   const core = options.core !== undefined && canPin() ? options.core : undefined;
-  const [command, argv] = core === undefined ? [process.execPath, node] : ["taskset", ["-c", String(core), process.execPath, ...node]];
-  const child: ChildProcess = spawn(command, argv, { stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, ...options.env } });
+  const [command, argv] =
+    core === undefined ? [process.execPath, node] : ["taskset", ["-c", String(core), process.execPath, ...node]];
+  const child: ChildProcess = spawn(command, argv, {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    env: { ...process.env, ...options.env },
+  });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
   let exited = false;
@@ -94,7 +103,10 @@ export async function startChild<R = unknown>(file: URL, args: string[] = [], op
  * The child's side: answers calls with `handlers`. `ready` resolves once the child is set up (its
  * value is what `ready` calls get); `close` runs the handler of that name (if any), then exits.
  */
-export function serveCalls(handlers: Record<string, (...args: any[]) => unknown>, ready: Promise<unknown> = Promise.resolve()): void {
+export function serveCalls(
+  handlers: Record<string, (...args: any[]) => unknown>,
+  ready: Promise<unknown> = Promise.resolve(),
+): void {
   process.on("message", async (message: { id: number; method: string; args: unknown[] }) => {
     const reply = (body: Omit<Reply, "id">) => void process.send!({ id: message.id, ...body });
     try {

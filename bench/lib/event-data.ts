@@ -7,7 +7,9 @@ import type { TrackEventInput } from "../../src/index.js";
  */
 
 export const USERS = 10_000;
-export const EVENT_NAMES = Array.from({ length: 50 }, (_, i) => (i === 0 ? "purchase" : `event_${String(i).padStart(2, "0")}`));
+export const EVENT_NAMES = Array.from({ length: 50 }, (_, i) =>
+  i === 0 ? "purchase" : `event_${String(i).padStart(2, "0")}`,
+);
 const PLANS = ["free", "pro", "team", "enterprise"];
 
 /** Mulberry32: small, fast, and the same sequence everywhere. */
@@ -54,7 +56,12 @@ export function eventBatch(shape: StreamShape, from: number, count: number, seed
       properties.revenue = Math.round(random() * 20_000) / 100;
       properties.currency = "EUR";
     }
-    out[i] = { event: name, userId: `user_${Math.floor(random() * USERS)}`, timestamp: new Date(ts).toISOString(), properties };
+    out[i] = {
+      event: name,
+      userId: `user_${Math.floor(random() * USERS)}`,
+      timestamp: new Date(ts).toISOString(),
+      properties,
+    };
   }
   return out;
 }

@@ -36,7 +36,10 @@ export function random(seed: number): () => number {
 export function makeUsers(n: number): BenchUser[] {
   const rand = random(42);
   const hex = (digits: number) => Array.from({ length: digits }, () => Math.floor(rand() * 16).toString(16)).join("");
-  return Array.from({ length: n }, () => ({ id: `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`, plan: rand() < 0.3 ? "pro" : "free" }));
+  return Array.from({ length: n }, () => ({
+    id: `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`,
+    plan: rand() < 0.3 ? "pro" : "free",
+  }));
 }
 
 /** The 20 flags: the measured one lists 10 of `users`, picked with a fixed seed. */
@@ -45,7 +48,10 @@ export function makeFlagSet(users: readonly BenchUser[]): FlagSet {
   return {
     key: KEY,
     listed: Array.from({ length: 10 }, () => users[Math.floor(rand() * users.length)]!.id),
-    others: Array.from({ length: 19 }, (_, i) => ({ key: `flag-${String(i + 1).padStart(2, "0")}`, percentage: 5 * (i + 1) })),
+    others: Array.from({ length: 19 }, (_, i) => ({
+      key: `flag-${String(i + 1).padStart(2, "0")}`,
+      percentage: 5 * (i + 1),
+    })),
   };
 }
 
@@ -61,6 +67,10 @@ export function flagpostRules(flags: FlagSet): { key: string; enabled: boolean; 
         { type: "percentage", percentage: 25 },
       ],
     },
-    ...flags.others.map((o) => ({ key: o.key, enabled: true, rules: [{ type: "percentage" as const, percentage: o.percentage }] })),
+    ...flags.others.map((o) => ({
+      key: o.key,
+      enabled: true,
+      rules: [{ type: "percentage" as const, percentage: o.percentage }],
+    })),
   ];
 }

@@ -82,7 +82,11 @@ export class ApiKeys {
    * Makes sure this exact plain key exists with these scopes; creates it when missing. A revoked
    * key stays revoked (ensure never brings a key back). Returns whether it was created.
    */
-  async ensure(plain: string, scopes: Scope[] = ["full_access"], name = "ensured"): Promise<{ created: boolean; key: ApiKeyInfo }> {
+  async ensure(
+    plain: string,
+    scopes: Scope[] = ["full_access"],
+    name = "ensured",
+  ): Promise<{ created: boolean; key: ApiKeyInfo }> {
     const existing = await this.#storage.apiKeys.findByHash(hashKey(plain));
     if (existing) return { created: false, key: info(existing) };
     try {
@@ -102,7 +106,8 @@ export class ApiKeys {
   }
 
   async revoke(id: string): Promise<void> {
-    const found = isStorableText(id) && await this.#storage.apiKeys.revoke(id, new Date(this.#clock.now()).toISOString());
+    const found =
+      isStorableText(id) && (await this.#storage.apiKeys.revoke(id, new Date(this.#clock.now()).toISOString()));
     if (!found) throw new FlagpostError("not_found", `API key "${id}" was not found`);
     this.#cache.clear();
   }
@@ -137,7 +142,12 @@ export class ApiKeys {
         return undefined;
       }
       if (this.#cache.size >= CACHE_MAX) this.#cache.clear();
-      entry = { record, digest: digestBytes(record.hash), info: Object.freeze({ ...info(record), scopes: Object.freeze([...record.scopes]) as Scope[] }), at: now };
+      entry = {
+        record,
+        digest: digestBytes(record.hash),
+        info: Object.freeze({ ...info(record), scopes: Object.freeze([...record.scopes]) as Scope[] }),
+        at: now,
+      };
       this.#cache.set(hash, entry);
     }
     // The lookup went by hash; compare again in constant time so no code path depends on a

@@ -1,5 +1,5 @@
 import type { Clock } from "../clock.js";
-import { type ErrorDetail, FlagpostError } from "../errors.js";
+import { type ErrorDetail, FlagpostError, notFound } from "../errors.js";
 import { fingerprint, runIdempotent } from "../idempotency.js";
 import { uuidv7 } from "../ids.js";
 import { isStorableText } from "../input-policy.js";
@@ -22,7 +22,15 @@ import {
   type SendEmailRequest,
   sendEmailSchema,
 } from "./schema.js";
-import { type BatchResult, type EmailEventView, type EmailSummary, type EmailView, toEventView, toSummary, toView } from "./views.js";
+import {
+  type BatchResult,
+  type EmailEventView,
+  type EmailSummary,
+  type EmailView,
+  toEventView,
+  toSummary,
+  toView,
+} from "./views.js";
 
 export interface IdempotencyOptions {
   /** The Idempotency-Key (1–256 characters): the same key and request within 24 h do nothing new. */
@@ -43,12 +51,9 @@ const REPORT_ROUNDS = 3;
 
 /** What a report says went wrong, for the `bounce.message` / `failed.reason` of its webhook. */
 function reportReason(detail: Record<string, unknown> | null | undefined): string {
-  for (const key of ["message", "reason", "error", "diagnostic"]) if (typeof detail?.[key] === "string") return detail[key];
+  for (const key of ["message", "reason", "error", "diagnostic"])
+    if (typeof detail?.[key] === "string") return detail[key];
   return "";
-}
-
-function notFound(id: string): FlagpostError {
-  return new FlagpostError("not_found", `Email "${id}" was not found`);
 }
 
 /**
@@ -99,7 +104,12 @@ export class EmailService {
       this.worker?.wake();
       return summary;
     };
-    return runIdempotent<EmailSummary>(this.#storage, this.#clock, this.#idempotent("emails.send", request, options), store);
+    return runIdempotent<EmailSummary>(
+      this.#storage,
+      this.#clock,
+      this.#idempotent("emails.send", request, options),
+      store,
+    );
   }
 
   /**
@@ -111,9 +121,13 @@ export class EmailService {
     const now = this.#clock.now();
     const mode = options.validation ?? "strict";
     if (!BATCH_VALIDATION_MODES.includes(mode)) {
-      throw new FlagpostError("validation_error", `"x-batch-validation" must be "strict" or "permissive", not ${JSON.stringify(mode)}`, {
-        details: [{ path: "x-batch-validation", message: 'must be "strict" or "permissive"' }],
-      });
+      throw new FlagpostError(
+        "validation_error",
+        `"x-batch-validation" must be "strict" or "permissive", not ${JSON.stringify(mode)}`,
+        {
+          details: [{ path: "x-batch-validation", message: 'must be "strict" or "permissive"' }],
+        },
+      );
     }
     if (!Array.isArray(requests) || requests.length < 1 || requests.length > MAX_BATCH) {
       const message = `must be an array of 1 to ${MAX_BATCH} emails`;
@@ -131,7 +145,8 @@ export class EmailService {
     const store = async (complete?: (result: BatchResult) => IdempotencyCompletion) => {
       const records = valid.map((v) => this.#record(v.value, now));
       const result: BatchResult = { data: records.map((r) => ({ id: r.id })) };
-      if (mode === "permissive") result.errors = invalid.map((i) => ({ index: i.index, message: detailText(i.details[0]!) }));
+      if (mode === "permissive")
+        result.errors = invalid.map((i) => ({ index: i.index, message: detailText(i.details[0]!) }));
       if (records.length > 0) {
         await this.#storage.emails.insertEmails(records, complete?.(result));
         this.worker?.wake();
@@ -142,8 +157,15 @@ export class EmailService {
     // An invalid email is fingerprinted by what was wrong with it, not by its content: that content
     // broke the input rules and may be nested too deep for the fingerprint's recursion.
     const problems = new Map(invalid.map((i) => [i.index, i.details]));
-    const fingerprinted = requests.map((request, index) => (problems.has(index) ? { invalid: problems.get(index) } : request));
-    return runIdempotent<BatchResult>(this.#storage, this.#clock, this.#idempotent(`emails.batch.${mode}`, fingerprinted, options), store);
+    const fingerprinted = requests.map((request, index) =>
+      problems.has(index) ? { invalid: problems.get(index) } : request,
+    );
+    return runIdempotent<BatchResult>(
+      this.#storage,
+      this.#clock,
+      this.#idempotent(`emails.batch.${mode}`, fingerprinted, options),
+      store,
+    );
   }
 
   /** The email as GET /v1/emails/{id} shows it; `not_found` when unknown. */
@@ -189,20 +211,24 @@ export class EmailService {
 
   /** The email's history, oldest first; `not_found` when unknown. */
   async events(id: string): Promise<EmailEventView[]> {
-    if (!isStorableText(id)) throw notFound(id);
+    if (!isStorableText(id)) throw notFound("Email", id);
     const events = await this.#storage.emails.listEmailEvents(id);
     if (events.length === 0) await this.#load(id); // every stored email has its queued event
     return events.map(toEventView);
   }
 
   async #load(id: string): Promise<EmailRecord> {
-    if (!isStorableText(id)) throw notFound(id); // no stored email has such an id: storage is not asked
+    if (!isStorableText(id)) throw notFound("Email", id); // no stored email has such an id: storage is not asked
     const email = await this.#storage.emails.getEmail(id);
-    if (!email) throw notFound(id);
+    if (!email) throw notFound("Email", id);
     return email;
   }
 
-  #parse(request: unknown, now: number, prefix: PropertyKey[]): { ok: true; value: ParsedSendRequest } | { ok: false; details: ErrorDetail[] } {
+  #parse(
+    request: unknown,
+    now: number,
+    prefix: PropertyKey[],
+  ): { ok: true; value: ParsedSendRequest } | { ok: false; details: ErrorDetail[] } {
     const checked = checkInput(sendEmailSchema, request, prefix);
     if (!checked.ok) return checked;
     const scheduled = checked.value.scheduled_at;
@@ -210,7 +236,8 @@ export class EmailService {
       const at = parseIsoInstant(scheduled, { allowDateOnly: false })!;
       const path = [...prefix, "scheduled_at"].map(String).join(".");
       if (at <= now) return { ok: false, details: [{ path, message: "must be in the future" }] };
-      if (at > now + MAX_SCHEDULE_AHEAD_MS) return { ok: false, details: [{ path, message: "must be at most 30 days ahead" }] };
+      if (at > now + MAX_SCHEDULE_AHEAD_MS)
+        return { ok: false, details: [{ path, message: "must be at most 30 days ahead" }] };
     }
     return checked;
   }
@@ -218,7 +245,9 @@ export class EmailService {
   #record(request: ParsedSendRequest, now: number): EmailRecord {
     const id = uuidv7(now);
     const createdAt = new Date(now).toISOString();
-    const scheduledAt = request.scheduled_at ? new Date(parseIsoInstant(request.scheduled_at, { allowDateOnly: false })!).toISOString() : undefined;
+    const scheduledAt = request.scheduled_at
+      ? new Date(parseIsoInstant(request.scheduled_at, { allowDateOnly: false })!).toISOString()
+      : undefined;
     const record: EmailRecord = {
       id,
       content: {
@@ -253,6 +282,10 @@ export class EmailService {
   }
 
   #idempotent(operation: string, body: unknown, options: IdempotencyOptions) {
-    return { scope: options.idempotencyScope ?? "in-process", key: options.idempotencyKey!, fingerprint: fingerprint(operation, body) };
+    return {
+      scope: options.idempotencyScope ?? "in-process",
+      key: options.idempotencyKey!,
+      fingerprint: fingerprint(operation, body),
+    };
   }
 }

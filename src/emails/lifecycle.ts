@@ -31,8 +31,7 @@ export function sourcesOf(to: EmailStatus): EmailStatus[] {
 }
 
 export type TransitionResult =
-  | { ok: true; status: EmailStatus; sentAt?: string; deliveredAt?: string }
-  | { ok: false; reason: string };
+  { ok: true; status: EmailStatus; sentAt?: string; deliveredAt?: string } | { ok: false; reason: string };
 
 const later = (a: string, b: string): string => (a > b ? a : b);
 
@@ -41,7 +40,11 @@ const later = (a: string, b: string): string => (a > b ? a : b);
  * backwards: `sentAt` is kept when set; reaching `delivered` sets `sentAt` too (a transport that
  * reports final delivery handed it on at that moment), and `deliveredAt` is never before `sentAt`.
  */
-export function applyTransition(email: Pick<EmailRecord, "status" | "sentAt" | "deliveredAt">, to: EmailStatus, at: string): TransitionResult {
+export function applyTransition(
+  email: Pick<EmailRecord, "status" | "sentAt" | "deliveredAt">,
+  to: EmailStatus,
+  at: string,
+): TransitionResult {
   if (!TRANSITIONS[email.status].includes(to)) {
     return { ok: false, reason: `An email that is ${email.status} cannot become ${to}` };
   }

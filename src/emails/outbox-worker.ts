@@ -63,7 +63,10 @@ export class OutboxWorker {
   readonly #worker: LeaseWorker<EmailRecord, Outcome>;
   readonly #outcomes: GroupCommit<EmailOutcomeWrite, boolean>;
 
-  constructor(deps: { storage: Storage; transport: MailTransport; clock: Clock; logger: Logger }, options: OutboxWorkerOptions = {}) {
+  constructor(
+    deps: { storage: Storage; transport: MailTransport; clock: Clock; logger: Logger },
+    options: OutboxWorkerOptions = {},
+  ) {
     this.#transport = deps.transport;
     this.#clock = deps.clock;
     this.#logger = deps.logger;
@@ -81,15 +84,21 @@ export class OutboxWorker {
     };
     const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     const concurrency = options.concurrency ?? 10;
-    this.#worker = new LeaseWorker(queue, { perform: (email) => this.#send(email), record: (email, outcome) => this.#record(email, outcome) }, deps.clock, deps.logger, {
-      name: "email outbox",
-      concurrency,
-      leaseMs,
-      // A send starts only while half a lease is left: renewals are working (or the send could
-      // not outlive the lease anyway).
-      startMarginMs: Math.min(this.#sendTimeoutMs, leaseMs / 2),
-      ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
-    });
+    this.#worker = new LeaseWorker(
+      queue,
+      { perform: (email) => this.#send(email), record: (email, outcome) => this.#record(email, outcome) },
+      deps.clock,
+      deps.logger,
+      {
+        name: "email outbox",
+        concurrency,
+        leaseMs,
+        // A send starts only while half a lease is left: renewals are working (or the send could
+        // not outlive the lease anyway).
+        startMarginMs: Math.min(this.#sendTimeoutMs, leaseMs / 2),
+        ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+      },
+    );
     this.#outcomes = new GroupCommit((writes) => emails.recordOutcomes(writes), {
       maxBatch: MAX_OUTCOMES_PER_WRITE,
       maxDelayMs: OUTCOME_WRITE_DELAY_MS,
@@ -156,7 +165,10 @@ export class OutboxWorker {
   async #sendWithTimeout(message: ReturnType<typeof toOutgoing>): Promise<TransportResult> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new SendTimeout(`the transport did not finish within ${this.#sendTimeoutMs} ms`)), this.#sendTimeoutMs);
+      timer = setTimeout(
+        () => reject(new SendTimeout(`the transport did not finish within ${this.#sendTimeoutMs} ms`)),
+        this.#sendTimeoutMs,
+      );
     });
     try {
       return await Promise.race([this.#transport.send(message), timeout]);
@@ -176,16 +188,29 @@ export class OutboxWorker {
           leaseOwner: this.owner,
           nextAttemptAt,
           lastError: outcome.error,
-          event: { type: "delivery_delayed", at, detail: { ...outcome.detail, attempt: email.attempts, next_attempt_at: nextAttemptAt } },
+          event: {
+            type: "delivery_delayed",
+            at,
+            detail: { ...outcome.detail, attempt: email.attempts, next_attempt_at: nextAttemptAt },
+          },
           events: [emailDomainEvent("email.delivery_delayed", email, at)],
         },
       });
       if (!stored) this.#lostLease(email, "delivery_delayed");
-      else this.#logger.warn("email delayed; will retry", { id: email.id, attempt: email.attempts, next_attempt_at: nextAttemptAt, error: outcome.error });
+      else
+        this.#logger.warn("email delayed; will retry", {
+          id: email.id,
+          attempt: email.attempts,
+          next_attempt_at: nextAttemptAt,
+          error: outcome.error,
+        });
       return;
     }
     const to = outcome.kind === "retry" ? "failed" : outcome.kind;
-    const detail = outcome.kind === "retry" ? { ...outcome.detail, attempts: email.attempts, reason: "retry budget spent" } : outcome.detail;
+    const detail =
+      outcome.kind === "retry"
+        ? { ...outcome.detail, attempts: email.attempts, reason: "retry budget spent" }
+        : outcome.detail;
     const change = applyTransition(email, to, at);
     if (!change.ok) {
       this.#lostLease(email, to);
@@ -204,10 +229,18 @@ export class OutboxWorker {
       },
     });
     if (!stored) this.#lostLease(email, to);
-    else if (to === "failed" || to === "bounced") this.#logger.warn(`email ${to}`, { id: email.id, attempts: email.attempts, error: "error" in outcome ? outcome.error : undefined });
+    else if (to === "failed" || to === "bounced")
+      this.#logger.warn(`email ${to}`, {
+        id: email.id,
+        attempts: email.attempts,
+        error: "error" in outcome ? outcome.error : undefined,
+      });
   }
 
   #lostLease(email: EmailRecord, outcome: string): void {
-    this.#logger.warn("email outbox: outcome not recorded; the email changed meanwhile (a report arrived or the lease ended)", { id: email.id, outcome });
+    this.#logger.warn(
+      "email outbox: outcome not recorded; the email changed meanwhile (a report arrived or the lease ended)",
+      { id: email.id, outcome },
+    );
   }
 }

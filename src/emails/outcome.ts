@@ -13,7 +13,12 @@ export type Outcome =
   | { kind: "bounced" | "failed" | "retry"; error: string; detail: Record<string, unknown> };
 
 function rejectionDetail(rejected: RecipientRejection[]): Record<string, unknown>[] {
-  return rejected.map((r) => ({ recipient: r.recipient, ...(r.code === undefined ? {} : { code: r.code }), response: r.response, permanent: r.permanent }));
+  return rejected.map((r) => ({
+    recipient: r.recipient,
+    ...(r.code === undefined ? {} : { code: r.code }),
+    response: r.response,
+    permanent: r.permanent,
+  }));
 }
 
 export function successOutcome(result: TransportResult): Outcome {

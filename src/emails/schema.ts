@@ -27,8 +27,19 @@ export const ADDRESS_RULE = 'must be an email address such as "ann@example.com" 
  * fields of the request or break the message's structure, so they are refused.
  */
 export const RESERVED_HEADERS = new Set([
-  "from", "to", "cc", "bcc", "reply-to", "subject", "date", "message-id", "sender",
-  "mime-version", "content-type", "content-transfer-encoding", "content-disposition",
+  "from",
+  "to",
+  "cc",
+  "bcc",
+  "reply-to",
+  "subject",
+  "date",
+  "message-id",
+  "sender",
+  "mime-version",
+  "content-type",
+  "content-transfer-encoding",
+  "content-disposition",
 ]);
 
 /** RFC 5322 field name: printable ASCII without ":". */
@@ -87,15 +98,25 @@ const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx
     const value = headers[name]!;
     const lower = name.toLowerCase();
     if (!HEADER_NAME.test(name)) {
-      ctx.addIssue({ code: "custom", path: [name], message: "is not a valid header name (printable ASCII without spaces or colons, at most 76 characters)" });
+      ctx.addIssue({
+        code: "custom",
+        path: [name],
+        message: "is not a valid header name (printable ASCII without spaces or colons, at most 76 characters)",
+      });
     } else if (RESERVED_HEADERS.has(lower)) {
-      ctx.addIssue({ code: "custom", path: [name], message: "is set by flagpost from the request's own fields and cannot be given as a header" });
+      ctx.addIssue({
+        code: "custom",
+        path: [name],
+        message: "is set by flagpost from the request's own fields and cannot be given as a header",
+      });
     } else if (seen.has(lower)) {
       ctx.addIssue({ code: "custom", path: [name], message: "is given twice (header names are case-insensitive)" });
     }
     seen.add(lower);
-    if (LINE_BREAK.test(value) || CONTROL.test(value)) ctx.addIssue({ code: "custom", path: [name], message: "must not contain line breaks or control characters" });
-    else if (value.length > MAX_HEADER_VALUE) ctx.addIssue({ code: "custom", path: [name], message: `must be at most ${MAX_HEADER_VALUE} characters` });
+    if (LINE_BREAK.test(value) || CONTROL.test(value))
+      ctx.addIssue({ code: "custom", path: [name], message: "must not contain line breaks or control characters" });
+    else if (value.length > MAX_HEADER_VALUE)
+      ctx.addIssue({ code: "custom", path: [name], message: `must be at most ${MAX_HEADER_VALUE} characters` });
   }
 });
 
@@ -109,10 +130,12 @@ const attachmentSchema = z.strictObject({
     .string()
     .min(1)
     .max(255)
-    .refine((name) => !CONTROL.test(name) && !/[/\\]/.test(name), { error: "must be a file name without slashes or control characters" }),
-  content: z
-    .string()
-    .refine((text) => text.length % 4 === 0 && BASE64.test(text), { error: "must be base64 (A-Z a-z 0-9 + /, padded with =)" }),
+    .refine((name) => !CONTROL.test(name) && !/[/\\]/.test(name), {
+      error: "must be a file name without slashes or control characters",
+    }),
+  content: z.string().refine((text) => text.length % 4 === 0 && BASE64.test(text), {
+    error: "must be base64 (A-Z a-z 0-9 + /, padded with =)",
+  }),
   content_type: z
     .string()
     .regex(MEDIA_TYPE, { error: 'must be a media type such as "application/pdf"' })
@@ -145,14 +168,27 @@ export const sendEmailSchema = z
       .nullish(),
   })
   .superRefine((email, ctx) => {
-    if (!email.html && !email.text) ctx.addIssue({ code: "custom", path: ["html"], message: 'is required when "text" is missing (give html, text or both)' });
+    if (!email.html && !email.text)
+      ctx.addIssue({
+        code: "custom",
+        path: ["html"],
+        message: 'is required when "text" is missing (give html, text or both)',
+      });
     const count = (email.to?.length ?? 0) + (email.cc?.length ?? 0) + (email.bcc?.length ?? 0);
     if (count > MAX_RECIPIENTS) {
-      ctx.addIssue({ code: "custom", path: ["to"], message: `together with "cc" and "bcc" must hold at most ${MAX_RECIPIENTS} addresses (got ${count})` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["to"],
+        message: `together with "cc" and "bcc" must hold at most ${MAX_RECIPIENTS} addresses (got ${count})`,
+      });
     }
     const bytes = (email.attachments ?? []).reduce((sum, a) => sum + base64Size(a.content), 0);
     if (bytes > MAX_ATTACHMENT_BYTES) {
-      ctx.addIssue({ code: "custom", path: ["attachments"], message: `must hold at most ${MAX_ATTACHMENT_BYTES} bytes in all once decoded (got ${bytes})` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["attachments"],
+        message: `must hold at most ${MAX_ATTACHMENT_BYTES} bytes in all once decoded (got ${bytes})`,
+      });
     }
   });
 

@@ -58,7 +58,12 @@ export function toSummary(email: EmailRecord): EmailSummary {
 
 export function toView(email: EmailRecord): EmailView {
   const c = email.content;
-  const view: EmailView = { object: "email", ...toSummary(email), last_event: email.status, message_id: email.messageId };
+  const view: EmailView = {
+    object: "email",
+    ...toSummary(email),
+    last_event: email.status,
+    message_id: email.messageId,
+  };
   if (c.cc?.length) view.cc = [...c.cc];
   if (c.bcc?.length) view.bcc = [...c.bcc];
   if (c.replyTo?.length) view.reply_to = [...c.replyTo];

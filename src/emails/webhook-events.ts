@@ -33,7 +33,12 @@ export function emailEventData(email: EmailRecord): Record<string, unknown> {
  * A domain event about an email at time `at` (ISO): `{type, created_at: at, data}` with the
  * resend SDK's payload, plus `extra` (`bounce`, `failed`, `suppressed`) for the types that have it.
  */
-export function emailDomainEvent(type: EmailWebhookType, email: EmailRecord, at: string, extra: Record<string, unknown> = {}): DomainEvent {
+export function emailDomainEvent(
+  type: EmailWebhookType,
+  email: EmailRecord,
+  at: string,
+  extra: Record<string, unknown> = {},
+): DomainEvent {
   return { id: uuidv7(Date.parse(at)), type, createdAt: at, data: { ...emailEventData(email), ...extra } };
 }
 
@@ -51,7 +56,11 @@ export function transitionDomainEvents(email: EmailRecord, to: string, at: strin
       events.push(emailDomainEvent(`email.${to}`, email, at));
       break;
     case "bounced":
-      events.push(emailDomainEvent("email.bounced", email, at, { bounce: { type: "Permanent", subType: "General", message: reason ?? "" } }));
+      events.push(
+        emailDomainEvent("email.bounced", email, at, {
+          bounce: { type: "Permanent", subType: "General", message: reason ?? "" },
+        }),
+      );
       break;
     case "failed":
       events.push(emailDomainEvent("email.failed", email, at, { failed: { reason: reason ?? "" } }));

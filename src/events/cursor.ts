@@ -21,7 +21,12 @@ const VERSION = "e1";
 const HASH_LENGTH = 16;
 
 export function filterHash(filters: CursorFilters): string {
-  const canonical = JSON.stringify([filters.userId ?? null, filters.event ?? null, filters.from ?? null, filters.to ?? null]);
+  const canonical = JSON.stringify([
+    filters.userId ?? null,
+    filters.event ?? null,
+    filters.from ?? null,
+    filters.to ?? null,
+  ]);
   return createHash("sha256").update(canonical).digest("base64url").slice(0, HASH_LENGTH);
 }
 
@@ -47,7 +52,9 @@ export function decodeEventCursor(cursor: string, hash: string): EventKey {
     Buffer.from(text, "utf8").toString("base64url") === cursor;
   if (!valid) throw invalid("is not a cursor this API returned");
   if (cursorHash !== hash) {
-    throw invalid("was made for other filters (userId, event, from, to): repeat the query that returned it, or start again without a cursor");
+    throw invalid(
+      "was made for other filters (userId, event, from, to): repeat the query that returned it, or start again without a cursor",
+    );
   }
   const timestamp = new Date(Number(ms));
   if (Number.isNaN(timestamp.getTime())) throw invalid("is not a cursor this API returned");

@@ -128,7 +128,8 @@ export class EventBuffer {
     this.#maxBatch = positive("maxBatch", options.maxBatch ?? 500, 1000);
     this.#flushIntervalMs = positive("flushIntervalMs", options.flushIntervalMs ?? 1000);
     this.#maxQueue = positive("maxQueue", options.maxQueue ?? 10_000);
-    if (this.#maxQueue < this.#maxBatch) throw new FlagpostError("validation_error", "maxQueue must be at least maxBatch");
+    if (this.#maxQueue < this.#maxBatch)
+      throw new FlagpostError("validation_error", "maxQueue must be at least maxBatch");
     this.#whenFull = options.whenFull ?? "reject";
     this.#retryInitialMs = positive("retryInitialMs", options.retryInitialMs ?? 100);
     this.#retryMaxMs = positive("retryMaxMs", options.retryMaxMs ?? 30_000);
@@ -216,8 +217,14 @@ export class EventBuffer {
     this.#inFlight = undefined;
     this.#queue = [];
     this.#stats.unstoredAtClose += left.length;
-    this.#logger.error("buffered events could not be stored before close", { count: left.length, closeTimeoutMs: this.#closeTimeoutMs });
-    this.#handOver(left.map((e) => e.event), "close_timeout");
+    this.#logger.error("buffered events could not be stored before close", {
+      count: left.length,
+      closeTimeoutMs: this.#closeTimeoutMs,
+    });
+    this.#handOver(
+      left.map((e) => e.event),
+      "close_timeout",
+    );
     return left.length;
   }
 
@@ -240,7 +247,9 @@ export class EventBuffer {
 
   /** Whether the loop may write the head of the queue now: a full batch, or a partial one asked for. */
   #due(): boolean {
-    return this.#queue.length >= this.#maxBatch || (this.#queue.length > 0 && this.#queue[0]!.seq <= this.#drainThrough);
+    return (
+      this.#queue.length >= this.#maxBatch || (this.#queue.length > 0 && this.#queue[0]!.seq <= this.#drainThrough)
+    );
   }
 
   #kick(): void {
@@ -282,14 +291,26 @@ export class EventBuffer {
         }
         if (isPermanent(error)) {
           this.#stats.refusedByStorage += batch.length;
-          this.#logger.error("storage refused a batch of buffered events", { count: batch.length, ids: batch.slice(0, 10).map((e) => e.event.id), ...errorFields(error) });
-          this.#handOver(batch.map((e) => e.event), "refused_by_storage");
+          this.#logger.error("storage refused a batch of buffered events", {
+            count: batch.length,
+            ids: batch.slice(0, 10).map((e) => e.event.id),
+            ...errorFields(error),
+          });
+          this.#handOver(
+            batch.map((e) => e.event),
+            "refused_by_storage",
+          );
           this.#done();
           continue;
         }
         this.#stats.failedWrites += 1;
         const delay = this.#backoff();
-        this.#logger.error("storing buffered events failed; retrying", { count: batch.length, attempt: this.#inFlightAttempts, retryInMs: Math.round(delay), ...errorFields(error) });
+        this.#logger.error("storing buffered events failed; retrying", {
+          count: batch.length,
+          attempt: this.#inFlightAttempts,
+          retryInMs: Math.round(delay),
+          ...errorFields(error),
+        });
         this.#settle(error);
         await this.#pause(this.#closed ? Math.min(delay, 250) : delay);
       }
@@ -338,10 +359,15 @@ export class EventBuffer {
   #noteFull(): void {
     if (this.#full) return;
     this.#full = true;
-    this.#logger.warn(this.#whenFull === "reject" ? "the event queue is full; new events are refused" : "the event queue is full; the oldest events are dropped", {
-      maxQueue: this.#maxQueue,
-      ...this.#stats,
-    });
+    this.#logger.warn(
+      this.#whenFull === "reject"
+        ? "the event queue is full; new events are refused"
+        : "the event queue is full; the oldest events are dropped",
+      {
+        maxQueue: this.#maxQueue,
+        ...this.#stats,
+      },
+    );
   }
 
   #handOver(events: NewEvent[], reason: UnstoredReason): void {
@@ -355,11 +381,13 @@ export class EventBuffer {
 }
 
 function positive(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!Number.isInteger(value) || value < 1 || value > max) throw new FlagpostError("validation_error", `${name} must be an integer from 1 to ${max}`);
+  if (!Number.isInteger(value) || value < 1 || value > max)
+    throw new FlagpostError("validation_error", `${name} must be an integer from 1 to ${max}`);
   return value;
 }
 
 function nonNegative(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 0) throw new FlagpostError("validation_error", `${name} must be an integer of at least 0`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new FlagpostError("validation_error", `${name} must be an integer of at least 0`);
   return value;
 }

@@ -4,7 +4,14 @@ import { uuidv7 } from "../ids.js";
 import { inputProblem } from "../input-policy.js";
 import type { NewEvent } from "../storage/index.js";
 import { checkInput } from "../validation.js";
-import { isPlainlyValidEvent, MAX_FUTURE_MS, MAX_PROPERTIES_BYTES, MIN_TIMESTAMP_MS, timestampMs, trackEventSchema } from "./schema.js";
+import {
+  isPlainlyValidEvent,
+  MAX_FUTURE_MS,
+  MAX_PROPERTIES_BYTES,
+  MIN_TIMESTAMP_MS,
+  timestampMs,
+  trackEventSchema,
+} from "./schema.js";
 
 /**
  * Turns one event as a caller sent it into the record to append, or into the details of what is
@@ -31,7 +38,12 @@ export function receiptAt(ms: number): Receipt {
  * The record for `raw`, or undefined after pushing to `details` every rule it breaks (paths start
  * with `prefix`, e.g. `events.3`).
  */
-export function prepareEvent(raw: unknown, receipt: Receipt, prefix: readonly PropertyKey[], details: ErrorDetail[]): NewEvent | undefined {
+export function prepareEvent(
+  raw: unknown,
+  receipt: Receipt,
+  prefix: readonly PropertyKey[],
+  details: ErrorDetail[],
+): NewEvent | undefined {
   let value: z.output<typeof trackEventSchema>;
   // The fast path skips zod, not the storage rules every input obeys.
   const problem = inputProblem(raw, prefix);
@@ -53,7 +65,10 @@ export function prepareEvent(raw: unknown, receipt: Receipt, prefix: readonly Pr
   let ok = true;
   const ms = timestamp === undefined ? receipt.ms : timestampMs(timestamp)!;
   if (ms > receipt.ms + MAX_FUTURE_MS) {
-    details.push({ path: pathOf(prefix, "timestamp"), message: "must not be more than 24 hours after the time of receipt" });
+    details.push({
+      path: pathOf(prefix, "timestamp"),
+      message: "must not be more than 24 hours after the time of receipt",
+    });
     ok = false;
   } else if (ms < MIN_TIMESTAMP_MS) {
     details.push({ path: pathOf(prefix, "timestamp"), message: "must not be before 1970-01-01T00:00:00Z" });
@@ -65,14 +80,20 @@ export function prepareEvent(raw: unknown, receipt: Receipt, prefix: readonly Pr
     try {
       propertiesJson = JSON.stringify(properties);
     } catch {
-      details.push({ path: pathOf(prefix, "properties"), message: "must be serialisable as JSON (no cycles, no BigInt)" });
+      details.push({
+        path: pathOf(prefix, "properties"),
+        message: "must be serialisable as JSON (no cycles, no BigInt)",
+      });
       return undefined;
     }
     // A UTF-16 unit is at most 3 bytes of UTF-8: short texts need no exact count.
     if (propertiesJson.length * 3 > MAX_PROPERTIES_BYTES) {
       const bytes = Buffer.byteLength(propertiesJson, "utf8");
       if (bytes > MAX_PROPERTIES_BYTES) {
-        details.push({ path: pathOf(prefix, "properties"), message: `must be at most 32 KiB (32,768 bytes) as JSON; got ${bytes} bytes` });
+        details.push({
+          path: pathOf(prefix, "properties"),
+          message: `must be at most 32 KiB (32,768 bytes) as JSON; got ${bytes} bytes`,
+        });
         ok = false;
       }
     }

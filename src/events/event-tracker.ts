@@ -34,8 +34,7 @@ export interface TrackOptions {
 }
 
 export type EnqueueResult =
-  | { queued: true; id: string }
-  | { queued: false; reason: "invalid" | "full" | "closed"; error: FlagpostError };
+  { queued: true; id: string } | { queued: false; reason: "invalid" | "full" | "closed"; error: FlagpostError };
 
 /** The scope of Idempotency-Keys given in process without one. */
 export const IN_PROCESS_SCOPE = "in-process";
@@ -80,11 +79,16 @@ export class EventTracker {
       await this.#storage.events.appendEvents([event]);
       return { id: event.id, status: ACCEPTED };
     }
-    return runIdempotent<AcceptedEvent>(this.#storage, this.#clock, this.#idempotent(TRACK_OPERATION, input, options), async (complete) => {
-      const accepted: AcceptedEvent = { id: event.id, status: ACCEPTED };
-      await this.#storage.events.appendEvents([event], complete(accepted));
-      return accepted;
-    });
+    return runIdempotent<AcceptedEvent>(
+      this.#storage,
+      this.#clock,
+      this.#idempotent(TRACK_OPERATION, input, options),
+      async (complete) => {
+        const accepted: AcceptedEvent = { id: event.id, status: ACCEPTED };
+        await this.#storage.events.appendEvents([event], complete(accepted));
+        return accepted;
+      },
+    );
   }
 
   /**
@@ -107,10 +111,15 @@ export class EventTracker {
       await this.#storage.events.appendEvents(events);
       return accepted;
     }
-    return runIdempotent<AcceptedEvent[]>(this.#storage, this.#clock, this.#idempotent(BATCH_OPERATION, inputs, options), async (complete) => {
-      await this.#storage.events.appendEvents(events, complete(accepted));
-      return accepted;
-    });
+    return runIdempotent<AcceptedEvent[]>(
+      this.#storage,
+      this.#clock,
+      this.#idempotent(BATCH_OPERATION, inputs, options),
+      async (complete) => {
+        await this.#storage.events.appendEvents(events, complete(accepted));
+        return accepted;
+      },
+    );
   }
 
   /**
@@ -119,7 +128,12 @@ export class EventTracker {
    * EventBufferOptions.whenFull) or closed. Every refusal is counted in `bufferStats()`.
    */
   enqueue(input: TrackEventInput): EnqueueResult {
-    if (this.#buffer.closed) return { queued: false, reason: "closed", error: new FlagpostError("unavailable", "Events are closed: enqueue after close()") };
+    if (this.#buffer.closed)
+      return {
+        queued: false,
+        reason: "closed",
+        error: new FlagpostError("unavailable", "Events are closed: enqueue after close()"),
+      };
     const details: ErrorDetail[] = [];
     let event: NewEvent | undefined;
     try {
@@ -134,8 +148,17 @@ export class EventTracker {
       return { queued: false, reason: "invalid", error };
     }
     if (!this.#buffer.push(event)) {
-      if (this.#buffer.closed) return { queued: false, reason: "closed", error: new FlagpostError("unavailable", "Events are closed: enqueue after close()") };
-      return { queued: false, reason: "full", error: new FlagpostError("unavailable", "The event queue is full; the event was not queued") };
+      if (this.#buffer.closed)
+        return {
+          queued: false,
+          reason: "closed",
+          error: new FlagpostError("unavailable", "Events are closed: enqueue after close()"),
+        };
+      return {
+        queued: false,
+        reason: "full",
+        error: new FlagpostError("unavailable", "The event queue is full; the event was not queued"),
+      };
     }
     return { queued: true, id: event.id };
   }
@@ -167,7 +190,14 @@ export class EventTracker {
       query.limit + 1, // one more than asked tells whether another page exists
     );
     const page = rows.slice(0, query.limit);
-    const data = page.map((r) => ({ id: r.id, event: r.event, userId: r.userId, timestamp: r.timestamp, properties: r.properties, receivedAt: r.receivedAt }));
+    const data = page.map((r) => ({
+      id: r.id,
+      event: r.event,
+      userId: r.userId,
+      timestamp: r.timestamp,
+      properties: r.properties,
+      receivedAt: r.receivedAt,
+    }));
     const last = page.at(-1);
     if (rows.length <= query.limit || !last) return { data };
     return { data, nextCursor: encodeEventCursor({ ms: Date.parse(last.timestamp), id: last.id }, hash) };
@@ -191,7 +221,11 @@ export class EventTracker {
    */
   async close(): Promise<void> {
     const unstored = await this.#buffer.close();
-    if (unstored > 0) throw new FlagpostError("unavailable", `${unstored} buffered events could not be stored before close; see the log`);
+    if (unstored > 0)
+      throw new FlagpostError(
+        "unavailable",
+        `${unstored} buffered events could not be stored before close; see the log`,
+      );
   }
 
   #receipt(): Receipt {
@@ -199,7 +233,11 @@ export class EventTracker {
   }
 
   #idempotent(operation: string, input: unknown, options: TrackOptions) {
-    return { scope: options.idempotencyScope ?? IN_PROCESS_SCOPE, key: options.idempotencyKey!, fingerprint: fingerprint(operation, asJson(input)) };
+    return {
+      scope: options.idempotencyScope ?? IN_PROCESS_SCOPE,
+      key: options.idempotencyKey!,
+      fingerprint: fingerprint(operation, asJson(input)),
+    };
   }
 
   /** Invalid enqueued events are a caller's bug: logged, but at most once a second. */
@@ -207,7 +245,10 @@ export class EventTracker {
     this.#invalidSinceLog += 1;
     const now = this.#clock.now();
     if (now - this.#lastInvalidLog < 1000) return;
-    this.#logger.warn("enqueue refused an invalid event", { message: error.message, refusedSinceLastLog: this.#invalidSinceLog });
+    this.#logger.warn("enqueue refused an invalid event", {
+      message: error.message,
+      refusedSinceLastLog: this.#invalidSinceLog,
+    });
     this.#lastInvalidLog = now;
     this.#invalidSinceLog = 0;
   }

@@ -28,7 +28,8 @@ export const eventNameSchema = z
   .max(MAX_NAME_LENGTH)
   .regex(CLEAN_TEXT, { error: "must not contain control characters or unpaired surrogates" });
 
-const TIMESTAMP_RULE = 'must be an ISO 8601 date-time with a time zone, such as "2026-01-31T10:00:00Z" or "2026-01-31T12:00:00+02:00"';
+const TIMESTAMP_RULE =
+  'must be an ISO 8601 date-time with a time zone, such as "2026-01-31T10:00:00Z" or "2026-01-31T12:00:00+02:00"';
 
 /** Epoch ms of a timestamp as accepted: ISO 8601 text with a zone, or a valid Date; otherwise undefined. */
 export function timestampMs(value: unknown): number | undefined {
@@ -41,11 +42,15 @@ export function timestampMs(value: unknown): number | undefined {
  * An event's timestamp: ISO 8601 with a zone (a Date in process); milliseconds kept, finer digits
  * dropped. Its bounds depend on the time of receipt and are checked beside it (event-input.ts).
  */
-export const timestampSchema = z.custom<string | Date>((value) => timestampMs(value) !== undefined, { error: TIMESTAMP_RULE });
+export const timestampSchema = z.custom<string | Date>((value) => timestampMs(value) !== undefined, {
+  error: TIMESTAMP_RULE,
+});
 
-const stringOrDate = (error: string) => z.custom<string | Date>((value) => typeof value === "string" || value instanceof Date, { error });
+const stringOrDate = (error: string) =>
+  z.custom<string | Date>((value) => typeof value === "string" || value instanceof Date, { error });
 
-const BOUND_RULE = 'must be an ISO 8601 date ("2026-01-31", midnight UTC) or date-time with a time zone ("2026-01-31T10:00:00Z")';
+const BOUND_RULE =
+  'must be an ISO 8601 date ("2026-01-31", midnight UTC) or date-time with a time zone ("2026-01-31T10:00:00Z")';
 
 /** A query bound (`from`, `to`): a date-time with a zone, or a bare date read as midnight UTC. */
 export const boundSchema = stringOrDate(BOUND_RULE).transform((value, ctx) => {
@@ -87,7 +92,8 @@ export const propertiesSchema = z
       if (value === undefined || !Object.hasOwn(properties, name)) continue;
       const result = reservedPropertySchemas[name].safeParse(value);
       if (!result.success) {
-        for (const issue of result.error.issues) ctx.issues.push({ code: "custom", message: issue.message, path: [name, ...issue.path], input: value });
+        for (const issue of result.error.issues)
+          ctx.issues.push({ code: "custom", message: issue.message, path: [name, ...issue.path], input: value });
       }
     }
   });
@@ -158,7 +164,11 @@ export const queryEventsSchema = z
   })
   .superRefine((query, ctx) => {
     if (query.from !== undefined && query.to !== undefined && query.from >= query.to) {
-      ctx.addIssue({ code: "custom", path: ["from"], message: 'must be before "to" (the window is from ≤ timestamp < to)' });
+      ctx.addIssue({
+        code: "custom",
+        path: ["from"],
+        message: 'must be before "to" (the window is from ≤ timestamp < to)',
+      });
     }
   });
 

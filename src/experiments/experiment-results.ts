@@ -2,7 +2,13 @@ import { FlagpostError } from "../errors.js";
 import type { Variant } from "../flags/schema.js";
 import type { Storage, VariantTotals } from "../storage/index.js";
 import { parseInput } from "../validation.js";
-import { type ExperimentResults, type ExperimentResultsInput, experimentIdSchema, experimentResultsQuerySchema, type VariantResult } from "./schema.js";
+import {
+  type ExperimentResults,
+  type ExperimentResultsInput,
+  experimentIdSchema,
+  experimentResultsQuerySchema,
+  type VariantResult,
+} from "./schema.js";
 import { compare, moments, sampleRatioMismatch } from "./stats.js";
 
 /**
@@ -28,13 +34,22 @@ export class ExperimentService {
     ]);
     const flagVariants: readonly Variant[] = flag?.variants ?? [];
     if (flagVariants.length === 0 && totals.variants.length === 0 && totals.excludedUsers === 0 && flag === undefined) {
-      throw new FlagpostError("not_found", `Experiment "${id}" was not found: no flag has this key and no event names it`);
+      throw new FlagpostError(
+        "not_found",
+        `Experiment "${id}" was not found: no flag has this key and no event names it`,
+      );
     }
     const keys = variantKeys(flagVariants, totals.variants);
     const control = chooseControl(keys, flagVariants, query.control);
     const byKey = new Map(totals.variants.map((v) => [v.variant, v]));
     const weights = new Map(flagVariants.map((v) => [v.key, v.weight]));
-    const empty = (variant: string): VariantTotals => ({ variant, users: 0, conversions: 0, revenue: 0, revenueSquares: 0 });
+    const empty = (variant: string): VariantTotals => ({
+      variant,
+      users: 0,
+      conversions: 0,
+      revenue: 0,
+      revenueSquares: 0,
+    });
     const sums = keys.map((key) => byKey.get(key) ?? empty(key));
     const controlSums = control === null ? undefined : sums[keys.indexOf(control)];
     const variants = sums.map((s): VariantResult => ({
@@ -53,7 +68,16 @@ export class ExperimentService {
       sums.map((s) => s.users),
       srmWeights,
     );
-    return { experimentId: id, metric: query.metric, control, from: from ?? null, to: to ?? null, variants, srm, excludedUsers: totals.excludedUsers };
+    return {
+      experimentId: id,
+      metric: query.metric,
+      control,
+      from: from ?? null,
+      to: to ?? null,
+      variants,
+      srm,
+      excludedUsers: totals.excludedUsers,
+    };
   }
 }
 
@@ -70,7 +94,11 @@ function codePointOrder(a: string, b: string): number {
 }
 
 /** docs/experiments.md: the one asked for; else "control" if present; else the flag's first variant; else the first key in code-point order. */
-function chooseControl(keys: readonly string[], flagVariants: readonly Variant[], asked: string | undefined): string | null {
+function chooseControl(
+  keys: readonly string[],
+  flagVariants: readonly Variant[],
+  asked: string | undefined,
+): string | null {
   if (asked !== undefined) {
     if (!keys.includes(asked)) {
       const message = `names no variant of this experiment (variants: ${keys.map((k) => JSON.stringify(k)).join(", ") || "none"})`;
@@ -87,7 +115,10 @@ function versus(treatment: VariantTotals, control: VariantTotals): VersusControl
   // Conversion is 0/1 per user, so Σx² = Σx = conversions.
   const conversion = (s: VariantTotals) => moments({ n: s.users, sum: s.conversions, sumSquares: s.conversions });
   const revenue = (s: VariantTotals) => moments({ n: s.users, sum: s.revenue, sumSquares: s.revenueSquares });
-  return { conversionRate: compare(conversion(treatment), conversion(control)), revenuePerUser: compare(revenue(treatment), revenue(control)) };
+  return {
+    conversionRate: compare(conversion(treatment), conversion(control)),
+    revenuePerUser: compare(revenue(treatment), revenue(control)),
+  };
 }
 
 type VersusControlShape = NonNullable<VariantResult["vsControl"]>;

@@ -16,7 +16,11 @@ export const experimentResultsQuerySchema = z
   })
   .superRefine((query, ctx) => {
     if (query.from !== undefined && query.to !== undefined && query.from >= query.to) {
-      ctx.addIssue({ code: "custom", path: ["from"], message: 'must be before "to" (the window is from ≤ timestamp < to)' });
+      ctx.addIssue({
+        code: "custom",
+        path: ["from"],
+        message: 'must be before "to" (the window is from ≤ timestamp < to)',
+      });
     }
   });
 

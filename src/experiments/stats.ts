@@ -1,3 +1,4 @@
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- jstat ships no types; a program that includes stats.ts alone (the README snippet check) must see ours
 /// <reference path="./jstat.d.ts" />
 import jstat from "jstat";
 
@@ -66,7 +67,8 @@ export function compare(treatment: Moments, control: Moments): Comparison | null
   if (treatment.n === 0 || control.n === 0) return null;
   const difference = treatment.mean - control.mean;
   const relativeUplift = control.mean === 0 ? null : difference / control.mean;
-  if (treatment.n < 2 || control.n < 2) return { difference, differenceCI95: null, relativeUplift, pValue: null, chanceToBeatControl: null };
+  if (treatment.n < 2 || control.n < 2)
+    return { difference, differenceCI95: null, relativeUplift, pValue: null, chanceToBeatControl: null };
   const se = Math.sqrt(treatment.variance / treatment.n + control.variance / control.n);
   if (se === 0) {
     // No spread in either group (everyone converted, or no one): the difference is certain.
@@ -117,7 +119,8 @@ export function sampleRatioMismatch(observed: readonly number[], weights: readon
   const total = groups.reduce((sum, [count]) => sum + count, 0);
   const weightSum = groups.reduce((sum, [, weight]) => sum + weight, 0);
   const degreesOfFreedom = groups.length - 1;
-  if (degreesOfFreedom < 1 || total === 0) return { chiSquare: 0, degreesOfFreedom: Math.max(0, degreesOfFreedom), pValue: null, detected: false };
+  if (degreesOfFreedom < 1 || total === 0)
+    return { chiSquare: 0, degreesOfFreedom: Math.max(0, degreesOfFreedom), pValue: null, detected: false };
   let chiSquare = 0;
   for (const [count, weight] of groups) {
     const expected = (total * weight) / weightSum;

@@ -90,13 +90,30 @@ export function compileFlag(flag: SnapshotFlag): CompiledFlag {
     if (typeof flag.key !== "string") throw new Error("the flag has no key");
     if (!Array.isArray(flag.rules)) throw new Error("the flag's rules are not a list");
     const rules = flag.rules.map((rule) => compileRule(flag.key, rule));
-    return new CompiledFlag(flag.key, flag.enabled === true, rules, flag, undefined, compileVariants(flag.key, flag.variants));
+    return new CompiledFlag(
+      flag.key,
+      flag.enabled === true,
+      rules,
+      flag,
+      undefined,
+      compileVariants(flag.key, flag.variants),
+    );
   } catch (error) {
-    return new CompiledFlag(String(flag.key), false, NONE, flag, error instanceof Error ? error.message : String(error));
+    return new CompiledFlag(
+      String(flag.key),
+      false,
+      NONE,
+      flag,
+      error instanceof Error ? error.message : String(error),
+    );
   }
 }
 
-function rule(type: Rule["type"], kind: number, fields: Partial<Pick<CompiledRule, "set" | "attribute" | "op" | "value" | "number" | "semver" | "prefix">>): CompiledRule {
+function rule(
+  type: Rule["type"],
+  kind: number,
+  fields: Partial<Pick<CompiledRule, "set" | "attribute" | "op" | "value" | "number" | "semver" | "prefix">>,
+): CompiledRule {
   return new CompiledRule(
     type,
     kind,
@@ -117,16 +134,27 @@ function compileRule(flagKey: string, source: Rule): CompiledRule {
       return rule("users", KIND_USERS, { set: new Set(source.userIds) });
     case "percentage":
       if (typeof source.percentage !== "number") throw new Error('a "percentage" rule has no percentage');
-      return rule("percentage", KIND_PERCENTAGE, { number: percentageThreshold(source.percentage), prefix: hashPrefix(`${flagKey}:`) });
+      return rule("percentage", KIND_PERCENTAGE, {
+        number: percentageThreshold(source.percentage),
+        prefix: hashPrefix(`${flagKey}:`),
+      });
     case "attribute":
       if (typeof source.attribute !== "string") throw new Error('an "attribute" rule has no attribute name');
-      return rule("attribute", KIND_ATTRIBUTE, { attribute: source.attribute, ...compileOperator(source.operator, source.value) });
+      return rule("attribute", KIND_ATTRIBUTE, {
+        attribute: source.attribute,
+        ...compileOperator(source.operator, source.value),
+      });
     default:
       throw new Error(`unknown rule type ${JSON.stringify((source as { type?: unknown })?.type)}`);
   }
 }
 
-const ORDER_OPS = { gt: [OP_NUM_GT, OP_DATE_GT], gte: [OP_NUM_GTE, OP_DATE_GTE], lt: [OP_NUM_LT, OP_DATE_LT], lte: [OP_NUM_LTE, OP_DATE_LTE] } as const;
+const ORDER_OPS = {
+  gt: [OP_NUM_GT, OP_DATE_GT],
+  gte: [OP_NUM_GTE, OP_DATE_GTE],
+  lt: [OP_NUM_LT, OP_DATE_LT],
+  lte: [OP_NUM_LTE, OP_DATE_LTE],
+} as const;
 const STRING_OPS = { contains: OP_CONTAINS, starts_with: OP_STARTS_WITH, ends_with: OP_ENDS_WITH } as const;
 const SEMVER_OPS = { semver_eq: OP_SEMVER_EQ, semver_gt: OP_SEMVER_GT, semver_lt: OP_SEMVER_LT } as const;
 
@@ -169,7 +197,11 @@ function compileOperator(operator: string, value: Scalar | Scalar[]): Partial<Co
  * The rule index that matched (≥ 0) or an OUTCOME_* constant. `userId` is undefined when the
  * context has none (or one that is not a string); `attributes` is undefined or an object.
  */
-export function outcomeOf(flag: CompiledFlag, userId: string | undefined, attributes: Record<string, unknown> | undefined): number {
+export function outcomeOf(
+  flag: CompiledFlag,
+  userId: string | undefined,
+  attributes: Record<string, unknown> | undefined,
+): number {
   if (flag.problem !== undefined) return OUTCOME_BROKEN;
   if (!flag.enabled) return OUTCOME_DISABLED;
   const rules = flag.rules;
@@ -181,7 +213,11 @@ export function outcomeOf(flag: CompiledFlag, userId: string | undefined, attrib
       if (userId !== undefined && r.set!.has(userId)) return i;
     } else if (r.kind === KIND_ATTRIBUTE) {
       if (attributeMatches(r, userId, attributes)) return i;
-    } else if (userId !== undefined && r.number > 0 && (r.number >= BUCKETS || murmur3WithPrefix(r.prefix!, userId) % BUCKETS < r.number)) {
+    } else if (
+      userId !== undefined &&
+      r.number > 0 &&
+      (r.number >= BUCKETS || murmur3WithPrefix(r.prefix!, userId) % BUCKETS < r.number)
+    ) {
       return i;
     }
   }
@@ -191,7 +227,11 @@ export function outcomeOf(flag: CompiledFlag, userId: string | undefined, attrib
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /** evaluate.ts's readAttribute: own properties only; strings, finite numbers and booleans are values. */
-function readAttribute(name: string, userId: string | undefined, attributes: Record<string, unknown> | undefined): unknown {
+function readAttribute(
+  name: string,
+  userId: string | undefined,
+  attributes: Record<string, unknown> | undefined,
+): unknown {
   if (attributes !== undefined && hasOwn.call(attributes, name)) {
     const value = attributes[name];
     if (typeof value === "string" || typeof value === "boolean") return value;
@@ -200,7 +240,11 @@ function readAttribute(name: string, userId: string | undefined, attributes: Rec
   return name === "userId" ? userId : undefined;
 }
 
-function attributeMatches(r: CompiledRule, userId: string | undefined, attributes: Record<string, unknown> | undefined): boolean {
+function attributeMatches(
+  r: CompiledRule,
+  userId: string | undefined,
+  attributes: Record<string, unknown> | undefined,
+): boolean {
   const actual = readAttribute(r.attribute, userId, attributes);
   if (actual === undefined) return false;
   switch (r.op) {

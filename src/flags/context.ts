@@ -14,7 +14,8 @@ function isPlainContext(input: unknown): input is EvaluationContext {
     if (name === "userId") {
       if (typeof value !== "string" || value.length < 1 || value.length > MAX_ID_LENGTH) return false;
     } else if (name === "attributes") {
-      if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) return false;
+      if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype)
+        return false;
     } else {
       return false;
     }

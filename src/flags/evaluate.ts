@@ -9,17 +9,25 @@ import { variantOf } from "./variants.js";
  * other evaluator (the compiled in-process client, the HTTP route, other SDKs) must agree with.
  * See docs/flags.md for the decisions docs/api.md leaves open.
  */
-export function evaluate(flag: Pick<Flag, "key" | "enabled" | "rules"> & { variants?: Flag["variants"] }, context: EvaluationContext = {}): EvaluationResult {
+export function evaluate(
+  flag: Pick<Flag, "key" | "enabled" | "rules"> & { variants?: Flag["variants"] },
+  context: EvaluationContext = {},
+): EvaluationResult {
   if (!flag.enabled) return { enabled: false, reason: "disabled" };
   if (flag.rules.length === 0) return withVariant(flag, context, { enabled: true, reason: "no_rules" });
   for (let i = 0; i < flag.rules.length; i++) {
-    if (ruleMatches(flag.key, flag.rules[i]!, context)) return withVariant(flag, context, { enabled: true, reason: "rule_match", ruleIndex: i });
+    if (ruleMatches(flag.key, flag.rules[i]!, context))
+      return withVariant(flag, context, { enabled: true, reason: "rule_match", ruleIndex: i });
   }
   return { enabled: false, reason: "no_rule_match" };
 }
 
 /** An "on" answer gains the user's variant when the flag has variants and the context a userId. */
-function withVariant(flag: { key: string; variants?: Flag["variants"] }, context: EvaluationContext, result: EvaluationResult): EvaluationResult {
+function withVariant(
+  flag: { key: string; variants?: Flag["variants"] },
+  context: EvaluationContext,
+  result: EvaluationResult,
+): EvaluationResult {
   const variant = context.userId === undefined ? undefined : variantOf(flag.key, flag.variants, context.userId);
   return variant === undefined ? result : { ...result, variant };
 }

@@ -29,7 +29,14 @@ export interface ExposureEvent {
    * `experimentId` (= flagKey) and `variant` are set when the flag has variants and is on for the
    * user: they are what experiment results read assignment from (docs/experiments.md).
    */
-  properties: { flagKey: string; enabled: boolean; reason: EvaluationReason; ruleIndex?: number; experimentId?: string; variant?: string };
+  properties: {
+    flagKey: string;
+    enabled: boolean;
+    reason: EvaluationReason;
+    ruleIndex?: number;
+    experimentId?: string;
+    variant?: string;
+  };
 }
 
 export interface ExposureOptions {
@@ -85,7 +92,10 @@ export class ExposureRecorder {
   #closed = false;
   readonly #stats: ExposureStats = { sent: 0, deduplicated: 0, dropped: 0, failed: 0 };
 
-  constructor(sink: EventSink, options: { windowMs?: number; maxKeys?: number; maxBuffer?: number; clock: Clock; logger: Logger }) {
+  constructor(
+    sink: EventSink,
+    options: { windowMs?: number; maxKeys?: number; maxBuffer?: number; clock: Clock; logger: Logger },
+  ) {
     this.#sink = sink;
     this.#clock = options.clock;
     this.#logger = options.logger;
@@ -95,7 +105,14 @@ export class ExposureRecorder {
   }
 
   /** Hot path: de-duplicates, then buffers. `ruleIndex` is set when a rule matched, `variant` when the user got one. */
-  record(flagKey: string, userId: string, enabled: boolean, reason: EvaluationReason, ruleIndex: number | undefined, variant?: string): void {
+  record(
+    flagKey: string,
+    userId: string,
+    enabled: boolean,
+    reason: EvaluationReason,
+    ruleIndex: number | undefined,
+    variant?: string,
+  ): void {
     if (this.#closed) return;
     const now = this.#clock.now();
     const slot = enabled ? 1 : 0;
@@ -117,7 +134,8 @@ export class ExposureRecorder {
     const size = seen.size;
     seen.set(userId, now);
     if (seen.size > size && ++this.#currentSize >= this.#maxKeys / 2) this.#rotate();
-    const properties: ExposureEvent["properties"] = ruleIndex === undefined ? { flagKey, enabled, reason } : { flagKey, enabled, reason, ruleIndex };
+    const properties: ExposureEvent["properties"] =
+      ruleIndex === undefined ? { flagKey, enabled, reason } : { flagKey, enabled, reason, ruleIndex };
     if (variant !== undefined) {
       properties.experimentId = flagKey;
       properties.variant = variant;
@@ -171,6 +189,7 @@ export class ExposureRecorder {
   #failed(error: unknown): void {
     this.#stats.failed += 1;
     // The first failure and then one in a thousand: a broken sink must not flood the log.
-    if (this.#stats.failed % 1000 === 1) this.#logger.warn("exposure events could not be enqueued", { failed: this.#stats.failed, ...errorFields(error) });
+    if (this.#stats.failed % 1000 === 1)
+      this.#logger.warn("exposure events could not be enqueued", { failed: this.#stats.failed, ...errorFields(error) });
   }
 }

@@ -134,7 +134,11 @@ export class FlagClient {
         const userId = context?.userId;
         const attributes = context?.attributes;
         const id = typeof userId === "string" ? userId : undefined;
-        const outcome = outcomeOf(flag, id, typeof attributes === "object" && attributes !== null ? attributes : undefined);
+        const outcome = outcomeOf(
+          flag,
+          id,
+          typeof attributes === "object" && attributes !== null ? attributes : undefined,
+        );
         if (outcome !== OUTCOME_BROKEN) {
           const enabled = outcome >= 0 || outcome === OUTCOME_NO_RULES;
           if (this.#exposures !== undefined && id !== undefined) this.#expose(flag, id, enabled, outcome);
@@ -159,13 +163,22 @@ export class FlagClient {
       const userId = context?.userId;
       const attributes = context?.attributes;
       const id = typeof userId === "string" ? userId : undefined;
-      const outcome = outcomeOf(flag, id, typeof attributes === "object" && attributes !== null ? attributes : undefined);
+      const outcome = outcomeOf(
+        flag,
+        id,
+        typeof attributes === "object" && attributes !== null ? attributes : undefined,
+      );
       if (outcome === OUTCOME_BROKEN) {
-        return { enabled: context?.default === true, reason: "error", errorMessage: `flag "${key}" cannot be evaluated: ${flag.problem}` };
+        return {
+          enabled: context?.default === true,
+          reason: "error",
+          errorMessage: `flag "${key}" cannot be evaluated: ${flag.problem}`,
+        };
       }
       const enabled = outcome >= 0 || outcome === OUTCOME_NO_RULES;
       const variant = this.#expose(flag, id, enabled, outcome);
-      const result: FlagEvaluation = outcome >= 0 ? { enabled, reason: "rule_match", ruleIndex: outcome } : { enabled, reason: reasonOf(outcome) };
+      const result: FlagEvaluation =
+        outcome >= 0 ? { enabled, reason: "rule_match", ruleIndex: outcome } : { enabled, reason: reasonOf(outcome) };
       if (variant !== undefined) result.variant = variant;
       return result;
     } catch (error) {
@@ -184,7 +197,11 @@ export class FlagClient {
       const userId = context?.userId;
       if (flag !== undefined && flag.variants !== null && typeof userId === "string") {
         const attributes = context?.attributes;
-        const outcome = outcomeOf(flag, userId, typeof attributes === "object" && attributes !== null ? attributes : undefined);
+        const outcome = outcomeOf(
+          flag,
+          userId,
+          typeof attributes === "object" && attributes !== null ? attributes : undefined,
+        );
         if (outcome !== OUTCOME_BROKEN) {
           const variant = this.#expose(flag, userId, outcome >= 0 || outcome === OUTCOME_NO_RULES, outcome);
           if (variant !== undefined) return variant;
@@ -207,13 +224,17 @@ export class FlagClient {
    * no exposure: it is for answering on a client's behalf (the HTTP evaluate route), which then
    * asks storage when this gives undefined. `context` must already be validated.
    */
-  snapshotEvaluate(key: string, context: { userId?: string; attributes?: Record<string, unknown> }): EvaluationResult | undefined {
+  snapshotEvaluate(
+    key: string,
+    context: { userId?: string; attributes?: Record<string, unknown> },
+  ): EvaluationResult | undefined {
     const flag = this.#flags.get(key);
     if (flag === undefined) return undefined;
     const outcome = outcomeOf(flag, context.userId, context.attributes);
     if (outcome === OUTCOME_BROKEN) return undefined;
     const enabled = outcome >= 0 || outcome === OUTCOME_NO_RULES;
-    const result: EvaluationResult = outcome >= 0 ? { enabled, reason: "rule_match", ruleIndex: outcome } : { enabled, reason: reasonOf(outcome) };
+    const result: EvaluationResult =
+      outcome >= 0 ? { enabled, reason: "rule_match", ruleIndex: outcome } : { enabled, reason: reasonOf(outcome) };
     const variant = enabled && context.userId !== undefined ? flag.variants?.assign(context.userId) : undefined;
     if (variant !== undefined) result.variant = variant;
     return result;
@@ -284,7 +305,11 @@ export class FlagClient {
 
   #fallback(error: unknown, context: FlagContext | undefined): boolean {
     this.#errors += 1;
-    if (this.#errors % 1000 === 1) this.#logger.warn("flag evaluation failed; answering the default", { count: this.#errors, ...errorFields(error) });
+    if (this.#errors % 1000 === 1)
+      this.#logger.warn("flag evaluation failed; answering the default", {
+        count: this.#errors,
+        ...errorFields(error),
+      });
     try {
       return context?.default === true;
     } catch {
@@ -382,5 +407,7 @@ function sameFlag(a: SnapshotFlag, b: SnapshotFlag): boolean {
   if (a === b) return true;
   if (a.enabled !== b.enabled || a.id !== b.id || a.updatedAt !== b.updatedAt) return false;
   // Two writes within one millisecond share updatedAt: compare the rules and variants themselves.
-  return JSON.stringify(a.rules) === JSON.stringify(b.rules) && JSON.stringify(a.variants) === JSON.stringify(b.variants);
+  return (
+    JSON.stringify(a.rules) === JSON.stringify(b.rules) && JSON.stringify(a.variants) === JSON.stringify(b.variants)
+  );
 }

@@ -52,7 +52,11 @@ function view(entry: FlagHistoryEntry): FlagHistoryView {
  * One page of the flag's history. A key with neither a flag nor any history is `not_found`;
  * a deleted flag's history is still served.
  */
-export async function listFlagHistory(storage: Storage, key: string, options: ListFlagHistoryOptions = {}): Promise<FlagHistoryPage> {
+export async function listFlagHistory(
+  storage: Storage,
+  key: string,
+  options: ListFlagHistoryOptions = {},
+): Promise<FlagHistoryPage> {
   const query = parseInput(listFlagHistoryQuerySchema, options);
   const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   const rows = await storage.flagHistory.list(key, { before, limit: query.limit + 1 });

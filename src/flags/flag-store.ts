@@ -1,12 +1,17 @@
 import type { Clock } from "../clock.js";
-import { FlagpostError } from "../errors.js";
+import { FlagpostError, notFound } from "../errors.js";
 import { uuidv7 } from "../ids.js";
 import type { DomainEvent, FlagActor, FlagAudit, FlagChanges, Storage } from "../storage/index.js";
 import { parseInput } from "../validation.js";
 import { parseEvaluationContext } from "./context.js";
 import { decodeFlagCursor, encodeFlagCursor } from "./cursor.js";
 import { evaluate } from "./evaluate.js";
-import { type FlagHistoryPage, IN_PROCESS_ACTOR, type ListFlagHistoryOptions, listFlagHistory } from "./flag-history.js";
+import {
+  type FlagHistoryPage,
+  IN_PROCESS_ACTOR,
+  type ListFlagHistoryOptions,
+  listFlagHistory,
+} from "./flag-history.js";
 import {
   type CreateFlagInput,
   createFlagSchema,
@@ -19,9 +24,7 @@ import {
   updateFlagSchema,
 } from "./schema.js";
 
-export type FlagChange =
-  | { type: "created" | "updated"; key: string; flag: Flag }
-  | { type: "deleted"; key: string };
+export type FlagChange = { type: "created" | "updated"; key: string; flag: Flag } | { type: "deleted"; key: string };
 
 export type FlagChangeListener = (change: FlagChange) => void;
 
@@ -42,16 +45,18 @@ export interface ListFlagsOptions {
 }
 
 function summary(flag: Flag): FlagSummary {
-  return { id: flag.id, key: flag.key, description: flag.description, enabled: flag.enabled, createdAt: flag.createdAt };
+  return {
+    id: flag.id,
+    key: flag.key,
+    description: flag.description,
+    enabled: flag.enabled,
+    createdAt: flag.createdAt,
+  };
 }
 
 /** `flag.created` / `flag.updated` / `flag.deleted` with the flag as `data`, at `at` (ISO). */
 function flagEvent(type: "flag.created" | "flag.updated" | "flag.deleted", flag: Flag, at: string): DomainEvent {
   return { id: uuidv7(Date.parse(at)), type, createdAt: at, data: { ...flag } };
-}
-
-function notFound(key: string): FlagpostError {
-  return new FlagpostError("not_found", `Flag "${key}" was not found`);
 }
 
 /**
@@ -80,9 +85,9 @@ export class FlagStore {
   }
 
   async get(key: string): Promise<Flag> {
-    if (!FlagStore.isValidKey(key)) throw notFound(key); // no such flag can exist: storage is not asked
+    if (!FlagStore.isValidKey(key)) throw notFound("Flag", key); // no such flag can exist: storage is not asked
     const flag = await this.#storage.flags.get(key);
-    if (!flag) throw notFound(key);
+    if (!flag) throw notFound("Flag", key);
     return flag;
   }
 
@@ -102,14 +107,18 @@ export class FlagStore {
   /** Merge semantics: fields present replace (`rules` replaces the whole list), omitted stay. */
   async update(key: string, input: UpdateFlagInput, options: FlagWriteOptions = {}): Promise<Flag> {
     const patch = parseInput(updateFlagSchema, input);
-    if (!FlagStore.isValidKey(key)) throw notFound(key);
+    if (!FlagStore.isValidKey(key)) throw notFound("Flag", key);
     const current = await this.#storage.flags.get(key);
-    if (!current) throw notFound(key);
+    if (!current) throw notFound("Flag", key);
     if (patch.key !== undefined && patch.key !== current.key) {
-      throw new FlagpostError("validation_error", '"key" cannot change', { details: [{ path: "key", message: "cannot change" }] });
+      throw new FlagpostError("validation_error", '"key" cannot change', {
+        details: [{ path: "key", message: "cannot change" }],
+      });
     }
     if (patch.id !== undefined && patch.id !== current.id) {
-      throw new FlagpostError("validation_error", '"id" cannot change', { details: [{ path: "id", message: "cannot change" }] });
+      throw new FlagpostError("validation_error", '"id" cannot change', {
+        details: [{ path: "id", message: "cannot change" }],
+      });
     }
     const changes: FlagChanges = { updatedAt: new Date(this.#clock.now()).toISOString() };
     if (patch.description !== undefined) changes.description = patch.description;
@@ -117,16 +126,19 @@ export class FlagStore {
     if (patch.rules !== undefined) changes.rules = patch.rules;
     if (patch.variants !== undefined) changes.variants = patch.variants;
     if (Object.keys(changes).length === 1) return current; // nothing to change: updatedAt stays
-    const updated = await this.#storage.flags.update(key, changes, this.#audit(options), (stored) => [flagEvent("flag.updated", stored, changes.updatedAt)]);
-    if (!updated) throw notFound(key);
+    const updated = await this.#storage.flags.update(key, changes, this.#audit(options), (stored) => [
+      flagEvent("flag.updated", stored, changes.updatedAt),
+    ]);
+    if (!updated) throw notFound("Flag", key);
     this.#emit({ type: "updated", key, flag: updated });
     return updated;
   }
 
   async delete(key: string, options: FlagWriteOptions = {}): Promise<void> {
-    if (!FlagStore.isValidKey(key)) throw notFound(key);
+    if (!FlagStore.isValidKey(key)) throw notFound("Flag", key);
     const at = new Date(this.#clock.now()).toISOString();
-    if (!(await this.#storage.flags.delete(key, this.#audit(options), (flag) => [flagEvent("flag.deleted", flag, at)]))) throw notFound(key);
+    if (!(await this.#storage.flags.delete(key, this.#audit(options), (flag) => [flagEvent("flag.deleted", flag, at)])))
+      throw notFound("Flag", key);
     this.#emit({ type: "deleted", key });
   }
 

@@ -17,7 +17,10 @@ const NOT_COMPARED = new Set(["id", "key", "createdAt", "updatedAt"]);
 
 type Json = unknown;
 
-export function flagChanges(before: Record<string, Json> | undefined, after: Record<string, Json> | undefined): FlagFieldChange[] {
+export function flagChanges(
+  before: Record<string, Json> | undefined,
+  after: Record<string, Json> | undefined,
+): FlagFieldChange[] {
   const changes: FlagFieldChange[] = [];
   const fields = new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})]);
   for (const field of [...fields].sort()) {
@@ -44,7 +47,8 @@ function diffValue(path: string, before: Json, after: Json, out: FlagFieldChange
       return;
     }
     if (isListOfObjects(before) && isListOfObjects(after)) {
-      for (let i = 0; i < Math.max(before.length, after.length); i++) diffValue(`${path}.${i}`, before[i], after[i], out);
+      for (let i = 0; i < Math.max(before.length, after.length); i++)
+        diffValue(`${path}.${i}`, before[i], after[i], out);
       return;
     }
     if (sameJson(before, after)) return;

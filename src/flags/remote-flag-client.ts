@@ -53,7 +53,8 @@ export const SNAPSHOT_ROUTE = "v1/flags/_snapshot";
 export function parseSnapshot(body: unknown): SnapshotFlag[] {
   const data = (body as { data?: unknown } | null)?.data ?? body;
   const flags = Array.isArray(data) ? data : (data as { flags?: unknown } | null)?.flags;
-  if (!Array.isArray(flags)) throw new Error('a flag snapshot must be {"data": {"flags": [...]}}, {"flags": [...]} or a list of flags');
+  if (!Array.isArray(flags))
+    throw new Error('a flag snapshot must be {"data": {"flags": [...]}}, {"flags": [...]} or a list of flags');
   for (const flag of flags) {
     if (typeof flag !== "object" || flag === null || typeof (flag as { key?: unknown }).key !== "string") {
       throw new Error("every flag in a snapshot needs a string key");
@@ -105,7 +106,8 @@ export function createRemoteFlagClient(options: RemoteFlagClientOptions): FlagCl
   const logger = options.logger ?? defaultLogger;
   const clock = options.clock ?? systemClock;
   const sink = options.exposures?.enabled ? options.exposures.sink : undefined;
-  if (options.exposures?.enabled && !sink) throw new FlagpostError("validation_error", '"exposures.sink" is required when exposures are enabled');
+  if (options.exposures?.enabled && !sink)
+    throw new FlagpostError("validation_error", '"exposures.sink" is required when exposures are enabled');
   const exposures = sink && new ExposureRecorder(sink, { ...options.exposures, clock, logger });
   const { client, feed } = FlagClient.create({ exposures, logger });
   new RemotePoller(options, feed, logger).start();
@@ -147,7 +149,12 @@ class RemotePoller {
     this.#readyTimer = setTimeout(() => {
       if (this.#loaded) return;
       const last = this.#lastError === undefined ? "" : ` (last error: ${describeFailure(this.#lastError)})`;
-      this.#feed.rejectWaiting(new FlagpostError("unavailable", `No flag snapshot from ${this.#endpoint.href} within ${timeoutMs} ms${last}; still trying in the background`));
+      this.#feed.rejectWaiting(
+        new FlagpostError(
+          "unavailable",
+          `No flag snapshot from ${this.#endpoint.href} within ${timeoutMs} ms${last}; still trying in the background`,
+        ),
+      );
     }, timeoutMs);
     void this.#begin();
   }
@@ -168,8 +175,14 @@ class RemotePoller {
         this.#loaded = true;
         clearTimeout(this.#readyTimer);
       } catch (error) {
-        const source = typeof this.#options.bootstrap === "string" || this.#options.bootstrap instanceof URL ? String(this.#options.bootstrap) : "(object)";
-        this.#logger.warn("cannot read the flag bootstrap; waiting for the server", { bootstrap: source, ...errorFields(error) });
+        const source =
+          typeof this.#options.bootstrap === "string" || this.#options.bootstrap instanceof URL
+            ? String(this.#options.bootstrap)
+            : "(object)";
+        this.#logger.warn("cannot read the flag bootstrap; waiting for the server", {
+          bootstrap: source,
+          ...errorFields(error),
+        });
       }
     }
     await this.#poll();
@@ -185,7 +198,10 @@ class RemotePoller {
       if (!changed) this.#feed.fresh();
     } catch (error) {
       if (this.#closed) return;
-      if (error instanceof FlagpostError && (error.code === "invalid_api_key" || error.code === "missing_api_key" || error.code === "restricted_api_key")) {
+      if (
+        error instanceof FlagpostError &&
+        (error.code === "invalid_api_key" || error.code === "missing_api_key" || error.code === "restricted_api_key")
+      ) {
         // The key will not get better by asking again: stop, keep serving what we have.
         this.#logger.error("the flag server refused the API key; polling stopped", errorFields(error));
         this.#feed.fail(error);
@@ -194,11 +210,15 @@ class RemotePoller {
       }
       this.#failures += 1;
       this.#lastError = error;
-      if (this.#failures === 1) this.#logger.warn("cannot refresh flags from the server; serving the last snapshot", errorFields(error));
+      if (this.#failures === 1)
+        this.#logger.warn("cannot refresh flags from the server; serving the last snapshot", errorFields(error));
       this.#feed.stale(error);
       const base = Math.min(1_000, this.#pollMs);
       // Equal jitter: never polls again at once, however unlucky the draw.
-      next = Math.max(backoffDelay(exponential(base, this.#options.maxBackoffMs ?? 60_000, "equal"), this.#failures), error instanceof HttpStatusError ? (error.retryAfterMs ?? 0) : 0);
+      next = Math.max(
+        backoffDelay(exponential(base, this.#options.maxBackoffMs ?? 60_000, "equal"), this.#failures),
+        error instanceof HttpStatusError ? (error.retryAfterMs ?? 0) : 0,
+      );
     }
     if (this.#closed) return;
     this.#timer = setTimeout(() => void this.#poll(), next);
@@ -207,7 +227,10 @@ class RemotePoller {
 
   /** One conditional GET; true when a new snapshot was applied. */
   async #request(): Promise<boolean> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.#options.apiKey}`, accept: "application/json" };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#options.apiKey}`,
+      accept: "application/json",
+    };
     if (this.#etag !== undefined) headers["if-none-match"] = this.#etag;
     const signal = AbortSignal.any([this.#abort.signal, AbortSignal.timeout(this.#options.timeoutMs ?? 10_000)]);
     const response = await this.#fetch(this.#endpoint, { headers, signal });
@@ -218,9 +241,16 @@ class RemotePoller {
     if (!response.ok) {
       const { code, message } = await errorBody(response);
       if (response.status === 401 || response.status === 403) {
-        throw new FlagpostError((code as ErrorCode | undefined) ?? "invalid_api_key", message ?? `the server answered ${response.status}`);
+        throw new FlagpostError(
+          (code as ErrorCode | undefined) ?? "invalid_api_key",
+          message ?? `the server answered ${response.status}`,
+        );
       }
-      throw new HttpStatusError(response.status, `GET ${this.#endpoint.pathname} answered ${response.status}${message ? `: ${message}` : ""}`, retryAfterMs(response.headers.get("retry-after")));
+      throw new HttpStatusError(
+        response.status,
+        `GET ${this.#endpoint.pathname} answered ${response.status}${message ? `: ${message}` : ""}`,
+        retryAfterMs(response.headers.get("retry-after")),
+      );
     }
     const flags = parseSnapshot(await response.json());
     if (this.#closed) return false;

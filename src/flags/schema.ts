@@ -16,19 +16,27 @@ export const MAX_ID_LENGTH = 200;
 export const MAX_DESCRIPTION_LENGTH = 1_000;
 export const MAX_VALUE_LENGTH = 1_000;
 
-export const flagKeySchema = z
-  .string()
-  .regex(FLAG_KEY_PATTERN, {
-    error: "must be 1 to 128 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit",
-  });
+export const flagKeySchema = z.string().regex(FLAG_KEY_PATTERN, {
+  error: "must be 1 to 128 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit",
+});
 
 const userIdSchema = z.string().min(1).max(MAX_ID_LENGTH);
 
 export const ATTRIBUTE_OPERATORS = [
-  "equals", "not_equals", "in", "not_in",
-  "contains", "starts_with", "ends_with",
-  "gt", "gte", "lt", "lte",
-  "semver_eq", "semver_gt", "semver_lt",
+  "equals",
+  "not_equals",
+  "in",
+  "not_in",
+  "contains",
+  "starts_with",
+  "ends_with",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "semver_eq",
+  "semver_gt",
+  "semver_lt",
 ] as const;
 export type AttributeOperator = (typeof ATTRIBUTE_OPERATORS)[number];
 
@@ -55,7 +63,9 @@ export const attributeRuleSchema = z
       .string()
       .min(1)
       .max(MAX_ID_LENGTH)
-      .refine((name) => name !== RESERVED_KEY, { error: `must not be "${RESERVED_KEY}" (no attribute can have that name)` }),
+      .refine((name) => name !== RESERVED_KEY, {
+        error: `must not be "${RESERVED_KEY}" (no attribute can have that name)`,
+      }),
     operator: z.enum(ATTRIBUTE_OPERATORS),
     value: z.union([scalarSchema, z.array(scalarSchema).min(1).max(MAX_LIST_VALUES)], {
       error: "must be a string, a number, a boolean or an array of those",
@@ -81,7 +91,9 @@ function valueProblem(operator: AttributeOperator, value: Scalar | Scalar[]): st
     return `must be a number or an ISO 8601 date for operator "${operator}"`;
   }
   if (SEMVER_OPERATORS.has(operator)) {
-    return typeof value === "string" && parseSemver(value) ? undefined : `must be a semantic version such as "1.2.3" for operator "${operator}"`;
+    return typeof value === "string" && parseSemver(value)
+      ? undefined
+      : `must be a semantic version such as "1.2.3" for operator "${operator}"`;
   }
   return undefined; // equals, not_equals: any scalar
 }
@@ -96,8 +108,7 @@ export const percentageRuleSchema = z.strictObject({
 });
 
 export const ruleSchema = z.discriminatedUnion("type", [usersRuleSchema, attributeRuleSchema, percentageRuleSchema], {
-  error: (issue) =>
-    issue.code === "invalid_union" ? 'must be one of "users", "attribute", "percentage"' : undefined,
+  error: (issue) => (issue.code === "invalid_union" ? 'must be one of "users", "attribute", "percentage"' : undefined),
 });
 
 export type UsersRule = z.infer<typeof usersRuleSchema>;
@@ -140,7 +151,8 @@ export const variantsSchema = z
     }
     const seen = new Set<string>();
     variants.forEach((variant, index) => {
-      if (seen.has(variant.key)) ctx.addIssue({ code: "custom", path: [index, "key"], message: `repeats the variant key "${variant.key}"` });
+      if (seen.has(variant.key))
+        ctx.addIssue({ code: "custom", path: [index, "key"], message: `repeats the variant key "${variant.key}"` });
       seen.add(variant.key);
     });
     const total = variants.reduce((sum, variant) => sum + hundredths(variant.weight), 0);

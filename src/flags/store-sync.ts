@@ -74,7 +74,8 @@ export class StoreSync {
         this.#schedule();
       },
       lost: (error) => {
-        if (this.#watching) this.#logger.warn("lost the flag change watch; polling until it is back", errorFields(error));
+        if (this.#watching)
+          this.#logger.warn("lost the flag change watch; polling until it is back", errorFields(error));
         this.#watching = false;
         this.#schedule();
       },
@@ -91,7 +92,8 @@ export class StoreSync {
         this.#feed.fresh();
       },
       (error: unknown) => {
-        if (!this.#failing) this.#logger.warn("cannot refresh the flag snapshot; serving the last one", errorFields(error));
+        if (!this.#failing)
+          this.#logger.warn("cannot refresh the flag snapshot; serving the last one", errorFields(error));
         this.#failing = true;
         this.#feed.stale(error);
       },
@@ -139,10 +141,13 @@ export class StoreSync {
   #schedule(): void {
     if (this.#closed) return;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      void this.refresh().finally(() => this.#schedule());
-    }, this.#watching ? this.#watchedPollMs : this.#pollMs);
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        void this.refresh().finally(() => this.#schedule());
+      },
+      this.#watching ? this.#watchedPollMs : this.#pollMs,
+    );
     this.#timer.unref?.();
   }
 }

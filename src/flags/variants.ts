@@ -28,7 +28,11 @@ export function variantForBucket(variants: readonly Variant[], bucket: number): 
 }
 
 /** The reference assignment: the user's variant, or undefined when the flag has none. */
-export function variantOf(flagKey: string, variants: readonly Variant[] | undefined, userId: string): string | undefined {
+export function variantOf(
+  flagKey: string,
+  variants: readonly Variant[] | undefined,
+  userId: string,
+): string | undefined {
   if (variants === undefined || variants.length === 0) return undefined;
   return variantForBucket(variants, variantBucketOf(flagKey, userId));
 }
@@ -60,7 +64,8 @@ export function compileVariants(flagKey: string, variants: unknown): CompiledVar
   const thresholds = new Int32Array(variants.length);
   let running = 0;
   variants.forEach((variant: Partial<Variant> | null, i) => {
-    if (typeof variant?.key !== "string" || typeof variant.weight !== "number") throw new Error("a variant needs a string key and a number weight");
+    if (typeof variant?.key !== "string" || typeof variant.weight !== "number")
+      throw new Error("a variant needs a string key and a number weight");
     running += Math.round(variant.weight * 100);
     keys.push(variant.key);
     thresholds[i] = running;

@@ -47,7 +47,11 @@ const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h
 export function parseSchedule(text: string): Extract<Backoff, { kind: "schedule" }> {
   const delaysMs = text.split(",").map((part) => {
     const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(part);
-    if (!match) throw new FlagpostError("validation_error", `retry schedule entry ${JSON.stringify(part.trim())} is not a duration such as 5s, 5m or 2h`);
+    if (!match)
+      throw new FlagpostError(
+        "validation_error",
+        `retry schedule entry ${JSON.stringify(part.trim())} is not a duration such as 5s, 5m or 2h`,
+      );
     return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? "ms"]!);
   });
   return { kind: "schedule", delaysMs };
@@ -61,6 +65,8 @@ export function checkBackoff(backoff: Backoff, name: string): void {
     }
     return;
   }
-  if (!Number.isFinite(backoff.initialMs) || backoff.initialMs < 0) throw new FlagpostError("validation_error", `${name}: the first delay must be a number of at least 0`);
-  if (!Number.isFinite(backoff.maxMs) || backoff.maxMs < backoff.initialMs) throw new FlagpostError("validation_error", `${name}: the longest delay must be at least the first`);
+  if (!Number.isFinite(backoff.initialMs) || backoff.initialMs < 0)
+    throw new FlagpostError("validation_error", `${name}: the first delay must be a number of at least 0`);
+  if (!Number.isFinite(backoff.maxMs) || backoff.maxMs < backoff.initialMs)
+    throw new FlagpostError("validation_error", `${name}: the longest delay must be at least the first`);
 }

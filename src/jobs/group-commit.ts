@@ -80,7 +80,12 @@ export class GroupCommit<T, R> {
 
   #schedule(urgent: boolean): void {
     if (this.#writing || this.#waiting.length === 0) return;
-    if (urgent || this.#maxDelayMs === 0 || this.#waiting.length >= this.#maxBatch || this.#writeNow(this.#waiting.length)) {
+    if (
+      urgent ||
+      this.#maxDelayMs === 0 ||
+      this.#waiting.length >= this.#maxBatch ||
+      this.#writeNow(this.#waiting.length)
+    ) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
       this.#writing = true;

@@ -78,7 +78,13 @@ export class LeaseWorker<J extends LeasedJob, R> {
   #renewing: Promise<void> | undefined;
   #idle: (() => void)[] = [];
 
-  constructor(queue: JobQueue<J>, handler: JobHandler<J, R>, clock: Clock, logger: Logger, options: LeaseWorkerOptions) {
+  constructor(
+    queue: JobQueue<J>,
+    handler: JobHandler<J, R>,
+    clock: Clock,
+    logger: Logger,
+    options: LeaseWorkerOptions,
+  ) {
     this.#queueStore = queue;
     this.#handler = handler;
     this.#clock = clock;
@@ -91,9 +97,12 @@ export class LeaseWorker<J extends LeasedJob, R> {
     this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.owner = options.owner === undefined ? jobOwner() : ownerOfThisProcess(options.owner);
     const invalid = (message: string) => new FlagpostError("validation_error", `${this.#name}: ${message}`);
-    if (!Number.isInteger(this.#concurrency) || this.#concurrency < 1) throw invalid("concurrency must be an integer of at least 1");
-    if (!(this.#leaseMs > this.#startMarginMs)) throw invalid("the lease must exceed the longest job, or a slow job could lose its lease and run twice");
-    if (!(this.#heartbeatMs > 0 && this.#heartbeatMs < this.#leaseMs)) throw invalid("heartbeatMs must be above 0 and below leaseMs");
+    if (!Number.isInteger(this.#concurrency) || this.#concurrency < 1)
+      throw invalid("concurrency must be an integer of at least 1");
+    if (!(this.#leaseMs > this.#startMarginMs))
+      throw invalid("the lease must exceed the longest job, or a slow job could lose its lease and run twice");
+    if (!(this.#heartbeatMs > 0 && this.#heartbeatMs < this.#leaseMs))
+      throw invalid("heartbeatMs must be above 0 and below leaseMs");
     if (!(this.#pollIntervalMs > 0)) throw invalid("pollIntervalMs must be above 0");
   }
 
@@ -116,7 +125,8 @@ export class LeaseWorker<J extends LeasedJob, R> {
     if (this.#running) return;
     this.#running = true;
     this.#pollTimer = setInterval(() => this.wake(), this.#pollIntervalMs);
-    if (this.#queueStore.renew || this.#queueStore.release) this.#heartbeatTimer = setInterval(() => void this.#heartbeat(), this.#heartbeatMs);
+    if (this.#queueStore.renew || this.#queueStore.release)
+      this.#heartbeatTimer = setInterval(() => void this.#heartbeat(), this.#heartbeatMs);
     // Dead predecessors' jobs first, so the first claim takes them.
     this.#claiming = this.#releaseDead().finally(() => {
       this.#claiming = undefined;
@@ -162,7 +172,11 @@ export class LeaseWorker<J extends LeasedJob, R> {
     const dead = deadLocalOwners(await owners.call(this.#queueStore, new Date(this.#clock.now()).toISOString()));
     if (dead.length === 0) return 0;
     const freed = await release.call(this.#queueStore, dead);
-    if (freed > 0) this.#logger.info(`${this.#name}: freed the leases of processes that died on this host`, { jobs: freed, owners: dead });
+    if (freed > 0)
+      this.#logger.info(`${this.#name}: freed the leases of processes that died on this host`, {
+        jobs: freed,
+        owners: dead,
+      });
     return freed;
   }
 
@@ -171,7 +185,8 @@ export class LeaseWorker<J extends LeasedJob, R> {
       (freed) => {
         if (freed > 0) this.#due = true;
       },
-      (error: unknown) => this.#logger.warn(`${this.#name}: looking for leases of dead processes failed`, errorFields(error)),
+      (error: unknown) =>
+        this.#logger.warn(`${this.#name}: looking for leases of dead processes failed`, errorFields(error)),
     );
   }
 
@@ -186,7 +201,14 @@ export class LeaseWorker<J extends LeasedJob, R> {
     const concurrency = this.#concurrency;
     while (this.#performing < concurrency && this.#queue.length > 0) void this.#track(this.#queue.shift()!);
     const held = this.#queue.length + this.#inFlight.size;
-    if (!this.#running || !this.#due || this.#claiming || this.#queue.length >= concurrency || held >= HELD_LIMIT * concurrency) return;
+    if (
+      !this.#running ||
+      !this.#due ||
+      this.#claiming ||
+      this.#queue.length >= concurrency ||
+      held >= HELD_LIMIT * concurrency
+    )
+      return;
     const room = Math.min(CLAIM_SIZE * concurrency, HELD_LIMIT * concurrency - held);
     this.#due = false; // a wake() during the claim sets it again
     this.#claiming = this.#claim(room).then(
@@ -194,7 +216,8 @@ export class LeaseWorker<J extends LeasedJob, R> {
         if (claimed.length === room) this.#due = true; // maybe more waiting
         this.#queue.push(...claimed);
       },
-      (error: unknown) => this.#logger.error(`${this.#name}: claiming due jobs failed; trying again`, errorFields(error)),
+      (error: unknown) =>
+        this.#logger.error(`${this.#name}: claiming due jobs failed; trying again`, errorFields(error)),
     );
     void this.#claiming.finally(() => {
       this.#claiming = undefined;
@@ -206,14 +229,18 @@ export class LeaseWorker<J extends LeasedJob, R> {
     if (room <= 0) return [];
     const now = this.#clock.now();
     const claimed = await this.#queueStore.claim(new Date(now).toISOString(), room, this.#leaseMs, this.owner);
-    for (const job of claimed) this.#held.set(job.id, job.leaseUntil === undefined ? now + this.#leaseMs : Date.parse(job.leaseUntil));
+    for (const job of claimed)
+      this.#held.set(job.id, job.leaseUntil === undefined ? now + this.#leaseMs : Date.parse(job.leaseUntil));
     return claimed;
   }
 
   #track(job: J): Promise<void> {
     const work = this.#process(job).catch((error: unknown) => {
       // The result could not be stored: the lease runs out and the job is claimed again.
-      this.#logger.error(`${this.#name}: recording a result failed; the job is retried when its lease ends`, { id: job.id, ...errorFields(error) });
+      this.#logger.error(`${this.#name}: recording a result failed; the job is retried when its lease ends`, {
+        id: job.id,
+        ...errorFields(error),
+      });
     });
     this.#inFlight.add(work);
     void work.finally(() => {
@@ -226,7 +253,8 @@ export class LeaseWorker<J extends LeasedJob, R> {
   }
 
   async #drain(): Promise<void> {
-    while (this.#inFlight.size > 0 || this.#queue.length > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
+    while (this.#inFlight.size > 0 || this.#queue.length > 0)
+      await new Promise<void>((resolve) => this.#idle.push(resolve));
   }
 
   async #process(job: J): Promise<void> {
@@ -234,7 +262,9 @@ export class LeaseWorker<J extends LeasedJob, R> {
     if (leaseLeft <= this.#startMarginMs) {
       // Waited so long (or lost its lease in a renewal) that the job could outlive the lease and
       // another worker could run it too. Leave it: it is claimed again once the lease ends.
-      this.#logger.warn(`${this.#name}: a claimed job waited too long to start; it runs when its lease ends`, { id: job.id });
+      this.#logger.warn(`${this.#name}: a claimed job waited too long to start; it runs when its lease ends`, {
+        id: job.id,
+      });
       return;
     }
     let result: R;
@@ -264,7 +294,11 @@ export class LeaseWorker<J extends LeasedJob, R> {
             this.#held.set(id, kept.has(id) ? until : 0); // 0: lost, never started from now on
           }
         },
-        (error: unknown) => this.#logger.warn(`${this.#name}: renewing leases failed; trying at the next heartbeat`, { jobs: ids.length, ...errorFields(error) }),
+        (error: unknown) =>
+          this.#logger.warn(`${this.#name}: renewing leases failed; trying at the next heartbeat`, {
+            jobs: ids.length,
+            ...errorFields(error),
+          }),
       )
       .finally(() => {
         this.#renewing = undefined;

@@ -25,7 +25,9 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
 };
 
 export function retryBackoff(policy: RetryPolicy): Backoff {
-  return policy.schedule ? { kind: "schedule", delaysMs: policy.schedule } : exponential(policy.initialDelayMs, policy.maxDelayMs, "full");
+  return policy.schedule
+    ? { kind: "schedule", delaysMs: policy.schedule }
+    : exponential(policy.initialDelayMs, policy.maxDelayMs, "full");
 }
 
 /** The largest delay after `attempt` failed attempts (1-based). */
@@ -40,6 +42,7 @@ export function retryDelay(policy: RetryPolicy, attempt: number, random: () => n
 
 /** Throws `FlagpostError("validation_error")` naming the option that cannot be used. */
 export function checkRetryPolicy(policy: RetryPolicy, name = "retry"): void {
-  if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) throw new FlagpostError("validation_error", `${name}.maxAttempts must be an integer of at least 1`);
+  if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1)
+    throw new FlagpostError("validation_error", `${name}.maxAttempts must be an integer of at least 1`);
   checkBackoff(retryBackoff(policy), policy.schedule ? `${name}.schedule` : `${name}.initialDelayMs/maxDelayMs`);
 }

@@ -6,7 +6,8 @@ export class MemoryApiKeyRepository implements ApiKeyRepository {
 
   async insert(record: ApiKeyRecord): Promise<void> {
     for (const existing of this.#byId.values()) {
-      if (existing.id === record.id || existing.hash === record.hash) throw new FlagpostError("conflict", "That API key already exists");
+      if (existing.id === record.id || existing.hash === record.hash)
+        throw new FlagpostError("conflict", "That API key already exists");
     }
     this.#byId.set(record.id, structuredClone(record));
   }
@@ -17,7 +18,9 @@ export class MemoryApiKeyRepository implements ApiKeyRepository {
   }
 
   async list(): Promise<ApiKeyRecord[]> {
-    return [...this.#byId.values()].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1)).map((r) => structuredClone(r));
+    return [...this.#byId.values()]
+      .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1))
+      .map((r) => structuredClone(r));
   }
 
   async revoke(id: string, at: string): Promise<boolean> {

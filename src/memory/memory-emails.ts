@@ -40,7 +40,8 @@ export class MemoryEmailRepository implements EmailRepository {
   async insertEmails(emails: EmailRecord[], completion?: IdempotencyCompletion): Promise<void> {
     const ids = new Set<string>();
     for (const email of emails) {
-      if (this.#emails.has(email.id) || ids.has(email.id)) throw new FlagpostError("conflict", `An email with id "${email.id}" already exists`);
+      if (this.#emails.has(email.id) || ids.has(email.id))
+        throw new FlagpostError("conflict", `An email with id "${email.id}" already exists`);
       ids.add(email.id);
     }
     for (const email of emails) {
@@ -59,8 +60,12 @@ export class MemoryEmailRepository implements EmailRepository {
   async claimDueEmails(now: string, limit: number, leaseMs: number, owner: string): Promise<EmailRecord[]> {
     const due = [...this.#emails.values()]
       .map((e) => e.record)
-      .filter((r) => r.status === "queued" && r.nextAttemptAt <= now && (r.leaseUntil === undefined || r.leaseUntil <= now))
-      .sort((a, b) => (a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1))
+      .filter(
+        (r) => r.status === "queued" && r.nextAttemptAt <= now && (r.leaseUntil === undefined || r.leaseUntil <= now),
+      )
+      .sort((a, b) =>
+        a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1,
+      )
       .slice(0, Math.max(0, limit));
     const leaseUntil = new Date(Date.parse(now) + leaseMs).toISOString();
     for (const record of due) {
@@ -85,7 +90,13 @@ export class MemoryEmailRepository implements EmailRepository {
   async listEmailLeaseOwners(now: string): Promise<string[]> {
     const owners = new Set<string>();
     for (const { record } of this.#emails.values()) {
-      if (record.status === "queued" && record.leaseOwner !== undefined && record.leaseUntil !== undefined && record.leaseUntil > now) owners.add(record.leaseOwner);
+      if (
+        record.status === "queued" &&
+        record.leaseOwner !== undefined &&
+        record.leaseUntil !== undefined &&
+        record.leaseUntil > now
+      )
+        owners.add(record.leaseOwner);
     }
     return [...owners];
   }
@@ -140,7 +151,9 @@ export class MemoryEmailRepository implements EmailRepository {
 
   async recordOutcomes(outcomes: readonly EmailOutcomeWrite[]): Promise<boolean[]> {
     // No await between them: the outcomes apply together, as one write would.
-    return outcomes.map((o) => ("transition" in o ? this.#transition(o.id, o.transition) : this.#retry(o.id, o.retry)) !== undefined);
+    return outcomes.map(
+      (o) => ("transition" in o ? this.#transition(o.id, o.transition) : this.#retry(o.id, o.retry)) !== undefined,
+    );
   }
 
   async listEmailEvents(id: string): Promise<EmailEvent[]> {

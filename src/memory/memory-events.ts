@@ -1,5 +1,12 @@
 import { FlagpostError } from "../errors.js";
-import type { EventFilter, EventKey, EventRecord, EventRepository, IdempotencyCompletion, NewEvent } from "../storage/index.js";
+import type {
+  EventFilter,
+  EventKey,
+  EventRecord,
+  EventRepository,
+  IdempotencyCompletion,
+  NewEvent,
+} from "../storage/index.js";
 import type { MemoryIdempotencyRepository } from "./memory-idempotency.js";
 
 interface Row {
@@ -47,11 +54,20 @@ export class MemoryEventRepository implements EventRepository {
     const rows: Row[] = [];
     const seen = new Set<string>();
     for (const e of events) {
-      if (this.#ids.has(e.id) || seen.has(e.id)) throw new FlagpostError("conflict", `An event with id "${e.id}" already exists`);
+      if (this.#ids.has(e.id) || seen.has(e.id))
+        throw new FlagpostError("conflict", `An event with id "${e.id}" already exists`);
       seen.add(e.id);
       epochMs(e.receivedAt, "receivedAt");
       JSON.parse(e.propertiesJson); // a malformed document fails here, before anything is stored
-      rows.push({ id: e.id, event: e.event, userId: e.userId, ts: epochMs(e.timestamp, "timestamp"), timestamp: e.timestamp, receivedAt: e.receivedAt, propertiesJson: e.propertiesJson });
+      rows.push({
+        id: e.id,
+        event: e.event,
+        userId: e.userId,
+        ts: epochMs(e.timestamp, "timestamp"),
+        timestamp: e.timestamp,
+        receivedAt: e.receivedAt,
+        propertiesJson: e.propertiesJson,
+      });
     }
     for (const row of rows) {
       this.#rows.push(row);

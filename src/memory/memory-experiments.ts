@@ -30,12 +30,22 @@ export class MemoryExperimentRepository implements ExperimentRepository {
       const properties = JSON.parse(row.propertiesJson) as Record<string, unknown>;
       if (row.event === query.metric) {
         const revenue = properties.revenue;
-        metricEvents.push({ userId: row.userId, ts: row.ts, revenue: typeof revenue === "number" ? revenue : undefined });
+        metricEvents.push({
+          userId: row.userId,
+          ts: row.ts,
+          revenue: typeof revenue === "number" ? revenue : undefined,
+        });
       }
       if (properties.experimentId !== query.experimentId || typeof properties.variant !== "string") continue;
       const seen = users.get(row.userId);
       if (seen === undefined) {
-        users.set(row.userId, { variant: properties.variant, mixed: false, exposedAt: row.ts, converted: false, revenue: 0 });
+        users.set(row.userId, {
+          variant: properties.variant,
+          mixed: false,
+          exposedAt: row.ts,
+          converted: false,
+          revenue: 0,
+        });
       } else {
         if (seen.variant !== properties.variant) seen.mixed = true;
         seen.exposedAt = Math.min(seen.exposedAt, row.ts);

@@ -1,7 +1,15 @@
 import { FlagpostError } from "../errors.js";
 import { flagChanges } from "../flags/history-diff.js";
 import { uuidv7 } from "../ids.js";
-import type { DomainEvent, EventsFor, FlagAudit, FlagChanges, FlagHistoryAction, FlagRecord, FlagRepository } from "../storage/index.js";
+import type {
+  DomainEvent,
+  EventsFor,
+  FlagAudit,
+  FlagChanges,
+  FlagHistoryAction,
+  FlagRecord,
+  FlagRepository,
+} from "../storage/index.js";
 import type { MemoryFlagHistoryRepository } from "./memory-flag-history.js";
 import type { MemoryWebhookState } from "./memory-webhook-state.js";
 
@@ -34,7 +42,12 @@ export class MemoryFlagRepository implements FlagRepository {
     return keys.slice(0, limit).map((k) => structuredClone(this.#flags.get(k)!));
   }
 
-  async update(key: string, changes: FlagChanges, audit?: FlagAudit, events?: EventsFor<FlagRecord>): Promise<FlagRecord | undefined> {
+  async update(
+    key: string,
+    changes: FlagChanges,
+    audit?: FlagAudit,
+    events?: EventsFor<FlagRecord>,
+  ): Promise<FlagRecord | undefined> {
     const flag = this.#flags.get(key);
     if (!flag) return undefined;
     const { updatedAt, ...fields } = changes;
@@ -60,8 +73,21 @@ export class MemoryFlagRepository implements FlagRepository {
     return this.#revision;
   }
 
-  #record(flagKey: string, action: FlagHistoryAction, before: FlagRecord | undefined, after: FlagRecord | undefined, audit: FlagAudit | undefined): void {
+  #record(
+    flagKey: string,
+    action: FlagHistoryAction,
+    before: FlagRecord | undefined,
+    after: FlagRecord | undefined,
+    audit: FlagAudit | undefined,
+  ): void {
     if (!audit) return;
-    this.#history.append({ id: uuidv7(), flagKey, action, at: audit.at, actor: audit.actor, changes: flagChanges(before, after) });
+    this.#history.append({
+      id: uuidv7(),
+      flagKey,
+      action,
+      at: audit.at,
+      actor: audit.actor,
+      changes: flagChanges(before, after),
+    });
   }
 }

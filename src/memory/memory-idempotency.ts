@@ -1,4 +1,9 @@
-import type { IdempotencyBegin, IdempotencyClaim, IdempotencyCompletion, IdempotencyRepository } from "../storage/index.js";
+import type {
+  IdempotencyBegin,
+  IdempotencyClaim,
+  IdempotencyCompletion,
+  IdempotencyRepository,
+} from "../storage/index.js";
 
 interface Entry {
   fingerprint: string;
@@ -21,7 +26,12 @@ export class MemoryIdempotencyRepository implements IdempotencyRepository {
       entry.lockedUntil = claim.lockedUntil; // the previous owner's claim lapsed: take it over
       return { state: "started" };
     }
-    this.#entries.set(id, { fingerprint: claim.fingerprint, lockedUntil: claim.lockedUntil, expiresAt: claim.expiresAt, done: false });
+    this.#entries.set(id, {
+      fingerprint: claim.fingerprint,
+      lockedUntil: claim.lockedUntil,
+      expiresAt: claim.expiresAt,
+      done: false,
+    });
     return { state: "started" };
   }
 

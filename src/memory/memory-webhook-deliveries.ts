@@ -1,8 +1,24 @@
-import type { AttemptRecord, ClaimedDelivery, DeliveryOutcome, DeliveryRecord, DomainEvent, PageRequest, WebhookDeliveryRepository } from "../storage/index.js";
+import type {
+  AttemptRecord,
+  ClaimedDelivery,
+  DeliveryOutcome,
+  DeliveryRecord,
+  DomainEvent,
+  PageRequest,
+  WebhookDeliveryRepository,
+} from "../storage/index.js";
 import { type MemoryWebhookState, pageOf } from "./memory-webhook-state.js";
 
 const byDue = (a: DeliveryRecord, b: DeliveryRecord) =>
-  a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  a.nextAttemptAt < b.nextAttemptAt
+    ? -1
+    : a.nextAttemptAt > b.nextAttemptAt
+      ? 1
+      : a.id < b.id
+        ? -1
+        : a.id > b.id
+          ? 1
+          : 0;
 
 export class MemoryWebhookDeliveryRepository implements WebhookDeliveryRepository {
   readonly #state: MemoryWebhookState;
@@ -13,7 +29,12 @@ export class MemoryWebhookDeliveryRepository implements WebhookDeliveryRepositor
 
   async claimDueDeliveries(now: string, limit: number, leaseMs: number, owner: string): Promise<ClaimedDelivery[]> {
     const due = [...this.#state.deliveries.values()]
-      .filter((d) => (d.status === "pending" || d.status === "attempting") && d.nextAttemptAt <= now && (d.leaseUntil === undefined || d.leaseUntil <= now))
+      .filter(
+        (d) =>
+          (d.status === "pending" || d.status === "attempting") &&
+          d.nextAttemptAt <= now &&
+          (d.leaseUntil === undefined || d.leaseUntil <= now),
+      )
       .sort(byDue)
       .slice(0, Math.max(0, limit));
     const leaseUntil = new Date(Date.parse(now) + leaseMs).toISOString();
@@ -21,7 +42,11 @@ export class MemoryWebhookDeliveryRepository implements WebhookDeliveryRepositor
       delivery.leaseOwner = owner;
       delivery.leaseUntil = leaseUntil;
       delivery.attempts += 1;
-      return structuredClone({ ...delivery, event: this.#state.events.get(delivery.eventId)!, webhook: this.#state.webhooks.get(delivery.webhookId)! });
+      return structuredClone({
+        ...delivery,
+        event: this.#state.events.get(delivery.eventId)!,
+        webhook: this.#state.webhooks.get(delivery.webhookId)!,
+      });
     });
   }
 
@@ -51,17 +76,25 @@ export class MemoryWebhookDeliveryRepository implements WebhookDeliveryRepositor
       if (webhook && o.endpoint && "succeeded" in o.endpoint) delete webhook.failingSince;
       else if (webhook && o.endpoint && "failedAt" in o.endpoint) {
         webhook.failingSince ??= o.endpoint.failedAt;
-        if (webhook.status === "enabled" && webhook.failingSince <= o.endpoint.disableIfFailingSince) webhook.status = "disabled";
+        if (webhook.status === "enabled" && webhook.failingSince <= o.endpoint.disableIfFailingSince)
+          webhook.status = "disabled";
       }
       return true;
     });
   }
 
   async listDeliveries(webhookId: string, page: PageRequest): Promise<DeliveryRecord[]> {
-    return pageOf([...this.#state.deliveries.values()].filter((d) => d.webhookId === webhookId), (d) => d.eventId, page);
+    return pageOf(
+      [...this.#state.deliveries.values()].filter((d) => d.webhookId === webhookId),
+      (d) => d.eventId,
+      page,
+    );
   }
 
-  async getDelivery(webhookId: string, eventId: string): Promise<{ delivery: DeliveryRecord; event: DomainEvent } | undefined> {
+  async getDelivery(
+    webhookId: string,
+    eventId: string,
+  ): Promise<{ delivery: DeliveryRecord; event: DomainEvent } | undefined> {
     const delivery = this.#state.findDelivery(webhookId, eventId);
     return delivery && structuredClone({ delivery, event: this.#state.events.get(eventId)! });
   }

@@ -20,7 +20,9 @@ export class MemoryWebhookState {
    */
   recordDomainEvents(events: readonly DomainEvent[] | undefined): void {
     for (const event of events ?? []) {
-      const subscribers = [...this.webhooks.values()].filter((w) => w.status === "enabled" && w.events.includes(event.type));
+      const subscribers = [...this.webhooks.values()].filter(
+        (w) => w.status === "enabled" && w.events.includes(event.type),
+      );
       if (subscribers.length === 0) continue;
       this.events.set(event.id, structuredClone(event));
       for (const webhook of subscribers) {
@@ -48,8 +50,12 @@ export class MemoryWebhookState {
 
 /** A page of items newest first by `id(item)`, as the kysely adapter's pageQuery gives it. */
 export function pageOf<T>(items: T[], id: (item: T) => string, page: PageRequest): T[] {
-  let selected = items.filter((item) => (page.after === undefined || id(item) < page.after) && (page.before === undefined || id(item) > page.before));
+  let selected = items.filter(
+    (item) =>
+      (page.after === undefined || id(item) < page.after) && (page.before === undefined || id(item) > page.before),
+  );
   selected.sort((a, b) => (id(a) < id(b) ? 1 : id(a) > id(b) ? -1 : 0));
-  if (page.before !== undefined && page.after === undefined) selected = selected.slice(Math.max(0, selected.length - page.limit));
+  if (page.before !== undefined && page.after === undefined)
+    selected = selected.slice(Math.max(0, selected.length - page.limit));
   return selected.slice(0, page.limit).map((item) => structuredClone(item));
 }

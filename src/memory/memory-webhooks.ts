@@ -1,5 +1,11 @@
 import { FlagpostError } from "../errors.js";
-import type { PageRequest, SecretRotation, WebhookChanges, WebhookRecord, WebhookRepository } from "../storage/index.js";
+import type {
+  PageRequest,
+  SecretRotation,
+  WebhookChanges,
+  WebhookRecord,
+  WebhookRepository,
+} from "../storage/index.js";
 import { type MemoryWebhookState, pageOf } from "./memory-webhook-state.js";
 
 export class MemoryWebhookRepository implements WebhookRepository {
@@ -10,7 +16,8 @@ export class MemoryWebhookRepository implements WebhookRepository {
   }
 
   async insertWebhook(webhook: WebhookRecord): Promise<void> {
-    if (this.#state.webhooks.has(webhook.id)) throw new FlagpostError("conflict", `A webhook with id "${webhook.id}" already exists`);
+    if (this.#state.webhooks.has(webhook.id))
+      throw new FlagpostError("conflict", `A webhook with id "${webhook.id}" already exists`);
     this.#state.webhooks.set(webhook.id, structuredClone(webhook));
   }
 
@@ -36,7 +43,8 @@ export class MemoryWebhookRepository implements WebhookRepository {
 
   async deleteWebhook(id: string): Promise<boolean> {
     if (!this.#state.webhooks.delete(id)) return false;
-    for (const [key, delivery] of this.#state.deliveries) if (delivery.webhookId === id) this.#state.deliveries.delete(key);
+    for (const [key, delivery] of this.#state.deliveries)
+      if (delivery.webhookId === id) this.#state.deliveries.delete(key);
     const kept = this.#state.attempts.filter((a) => a.webhookId !== id);
     this.#state.attempts.splice(0, this.#state.attempts.length, ...kept);
     return true;

@@ -44,7 +44,12 @@ export interface FlagRepository {
    * returns the flag as stored afterwards; undefined when no flag has this key. Two concurrent
    * updates of different fields MUST both survive (no read-modify-write of the whole row).
    */
-  update(key: string, changes: FlagChanges, audit?: FlagAudit, events?: EventsFor<FlagRecord>): Promise<FlagRecord | undefined>;
+  update(
+    key: string,
+    changes: FlagChanges,
+    audit?: FlagAudit,
+    events?: EventsFor<FlagRecord>,
+  ): Promise<FlagRecord | undefined>;
 
   /** Removes the flag; true when it existed. Its history stays. */
   delete(key: string, audit?: FlagAudit, events?: EventsFor<FlagRecord>): Promise<boolean>;

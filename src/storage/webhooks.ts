@@ -152,7 +152,10 @@ export interface WebhookDeliveryRepository {
   /** The endpoint's deliveries, newest event first, paged by event id. */
   listDeliveries(webhookId: string, page: PageRequest): Promise<DeliveryRecord[]>;
   /** One delivery with its event; undefined when unknown. */
-  getDelivery(webhookId: string, eventId: string): Promise<{ delivery: DeliveryRecord; event: DomainEvent } | undefined>;
+  getDelivery(
+    webhookId: string,
+    eventId: string,
+  ): Promise<{ delivery: DeliveryRecord; event: DomainEvent } | undefined>;
   /**
    * Makes the delivery due again at `now` (status `pending`, `attempts` 0, lease released), keeping
    * its event and so its `webhook-id`. Returns it as stored afterwards; undefined when unknown.

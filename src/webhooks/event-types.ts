@@ -18,5 +18,3 @@ export const WEBHOOK_EVENT_TYPES = [
   "flag.updated",
   "flag.deleted",
 ] as const;
-
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

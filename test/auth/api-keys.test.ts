@@ -8,7 +8,12 @@ describe("ApiKeys.verify", () => {
     const keys = new ApiKeys(memoryStorage(), fakeClock());
     const made = await keys.create({ name: "web", scopes: ["flags:evaluate", "events:write"] });
     const info = await keys.verify(made.key);
-    expect(info).toEqual({ id: made.id, name: "web", scopes: ["flags:evaluate", "events:write"], createdAt: made.createdAt });
+    expect(info).toEqual({
+      id: made.id,
+      name: "web",
+      scopes: ["flags:evaluate", "events:write"],
+      createdAt: made.createdAt,
+    });
     expect(await keys.verify(`${made.key}x`)).toBeUndefined();
     expect(await keys.verify("")).toBeUndefined();
     expect(await keys.verify("k".repeat(513))).toBeUndefined();

@@ -20,7 +20,9 @@ function listeningUrl(output: string): string {
 
 describe("flagpost CLI", () => {
   it("keys create prints the key as its last line, and the key works", async () => {
-    const created = await runCli(["keys", "create", "--scopes", "flags:read flags:evaluate", "--name", "web"], { FLAGPOST_DB: db });
+    const created = await runCli(["keys", "create", "--scopes", "flags:read flags:evaluate", "--name", "web"], {
+      FLAGPOST_DB: db,
+    });
     expect(created.code).toBe(0);
     const lines = created.stdout.trim().split("\n");
     expect(lines.at(-1)).toMatch(/^fp_[A-Za-z0-9_-]{43}$/);
@@ -57,9 +59,17 @@ describe("flagpost CLI", () => {
     const url = listeningUrl(output);
 
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-    const created = await fetch(`${url}/v1/flags`, { method: "POST", headers, body: JSON.stringify({ key: "cli-flag", enabled: true }) });
+    const created = await fetch(`${url}/v1/flags`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ key: "cli-flag", enabled: true }),
+    });
     expect(created.status).toBe(201);
-    const evaluated = await fetch(`${url}/v1/flags/cli-flag/evaluate`, { method: "POST", headers, body: JSON.stringify({ userId: "u" }) });
+    const evaluated = await fetch(`${url}/v1/flags/cli-flag/evaluate`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ userId: "u" }),
+    });
     expect(await evaluated.json()).toEqual({ data: { enabled: true, reason: "no_rules" } });
 
     child.kill("SIGTERM");

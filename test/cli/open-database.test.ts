@@ -50,7 +50,8 @@ describe("openDatabase", () => {
   it("opens a SQLite file in WAL mode with a busy timeout, ready for kyselyStorage", async () => {
     dir = await mkdtemp(join(tmpdir(), "flagpost-cli-"));
     db = await openDatabase(join(dir, "flagpost.db"));
-    const pragma = async (name: string) => Object.values((await sql.raw(`pragma ${name}`).execute(db!)).rows[0] as object)[0];
+    const pragma = async (name: string) =>
+      Object.values((await sql.raw(`pragma ${name}`).execute(db!)).rows[0] as object)[0];
     expect(await pragma("journal_mode")).toBe("wal");
     expect(await pragma("busy_timeout")).toBe(5000);
     expect(await pragma("synchronous")).toBe(2); // FULL
@@ -67,7 +68,9 @@ describe("openDatabase", () => {
   });
 
   it("says what is wrong when the SQLite file cannot be opened", async () => {
-    const error = (await openDatabase("/nonexistent-dir/for/sure/flagpost.db").catch((e: unknown) => e)) as FlagpostError;
+    const error = (await openDatabase("/nonexistent-dir/for/sure/flagpost.db").catch(
+      (e: unknown) => e,
+    )) as FlagpostError;
     expect(error).toBeInstanceOf(FlagpostError);
     expect(error.message).toMatch(/^Cannot open the SQLite database at \/nonexistent-dir/);
   });

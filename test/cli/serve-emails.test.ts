@@ -18,7 +18,13 @@ afterEach(async () => rm(dir, { recursive: true, force: true }));
 describe("flagpost serve: email", () => {
   it("without FLAGPOST_SMTP_URL writes each email as an .eml file, logs where, and reports it delivered", async () => {
     const outbox = join(dir, "outbox");
-    const child = spawnCli(["serve"], { FLAGPOST_DB: join(dir, "flagpost.db"), PORT: "0", FLAGPOST_API_KEY: API_KEY, FLAGPOST_OUTBOX_DIR: outbox, FLAGPOST_SMTP_URL: "" });
+    const child = spawnCli(["serve"], {
+      FLAGPOST_DB: join(dir, "flagpost.db"),
+      PORT: "0",
+      FLAGPOST_API_KEY: API_KEY,
+      FLAGPOST_OUTBOX_DIR: outbox,
+      FLAGPOST_SMTP_URL: "",
+    });
     let logged = "";
     child.stdout!.on("data", (d: Buffer) => (logged += d.toString()));
     const output = await waitForOutput(child, /"msg":"listening"/);
@@ -29,7 +35,13 @@ describe("flagpost serve: email", () => {
     const res = await fetch(`${url}/v1/emails`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ from: "Dev <dev@example.com>", to: "you@example.org", bcc: "audit@example.org", subject: "Local", html: "<p>look</p>" }),
+      body: JSON.stringify({
+        from: "Dev <dev@example.com>",
+        to: "you@example.org",
+        bcc: "audit@example.org",
+        subject: "Local",
+        html: "<p>look</p>",
+      }),
     });
     expect(res.status).toBe(200);
     const { id } = (await res.json()) as { id: string };
@@ -55,7 +67,11 @@ describe("flagpost serve: email", () => {
   });
 
   it("refuses a FLAGPOST_SMTP_URL that is not smtp:// or smtps://", async () => {
-    const run = await runCli(["serve"], { FLAGPOST_DB: join(dir, "flagpost.db"), PORT: "0", FLAGPOST_SMTP_URL: "http://mail.example.com" });
+    const run = await runCli(["serve"], {
+      FLAGPOST_DB: join(dir, "flagpost.db"),
+      PORT: "0",
+      FLAGPOST_SMTP_URL: "http://mail.example.com",
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('FLAGPOST_SMTP_URL must start with smtp:// or smtps://, not "http"');
   });

@@ -28,7 +28,13 @@ describe("flagpost serve timeouts", () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "flagpost-timeouts-"));
-    child = spawnCli(["serve"], { FLAGPOST_DB: join(dir, "db.sqlite"), PORT: "0", FLAGPOST_API_KEY: "timeout-test-key-0123456789", FLAGPOST_REQUEST_TIMEOUT_MS: "2000", FLAGPOST_HEADERS_TIMEOUT_MS: "1000" });
+    child = spawnCli(["serve"], {
+      FLAGPOST_DB: join(dir, "db.sqlite"),
+      PORT: "0",
+      FLAGPOST_API_KEY: "timeout-test-key-0123456789",
+      FLAGPOST_REQUEST_TIMEOUT_MS: "2000",
+      FLAGPOST_HEADERS_TIMEOUT_MS: "1000",
+    });
     const output = await waitForOutput(child, /"msg":"listening"/);
     url = JSON.parse(output.split("\n").find((l) => l.includes('"msg":"listening"'))!).url as string;
   }, 60_000);
@@ -39,7 +45,8 @@ describe("flagpost serve timeouts", () => {
   });
 
   it("closes a connection whose body stops coming with 408 after the request timeout", async () => {
-    const head = "POST /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer timeout-test-key-0123456789\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{";
+    const head =
+      "POST /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer timeout-test-key-0123456789\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{";
     const { reply, closedAfterMs } = await slowClient(url, head);
     expect(reply).toMatch(/^HTTP\/1\.1 408/);
     expect(closedAfterMs).toBeGreaterThanOrEqual(1_900);
@@ -55,7 +62,10 @@ describe("flagpost serve timeouts", () => {
 
   it("defaults to 60 s and 10 s, and refuses values that are not milliseconds", () => {
     expect(serverTimeoutsFrom({})).toMatchObject({ requestTimeout: 60_000, headersTimeout: 10_000 });
-    expect(serverTimeoutsFrom({ FLAGPOST_REQUEST_TIMEOUT_MS: "5000", FLAGPOST_HEADERS_TIMEOUT_MS: "9000" })).toMatchObject({ requestTimeout: 5_000, headersTimeout: 5_000 });
-    for (const bad of ["0", "-1", "1.5", "soon"]) expect(() => serverTimeoutsFrom({ FLAGPOST_REQUEST_TIMEOUT_MS: bad })).toThrow(/FLAGPOST_REQUEST_TIMEOUT_MS/);
+    expect(
+      serverTimeoutsFrom({ FLAGPOST_REQUEST_TIMEOUT_MS: "5000", FLAGPOST_HEADERS_TIMEOUT_MS: "9000" }),
+    ).toMatchObject({ requestTimeout: 5_000, headersTimeout: 5_000 });
+    for (const bad of ["0", "-1", "1.5", "soon"])
+      expect(() => serverTimeoutsFrom({ FLAGPOST_REQUEST_TIMEOUT_MS: bad })).toThrow(/FLAGPOST_REQUEST_TIMEOUT_MS/);
   });
 });

@@ -56,21 +56,41 @@ async function expectOneLineFailure(env: NodeJS.ProcessEnv, ...parts: (string | 
 describeIfBackend("postgres", "database errors from the CLI (PostgreSQL)", () => {
   const base = process.env.FLAGPOST_TEST_PG_URL!;
   it("carries the server's message: unknown database, unknown user; masks the password", async () => {
-    await expectOneLineFailure({ FLAGPOST_DB: variant(base, { database: "flagpost_no_such_db" }) }, 'database "flagpost_no_such_db" does not exist', "(3D000)");
-    await expectOneLineFailure({ FLAGPOST_DB: variant(base, { user: "flagpost_nobody", password: "s3cret" }) }, /flagpost_nobody/, /\(28\w{3}\)/);
+    await expectOneLineFailure(
+      { FLAGPOST_DB: variant(base, { database: "flagpost_no_such_db" }) },
+      'database "flagpost_no_such_db" does not exist',
+      "(3D000)",
+    );
+    await expectOneLineFailure(
+      { FLAGPOST_DB: variant(base, { user: "flagpost_nobody", password: "s3cret" }) },
+      /flagpost_nobody/,
+      /\(28\w{3}\)/,
+    );
   });
   it('says "could not connect" when nothing answers', async () => {
-    await expectOneLineFailure({ FLAGPOST_DB: variant(base, { port: await closedPort(), password: "s3cret" }) }, "could not connect", "ECONNREFUSED");
+    await expectOneLineFailure(
+      { FLAGPOST_DB: variant(base, { port: await closedPort(), password: "s3cret" }) },
+      "could not connect",
+      "ECONNREFUSED",
+    );
   });
 });
 
 describeIfBackend("mysql", "database errors from the CLI (MySQL/MariaDB)", () => {
   const base = process.env.FLAGPOST_TEST_MYSQL_URL!;
   it("carries the server's message for a refused password, masked", async () => {
-    await expectOneLineFailure({ FLAGPOST_DB: variant(base, { user: "flagpost_nobody", password: "s3cret" }) }, "Access denied for user 'flagpost_nobody'", "(ER_ACCESS_DENIED_ERROR)");
+    await expectOneLineFailure(
+      { FLAGPOST_DB: variant(base, { user: "flagpost_nobody", password: "s3cret" }) },
+      "Access denied for user 'flagpost_nobody'",
+      "(ER_ACCESS_DENIED_ERROR)",
+    );
   });
   it('says "could not connect" when nothing answers', async () => {
-    await expectOneLineFailure({ FLAGPOST_DB: variant(base, { port: await closedPort() }) }, "could not connect", "ECONNREFUSED");
+    await expectOneLineFailure(
+      { FLAGPOST_DB: variant(base, { port: await closedPort() }) },
+      "could not connect",
+      "ECONNREFUSED",
+    );
   });
 });
 
@@ -80,7 +100,9 @@ describe("a read-only SQLite database", () => {
     new SQLite(path).close(); // an empty file
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new SQLite(path, { readonly: true }) }) });
     const fp = createFlagpost({ storage: kyselyStorage(db, { destroyOnClose: true }), logger: silentLogger });
-    await expect(fp.ready()).rejects.toThrow(new RegExp(`readonly database.*\\(SQLITE_READONLY\\); file: ${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+    await expect(fp.ready()).rejects.toThrow(
+      new RegExp(`readonly database.*\\(SQLITE_READONLY\\); file: ${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
+    );
     await fp.close().catch(() => undefined);
   });
 });

@@ -13,7 +13,10 @@ describeTransportConformance({
     const dir = await mkdtemp(join(tmpdir(), "flagpost-eml-"));
     const outbox = join(dir, "outbox"); // created by the transport on first use
     const recipients = new Map<string, string[]>();
-    const transport = emlFileTransport({ directory: outbox, onWritten: (file, _message, to) => recipients.set(file, to) });
+    const transport = emlFileTransport({
+      directory: outbox,
+      onWritten: (file, _message, to) => recipients.set(file, to),
+    });
     return {
       transport,
       async delivered() {

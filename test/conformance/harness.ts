@@ -54,7 +54,10 @@ export function describeCapability(
   }
   describe(title, () => {
     it(`is not offered by ${harness.name}: ${reason}`, () => {
-      expect(harness[provider], `${harness.name} declares no "${capability}" capability yet provides ${String(provider)}`).toBeUndefined();
+      expect(
+        harness[provider],
+        `${harness.name} declares no "${capability}" capability yet provides ${String(provider)}`,
+      ).toBeUndefined();
     });
   });
 }

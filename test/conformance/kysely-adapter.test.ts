@@ -1,4 +1,12 @@
-import { CamelCasePlugin, DialectAdapterBase, DummyDriver, Kysely, SqliteIntrospector, SqliteQueryCompiler, sql } from "kysely";
+import {
+  CamelCasePlugin,
+  DialectAdapterBase,
+  DummyDriver,
+  Kysely,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  sql,
+} from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
 import { FlagpostError, type FlagRecord } from "../../src/index.js";
@@ -53,7 +61,9 @@ describe("kyselyStorage on SQLite", () => {
   it("refuses a time it could not return unchanged, and stores nothing", async () => {
     await database.clear();
     const storage = kyselyStorage(database.db);
-    const error = await storage.flags.insert(flag("zoned", { createdAt: "2026-01-01T01:00:00+01:00" })).catch((e: unknown) => e);
+    const error = await storage.flags
+      .insert(flag("zoned", { createdAt: "2026-01-01T01:00:00+01:00" }))
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FlagpostError);
     expect((error as FlagpostError).code).toBe("validation_error");
     expect((error as FlagpostError).details?.[0]?.path).toBe("createdAt");
@@ -92,7 +102,9 @@ describe("kyselyStorage dialect detection", () => {
         createQueryCompiler: () => new SqliteQueryCompiler(),
       },
     });
-    expect(() => kyselyStorage(db)).toThrow(/supports the SQLite, PostgreSQL and MySQL dialects; this Kysely instance uses OtherAdapter/);
+    expect(() => kyselyStorage(db)).toThrow(
+      /supports the SQLite, PostgreSQL and MySQL dialects; this Kysely instance uses OtherAdapter/,
+    );
   });
 });
 

@@ -38,7 +38,9 @@ export function kyselyHarness(backend: Backend): StorageHarness {
       const fresh = await createTestDatabase(backend);
       // In one process, a SQLite connection waiting on another's lock blocks the thread that
       // the lock holder needs: keep the wait short and let migrate() retry.
-      const storages = Array.from({ length: count }, () => kyselyStorage(fresh.open({ busyTimeoutMs: 50 }), { destroyOnClose: true }));
+      const storages = Array.from({ length: count }, () =>
+        kyselyStorage(fresh.open({ busyTimeoutMs: 50 }), { destroyOnClose: true }),
+      );
       return {
         storages,
         async dispose() {

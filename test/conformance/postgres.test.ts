@@ -3,4 +3,6 @@ import { describeStorageConformance } from "./storage.suite.js";
 import { kyselyHarness } from "./kysely-harness.js";
 
 // Runs in a schema of its own, dropped afterwards, when FLAGPOST_TEST_PG_URL is set.
-describeIfBackend("postgres", "storage conformance: postgres", () => describeStorageConformance(kyselyHarness("postgres")));
+describeIfBackend("postgres", "storage conformance: postgres", () =>
+  describeStorageConformance(kyselyHarness("postgres")),
+);

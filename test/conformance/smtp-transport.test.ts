@@ -9,10 +9,13 @@ describeTransportConformance({
   reports: "sent",
   async create() {
     const sink = await startSmtpSink();
-    const transport = nodemailerTransport(nodemailer.createTransport({ host: "127.0.0.1", port: sink.port, secure: false, ignoreTLS: true, pool: true }), {
-      name: "smtp",
-      closeTransporter: true,
-    });
+    const transport = nodemailerTransport(
+      nodemailer.createTransport({ host: "127.0.0.1", port: sink.port, secure: false, ignoreTLS: true, pool: true }),
+      {
+        name: "smtp",
+        closeTransporter: true,
+      },
+    );
     return {
       transport,
       delivered: async () => sink.received.map((m) => ({ parsed: m.parsed, raw: m.raw, recipients: m.envelope.to })),

@@ -17,7 +17,10 @@ export interface TransportHarness {
   create(): Promise<TransportUnderTest>;
 }
 
-const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4a80000000049454e44ae426082", "hex");
+const PNG = Buffer.from(
+  "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4a80000000049454e44ae426082",
+  "hex",
+);
 
 export function fullMessage(id = "0197aaaa-0000-7000-8000-000000000001"): OutgoingMessage {
   return {
@@ -97,7 +100,11 @@ export function describeTransportConformance(harness: TransportHarness): void {
     });
 
     it("sends a text-only and an html-only message", async () => {
-      const text = { ...fullMessage("0197aaaa-0000-7000-8000-000000000002"), html: undefined, attachments: [] } as OutgoingMessage;
+      const text = {
+        ...fullMessage("0197aaaa-0000-7000-8000-000000000002"),
+        html: undefined,
+        attachments: [],
+      } as OutgoingMessage;
       delete text.html;
       const html = { ...fullMessage("0197aaaa-0000-7000-8000-000000000003"), attachments: [] } as OutgoingMessage;
       delete html.text;

@@ -68,7 +68,9 @@ describe("dashboard: create, target, save, enable, evaluate, edit, delete", { ti
       ],
     });
     const list = (await (await app.call("GET", "/v1/flags")).json()) as { data: { key: string; enabled: boolean }[] };
-    expect(list.data).toEqual([expect.objectContaining({ key: "new-checkout", enabled: true, description: "The new checkout flow" })]);
+    expect(list.data).toEqual([
+      expect.objectContaining({ key: "new-checkout", enabled: true, description: "The new checkout flow" }),
+    ]);
 
     // The try-it panel answers what POST /v1/flags/{key}/evaluate answers, for the same input.
     const inputs = [
@@ -80,7 +82,9 @@ describe("dashboard: create, target, save, enable, evaluate, edit, delete", { ti
     ];
     const reasons = new Set<string>();
     for (const input of inputs) {
-      const expected = ((await (await app.call("POST", "/v1/flags/new-checkout/evaluate", input)).json()) as { data: Evaluation }).data;
+      const expected = (
+        (await (await app.call("POST", "/v1/flags/new-checkout/evaluate", input)).json()) as { data: Evaluation }
+      ).data;
       reasons.add(`${expected.reason}:${expected.ruleIndex ?? "-"}`);
       await page.getByLabel("User ID", { exact: true }).fill(input.userId ?? "");
       await page.getByLabel("Attributes (JSON object)").fill(input.attributes ? JSON.stringify(input.attributes) : "");
@@ -108,11 +112,17 @@ describe("dashboard: create, target, save, enable, evaluate, edit, delete", { ti
     await page.getByLabel("Percentage of users (rule 1)").fill("45");
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.getByRole("status").filter({ hasText: "Saved flag new-checkout" }).waitFor();
-    const edited = ((await (await app.call("GET", "/v1/flags/new-checkout")).json()) as { data: Record<string, unknown> }).data;
+    const edited = (
+      (await (await app.call("GET", "/v1/flags/new-checkout")).json()) as { data: Record<string, unknown> }
+    ).data;
     expect(edited).toMatchObject({
       description: "Checkout v2, rolling out",
       enabled: true,
-      rules: [{ type: "percentage", percentage: 45 }, { type: "users" }, { type: "attribute", value: ["pro", "enterprise"] }],
+      rules: [
+        { type: "percentage", percentage: 45 },
+        { type: "users" },
+        { type: "attribute", value: ["pro", "enterprise"] },
+      ],
     });
 
     // The list shows it; switching it off there goes through the API too.
@@ -121,7 +131,11 @@ describe("dashboard: create, target, save, enable, evaluate, edit, delete", { ti
     await row.getByText("Checkout v2, rolling out").waitFor();
     await row.getByRole("switch", { name: "Enabled: new-checkout" }).uncheck();
     await page.getByRole("status").filter({ hasText: "new-checkout is now off" }).waitFor();
-    await poll(async () => ((await (await app.call("GET", "/v1/flags/new-checkout")).json()) as { data: { enabled: boolean } }).data.enabled).toBe(false);
+    await poll(
+      async () =>
+        ((await (await app.call("GET", "/v1/flags/new-checkout")).json()) as { data: { enabled: boolean } }).data
+          .enabled,
+    ).toBe(false);
 
     // Delete, with confirmation.
     await page.getByRole("link", { name: "new-checkout" }).click();
@@ -139,7 +153,9 @@ describe("dashboard: create, target, save, enable, evaluate, edit, delete", { ti
     for (const r of requests) expect(r.url()).not.toContain(app.key);
     for (const r of v1) expect(await r.headerValue("authorization")).toBe(`Bearer ${app.key}`);
     for (const r of requests.filter((r) => !v1.includes(r))) expect(await r.headerValue("authorization")).toBeNull();
-    expect(await page.evaluate('[document.cookie, localStorage.length, sessionStorage.getItem("flagpost.apiKey")]')).toEqual(["", 0, app.key]);
+    expect(
+      await page.evaluate('[document.cookie, localStorage.length, sessionStorage.getItem("flagpost.apiKey")]'),
+    ).toEqual(["", 0, app.key]);
     expect((await page.context().cookies()).length).toBe(0);
     expect(page.problems).toEqual([]);
     await page.close();

@@ -118,7 +118,9 @@ describe("dashboard: keys, errors near their fields, keyboard, paging", { timeou
     await page.getByRole("button", { name: "+ Users rule" }).click();
     const response = page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/v1/flags"));
     await page.getByRole("button", { name: "Create flag" }).click();
-    const body = (await (await response).json()) as { error: { code: string; details: { path: string; message: string }[] } };
+    const body = (await (await response).json()) as {
+      error: { code: string; details: { path: string; message: string }[] };
+    };
     expect((await response).status()).toBe(422);
     expect(body.error.details.map((d) => d.path)).toEqual(["rules.0.percentage", "rules.1.value", "rules.2.userIds"]);
 
@@ -168,7 +170,9 @@ describe("dashboard: keys, errors near their fields, keyboard, paging", { timeou
     await page.getByLabel("Value (rule 2)").selectOption("false");
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.getByRole("status").filter({ hasText: "Saved flag typed" }).waitFor();
-    const saved = (await (await app.call("GET", "/v1/flags/typed")).json()) as { data: { rules: { value: unknown }[] } };
+    const saved = (await (await app.call("GET", "/v1/flags/typed")).json()) as {
+      data: { rules: { value: unknown }[] };
+    };
     expect(saved.data.rules.map((r) => r.value)).toEqual([18, false, ["1", 1], "2025-01-01T00:00:00Z"]);
     await page.close();
   });
@@ -218,7 +222,10 @@ describe("dashboard: keys, errors near their fields, keyboard, paging", { timeou
     expect(flag.data).toMatchObject({
       description: "Made without a mouse",
       enabled: true,
-      rules: [{ type: "percentage", percentage: 20 }, { type: "users", userIds: ["kim"] }],
+      rules: [
+        { type: "percentage", percentage: 20 },
+        { type: "users", userIds: ["kim"] },
+      ],
     });
 
     // Delete: Escape cancels and gives the focus back; Enter on Delete confirms.
@@ -299,7 +306,9 @@ describe("dashboard: keys, errors near their fields, keyboard, paging", { timeou
     expect(await response?.headerValue("content-security-policy")).toContain("default-src 'self'");
     await page.getByLabel("API key").waitFor();
     // An inline script is refused by the policy, as it should be.
-    await page.evaluate(`(() => { const s = document.createElement("script"); s.textContent = "window.injected = true"; document.body.append(s); })()`);
+    await page.evaluate(
+      `(() => { const s = document.createElement("script"); s.textContent = "window.injected = true"; document.body.append(s); })()`,
+    );
     expect(await page.evaluate("window.injected === true")).toBe(false);
     expect(page.problems.some((p) => p.includes("Content Security Policy"))).toBe(true);
     await page.close();

@@ -13,15 +13,30 @@ describe("dashboard: screenshots at 375 px and 1280 px", { timeout: 60_000 }, ()
   beforeAll(async () => {
     [app, browser] = await Promise.all([startApp(), launchBrowser()]);
     const flags = [
-      { key: "new-checkout", description: "The new checkout flow: one page instead of three", enabled: true, rules: [
-        { type: "users", userIds: ["alice", "bob"] },
-        { type: "attribute", attribute: "plan", operator: "in", value: ["pro", "enterprise"] },
-        { type: "percentage", percentage: 30 },
-      ] },
+      {
+        key: "new-checkout",
+        description: "The new checkout flow: one page instead of three",
+        enabled: true,
+        rules: [
+          { type: "users", userIds: ["alice", "bob"] },
+          { type: "attribute", attribute: "plan", operator: "in", value: ["pro", "enterprise"] },
+          { type: "percentage", percentage: 30 },
+        ],
+      },
       { key: "dark-mode", description: "Dark theme in the web app", enabled: true, rules: [] },
-      { key: "search.v2-ranking", description: "Ranking model trained on click data, behind a 5% rollout", enabled: false, rules: [{ type: "percentage", percentage: 5 }] },
+      {
+        key: "search.v2-ranking",
+        description: "Ranking model trained on click data, behind a 5% rollout",
+        enabled: false,
+        rules: [{ type: "percentage", percentage: 5 }],
+      },
       { key: "billing_invoices_pdf", description: "", enabled: false, rules: [] },
-      { key: "mobile-onboarding-with-a-rather-long-flag-key-to-see-wrapping", description: "Long keys must wrap rather than push the layout sideways", enabled: true, rules: [] },
+      {
+        key: "mobile-onboarding-with-a-rather-long-flag-key-to-see-wrapping",
+        description: "Long keys must wrap rather than push the layout sideways",
+        enabled: true,
+        rules: [],
+      },
     ];
     for (const flag of flags) await app.fp.flags.create(flag as Parameters<TestApp["fp"]["flags"]["create"]>[0]);
   });

@@ -10,16 +10,18 @@ const PUBLIC = new URL("../../adapters/http/dashboard/public/", import.meta.url)
 
 /** A raw request: fetch would normalise "..", which is exactly what these tests must send. */
 function raw(url: string, path: string, method = "GET", headers: Record<string, string> = {}) {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
-    const req = httpRequest(`${url}/`, { method, path, headers }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (body += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on("error", reject);
-    req.end();
-  });
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>(
+    (resolve, reject) => {
+      const req = httpRequest(`${url}/`, { method, path, headers }, (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      });
+      req.on("error", reject);
+      req.end();
+    },
+  );
 }
 
 describe("dashboard: static files", () => {
@@ -139,7 +141,15 @@ describe("dashboard: options", () => {
       }
       expect((await app.call("GET", "/v1/flags")).status).toBe(200);
       const handle = createHandler(app.fp, { dashboard: false });
-      expect(await handle({ method: "GET", path: "/dashboard/", query: new URLSearchParams(), headers: {}, body: { kind: "none" } })).toBeUndefined();
+      expect(
+        await handle({
+          method: "GET",
+          path: "/dashboard/",
+          query: new URLSearchParams(),
+          headers: {},
+          body: { kind: "none" },
+        }),
+      ).toBeUndefined();
     } finally {
       await app.close();
     }
@@ -174,7 +184,9 @@ describe("dashboard: options", () => {
     const running = await listenUnderApi(handle);
     try {
       const redirect = await fetch(`${running.url}/api/dashboard`, { redirect: "manual" });
-      expect(new URL(redirect.headers.get("location")!, `${running.url}/api/dashboard`).pathname).toBe("/api/dashboard/");
+      expect(new URL(redirect.headers.get("location")!, `${running.url}/api/dashboard`).pathname).toBe(
+        "/api/dashboard/",
+      );
       expect((await fetch(`${running.url}/api/dashboard/app.js`)).status).toBe(200);
     } finally {
       await running.close();

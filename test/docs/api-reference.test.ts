@@ -32,10 +32,14 @@ describe("docs/api.md", () => {
     const { execFile } = await import("node:child_process");
     const { promisify } = await import("node:util");
     const root = new URL("../..", import.meta.url).pathname;
-    const { stdout } = await promisify(execFile)("git", ["grep", "-n", "-I", "API\\.md", "--", ":!node_modules"], { cwd: root }).catch(
-      (error: { code?: number; stdout?: string }) => (error.code === 1 ? { stdout: "" } : Promise.reject(error)),
+    const { stdout } = await promisify(execFile)("git", ["grep", "-n", "-I", "API\\.md", "--", ":!node_modules"], {
+      cwd: root,
+    }).catch((error: { code?: number; stdout?: string }) =>
+      error.code === 1 ? { stdout: "" } : Promise.reject(error),
     );
-    const stray = stdout.split("\n").filter((line) => /(^|[^/a-z])API\.md/.test(line) && !line.startsWith("test/docs/api-reference.test.ts"));
+    const stray = stdout
+      .split("\n")
+      .filter((line) => /(^|[^/a-z])API\.md/.test(line) && !line.startsWith("test/docs/api-reference.test.ts"));
     expect(stray).toEqual([]);
   });
 });

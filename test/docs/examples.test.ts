@@ -26,7 +26,11 @@ afterEach(async () => {
 
 /** Runs an example exactly as the README says (tsx, from the repo root) and reads its first line. */
 async function start(file: string, env: NodeJS.ProcessEnv = {}): Promise<Started> {
-  const child = spawn(process.execPath, ["--import", TSX, file], { cwd: ROOT, env: { ...process.env, PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", TSX, file], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   running.push(child);
   const line = await new Promise<string>((resolve, reject) => {
     let out = "";

@@ -29,8 +29,13 @@ describe("README snippets", () => {
         return file;
       }),
     );
-    await writeFile(join(OUT, "tsconfig.json"), JSON.stringify({ extends: "../../tsconfig.json", include: ["*.ts"], compilerOptions: { types: ["node"] } }));
-    const result = await promisify(execFile)(process.execPath, [TSC, "--noEmit", "-p", join(OUT, "tsconfig.json")], { cwd: ROOT }).then(
+    await writeFile(
+      join(OUT, "tsconfig.json"),
+      JSON.stringify({ extends: "../../tsconfig.json", include: ["*.ts"], compilerOptions: { types: ["node"] } }),
+    );
+    const result = await promisify(execFile)(process.execPath, [TSC, "--noEmit", "-p", join(OUT, "tsconfig.json")], {
+      cwd: ROOT,
+    }).then(
       () => "",
       (error: { stdout?: string }) => error.stdout ?? String(error),
     );

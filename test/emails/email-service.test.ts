@@ -11,7 +11,12 @@ import {
 import { type FakeClock, fakeClock } from "../support/fake-clock.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 
-const base: SendEmailRequest = { from: "Flagpost <hello@example.com>", to: "ann@example.org", subject: "Hi", text: "Hello" };
+const base: SendEmailRequest = {
+  from: "Flagpost <hello@example.com>",
+  to: "ann@example.org",
+  subject: "Hi",
+  text: "Hello",
+};
 
 async function refusal(promise: Promise<unknown>): Promise<FlagpostError> {
   const error = await promise.then(
@@ -31,26 +36,63 @@ describe("send request validation", () => {
     [{ ...base, to: [] }, '"to" must hold 1 to 50 addresses'],
     [{ ...base, to: Array.from({ length: 51 }, (_, i) => `u${i}@example.org`) }, '"to" must hold 1 to 50 addresses'],
     [
-      { ...base, to: Array.from({ length: 30 }, (_, i) => `u${i}@example.org`), bcc: Array.from({ length: 21 }, (_, i) => `b${i}@example.org`) },
+      {
+        ...base,
+        to: Array.from({ length: 30 }, (_, i) => `u${i}@example.org`),
+        bcc: Array.from({ length: 21 }, (_, i) => `b${i}@example.org`),
+      },
       '"to" together with "cc" and "bcc" must hold at most 50 addresses (got 51)',
     ],
-    [{ ...base, to: ["ann@example.org", "not an address"] }, '"to.1" must be an email address such as "ann@example.com" or "Ann <ann@example.com>"'],
-    [{ ...base, from: "nobody" }, '"from" must be an email address such as "ann@example.com" or "Ann <ann@example.com>"'],
+    [
+      { ...base, to: ["ann@example.org", "not an address"] },
+      '"to.1" must be an email address such as "ann@example.com" or "Ann <ann@example.com>"',
+    ],
+    [
+      { ...base, from: "nobody" },
+      '"from" must be an email address such as "ann@example.com" or "Ann <ann@example.com>"',
+    ],
     [{ ...base, to: undefined }, '"to" is required'],
     [{ ...base, subject: "" }, '"subject" must not be empty'],
     [{ ...base, subject: "a\r\nBcc: x@example.org" }, '"subject" must not contain line breaks'],
     [{ ...base, text: undefined }, '"html" is required when "text" is missing (give html, text or both)'],
     [{ ...base, template: { id: "t" } }, '"template" is not a known field'],
     [{ ...base, topic_id: "t1" }, '"topic_id" is not a known field'],
-    [{ ...base, attachments: [{ filename: "a.txt", content: "aGk=", path: "https://x" }] }, '"attachments.0.path" is not a known field'],
-    [{ ...base, attachments: [{ filename: "a.txt", content: "not base64!" }] }, '"attachments.0.content" must be base64 (A-Z a-z 0-9 + /, padded with =)'],
-    [{ ...base, attachments: [{ filename: "../etc/passwd", content: "aGk=" }] }, '"attachments.0.filename" must be a file name without slashes or control characters'],
-    [{ ...base, headers: { "Message-ID": "<x@y>" } }, '"headers.Message-ID" is set by flagpost from the request\'s own fields and cannot be given as a header'],
-    [{ ...base, headers: { "X-Ok": "a\nInjected: b" } }, '"headers.X-Ok" must not contain line breaks or control characters'],
-    [{ ...base, headers: { "Bad Name": "x" } }, '"headers.Bad Name" is not a valid header name (printable ASCII without spaces or colons, at most 76 characters)'],
-    [{ ...base, tags: [{ name: "has space", value: "x" }] }, '"tags.0.name" must be 1 to 256 characters of A-Z a-z 0-9 _ -'],
-    [{ ...base, scheduled_at: "in 1 hour" }, '"scheduled_at" must be an ISO 8601 date-time with a time zone, such as "2026-05-01T09:00:00Z"'],
-    [{ ...base, scheduled_at: "2026-06-01T10:00:00" }, '"scheduled_at" must be an ISO 8601 date-time with a time zone, such as "2026-05-01T09:00:00Z"'],
+    [
+      { ...base, attachments: [{ filename: "a.txt", content: "aGk=", path: "https://x" }] },
+      '"attachments.0.path" is not a known field',
+    ],
+    [
+      { ...base, attachments: [{ filename: "a.txt", content: "not base64!" }] },
+      '"attachments.0.content" must be base64 (A-Z a-z 0-9 + /, padded with =)',
+    ],
+    [
+      { ...base, attachments: [{ filename: "../etc/passwd", content: "aGk=" }] },
+      '"attachments.0.filename" must be a file name without slashes or control characters',
+    ],
+    [
+      { ...base, headers: { "Message-ID": "<x@y>" } },
+      '"headers.Message-ID" is set by flagpost from the request\'s own fields and cannot be given as a header',
+    ],
+    [
+      { ...base, headers: { "X-Ok": "a\nInjected: b" } },
+      '"headers.X-Ok" must not contain line breaks or control characters',
+    ],
+    [
+      { ...base, headers: { "Bad Name": "x" } },
+      '"headers.Bad Name" is not a valid header name (printable ASCII without spaces or colons, at most 76 characters)',
+    ],
+    [
+      { ...base, tags: [{ name: "has space", value: "x" }] },
+      '"tags.0.name" must be 1 to 256 characters of A-Z a-z 0-9 _ -',
+    ],
+    [
+      { ...base, scheduled_at: "in 1 hour" },
+      '"scheduled_at" must be an ISO 8601 date-time with a time zone, such as "2026-05-01T09:00:00Z"',
+    ],
+    [
+      { ...base, scheduled_at: "2026-06-01T10:00:00" },
+      '"scheduled_at" must be an ISO 8601 date-time with a time zone, such as "2026-05-01T09:00:00Z"',
+    ],
     [{ ...base, scheduled_at: "2026-06-01T09:59:59Z" }, '"scheduled_at" must be in the future'],
     [{ ...base, scheduled_at: "2026-07-02T10:00:00Z" }, '"scheduled_at" must be at most 30 days ahead'],
     [[base], "body must be an object (got an array)"],
@@ -59,14 +101,27 @@ describe("send request validation", () => {
   });
 
   it("names every problem in details, and counts the rest in the message", async () => {
-    const error = await refusal(fp.emails.send({ from: "x", to: [], subject: "", text: "t", color: "red" } as unknown as SendEmailRequest));
+    const error = await refusal(
+      fp.emails.send({ from: "x", to: [], subject: "", text: "t", color: "red" } as unknown as SendEmailRequest),
+    );
     expect(error.code).toBe("validation_error");
     expect(error.details?.map((d) => d.path).sort()).toEqual(["color", "from", "subject", "to"]);
     expect(error.message).toMatch(/\(and 3 more problems\)$/);
   });
 
   it("accepts null for optional fields, a single address as a string, and html without text", async () => {
-    const sent = await fp.emails.send({ ...base, text: null, html: "<p>x</p>", cc: null, bcc: null, reply_to: null, headers: null, tags: null, attachments: null, scheduled_at: null });
+    const sent = await fp.emails.send({
+      ...base,
+      text: null,
+      html: "<p>x</p>",
+      cc: null,
+      bcc: null,
+      reply_to: null,
+      headers: null,
+      tags: null,
+      attachments: null,
+      scheduled_at: null,
+    });
     const view = await fp.emails.get(sent.id);
     expect(view).toEqual({
       object: "email",
@@ -93,11 +148,28 @@ describeEachStorage("EmailService", (storage: () => Storage) => {
   });
 
   it("stores the email before answering, with its queued event", async () => {
-    const sent = await fp.emails.send({ ...base, cc: ["Carol <carol@example.org>"], reply_to: "r@example.org", tags: [{ name: "k", value: "v" }] });
-    expect(sent).toEqual({ id: sent.id, from: base.from, to: ["ann@example.org"], subject: "Hi", status: "queued", created_at: new Date(clock.now()).toISOString() });
+    const sent = await fp.emails.send({
+      ...base,
+      cc: ["Carol <carol@example.org>"],
+      reply_to: "r@example.org",
+      tags: [{ name: "k", value: "v" }],
+    });
+    expect(sent).toEqual({
+      id: sent.id,
+      from: base.from,
+      to: ["ann@example.org"],
+      subject: "Hi",
+      status: "queued",
+      created_at: new Date(clock.now()).toISOString(),
+    });
     expect(sent.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const stored = await fp.storage.emails.getEmail(sent.id);
-    expect(stored).toMatchObject({ status: "queued", attempts: 0, nextAttemptAt: sent.created_at, content: { cc: ["Carol <carol@example.org>"], replyTo: ["r@example.org"] } });
+    expect(stored).toMatchObject({
+      status: "queued",
+      attempts: 0,
+      nextAttemptAt: sent.created_at,
+      content: { cc: ["Carol <carol@example.org>"], replyTo: ["r@example.org"] },
+    });
     expect(await fp.emails.events(sent.id)).toEqual([{ type: "queued", occurred_at: sent.created_at }]);
     expect(fp.emails.worker).toBeUndefined();
   });
@@ -140,7 +212,14 @@ describeEachStorage("EmailService", (storage: () => Storage) => {
       // only once the first is there, whatever the backend's round-trip time.
       const slow: Storage = {
         ...fp.storage,
-        emails: { ...emails, insertEmails: async (...args) => { entered(); await gate; return emails.insertEmails(...args); } },
+        emails: {
+          ...emails,
+          insertEmails: async (...args) => {
+            entered();
+            await gate;
+            return emails.insertEmails(...args);
+          },
+        },
         migrate: fp.storage.migrate.bind(fp.storage),
         close: fp.storage.close.bind(fp.storage),
       };
@@ -166,7 +245,11 @@ describeEachStorage("EmailService", (storage: () => Storage) => {
 
   describe("sendBatch", () => {
     it("stores every email in request order", async () => {
-      const result = await fp.emails.sendBatch([base, { ...base, to: "bob@example.org" }, { ...base, to: "carol@example.org" }]);
+      const result = await fp.emails.sendBatch([
+        base,
+        { ...base, to: "bob@example.org" },
+        { ...base, to: "carol@example.org" },
+      ]);
       expect(result.errors).toBeUndefined();
       expect(result.data).toHaveLength(3);
       const to = await Promise.all(result.data.map(async ({ id }) => (await fp.emails.get(id)).to[0]));
@@ -177,12 +260,17 @@ describeEachStorage("EmailService", (storage: () => Storage) => {
       const before = await fp.storage.emails.claimDueEmails(new Date(clock.now()).toISOString(), 100, 1, "probe");
       expect(before).toEqual([]);
       const error = await refusal(fp.emails.sendBatch([base, { ...base, to: "broken" }, base]));
-      expect(error.message).toBe('"1.to" must be an email address such as "ann@example.com" or "Ann <ann@example.com>"');
+      expect(error.message).toBe(
+        '"1.to" must be an email address such as "ann@example.com" or "Ann <ann@example.com>"',
+      );
       expect(await fp.storage.emails.claimDueEmails(new Date(clock.now()).toISOString(), 100, 1, "probe")).toEqual([]);
     });
 
     it("permissive: stores the valid ones and lists the others by index", async () => {
-      const result = await fp.emails.sendBatch([{ ...base, subject: "" }, base, { ...base, extra: 1 } as SendEmailRequest], { validation: "permissive" });
+      const result = await fp.emails.sendBatch(
+        [{ ...base, subject: "" }, base, { ...base, extra: 1 } as SendEmailRequest],
+        { validation: "permissive" },
+      );
       expect(result.data).toHaveLength(1);
       expect(result.errors).toEqual([
         { index: 0, message: '"subject" must not be empty' },
@@ -193,15 +281,26 @@ describeEachStorage("EmailService", (storage: () => Storage) => {
 
     it("refuses an empty batch, more than 100 emails, and an unknown mode", async () => {
       expect((await refusal(fp.emails.sendBatch([]))).message).toBe("body must be an array of 1 to 100 emails");
-      expect((await refusal(fp.emails.sendBatch(Array(101).fill(base)))).message).toBe("body must be an array of 1 to 100 emails");
-      expect((await refusal(fp.emails.sendBatch([base], { validation: "lenient" as "strict" }))).message).toMatch(/^"x-batch-validation" must be/);
+      expect((await refusal(fp.emails.sendBatch(Array(101).fill(base)))).message).toBe(
+        "body must be an array of 1 to 100 emails",
+      );
+      expect((await refusal(fp.emails.sendBatch([base], { validation: "lenient" as "strict" }))).message).toMatch(
+        /^"x-batch-validation" must be/,
+      );
     });
 
     it("replays a batch by Idempotency-Key, permissive errors included", async () => {
-      const first = await fp.emails.sendBatch([base, { ...base, to: "x" }], { validation: "permissive", idempotencyKey: "b1" });
-      expect(await fp.emails.sendBatch([base, { ...base, to: "x" }], { validation: "permissive", idempotencyKey: "b1" })).toEqual(first);
+      const first = await fp.emails.sendBatch([base, { ...base, to: "x" }], {
+        validation: "permissive",
+        idempotencyKey: "b1",
+      });
+      expect(
+        await fp.emails.sendBatch([base, { ...base, to: "x" }], { validation: "permissive", idempotencyKey: "b1" }),
+      ).toEqual(first);
       // The mode is part of the request: the same key in strict mode is another request.
-      expect((await refusal(fp.emails.sendBatch([base], { idempotencyKey: "b1" }))).code).toBe("invalid_idempotent_request");
+      expect((await refusal(fp.emails.sendBatch([base], { idempotencyKey: "b1" }))).code).toBe(
+        "invalid_idempotent_request",
+      );
     });
   });
 
@@ -209,7 +308,13 @@ describeEachStorage("EmailService", (storage: () => Storage) => {
     async function sentEmail(): Promise<string> {
       const { id } = await fp.emails.send(base);
       const [claimed] = await fp.storage.emails.claimDueEmails(new Date(clock.now()).toISOString(), 1, 60_000, "w");
-      await fp.storage.emails.transitionEmail(id, { from: ["queued"], leaseOwner: "w", to: "sent", sentAt: new Date(clock.now()).toISOString(), event: { type: "sent", at: new Date(clock.now()).toISOString() } });
+      await fp.storage.emails.transitionEmail(id, {
+        from: ["queued"],
+        leaseOwner: "w",
+        to: "sent",
+        sentAt: new Date(clock.now()).toISOString(),
+        event: { type: "sent", at: new Date(clock.now()).toISOString() },
+      });
       expect(claimed!.id).toBe(id);
       return id;
     }
@@ -218,9 +323,20 @@ describeEachStorage("EmailService", (storage: () => Storage) => {
       const id = await sentEmail();
       const sentAt = new Date(clock.now()).toISOString();
       clock.advance(5000);
-      const delivered = await fp.emails.recordEvent(id, { type: "delivered", detail: { provider: "x", smtp: "250 2.0.0 OK" } });
-      expect(delivered).toMatchObject({ status: "delivered", last_event: "delivered", sent_at: sentAt, delivered_at: new Date(clock.now()).toISOString() });
-      const complained = await fp.emails.recordEvent(id, { type: "complained", occurred_at: "2026-06-01T12:00:00+02:00" });
+      const delivered = await fp.emails.recordEvent(id, {
+        type: "delivered",
+        detail: { provider: "x", smtp: "250 2.0.0 OK" },
+      });
+      expect(delivered).toMatchObject({
+        status: "delivered",
+        last_event: "delivered",
+        sent_at: sentAt,
+        delivered_at: new Date(clock.now()).toISOString(),
+      });
+      const complained = await fp.emails.recordEvent(id, {
+        type: "complained",
+        occurred_at: "2026-06-01T12:00:00+02:00",
+      });
       expect(complained).toMatchObject({ status: "complained", sent_at: sentAt, delivered_at: delivered.delivered_at });
       const events = await fp.emails.events(id);
       expect(events.map((e) => e.type)).toEqual(["queued", "sent", "delivered", "complained"]);
@@ -251,11 +367,15 @@ describeEachStorage("EmailService", (storage: () => Storage) => {
 
     it("validates the report", async () => {
       const id = await sentEmail();
-      expect((await refusal(fp.emails.recordEvent(id, { type: "opened" as "delivered" }))).message).toBe('"type" must be one of "delivered", "bounced", "complained", "failed"');
-      expect((await refusal(fp.emails.recordEvent(id, { type: "delivered", occurred_at: "2026-06-03T10:00:00Z" }))).message).toBe(
-        '"occurred_at" must not be more than 24 hours in the future',
+      expect((await refusal(fp.emails.recordEvent(id, { type: "opened" as "delivered" }))).message).toBe(
+        '"type" must be one of "delivered", "bounced", "complained", "failed"',
       );
-      expect((await refusal(fp.emails.recordEvent(id, { type: "delivered", extra: true } as never))).message).toBe('"extra" is not a known field');
+      expect(
+        (await refusal(fp.emails.recordEvent(id, { type: "delivered", occurred_at: "2026-06-03T10:00:00Z" }))).message,
+      ).toBe('"occurred_at" must not be more than 24 hours in the future');
+      expect((await refusal(fp.emails.recordEvent(id, { type: "delivered", extra: true } as never))).message).toBe(
+        '"extra" is not a known field',
+      );
     });
   });
 });

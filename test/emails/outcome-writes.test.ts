@@ -20,12 +20,19 @@ describe("outbox worker: outcome writes", () => {
     const watched = watchedStorage();
     const gated = gatedTransport();
     const clock = fakeClock();
-    fp = createFlagpost({ storage: watched.storage, clock, logger: silentLogger, transport: gated.transport, emailWorker: { autoStart: false, concurrency } });
+    fp = createFlagpost({
+      storage: watched.storage,
+      clock,
+      logger: silentLogger,
+      transport: gated.transport,
+      emailWorker: { autoStart: false, concurrency },
+    });
     await fp.ready();
     return { ...watched, ...gated, clock, fp, worker: fp.emails.worker! };
   }
 
-  const statuses = async (fp: Flagpost, ids: string[]) => Promise.all(ids.map(async (id) => (await fp.emails.get(id)).status));
+  const statuses = async (fp: Flagpost, ids: string[]) =>
+    Promise.all(ids.map(async (id) => (await fp.emails.get(id)).status));
 
   it("stores the outcomes of sends that finish together in one write", async () => {
     const t = await setup(5);
@@ -80,7 +87,12 @@ describe("outbox worker: outcome writes", () => {
     await waitUntil(() => t.waiting.length === 3, { timeoutMs: 5_000 });
     t.finishAll();
     await round;
-    for (const id of ids) expect(await t.storage.emails.getEmail(id)).toMatchObject({ status: "queued", attempts: 1, leaseOwner: t.worker.owner });
+    for (const id of ids)
+      expect(await t.storage.emails.getEmail(id)).toMatchObject({
+        status: "queued",
+        attempts: 1,
+        leaseOwner: t.worker.owner,
+      });
     expect(await t.worker.runOnce()).toBe(0); // still leased
     t.clock.advance(5 * 60 * 1000);
     const again = t.worker.runOnce();

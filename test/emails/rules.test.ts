@@ -80,8 +80,18 @@ describe("lifecycle", () => {
 
   it("sets timestamps once and never before sent_at", () => {
     expect(applyTransition({ status: "queued" }, "sent", AT)).toEqual({ ok: true, status: "sent", sentAt: AT });
-    expect(applyTransition({ status: "queued" }, "delivered", AT)).toEqual({ ok: true, status: "delivered", sentAt: AT, deliveredAt: AT });
-    expect(applyTransition({ status: "sent", sentAt: LATER }, "delivered", AT)).toEqual({ ok: true, status: "delivered", sentAt: LATER, deliveredAt: LATER });
+    expect(applyTransition({ status: "queued" }, "delivered", AT)).toEqual({
+      ok: true,
+      status: "delivered",
+      sentAt: AT,
+      deliveredAt: AT,
+    });
+    expect(applyTransition({ status: "sent", sentAt: LATER }, "delivered", AT)).toEqual({
+      ok: true,
+      status: "delivered",
+      sentAt: LATER,
+      deliveredAt: LATER,
+    });
     expect(applyTransition({ status: "delivered", sentAt: AT, deliveredAt: AT }, "complained", LATER)).toEqual({
       ok: true,
       status: "complained",
@@ -93,7 +103,9 @@ describe("lifecycle", () => {
 
   it("never moves a timestamp, whatever the sequence of events", () => {
     const status = fc.constantFrom<EmailStatus>(...EMAIL_STATUSES);
-    const time = fc.integer({ min: 0, max: 10_000 }).map((s) => new Date(Date.UTC(2026, 0, 1) + s * 1000).toISOString());
+    const time = fc
+      .integer({ min: 0, max: 10_000 })
+      .map((s) => new Date(Date.UTC(2026, 0, 1) + s * 1000).toISOString());
     fc.assert(
       fc.property(fc.array(fc.tuple(status, time), { maxLength: 12 }), (steps) => {
         let email: { status: EmailStatus; sentAt?: string; deliveredAt?: string } = { status: "queued" };
@@ -103,7 +115,11 @@ describe("lifecycle", () => {
           if (email.sentAt !== undefined) expect(result.sentAt).toBe(email.sentAt);
           if (email.deliveredAt !== undefined) expect(result.deliveredAt).toBe(email.deliveredAt);
           if (result.deliveredAt !== undefined) expect(result.deliveredAt >= result.sentAt!).toBe(true);
-          email = { status: result.status, ...(result.sentAt ? { sentAt: result.sentAt } : {}), ...(result.deliveredAt ? { deliveredAt: result.deliveredAt } : {}) };
+          email = {
+            status: result.status,
+            ...(result.sentAt ? { sentAt: result.sentAt } : {}),
+            ...(result.deliveredAt ? { deliveredAt: result.deliveredAt } : {}),
+          };
         }
       }),
     );
@@ -120,11 +136,15 @@ describe("retry backoff", () => {
 
   it("draws every delay from [0, ceiling] (full jitter)", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 30 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (attempt, r) => {
-        const delay = retryDelay(DEFAULT_RETRY_POLICY, attempt, () => r);
-        expect(delay).toBeGreaterThanOrEqual(0);
-        expect(delay).toBeLessThanOrEqual(delayCeiling(DEFAULT_RETRY_POLICY, attempt));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 30 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (attempt, r) => {
+          const delay = retryDelay(DEFAULT_RETRY_POLICY, attempt, () => r);
+          expect(delay).toBeGreaterThanOrEqual(0);
+          expect(delay).toBeLessThanOrEqual(delayCeiling(DEFAULT_RETRY_POLICY, attempt));
+        },
+      ),
     );
   });
 });

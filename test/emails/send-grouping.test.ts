@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { createFlagpost, type EmailRecord, FlagpostError, memoryStorage, silentLogger, type Storage } from "../../src/index.js";
+import {
+  createFlagpost,
+  type EmailRecord,
+  FlagpostError,
+  memoryStorage,
+  silentLogger,
+  type Storage,
+} from "../../src/index.js";
 import { request } from "./support/outbox.js";
 
 // Concurrent send() calls share one write (group commit); each still answers only once its own
@@ -28,7 +35,8 @@ function countingStorage(failFirstGroups = 0, refuse?: (record: EmailRecord) => 
           failures -= 1;
           throw new Error("database is locked");
         }
-        if (records.some((r) => refuse?.(r))) throw new FlagpostError("conflict", "An email with that id already exists");
+        if (records.some((r) => refuse?.(r)))
+          throw new FlagpostError("conflict", "An email with that id already exists");
         return emails.insertEmails(records, completion);
       },
     },
@@ -73,7 +81,8 @@ describe("send: group commit", () => {
     expect(writes).toEqual([4, 1, 1, 1, 1]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
     expect(((results[2] as PromiseRejectedResult).reason as FlagpostError).code).toBe("conflict");
-    for (const r of results) if (r.status === "fulfilled") expect((await fp.emails.get(r.value.id)).status).toBe("queued");
+    for (const r of results)
+      if (r.status === "fulfilled") expect((await fp.emails.get(r.value.id)).status).toBe("queued");
     await fp.close();
   });
 });

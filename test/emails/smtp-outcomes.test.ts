@@ -12,13 +12,21 @@ import { describeEachStorage } from "../support/storage-backends.js";
  * fake, so retries are reached by moving it, never by waiting.
  */
 
-const request: SendEmailRequest = { from: "Flagpost <hello@example.com>", to: "ann@example.org", subject: "Hi", text: "Hello" };
+const request: SendEmailRequest = {
+  from: "Flagpost <hello@example.com>",
+  to: "ann@example.org",
+  subject: "Hi",
+  text: "Hello",
+};
 
 function smtpTransport(port: number) {
-  return nodemailerTransport(nodemailer.createTransport({ host: "127.0.0.1", port, secure: false, ignoreTLS: true, pool: true }), {
-    name: "smtp",
-    closeTransporter: true,
-  });
+  return nodemailerTransport(
+    nodemailer.createTransport({ host: "127.0.0.1", port, secure: false, ignoreTLS: true, pool: true }),
+    {
+      name: "smtp",
+      closeTransporter: true,
+    },
+  );
 }
 
 describeEachStorage("email outcomes over SMTP", (storage: () => Storage) => {
@@ -27,7 +35,13 @@ describeEachStorage("email outcomes over SMTP", (storage: () => Storage) => {
   let fp: Flagpost;
 
   function open(port: number, worker: Parameters<typeof createFlagpost>[0]["emailWorker"] = {}): Flagpost {
-    return createFlagpost({ storage: storage(), clock, logger: silentLogger, transport: smtpTransport(port), emailWorker: { autoStart: false, ...worker } });
+    return createFlagpost({
+      storage: storage(),
+      clock,
+      logger: silentLogger,
+      transport: smtpTransport(port),
+      emailWorker: { autoStart: false, ...worker },
+    });
   }
 
   beforeEach(async () => {
@@ -63,7 +77,11 @@ describeEachStorage("email outcomes over SMTP", (storage: () => Storage) => {
 
   it("every recipient refused with 550 → bounced, with each recipient's reply", async () => {
     sink.onRecipient = () => ({ code: 550, message: "No such user" });
-    const { id } = await fp.emails.send({ ...request, to: ["ann@example.org", "bob@example.org"], cc: "carol@example.org" });
+    const { id } = await fp.emails.send({
+      ...request,
+      to: ["ann@example.org", "bob@example.org"],
+      cc: "carol@example.org",
+    });
     await run();
     expect((await fp.emails.get(id)).status).toBe("bounced");
     const bounced = (await fp.emails.events(id)).at(-1)!;
@@ -78,7 +96,8 @@ describeEachStorage("email outcomes over SMTP", (storage: () => Storage) => {
   });
 
   it("some recipients refused → sent to the others, the refusals recorded per recipient", async () => {
-    sink.onRecipient = (address) => (address === "bob@example.org" ? { code: 550, message: "No such user" } : undefined);
+    sink.onRecipient = (address) =>
+      address === "bob@example.org" ? { code: 550, message: "No such user" } : undefined;
     const { id } = await fp.emails.send({ ...request, to: ["ann@example.org", "bob@example.org"] });
     await run();
     expect((await fp.emails.get(id)).status).toBe("sent");
@@ -124,12 +143,16 @@ describeEachStorage("email outcomes over SMTP", (storage: () => Storage) => {
   });
 
   it("a message refused at DATA with 554 → failed; with 451 → retried", async () => {
-    sink.onData = (message) => (message.parsed.subject === "refuse" ? { code: 554, message: "Message refused" } : { code: 451, message: "Later" });
+    sink.onData = (message) =>
+      message.parsed.subject === "refuse" ? { code: 554, message: "Message refused" } : { code: 451, message: "Later" };
     const refused = await fp.emails.send({ ...request, subject: "refuse" });
     const later = await fp.emails.send({ ...request, subject: "later" });
     await run();
     expect((await fp.emails.get(refused.id)).status).toBe("failed");
-    expect((await fp.emails.events(refused.id)).at(-1)!.detail).toMatchObject({ code: 554, response: "554 Message refused" });
+    expect((await fp.emails.events(refused.id)).at(-1)!.detail).toMatchObject({
+      code: 554,
+      response: "554 Message refused",
+    });
     expect(await fp.storage.emails.getEmail(later.id)).toMatchObject({ status: "queued", attempts: 1 });
   });
 
@@ -147,7 +170,12 @@ describeEachStorage("email outcomes over SMTP", (storage: () => Storage) => {
 
   it("sends an email whose worker crashed once its lease ends, with the same Message-ID", async () => {
     const { id } = await fp.emails.send(request);
-    const [claimed] = await fp.storage.emails.claimDueEmails(new Date(clock.now()).toISOString(), 1, 300_000, "crashed-worker");
+    const [claimed] = await fp.storage.emails.claimDueEmails(
+      new Date(clock.now()).toISOString(),
+      1,
+      300_000,
+      "crashed-worker",
+    );
     expect(claimed!.id).toBe(id);
     expect(await run()).toBe(0); // the lease still holds
     clock.advance(300_000);
@@ -168,7 +196,9 @@ describeEachStorage("email outcomes over SMTP", (storage: () => Storage) => {
       text: "Hi",
       headers: { "X-Entity-Ref-ID": "abc-123" },
       tags: [{ name: "category", value: "welcome" }],
-      attachments: [{ filename: "hello.txt", content: Buffer.from("hello").toString("base64"), content_type: "text/plain" }],
+      attachments: [
+        { filename: "hello.txt", content: Buffer.from("hello").toString("base64"), content_type: "text/plain" },
+      ],
     });
     await run();
     const [got] = sink.received;
@@ -178,16 +208,25 @@ describeEachStorage("email outcomes over SMTP", (storage: () => Storage) => {
       { name: "Doe, Jane", address: "jane@example.org" },
       { name: "", address: "bob@example.org" },
     ]);
-    expect((Array.isArray(mail.cc) ? mail.cc[0] : mail.cc)?.value).toEqual([{ name: "Carol", address: "carol@example.org" }]);
+    expect((Array.isArray(mail.cc) ? mail.cc[0] : mail.cc)?.value).toEqual([
+      { name: "Carol", address: "carol@example.org" },
+    ]);
     expect(mail.replyTo?.value).toEqual([{ name: "", address: "support@example.com" }]);
     expect(mail.subject).toBe("Ünïcode ✓");
     expect(mail.html).toContain("<p>Hi</p>");
     expect(mail.text?.trim()).toBe("Hi");
     expect(mail.headers.get("x-entity-ref-id")).toBe("abc-123");
-    expect(mail.attachments.map((a) => [a.filename, a.contentType, a.content.toString()])).toEqual([["hello.txt", "text/plain", "hello"]]);
+    expect(mail.attachments.map((a) => [a.filename, a.contentType, a.content.toString()])).toEqual([
+      ["hello.txt", "text/plain", "hello"],
+    ]);
     expect(mail.headers.has("bcc")).toBe(false);
     expect(got!.raw.toString("latin1")).not.toContain("hidden@example.org");
-    expect(got!.envelope.to).toEqual(["jane@example.org", "bob@example.org", "carol@example.org", "hidden@example.org"]);
+    expect(got!.envelope.to).toEqual([
+      "jane@example.org",
+      "bob@example.org",
+      "carol@example.org",
+      "hidden@example.org",
+    ]);
     expect(got!.envelope.from).toBe("hello@example.com");
     expect(mail.messageId).toBe(`<${id}@example.com>`);
   });

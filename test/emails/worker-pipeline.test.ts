@@ -19,14 +19,21 @@ describe("outbox worker: claims, queue and slots", () => {
     const watched = watchedStorage();
     const gated = gatedTransport();
     const clock = fakeClock();
-    fp = createFlagpost({ storage: watched.storage, clock, logger: silentLogger, transport: gated.transport, emailWorker: { autoStart: false, ...worker } });
+    fp = createFlagpost({
+      storage: watched.storage,
+      clock,
+      logger: silentLogger,
+      transport: gated.transport,
+      emailWorker: { autoStart: false, ...worker },
+    });
     await fp.ready();
     const ids: string[] = [];
     for (let i = 0; i < emails; i++) ids.push((await fp.emails.send(request(i))).id);
     return { ...watched, ...gated, clock, fp, ids, worker: fp.emails.worker! };
   }
 
-  const statuses = async (fp: Flagpost, ids: string[]) => Promise.all(ids.map(async (id) => (await fp.emails.get(id)).status));
+  const statuses = async (fp: Flagpost, ids: string[]) =>
+    Promise.all(ids.map(async (id) => (await fp.emails.get(id)).status));
 
   it("sends at most `concurrency` at once, claiming up to twice that at a time", async () => {
     const t = await setup({ concurrency: 3 }, 14);
@@ -56,7 +63,8 @@ describe("outbox worker: claims, queue and slots", () => {
     await stopping;
     const after = await statuses(t.fp, t.ids);
     expect(after.filter((s) => s === "sent")).toHaveLength(4);
-    for (const id of t.ids.filter((_, i) => after[i] === "queued")) expect(await t.storage.emails.getEmail(id)).toMatchObject({ attempts: 0 });
+    for (const id of t.ids.filter((_, i) => after[i] === "queued"))
+      expect(await t.storage.emails.getEmail(id)).toMatchObject({ attempts: 0 });
     expect(t.worker.inFlight).toBe(0);
   });
 
@@ -67,9 +75,15 @@ describe("outbox worker: claims, queue and slots", () => {
     expect(t.claims).toEqual([2]);
     t.clock.advance(6_000); // the second has 4 s of lease left: less than a send may take
     t.finishAll();
-    await waitUntil(async () => (await statuses(t.fp, t.ids))[0] === "sent" && t.worker.inFlight === 0, { timeoutMs: 5_000 });
+    await waitUntil(async () => (await statuses(t.fp, t.ids))[0] === "sent" && t.worker.inFlight === 0, {
+      timeoutMs: 5_000,
+    });
     expect(t.waiting).toHaveLength(0);
-    expect(await t.storage.emails.getEmail(t.ids[1]!)).toMatchObject({ status: "queued", attempts: 1, leaseOwner: t.worker.owner });
+    expect(await t.storage.emails.getEmail(t.ids[1]!)).toMatchObject({
+      status: "queued",
+      attempts: 1,
+      leaseOwner: t.worker.owner,
+    });
     t.clock.advance(4_000); // lease over
     t.worker.wake();
     await waitUntil(() => t.waiting.length === 1, { timeoutMs: 5_000 });

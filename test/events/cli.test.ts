@@ -22,7 +22,10 @@ async function withFlagpost<T>(work: (fp: ReturnType<typeof createFlagpost>) => 
   }
 }
 
-const remaining = () => withFlagpost(async (fp) => (await fp.events.query({ limit: 1000 })).data.map((e) => `${e.userId}@${e.timestamp.slice(0, 10)}`));
+const remaining = () =>
+  withFlagpost(async (fp) =>
+    (await fp.events.query({ limit: 1000 })).data.map((e) => `${e.userId}@${e.timestamp.slice(0, 10)}`),
+  );
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "flagpost-cli-events-"));

@@ -1,6 +1,14 @@
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createFlagpost, type EventBufferOptions, type Flagpost, FlagpostError, jsonLogger, type NewEvent, type UnstoredReason } from "../../src/index.js";
+import {
+  createFlagpost,
+  type EventBufferOptions,
+  type Flagpost,
+  FlagpostError,
+  jsonLogger,
+  type NewEvent,
+  type UnstoredReason,
+} from "../../src/index.js";
 import { createTestStorage, type TestDatabase } from "../support/databases.js";
 
 /**
@@ -21,7 +29,14 @@ async function open(buffer: EventBufferOptions = {}): Promise<Flagpost> {
   fp = createFlagpost({
     storage: created.storage,
     logger: jsonLogger((line) => logs.push(JSON.parse(line) as Record<string, unknown>)),
-    events: { buffer: { retryInitialMs: 10, retryMaxMs: 40, onUnstored: (events, reason) => unstored.push({ events, reason }), ...buffer } },
+    events: {
+      buffer: {
+        retryInitialMs: 10,
+        retryMaxMs: 40,
+        onUnstored: (events, reason) => unstored.push({ events, reason }),
+        ...buffer,
+      },
+    },
   });
   await fp.ready();
   return fp;
@@ -29,7 +44,10 @@ async function open(buffer: EventBufferOptions = {}): Promise<Flagpost> {
 
 const breakStorage = () => sql`alter table flagpost_events rename to flagpost_events_away`.execute(database.db);
 const repairStorage = () => sql`alter table flagpost_events_away rename to flagpost_events`.execute(database.db);
-const storedIds = async () => (await database.db.selectFrom("flagpost_events").select("id").orderBy("id").execute()).map((r: { id: string }) => r.id);
+const storedIds = async () =>
+  (await database.db.selectFrom("flagpost_events").select("id").orderBy("id").execute()).map(
+    (r: { id: string }) => r.id,
+  );
 const event = (n: number) => ({ event: "hot-path", userId: `u${n}`, properties: { n } });
 
 function queuedId(result: ReturnType<Flagpost["events"]["enqueue"]>): string {
@@ -84,18 +102,29 @@ describe("events.enqueue", () => {
     const error = await fp.events.flush().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FlagpostError);
     expect((error as FlagpostError).code).toBe("unavailable");
-    await vi.waitFor(() => expect(fp.events.bufferStats().failedWrites).toBeGreaterThanOrEqual(3), { timeout: 2000, interval: 5 });
-    expect(logs.filter((l) => l.msg === "storing buffered events failed; retrying").length).toBe(fp.events.bufferStats().failedWrites);
+    await vi.waitFor(() => expect(fp.events.bufferStats().failedWrites).toBeGreaterThanOrEqual(3), {
+      timeout: 2000,
+      interval: 5,
+    });
+    expect(logs.filter((l) => l.msg === "storing buffered events failed; retrying").length).toBe(
+      fp.events.bufferStats().failedWrites,
+    );
     expect(fp.events.bufferStats()).toMatchObject({ waiting: 6, writing: 4, stored: 0 });
 
     await repairStorage();
     await fp.events.flush();
     expect(await storedIds()).toEqual([...ids].sort());
-    expect(fp.events.bufferStats()).toMatchObject({ waiting: 0, writing: 0, stored: 10, refusedByStorage: 0, unstoredAtClose: 0 });
+    expect(fp.events.bufferStats()).toMatchObject({
+      waiting: 0,
+      writing: 0,
+      stored: 10,
+      refusedByStorage: 0,
+      unstoredAtClose: 0,
+    });
     expect(unstored).toEqual([]);
   });
 
-  it("when full under \"reject\", refuses new events and counts them; the queued ones are kept", async () => {
+  it('when full under "reject", refuses new events and counts them; the queued ones are kept', async () => {
     await open({ maxBatch: 2, maxQueue: 3, flushIntervalMs: 60_000 });
     await breakStorage();
     const kept = [1, 2, 3].map((n) => queuedId(fp.events.enqueue(event(n))));
@@ -108,7 +137,7 @@ describe("events.enqueue", () => {
     expect(await storedIds()).toEqual([...kept].sort());
   });
 
-  it("when full under \"drop-oldest\", drops the oldest waiting event, counts it and hands it over", async () => {
+  it('when full under "drop-oldest", drops the oldest waiting event, counts it and hands it over', async () => {
     await open({ maxBatch: 2, maxQueue: 4, whenFull: "drop-oldest", flushIntervalMs: 60_000 });
     await breakStorage();
     const ids = [1, 2, 3, 4, 5].map((n) => queuedId(fp.events.enqueue(event(n))));
@@ -125,11 +154,16 @@ describe("events.enqueue", () => {
     await open({ maxBatch: 3, flushIntervalMs: 60_000 });
     await breakStorage();
     const ids = [1, 2, 3].map((n) => queuedId(fp.events.enqueue(event(n))));
-    await vi.waitFor(() => expect(fp.events.bufferStats().failedWrites).toBeGreaterThanOrEqual(1), { timeout: 2000, interval: 5 });
+    await vi.waitFor(() => expect(fp.events.bufferStats().failedWrites).toBeGreaterThanOrEqual(1), {
+      timeout: 2000,
+      interval: 5,
+    });
     // As if the failed attempt had committed before its connection dropped: the rows are there.
     await repairStorage();
     const at = new Date().toISOString();
-    await fp.storage.events.appendEvents(ids.map((id) => ({ id, event: "hot-path", userId: "x", timestamp: at, receivedAt: at, propertiesJson: "{}" })));
+    await fp.storage.events.appendEvents(
+      ids.map((id) => ({ id, event: "hot-path", userId: "x", timestamp: at, receivedAt: at, propertiesJson: "{}" })),
+    );
     await fp.events.flush();
     expect(await storedIds()).toEqual([...ids].sort());
     expect(fp.events.bufferStats()).toMatchObject({ stored: 3, refusedByStorage: 0 });
@@ -140,11 +174,18 @@ describe("events.enqueue", () => {
     await open({ maxBatch: 2, flushIntervalMs: 60_000 });
     const id = queuedId(fp.events.enqueue(event(1)));
     const at = new Date().toISOString();
-    await fp.storage.events.appendEvents([{ id, event: "someone-else", userId: "x", timestamp: at, receivedAt: at, propertiesJson: "{}" }]);
+    await fp.storage.events.appendEvents([
+      { id, event: "someone-else", userId: "x", timestamp: at, receivedAt: at, propertiesJson: "{}" },
+    ]);
     const other = queuedId(fp.events.enqueue(event(2))); // completes the batch: it is written now
     await fp.events.flush();
     expect(fp.events.bufferStats()).toMatchObject({ refusedByStorage: 2, stored: 0 });
-    expect(unstored).toEqual([{ reason: "refused_by_storage", events: [expect.objectContaining({ id }), expect.objectContaining({ id: other })] }]);
+    expect(unstored).toEqual([
+      {
+        reason: "refused_by_storage",
+        events: [expect.objectContaining({ id }), expect.objectContaining({ id: other })],
+      },
+    ]);
     expect(logs.some((l) => l.msg === "storage refused a batch of buffered events" && l.level === "error")).toBe(true);
   });
 });
@@ -170,7 +211,9 @@ describe("close() with buffered events", () => {
     expect(fp.events.bufferStats()).toMatchObject({ unstoredAtClose: 2, waiting: 0, writing: 0 });
     expect(fp.events.bufferStats().failedWrites).toBeGreaterThan(1);
     expect(unstored).toEqual([{ reason: "close_timeout", events: ids.map((id) => expect.objectContaining({ id })) }]);
-    expect(logs).toContainEqual(expect.objectContaining({ level: "error", msg: "buffered events could not be stored before close", count: 2 }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({ level: "error", msg: "buffered events could not be stored before close", count: 2 }),
+    );
   });
 
   it("stores what is queued if storage comes back during close()", async () => {
@@ -178,7 +221,10 @@ describe("close() with buffered events", () => {
     await breakStorage();
     const ids = [1, 2].map((n) => queuedId(fp.events.enqueue(event(n))));
     const closing = fp.close();
-    await vi.waitFor(() => expect(fp.events.bufferStats().failedWrites).toBeGreaterThanOrEqual(2), { timeout: 2000, interval: 5 });
+    await vi.waitFor(() => expect(fp.events.bufferStats().failedWrites).toBeGreaterThanOrEqual(2), {
+      timeout: 2000,
+      interval: 5,
+    });
     await repairStorage();
     await closing;
     expect(await storedIds()).toEqual([...ids].sort());

@@ -16,21 +16,50 @@ const oddString = fc.oneof(
   fc.constantFrom("", " ", "\u0000", "\ud800", "signup", "user-1", "e".repeat(201)),
 );
 const timestamp = fc.oneof(
-  fc.date({ min: new Date(-1e13), max: new Date(now + 3 * 86_400_000), noInvalidDate: true }).map((d) => d.toISOString()),
-  fc.constantFrom("2026-01-01", "2026-01-01T10:00:00", "2026-01-01T10:00:00+25:00", "1969-12-31T23:59:59.999Z", "+010000-01-01T00:00:00Z"),
+  fc
+    .date({ min: new Date(-1e13), max: new Date(now + 3 * 86_400_000), noInvalidDate: true })
+    .map((d) => d.toISOString()),
+  fc.constantFrom(
+    "2026-01-01",
+    "2026-01-01T10:00:00",
+    "2026-01-01T10:00:00+25:00",
+    "1969-12-31T23:59:59.999Z",
+    "+010000-01-01T00:00:00Z",
+  ),
   oddString,
   fc.integer(),
   fc.constant(null),
 );
 const properties = fc.oneof(
   fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }),
-  fc.record({ revenue: fc.oneof(fc.double(), fc.string(), fc.constant(null)), currency: fc.oneof(fc.constantFrom("EUR", "eur", "EURO"), oddString) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      revenue: fc.oneof(fc.double(), fc.string(), fc.constant(null)),
+      currency: fc.oneof(fc.constantFrom("EUR", "eur", "EURO"), oddString),
+    },
+    { requiredKeys: [] },
+  ),
   fc.jsonValue({ maxDepth: 2 }),
 );
 /** Near-valid events: the right field names with arbitrary values, sometimes an extra field. */
 const eventish = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ event: fc.oneof(oddString, fc.jsonValue({ maxDepth: 1 })), userId: oddString, timestamp, properties, extra: fc.jsonValue({ maxDepth: 1 }) }, { requiredKeys: [] }) },
-  { weight: 3, arbitrary: fc.record({ event: fc.constantFrom("signup", "view"), userId: fc.constantFrom("u1", "u2") }) },
+  {
+    weight: 3,
+    arbitrary: fc.record(
+      {
+        event: fc.oneof(oddString, fc.jsonValue({ maxDepth: 1 })),
+        userId: oddString,
+        timestamp,
+        properties,
+        extra: fc.jsonValue({ maxDepth: 1 }),
+      },
+      { requiredKeys: [] },
+    ),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ event: fc.constantFrom("signup", "view"), userId: fc.constantFrom("u1", "u2") }),
+  },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
 );
 
@@ -53,7 +82,9 @@ describe("event routes under arbitrary input", () => {
         if (response.status === 202) {
           const { data } = await json<{ data: Accepted }>(response);
           expect(after).toBe(before + 1);
-          const [stored] = await app.fp.storage.events.queryEvents({}, undefined, 1_000_000).then((all) => all.filter((e) => e.id === data.id));
+          const [stored] = await app.fp.storage.events
+            .queryEvents({}, undefined, 1_000_000)
+            .then((all) => all.filter((e) => e.id === data.id));
           expect(stored).toBeDefined();
         } else {
           await response.body?.cancel();
@@ -69,7 +100,13 @@ describe("event routes under arbitrary input", () => {
     const statuses = new Set<number>();
     const batchBody = fc.oneof(
       { weight: 4, arbitrary: fc.record({ events: fc.array(eventish, { minLength: 0, maxLength: 12 }) }) },
-      { weight: 1, arbitrary: fc.record({ events: fc.jsonValue({ maxDepth: 2 }), other: fc.jsonValue({ maxDepth: 1 }) }, { requiredKeys: [] }) },
+      {
+        weight: 1,
+        arbitrary: fc.record(
+          { events: fc.jsonValue({ maxDepth: 2 }), other: fc.jsonValue({ maxDepth: 1 }) },
+          { requiredKeys: [] },
+        ),
+      },
       { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
     );
     await fc.assert(
@@ -95,8 +132,16 @@ describe("event routes under arbitrary input", () => {
 
   it("GET /v1/events: 200 or 422 for any query string, never 5xx", async () => {
     const statuses = new Set<number>();
-    const names = fc.oneof(fc.constantFrom("userId", "event", "from", "to", "limit", "cursor"), fc.string({ maxLength: 6 }));
-    const values = fc.oneof(oddString, timestamp.map(String), fc.integer().map(String), fc.constantFrom("0", "1000", "1001", "-1", "1e3", "ZTEuMS4y"));
+    const names = fc.oneof(
+      fc.constantFrom("userId", "event", "from", "to", "limit", "cursor"),
+      fc.string({ maxLength: 6 }),
+    );
+    const values = fc.oneof(
+      oddString,
+      timestamp.map(String),
+      fc.integer().map(String),
+      fc.constantFrom("0", "1000", "1001", "-1", "1e3", "ZTEuMS4y"),
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(names, values), { maxLength: 5 }), async (pairs) => {
         const query = new URLSearchParams(pairs).toString();

@@ -17,7 +17,8 @@ describe("Idempotency-Key on POST /v1/events and /v1/events/batch", () => {
   });
   afterAll(async () => app.close());
 
-  const post = (path: string, body: unknown, key: string, headers: Record<string, string> = {}) => app.call("POST", path, body, { "idempotency-key": key, ...headers });
+  const post = (path: string, body: unknown, key: string, headers: Record<string, string> = {}) =>
+    app.call("POST", path, body, { "idempotency-key": key, ...headers });
 
   it("answers a retried event with the first answer and stores it once", async () => {
     const before = await storedCount(app);
@@ -93,7 +94,9 @@ describe("Idempotency-Key on POST /v1/events and /v1/events/batch", () => {
   it("refuses an Idempotency-Key longer than 256 characters", async () => {
     const response = await post("/v1/events", validEvent(1), "k".repeat(257));
     expect(response.status).toBe(422);
-    expect((await json<ErrorBody>(response)).error.details).toEqual([{ path: "Idempotency-Key", message: "must be 1 to 256 characters" }]);
+    expect((await json<ErrorBody>(response)).error.details).toEqual([
+      { path: "Idempotency-Key", message: "must be 1 to 256 characters" },
+    ]);
   });
 });
 
@@ -119,7 +122,11 @@ describeIfBackend("postgres", "Idempotency-Key races on PostgreSQL", () => {
       first = app.call("POST", "/v1/events/batch", body, { "idempotency-key": "race-1" });
       // Wait until the first request has claimed the key (its insert now waits for the lock).
       for (let i = 0; i < 200; i++) {
-        const rows = await database.db.selectFrom("flagpost_idempotency").select("id").where("idempotency_key", "=", "race-1").execute();
+        const rows = await database.db
+          .selectFrom("flagpost_idempotency")
+          .select("id")
+          .where("idempotency_key", "=", "race-1")
+          .execute();
         if (rows.length > 0) break;
         await new Promise((r) => setTimeout(r, 10));
       }

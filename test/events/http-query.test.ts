@@ -38,10 +38,17 @@ describe("GET /v1/events", () => {
     const { data } = await json<{ data: TrackedEvent[] }>(response);
     expect(Object.keys(data[0]!)).toEqual(["id", "event", "userId", "timestamp", "properties", "receivedAt"]);
     expect(data.map((e) => e.properties.n)).toEqual([29, 28, 27]); // 28 and 29 share a timestamp; 29's id is larger
-    expect(data[0]).toEqual({ id: ids[29], event: "view", userId: "c", timestamp: iso(T0 + 28 * 60_000), properties: { n: 29 }, receivedAt: iso(T0 + 86_400_000) });
+    expect(data[0]).toEqual({
+      id: ids[29],
+      event: "view",
+      userId: "c",
+      timestamp: iso(T0 + 28 * 60_000),
+      properties: { n: 29 },
+      receivedAt: iso(T0 + 86_400_000),
+    });
   });
 
-  it("walks every page through Link: rel=\"next\", keeping the filters and the limit", async () => {
+  it('walks every page through Link: rel="next", keeping the filters and the limit', async () => {
     let path: string | undefined = "/v1/events?userId=a&limit=3";
     const seen: number[] = [];
     let pages = 0;
@@ -106,7 +113,9 @@ describe("GET /v1/events", () => {
     for (const other of ["event=buy", "event=view&userId=b", "", "event=view&from=2026-01-10"]) {
       const response = await app.call("GET", `/v1/events?${other}&cursor=${cursor}`);
       expect(response.status, other).toBe(422);
-      expect((await json<ErrorBody>(response)).error.details).toEqual([{ path: "cursor", message: expect.stringMatching(/other filters/) }]);
+      expect((await json<ErrorBody>(response)).error.details).toEqual([
+        { path: "cursor", message: expect.stringMatching(/other filters/) },
+      ]);
     }
     const sameFilters = await app.call("GET", `/v1/events?limit=5&event=view&cursor=${cursor}`);
     expect(sameFilters.status).toBe(200);

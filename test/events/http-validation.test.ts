@@ -36,13 +36,33 @@ const INVALID: Case[] = [
   ["properties a string", (e) => (e.properties = "{}"), "properties", /must be an object/],
   ["properties null", (e) => (e.properties = null), "properties", /must be an object/],
   ["properties over 32 KiB", (e) => (e.properties = { text: "x".repeat(32 * 1024) }), "properties", /at most 32 KiB/],
-  ["properties over 32 KiB in UTF-8 bytes", (e) => (e.properties = { text: "é".repeat(16_380) }), "properties", /at most 32 KiB/],
+  [
+    "properties over 32 KiB in UTF-8 bytes",
+    (e) => (e.properties = { text: "é".repeat(16_380) }),
+    "properties",
+    /at most 32 KiB/,
+  ],
   ["revenue a string", (e) => (e.properties = { revenue: "12.50" }), "properties.revenue", /finite number/],
   ["revenue null", (e) => (e.properties = { revenue: null }), "properties.revenue", /finite number/],
-  ["currency lower-case", (e) => (e.properties = { revenue: 1, currency: "eur" }), "properties.currency", /3 upper-case letters/],
-  ["currency of 4 letters", (e) => (e.properties = { currency: "EURO" }), "properties.currency", /3 upper-case letters/],
+  [
+    "currency lower-case",
+    (e) => (e.properties = { revenue: 1, currency: "eur" }),
+    "properties.currency",
+    /3 upper-case letters/,
+  ],
+  [
+    "currency of 4 letters",
+    (e) => (e.properties = { currency: "EURO" }),
+    "properties.currency",
+    /3 upper-case letters/,
+  ],
   ["currency a number", (e) => (e.properties = { currency: 978 }), "properties.currency", /3 upper-case letters/],
-  ["experimentId a number", (e) => (e.properties = { experimentId: 12 }), "properties.experimentId", /must be a string/],
+  [
+    "experimentId a number",
+    (e) => (e.properties = { experimentId: 12 }),
+    "properties.experimentId",
+    /must be a string/,
+  ],
   ["variant a boolean", (e) => (e.properties = { variant: true }), "properties.variant", /must be a string/],
   ["an unknown field", (e) => (e.userID = "typo"), "userID", /not a known field/],
 ];
@@ -54,27 +74,33 @@ describe("POST /v1/events and /v1/events/batch: validation", () => {
   });
   afterAll(async () => app.close());
 
-  it.each(INVALID)("%s → 422 naming the field, alone and at index 3 of a batch", async (_name, change, path, message) => {
-    const bad = validEvent(99);
-    change(bad);
-    const before = await storedCount(app);
+  it.each(INVALID)(
+    "%s → 422 naming the field, alone and at index 3 of a batch",
+    async (_name, change, path, message) => {
+      const bad = validEvent(99);
+      change(bad);
+      const before = await storedCount(app);
 
-    const single = await app.call("POST", "/v1/events", bad);
-    expect(single.status).toBe(422);
-    const singleBody = await json<ErrorBody>(single);
-    expect(singleBody.error.code).toBe("validation_error");
-    expect(singleBody.error.details).toContainEqual({ path, message: expect.stringMatching(message) });
-    expect(singleBody.error.message).toContain(`"${path}"`);
+      const single = await app.call("POST", "/v1/events", bad);
+      expect(single.status).toBe(422);
+      const singleBody = await json<ErrorBody>(single);
+      expect(singleBody.error.code).toBe("validation_error");
+      expect(singleBody.error.details).toContainEqual({ path, message: expect.stringMatching(message) });
+      expect(singleBody.error.message).toContain(`"${path}"`);
 
-    const events = [validEvent(0), validEvent(1), validEvent(2), bad, validEvent(4)];
-    const batch = await app.call("POST", "/v1/events/batch", { events });
-    expect(batch.status).toBe(422);
-    const batchBody = await json<ErrorBody>(batch);
-    expect(batchBody.error.details).toContainEqual({ path: `events.3.${path}`, message: expect.stringMatching(message) });
-    expect(batchBody.error.message).toContain(`"events.3.${path}"`);
+      const events = [validEvent(0), validEvent(1), validEvent(2), bad, validEvent(4)];
+      const batch = await app.call("POST", "/v1/events/batch", { events });
+      expect(batch.status).toBe(422);
+      const batchBody = await json<ErrorBody>(batch);
+      expect(batchBody.error.details).toContainEqual({
+        path: `events.3.${path}`,
+        message: expect.stringMatching(message),
+      });
+      expect(batchBody.error.message).toContain(`"events.3.${path}"`);
 
-    expect(await storedCount(app)).toBe(before); // all or nothing: the four valid events were not stored
-  });
+      expect(await storedCount(app)).toBe(before); // all or nothing: the four valid events were not stored
+    },
+  );
 
   it("accepts each rule's boundary: 200 characters, 32 KiB exactly, 24 h ahead, 1970, reserved properties", async () => {
     const exact = JSON.stringify({ t: "" }).length; // {"t":""}
@@ -83,7 +109,11 @@ describe("POST /v1/events and /v1/events/batch: validation", () => {
       { event: "big", userId: "u", properties: { t: "x".repeat(32 * 1024 - exact) } },
       { event: "soon", userId: "u", timestamp: isoIn(24 * HOUR - 60_000) },
       { event: "epoch", userId: "u", timestamp: "1970-01-01T00:00:00Z" },
-      { event: "paid", userId: "u", properties: { revenue: -3.5, currency: "JPY", experimentId: "exp-1", variant: "", other: [null] } },
+      {
+        event: "paid",
+        userId: "u",
+        properties: { revenue: -3.5, currency: "JPY", experimentId: "exp-1", variant: "", other: [null] },
+      },
       { event: "😀 emoji", userId: "user ü 😀" },
     ];
     for (const body of cases) {
@@ -94,11 +124,20 @@ describe("POST /v1/events and /v1/events/batch: validation", () => {
 
   it("names every broken rule of every event of a batch, and stores none", async () => {
     const before = await storedCount(app);
-    const events = [validEvent(0), { userId: "" }, validEvent(2), { event: "x", userId: "y", properties: { currency: "usd" } }];
+    const events = [
+      validEvent(0),
+      { userId: "" },
+      validEvent(2),
+      { event: "x", userId: "y", properties: { currency: "usd" } },
+    ];
     const response = await app.call("POST", "/v1/events/batch", { events });
     expect(response.status).toBe(422);
     const body = await json<ErrorBody>(response);
-    expect(body.error.details?.map((d) => d.path)).toEqual(["events.1.event", "events.1.userId", "events.3.properties.currency"]);
+    expect(body.error.details?.map((d) => d.path)).toEqual([
+      "events.1.event",
+      "events.1.userId",
+      "events.3.properties.currency",
+    ]);
     expect(body.error.message).toMatch(/^"events.1.event" is required \(and 2 more problems\)$/);
     expect(await storedCount(app)).toBe(before);
   });
@@ -115,7 +154,10 @@ describe("POST /v1/events and /v1/events/batch: validation", () => {
     for (const [body, path, message] of cases) {
       const response = await app.call("POST", "/v1/events/batch", body);
       expect(response.status).toBe(422);
-      expect((await json<ErrorBody>(response)).error.details).toContainEqual({ path, message: expect.stringMatching(message) });
+      expect((await json<ErrorBody>(response)).error.details).toContainEqual({
+        path,
+        message: expect.stringMatching(message),
+      });
     }
   });
 
@@ -123,7 +165,10 @@ describe("POST /v1/events and /v1/events/batch: validation", () => {
     for (const body of [[validEvent(0)], "signup", 7, null]) {
       const response = await app.call("POST", "/v1/events", JSON.stringify(body));
       expect(response.status).toBe(422);
-      expect((await json<ErrorBody>(response)).error.details).toContainEqual({ path: "", message: expect.stringMatching(/must be an object/) });
+      expect((await json<ErrorBody>(response)).error.details).toContainEqual({
+        path: "",
+        message: expect.stringMatching(/must be an object/),
+      });
     }
     const empty = await app.call("POST", "/v1/events");
     expect(empty.status).toBe(422);
@@ -152,7 +197,10 @@ describe("POST /v1/events and /v1/events/batch: validation", () => {
     expect((await json<ErrorBody>(refused)).error.code).toBe("payload_too_large");
     expect(await storedCount(app)).toBe(before);
 
-    const single = await app.call("POST", "/v1/events", { ...validEvent(0), properties: { padding: "p".repeat(1024 * 1024) } });
+    const single = await app.call("POST", "/v1/events", {
+      ...validEvent(0),
+      properties: { padding: "p".repeat(1024 * 1024) },
+    });
     expect(single.status).toBe(413); // the single-event route keeps the default 1 MiB
   });
 
@@ -160,7 +208,8 @@ describe("POST /v1/events and /v1/events/batch: validation", () => {
     const writer = (await app.fp.keys.create({ scopes: ["events:write"] })).key;
     const reader = (await app.fp.keys.create({ scopes: ["events:read"] })).key;
     const headers = (key: string) => ({ authorization: `Bearer ${key}`, "content-type": "application/json" });
-    const post = (key: string, path: string, body: unknown) => fetch(app.url + path, { method: "POST", headers: headers(key), body: JSON.stringify(body) });
+    const post = (key: string, path: string, body: unknown) =>
+      fetch(app.url + path, { method: "POST", headers: headers(key), body: JSON.stringify(body) });
     expect((await post(writer, "/v1/events", validEvent(0))).status).toBe(202);
     expect((await post(writer, "/v1/events/batch", { events: [validEvent(0)] })).status).toBe(202);
     const forbidden = await fetch(`${app.url}/v1/events`, { headers: headers(writer) });
@@ -169,7 +218,11 @@ describe("POST /v1/events and /v1/events/batch: validation", () => {
     expect((await fetch(`${app.url}/v1/events`, { headers: headers(reader) })).status).toBe(200);
     expect((await post(reader, "/v1/events", validEvent(0))).status).toBe(403);
     // Auth comes before validation: an unauthenticated client learns nothing about the body.
-    const anonymous = await fetch(`${app.url}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
+    const anonymous = await fetch(`${app.url}/v1/events`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{",
+    });
     expect(anonymous.status).toBe(401);
   });
 });

@@ -20,5 +20,10 @@ export async function json<T>(response: Response): Promise<T> {
 
 /** A valid event with a recent timestamp. */
 export function validEvent(n = 0): Record<string, unknown> {
-  return { event: "signup", userId: `user-${n}`, timestamp: new Date(Date.now() - 60_000).toISOString(), properties: { plan: "pro", n } };
+  return {
+    event: "signup",
+    userId: `user-${n}`,
+    timestamp: new Date(Date.now() - 60_000).toISOString(),
+    properties: { plan: "pro", n },
+  };
 }

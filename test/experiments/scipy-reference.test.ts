@@ -16,10 +16,16 @@ function close(actual: number | null | undefined, expected: number, where: strin
   expect(deviation, `${where}: ${actual} vs scipy ${expected}`).toBeLessThanOrEqual(RELATIVE);
 }
 
-function compareResults(actual: ExperimentResults, expected: (typeof datasets)[number]["expected"], label: string): void {
+function compareResults(
+  actual: ExperimentResults,
+  expected: (typeof datasets)[number]["expected"],
+  label: string,
+): void {
   expect(actual.control).toBe(expected.control);
   expect(actual.excludedUsers).toBe(expected.excludedUsers);
-  expect(actual.variants.map((v) => [v.key, v.weight, v.users, v.conversions])).toEqual(expected.variants.map((v) => [v.key, v.weight, v.users, v.conversions]));
+  expect(actual.variants.map((v) => [v.key, v.weight, v.users, v.conversions])).toEqual(
+    expected.variants.map((v) => [v.key, v.weight, v.users, v.conversions]),
+  );
   actual.variants.forEach((variant, i) => {
     const want = expected.variants[i]!;
     const at = `${label} ${variant.key}`;
@@ -41,8 +47,18 @@ function compareResults(actual: ExperimentResults, expected: (typeof datasets)[n
       // An interval bound near 0 is a difference of two close numbers: its error is measured
       // against the half-width (the part that comes from the t quantile and the standard error).
       const halfWidth = (ref.differenceCI95![1] - ref.differenceCI95![0]) / 2;
-      close(got.differenceCI95![0], ref.differenceCI95![0], `${m} CI low`, Math.max(Math.abs(ref.differenceCI95![0]), halfWidth));
-      close(got.differenceCI95![1], ref.differenceCI95![1], `${m} CI high`, Math.max(Math.abs(ref.differenceCI95![1]), halfWidth));
+      close(
+        got.differenceCI95![0],
+        ref.differenceCI95![0],
+        `${m} CI low`,
+        Math.max(Math.abs(ref.differenceCI95![0]), halfWidth),
+      );
+      close(
+        got.differenceCI95![1],
+        ref.differenceCI95![1],
+        `${m} CI high`,
+        Math.max(Math.abs(ref.differenceCI95![1]), halfWidth),
+      );
     }
   });
   close(actual.srm.chiSquare, expected.srm.chiSquare, `${label} srm chiSquare`);

@@ -1,11 +1,19 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { evaluationContextSchema, FlagpostError, MAX_ID_LENGTH, parseEvaluationContext, parseInput } from "../../src/index.js";
+import {
+  evaluationContextSchema,
+  FlagpostError,
+  MAX_ID_LENGTH,
+  parseEvaluationContext,
+  parseInput,
+} from "../../src/index.js";
 
 // parseEvaluationContext checks the common shape without zod: it must accept exactly what the
 // schema accepts, give an equal value, and refuse with the same details and message.
 
-function outcome(parse: () => unknown): { ok: true; value: unknown } | { ok: false; message: string; details: unknown } {
+function outcome(
+  parse: () => unknown,
+): { ok: true; value: unknown } | { ok: false; message: string; details: unknown } {
   try {
     return { ok: true, value: parse() };
   } catch (error) {
@@ -23,7 +31,11 @@ const userId = fc.oneof(
   fc.array(fc.string(), { maxLength: 2 }),
 );
 const attributes = fc.oneof(
-  fc.dictionary(fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom("__proto__", "plan", "toString")), fc.oneof(leaf, fc.array(leaf, { maxLength: 2 })), { maxKeys: 4 }),
+  fc.dictionary(
+    fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom("__proto__", "plan", "toString")),
+    fc.oneof(leaf, fc.array(leaf, { maxLength: 2 })),
+    { maxKeys: 4 },
+  ),
   leaf,
   fc.array(leaf, { maxLength: 2 }),
 );
@@ -40,7 +52,9 @@ describe("parseEvaluationContext", () => {
       fc.property(context, (value) => {
         // Through JSON, as a request body arrives ("__proto__" becomes an own property).
         const body: unknown = JSON.parse(JSON.stringify(value) ?? "null");
-        expect(outcome(() => parseEvaluationContext(body))).toEqual(outcome(() => parseInput(evaluationContextSchema, body)));
+        expect(outcome(() => parseEvaluationContext(body))).toEqual(
+          outcome(() => parseInput(evaluationContextSchema, body)),
+        );
       }),
       { numRuns: 3000 },
     );

@@ -68,8 +68,15 @@ describe("FlagpostProvider through the OpenFeature SDK", () => {
   function expectedFor(c: EvaluationCase): { value: boolean; reason: string; ruleIndex?: number } {
     const r: EvaluationResult = c.expected;
     const ruleType = r.ruleIndex === undefined ? undefined : c.flag.rules[r.ruleIndex]!.type;
-    const reason = { disabled: "DISABLED", no_rules: "STATIC", no_rule_match: "DEFAULT", rule_match: ruleType === "percentage" ? "SPLIT" : "TARGETING_MATCH" }[r.reason];
-    return r.ruleIndex === undefined ? { value: r.enabled, reason } : { value: r.enabled, reason, ruleIndex: r.ruleIndex };
+    const reason = {
+      disabled: "DISABLED",
+      no_rules: "STATIC",
+      no_rule_match: "DEFAULT",
+      rule_match: ruleType === "percentage" ? "SPLIT" : "TARGETING_MATCH",
+    }[r.reason];
+    return r.ruleIndex === undefined
+      ? { value: r.enabled, reason }
+      : { value: r.enabled, reason, ruleIndex: r.ruleIndex };
   }
 
   let domain = 0;
@@ -78,10 +85,19 @@ describe("FlagpostProvider through the OpenFeature SDK", () => {
     feed.replace([c.flag]);
     const name = `fixtures-${++domain}`;
     await OpenFeature.setProviderAndWait(name, new FlagpostProvider(flagClient));
-    const context = { ...c.context.attributes, ...(c.context.userId === undefined ? {} : { targetingKey: c.context.userId }) };
-    const details = await OpenFeature.getClient(name).getBooleanDetails(c.flag.key, !c.expected.enabled, context as never);
+    const context = {
+      ...c.context.attributes,
+      ...(c.context.userId === undefined ? {} : { targetingKey: c.context.userId }),
+    };
+    const details = await OpenFeature.getClient(name).getBooleanDetails(
+      c.flag.key,
+      !c.expected.enabled,
+      context as never,
+    );
     const ruleIndex = details.flagMetadata.ruleIndex as number | undefined;
-    expect({ value: details.value, reason: details.reason, ...(ruleIndex === undefined ? {} : { ruleIndex }) }).toEqual(expectedFor(c));
+    expect({ value: details.value, reason: details.reason, ...(ruleIndex === undefined ? {} : { ruleIndex }) }).toEqual(
+      expectedFor(c),
+    );
     expect(details.errorCode).toBeUndefined();
   });
 });

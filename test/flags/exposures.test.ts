@@ -1,6 +1,13 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { createFlagpost, type EventSink, EXPOSURE_EVENT, ExposureRecorder, memoryStorage, silentLogger } from "../../src/index.js";
+import {
+  createFlagpost,
+  type EventSink,
+  EXPOSURE_EVENT,
+  ExposureRecorder,
+  memoryStorage,
+  silentLogger,
+} from "../../src/index.js";
 import { waitUntil } from "./support/wait.js";
 
 type Enqueued = Parameters<EventSink["enqueue"]>[0];
@@ -20,15 +27,32 @@ describe("exposure events through createFlagpost", () => {
   async function setup(windowMs = 60_000) {
     const sink = memorySink();
     const clock = fakeClock();
-    const fp = createFlagpost({ storage: memoryStorage(), clock, logger: silentLogger, exposures: { enabled: true, windowMs, sink } });
+    const fp = createFlagpost({
+      storage: memoryStorage(),
+      clock,
+      logger: silentLogger,
+      exposures: { enabled: true, windowMs, sink },
+    });
     await fp.ready();
-    await fp.flags.create({ key: "checkout", enabled: true, rules: [{ type: "users", userIds: ["u1"] }, { type: "percentage", percentage: 0 }] });
+    await fp.flags.create({
+      key: "checkout",
+      enabled: true,
+      rules: [
+        { type: "users", userIds: ["u1"] },
+        { type: "percentage", percentage: 0 },
+      ],
+    });
     return { sink, clock, fp };
   }
 
   it("gives exposures of a flag with variants experimentId (the flag key) and the variant, from getVariant and isEnabled", async () => {
     const { sink, fp } = await setup();
-    await fp.flags.update("checkout", { variants: [{ key: "control", weight: 50 }, { key: "treatment", weight: 50 }] });
+    await fp.flags.update("checkout", {
+      variants: [
+        { key: "control", weight: 50 },
+        { key: "treatment", weight: 50 },
+      ],
+    });
     const variant = fp.getVariant("checkout", { userId: "u1" });
     expect(variant).toMatch(/^(control|treatment)$/);
     fp.getVariant("checkout", { userId: "u1" }); // de-duplicated
@@ -50,8 +74,18 @@ describe("exposure events through createFlagpost", () => {
     expect(sink.events).toEqual([]); // handed over in the background, never on the call
     await waitUntil(() => sink.events.length === 2, { timeoutMs: 5_000 });
     expect(sink.events).toEqual([
-      { event: EXPOSURE_EVENT, userId: "u1", timestamp: "2026-03-01T10:00:00.000Z", properties: { flagKey: "checkout", enabled: true, reason: "rule_match", ruleIndex: 0 } },
-      { event: EXPOSURE_EVENT, userId: "u2", timestamp: "2026-03-01T10:00:00.000Z", properties: { flagKey: "checkout", enabled: false, reason: "no_rule_match" } },
+      {
+        event: EXPOSURE_EVENT,
+        userId: "u1",
+        timestamp: "2026-03-01T10:00:00.000Z",
+        properties: { flagKey: "checkout", enabled: true, reason: "rule_match", ruleIndex: 0 },
+      },
+      {
+        event: EXPOSURE_EVENT,
+        userId: "u2",
+        timestamp: "2026-03-01T10:00:00.000Z",
+        properties: { flagKey: "checkout", enabled: false, reason: "no_rule_match" },
+      },
     ]);
 
     // A new result for the same user is a new exposure; the same result again after the window too.
@@ -63,7 +97,15 @@ describe("exposure events through createFlagpost", () => {
     fp.isEnabled("checkout", { userId: "u2" }); // false again, window over
     fp.flagClient.evaluate("checkout", { userId: "u3" }); // the detail variant records too
     await fp.close(); // flushes
-    expect(sink.events.slice(2).map((e) => [e.userId, (e.properties as { enabled: boolean }).enabled, (e.properties as { reason: string }).reason])).toEqual([
+    expect(
+      sink.events
+        .slice(2)
+        .map((e) => [
+          e.userId,
+          (e.properties as { enabled: boolean }).enabled,
+          (e.properties as { reason: string }).reason,
+        ]),
+    ).toEqual([
       ["u1", false, "disabled"],
       ["u2", false, "disabled"],
       ["u3", false, "disabled"],
@@ -86,8 +128,18 @@ describe("ExposureRecorder", () => {
   it("never throws at the caller when the sink throws or rejects, and counts it", async () => {
     const warnings: string[] = [];
     const logger = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
-    const throwing = new ExposureRecorder({ enqueue: () => { throw new Error("sink down"); } }, { clock, logger });
-    const rejecting = new ExposureRecorder({ enqueue: () => Promise.reject(new Error("sink down")) }, { clock, logger });
+    const throwing = new ExposureRecorder(
+      {
+        enqueue: () => {
+          throw new Error("sink down");
+        },
+      },
+      { clock, logger },
+    );
+    const rejecting = new ExposureRecorder(
+      { enqueue: () => Promise.reject(new Error("sink down")) },
+      { clock, logger },
+    );
     for (const recorder of [throwing, rejecting]) {
       expect(() => recorder.record("f", "u1", true, "no_rules", undefined)).not.toThrow();
       expect(() => recorder.flush()).not.toThrow();

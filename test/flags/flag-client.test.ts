@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { createFlagpost, FlagClient, type FlagClientEvent, type FlagContext, memoryStorage, type SnapshotFlag, silentLogger } from "../../src/index.js";
+import {
+  createFlagpost,
+  FlagClient,
+  type FlagClientEvent,
+  type FlagContext,
+  memoryStorage,
+  type SnapshotFlag,
+  silentLogger,
+} from "../../src/index.js";
 
 const beta = { key: "beta", enabled: true, rules: [{ type: "users" as const, userIds: ["u1"] }] };
 
@@ -15,7 +23,11 @@ describe("FlagClient before the first snapshot", () => {
     expect(client.status).toBe("not_ready");
     expect(client.isEnabled("beta", { userId: "u1" })).toBe(false);
     expect(client.isEnabled("beta", { userId: "u1", default: true })).toBe(true);
-    expect(client.evaluate("beta", { userId: "u1", default: true })).toEqual({ enabled: true, reason: "error", errorMessage: expect.stringMatching(/not ready/) });
+    expect(client.evaluate("beta", { userId: "u1", default: true })).toEqual({
+      enabled: true,
+      reason: "error",
+      errorMessage: expect.stringMatching(/not ready/),
+    });
     let ready = false;
     const waiting = client.ready().then(() => (ready = true));
     await Promise.resolve();
@@ -63,13 +75,21 @@ describe("FlagClient answers", () => {
   it("a flag it cannot compile (a rule kind from a newer version) with the default and reason error", () => {
     const { client } = loaded([{ key: "future", enabled: true, rules: [{ type: "geo", country: "FR" } as never] }]);
     expect(client.isEnabled("future", { userId: "u1", default: true })).toBe(true);
-    expect(client.evaluate("future", { default: false })).toEqual({ enabled: false, reason: "error", errorMessage: expect.stringMatching(/unknown rule type "geo"/) });
+    expect(client.evaluate("future", { default: false })).toEqual({
+      enabled: false,
+      reason: "error",
+      errorMessage: expect.stringMatching(/unknown rule type "geo"/),
+    });
   });
 
   it("never throws, whatever the context", () => {
     const { client } = loaded([
       beta,
-      { key: "plan", enabled: true, rules: [{ type: "attribute", attribute: "plan", operator: "equals", value: "pro" }] },
+      {
+        key: "plan",
+        enabled: true,
+        rules: [{ type: "attribute", attribute: "plan", operator: "equals", value: "pro" }],
+      },
     ]);
     const hostile = [
       null,
@@ -80,9 +100,36 @@ describe("FlagClient answers", () => {
       { userId: null, attributes: null },
       { attributes: "pro" },
       { attributes: [1, 2] },
-      new Proxy({}, { get: () => { throw new Error("boom"); } }),
-      { userId: "u1", get attributes(): Record<string, unknown> { throw new Error("boom"); } },
-      { attributes: new Proxy({}, { has: () => { throw new Error("boom"); }, get: () => { throw new Error("boom"); }, getOwnPropertyDescriptor: () => { throw new Error("boom"); } }) },
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error("boom");
+          },
+        },
+      ),
+      {
+        userId: "u1",
+        get attributes(): Record<string, unknown> {
+          throw new Error("boom");
+        },
+      },
+      {
+        attributes: new Proxy(
+          {},
+          {
+            has: () => {
+              throw new Error("boom");
+            },
+            get: () => {
+              throw new Error("boom");
+            },
+            getOwnPropertyDescriptor: () => {
+              throw new Error("boom");
+            },
+          },
+        ),
+      },
     ] as unknown as FlagContext[];
     for (const context of hostile) {
       for (const key of ["beta", "plan", "nope", undefined, 7] as unknown as string[]) {
@@ -92,7 +139,17 @@ describe("FlagClient answers", () => {
       }
     }
     // A throwing attribute read is a failure: the default, reason error, and it is counted.
-    const context = { userId: "x", attributes: new Proxy({}, { getOwnPropertyDescriptor: () => { throw new Error("boom"); } }) };
+    const context = {
+      userId: "x",
+      attributes: new Proxy(
+        {},
+        {
+          getOwnPropertyDescriptor: () => {
+            throw new Error("boom");
+          },
+        },
+      ),
+    };
     expect(client.isEnabled("plan", { ...context, default: true })).toBe(true);
     expect(client.evaluate("plan", context)).toEqual({ enabled: false, reason: "error", errorMessage: "boom" });
     expect(client.errorCount).toBeGreaterThan(0);
@@ -113,10 +170,16 @@ describe("FlagClient snapshots and events", () => {
     feed.replace([beta, { key: "new", enabled: false, rules: [] }]);
     expect(events).toEqual([{ type: "changed", keys: ["new", "old"] }]);
     expect(client.keys()).toEqual(["beta", "new"]);
-    feed.replace([{ ...beta, rules: [{ type: "users", userIds: ["u2"] }] }, { key: "new", enabled: false, rules: [] }]);
+    feed.replace([
+      { ...beta, rules: [{ type: "users", userIds: ["u2"] }] },
+      { key: "new", enabled: false, rules: [] },
+    ]);
     expect(events.at(-1)).toEqual({ type: "changed", keys: ["beta"] });
     expect(client.isEnabled("beta", { userId: "u2" })).toBe(true);
-    feed.replace([{ ...beta, rules: [{ type: "users", userIds: ["u2"] }] }, { key: "new", enabled: false, rules: [] }]);
+    feed.replace([
+      { ...beta, rules: [{ type: "users", userIds: ["u2"] }] },
+      { key: "new", enabled: false, rules: [] },
+    ]);
     expect(events).toHaveLength(2); // nothing changed: no event
   });
 

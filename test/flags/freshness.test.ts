@@ -27,7 +27,11 @@ describe("freshness on SQLite (revision poll)", () => {
   it("a write through another instance on the same file reaches isEnabled by the next poll", async () => {
     const database = await createTestDatabase("sqlite");
     const writer = createFlagpost({ storage: kyselyStorage(database.db), logger: recordingLogger() });
-    const reader = createFlagpost({ storage: kyselyStorage(database.open()), logger: recordingLogger(), flagSync: { pollIntervalMs: 50 } });
+    const reader = createFlagpost({
+      storage: kyselyStorage(database.open()),
+      logger: recordingLogger(),
+      flagSync: { pollIntervalMs: 50 },
+    });
     try {
       await writer.ready();
       await writer.flags.create({ key: "beta", enabled: true, rules: [{ type: "users", userIds: ["u1"] }] });
@@ -49,7 +53,9 @@ describe("kyselyStorage's listen option", () => {
   it("is refused on an engine other than PostgreSQL", async () => {
     const database = await createTestDatabase("sqlite");
     try {
-      expect(() => kyselyStorage(database.db, { listen: () => Promise.reject(new Error("unused")) })).toThrow(/"listen" is for PostgreSQL; this Kysely instance uses sqlite/);
+      expect(() => kyselyStorage(database.db, { listen: () => Promise.reject(new Error("unused")) })).toThrow(
+        /"listen" is for PostgreSQL; this Kysely instance uses sqlite/,
+      );
       expect(kyselyStorage(database.db).watchFlags).toBeUndefined();
     } finally {
       await database.drop();
@@ -83,7 +89,10 @@ describeIfBackend("postgres", "freshness across processes on PostgreSQL (LISTEN/
     await fp.flags.create({ key: "beta", enabled: true, rules: [{ type: "users", userIds: ["nobody"] }] });
     await waitUntil(() => logger.messages.includes("watching flag changes"), { timeoutMs: 15_000 });
 
-    child = spawn(process.execPath, ["--import", TSX, "test/flags/support/write-flag.ts", url, rows[0]!.schema], { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
+    child = spawn(process.execPath, ["--import", TSX, "test/flags/support/write-flag.ts", url, rows[0]!.schema], {
+      cwd: ROOT,
+      stdio: ["pipe", "pipe", "inherit"],
+    });
     await waitForOutput(child, /^ready$/m);
   }, 60_000);
 
@@ -116,10 +125,14 @@ describeIfBackend("postgres", "freshness across processes on PostgreSQL (LISTEN/
     try {
       const before = logger.messages.filter((m) => m === "watching flag changes").length;
       await admin.query("select pg_terminate_backend($1)", [listenPids.at(-1)]);
-      await waitUntil(() => logger.messages.includes("lost the flag change watch; polling until it is back"), { timeoutMs: 10_000 });
+      await waitUntil(() => logger.messages.includes("lost the flag change watch; polling until it is back"), {
+        timeoutMs: 10_000,
+      });
       // A write while the watch may still be down is caught by the refresh that follows reconnection.
       await writeInChild("beta", "u4");
-      await waitUntil(() => logger.messages.filter((m) => m === "watching flag changes").length > before, { timeoutMs: 30_000 });
+      await waitUntil(() => logger.messages.filter((m) => m === "watching flag changes").length > before, {
+        timeoutMs: 30_000,
+      });
       await waitUntil(() => fp.isEnabled("beta", { userId: "u4" }), { timeoutMs: 10_000 });
       await writeInChild("beta", "u5");
       await waitUntil(() => fp.isEnabled("beta", { userId: "u5" }), { timeoutMs: 2_000 });

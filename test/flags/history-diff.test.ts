@@ -25,7 +25,9 @@ describe("flagChanges", () => {
   });
 
   it("ignores updatedAt, id, key and createdAt, and gives nothing for equal flags", () => {
-    expect(flagChanges(base, { ...base, updatedAt: "2027-01-01T00:00:00.000Z", id: "j", key: "other", createdAt: "x" })).toEqual([]);
+    expect(
+      flagChanges(base, { ...base, updatedAt: "2027-01-01T00:00:00.000Z", id: "j", key: "other", createdAt: "x" }),
+    ).toEqual([]);
     expect(flagChanges(base, structuredClone(base))).toEqual([]);
   });
 
@@ -56,6 +58,8 @@ describe("flagChanges", () => {
   });
 
   it("tells a value of one type from the same text of another", () => {
-    expect(flagChanges({ ...base, value: 1 }, { ...base, value: "1" })).toEqual([{ path: "value", before: 1, after: "1" }]);
+    expect(flagChanges({ ...base, value: 1 }, { ...base, value: "1" })).toEqual([
+      { path: "value", before: 1, after: "1" },
+    ]);
   });
 });

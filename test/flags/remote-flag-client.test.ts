@@ -5,7 +5,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/http/index.js";
-import { createFlagpost, createRemoteFlagClient, type FlagClient, type FlagClientEvent, type Flagpost, memoryStorage, parseSnapshot, silentLogger } from "../../src/index.js";
+import {
+  createFlagpost,
+  createRemoteFlagClient,
+  type FlagClient,
+  type FlagClientEvent,
+  type Flagpost,
+  memoryStorage,
+  parseSnapshot,
+  silentLogger,
+} from "../../src/index.js";
 import { waitUntil } from "./support/wait.js";
 
 // createRemoteFlagClient against a real flagpost server (node:http on 127.0.0.1) that is stopped
@@ -49,7 +58,14 @@ let key: string;
 const clients: FlagClient[] = [];
 
 function remote(options: Partial<Parameters<typeof createRemoteFlagClient>[0]> = {}): FlagClient {
-  const client = createRemoteFlagClient({ url: server.url, apiKey: key, pollIntervalMs: 25, maxBackoffMs: 100, logger: silentLogger, ...options });
+  const client = createRemoteFlagClient({
+    url: server.url,
+    apiKey: key,
+    pollIntervalMs: 25,
+    maxBackoffMs: 100,
+    logger: silentLogger,
+    ...options,
+  });
   clients.push(client);
   return client;
 }
@@ -87,14 +103,30 @@ describe("createRemoteFlagClient", () => {
   });
 
   it("answers getVariant from the snapshot exactly as the server does, and follows variant changes", async () => {
-    await fp.flags.create({ key: "split", enabled: true, variants: [{ key: "control", weight: 50 }, { key: "treatment", weight: 50 }] });
+    await fp.flags.create({
+      key: "split",
+      enabled: true,
+      variants: [
+        { key: "control", weight: 50 },
+        { key: "treatment", weight: 50 },
+      ],
+    });
     const client = remote();
     await client.ready();
     for (const user of ["u1", "u2", "u3", "用户-7"]) {
-      expect(client.getVariant("split", { userId: user })).toBe((await fp.flags.evaluate("split", { userId: user })).variant);
+      expect(client.getVariant("split", { userId: user })).toBe(
+        (await fp.flags.evaluate("split", { userId: user })).variant,
+      );
     }
-    await fp.flags.update("split", { variants: [{ key: "control", weight: 0 }, { key: "treatment", weight: 100 }] });
-    await waitUntil(() => ["u1", "u2", "u3"].every((u) => client.getVariant("split", { userId: u }) === "treatment"), { timeoutMs: 10_000 });
+    await fp.flags.update("split", {
+      variants: [
+        { key: "control", weight: 0 },
+        { key: "treatment", weight: 100 },
+      ],
+    });
+    await waitUntil(() => ["u1", "u2", "u3"].every((u) => client.getVariant("split", { userId: u }) === "treatment"), {
+      timeoutMs: 10_000,
+    });
   });
 
   it("keeps serving the last snapshot while the server is down, goes stale, and refreshes when it is back", async () => {
@@ -120,7 +152,9 @@ describe("createRemoteFlagClient", () => {
     const dir = await mkdtemp(join(tmpdir(), "flagpost-bootstrap-"));
     try {
       // The file is what the snapshot route returns, as `curl … /v1/flags/_snapshot > flags.json` saves it.
-      const saved = await (await fetch(`${server.url}/v1/flags/_snapshot`, { headers: { authorization: `Bearer ${key}` } })).text();
+      const saved = await (
+        await fetch(`${server.url}/v1/flags/_snapshot`, { headers: { authorization: `Bearer ${key}` } })
+      ).text();
       const file = join(dir, "flags.json");
       await writeFile(file, saved);
       await server.stop();

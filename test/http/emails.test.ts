@@ -27,7 +27,11 @@ describe("email routes over node:http", () => {
     });
 
   it("POST /v1/emails answers 200 with the queued record; GET shows it", async () => {
-    const res = await app.call("POST", "/v1/emails", { ...email, cc: ["Carol <carol@example.org>"], tags: [{ name: "k", value: "v" }] });
+    const res = await app.call("POST", "/v1/emails", {
+      ...email,
+      cc: ["Carol <carol@example.org>"],
+      tags: [{ name: "k", value: "v" }],
+    });
     expect(res.status).toBe(200);
     const created = await json(res);
     expect(Object.keys(created).sort()).toEqual(["created_at", "from", "id", "status", "subject", "to"]);
@@ -55,11 +59,19 @@ describe("email routes over node:http", () => {
   it("refuses unknown fields with 422 naming them, in Resend's error shape", async () => {
     const res = await app.call("POST", "/v1/emails", { ...email, template: { id: "welcome" }, topic_id: "t" });
     expect(res.status).toBe(422);
-    expect(await json(res)).toEqual({ statusCode: 422, name: "validation_error", message: '"template" is not a known field (and 1 more problem)' });
+    expect(await json(res)).toEqual({
+      statusCode: 422,
+      name: "validation_error",
+      message: '"template" is not a known field (and 1 more problem)',
+    });
   });
 
   it("answers every error on an email route with a Resend-shaped JSON body", async () => {
-    const anon = await fetch(`${app.url}/v1/emails`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(email) });
+    const anon = await fetch(`${app.url}/v1/emails`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(email),
+    });
     expect(anon.status).toBe(401);
     expect(await json(anon)).toMatchObject({ statusCode: 401, name: "missing_api_key" });
 
@@ -67,16 +79,27 @@ describe("email routes over node:http", () => {
     expect(await json(wrong)).toMatchObject({ statusCode: 403, name: "invalid_api_key" });
 
     const flagsOnly = (await app.fp.keys.create({ scopes: ["flags:read"] })).key;
-    expect(await json(await as(flagsOnly, "POST", "/v1/emails", email))).toMatchObject({ statusCode: 403, name: "restricted_api_key" });
+    expect(await json(await as(flagsOnly, "POST", "/v1/emails", email))).toMatchObject({
+      statusCode: 403,
+      name: "restricted_api_key",
+    });
 
-    const notJson = await fetch(`${app.url}/v1/emails`, { method: "POST", headers: { authorization: `Bearer ${app.key}`, "content-type": "text/plain" }, body: "hi" });
+    const notJson = await fetch(`${app.url}/v1/emails`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${app.key}`, "content-type": "text/plain" },
+      body: "hi",
+    });
     expect(await json(notJson)).toMatchObject({ statusCode: 415, name: "unsupported_media_type" });
 
     const broken = await app.call("POST", "/v1/emails", "{not json");
     expect(await json(broken)).toMatchObject({ statusCode: 400, name: "invalid_json" });
 
     const missing = await app.call("GET", "/v1/emails/0197ffff-0000-7000-8000-000000000000");
-    expect(await json(missing)).toEqual({ statusCode: 404, name: "not_found", message: 'Email "0197ffff-0000-7000-8000-000000000000" was not found' });
+    expect(await json(missing)).toEqual({
+      statusCode: 404,
+      name: "not_found",
+      message: 'Email "0197ffff-0000-7000-8000-000000000000" was not found',
+    });
 
     const method = await app.call("DELETE", "/v1/emails/0197ffff-0000-7000-8000-000000000000");
     expect(method.status).toBe(405);
@@ -86,7 +109,10 @@ describe("email routes over node:http", () => {
 
   it("takes bodies above 1 MiB on POST /v1/emails and refuses them past 40 MiB with 413", async () => {
     const attachment = Buffer.alloc(2 * 1024 * 1024, 7).toString("base64");
-    const big = await app.call("POST", "/v1/emails", { ...email, attachments: [{ filename: "big.bin", content: attachment }] });
+    const big = await app.call("POST", "/v1/emails", {
+      ...email,
+      attachments: [{ filename: "big.bin", content: attachment }],
+    });
     expect(big.status).toBe(200);
     const stored = await app.fp.storage.emails.getEmail(String((await json(big)).id));
     expect(stored?.content.attachments?.[0]?.content).toBe(attachment);
@@ -105,11 +131,15 @@ describe("email routes over node:http", () => {
       message: '"1.to" must be an email address such as "ann@example.com" or "Ann <ann@example.com>"',
     });
 
-    const permissive = await app.call("POST", "/v1/emails/batch", [email, { ...email, to: "nope" }, email], { "x-batch-validation": "permissive" });
+    const permissive = await app.call("POST", "/v1/emails/batch", [email, { ...email, to: "nope" }, email], {
+      "x-batch-validation": "permissive",
+    });
     expect(permissive.status).toBe(200);
     const body = await json(permissive);
     expect((body.data as unknown[]).length).toBe(2);
-    expect(body.errors).toEqual([{ index: 1, message: '"to" must be an email address such as "ann@example.com" or "Ann <ann@example.com>"' }]);
+    expect(body.errors).toEqual([
+      { index: 1, message: '"to" must be an email address such as "ann@example.com" or "Ann <ann@example.com>"' },
+    ]);
 
     const ok = await json(await app.call("POST", "/v1/emails/batch", [email, email]));
     expect(Object.keys(ok)).toEqual(["data"]);
@@ -140,13 +170,26 @@ describe("email routes over node:http", () => {
     const restricted = await as(sendOnly, "POST", `/v1/emails/${id}/events`, { type: "delivered" });
     expect(await json(restricted)).toMatchObject({ statusCode: 403, name: "restricted_api_key" });
 
-    const delivered = await app.call("POST", `/v1/emails/${id}/events`, { type: "delivered", occurred_at: "2026-01-01T00:00:00Z", detail: { by: "webhook" } });
+    const delivered = await app.call("POST", `/v1/emails/${id}/events`, {
+      type: "delivered",
+      occurred_at: "2026-01-01T00:00:00Z",
+      detail: { by: "webhook" },
+    });
     expect(delivered.status).toBe(200);
-    expect(await json(delivered)).toMatchObject({ status: "delivered", last_event: "delivered", sent_at: "2026-01-01T00:00:00.000Z", delivered_at: "2026-01-01T00:00:00.000Z" });
+    expect(await json(delivered)).toMatchObject({
+      status: "delivered",
+      last_event: "delivered",
+      sent_at: "2026-01-01T00:00:00.000Z",
+      delivered_at: "2026-01-01T00:00:00.000Z",
+    });
 
     const refused = await app.call("POST", `/v1/emails/${id}/events`, { type: "bounced" });
     expect(refused.status).toBe(422);
-    expect(await json(refused)).toEqual({ statusCode: 422, name: "invalid_transition", message: "An email that is delivered cannot become bounced" });
+    expect(await json(refused)).toEqual({
+      statusCode: 422,
+      name: "invalid_transition",
+      message: "An email that is delivered cannot become bounced",
+    });
 
     const events = await json(await app.call("GET", `/v1/emails/${id}/events`));
     expect((events.data as { type: string }[]).map((e) => e.type)).toEqual(["queued", "delivered"]);
@@ -157,7 +200,11 @@ describe("email routes over node:http", () => {
     const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = httpRequest(`${app.url}/v1/emails`, {
         method: "POST",
-        headers: { authorization: `Bearer ${app.key}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        headers: {
+          authorization: `Bearer ${app.key}`,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+        },
       });
       req.on("response", (res) => {
         let text = "";

@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
-import { createFlagpost, type EventSink, FlagClient, type Flagpost, memoryStorage, silentLogger } from "../../src/index.js";
+import {
+  createFlagpost,
+  type EventSink,
+  FlagClient,
+  type Flagpost,
+  memoryStorage,
+  silentLogger,
+} from "../../src/index.js";
 import { waitUntil } from "../flags/support/wait.js";
 import { createTestDatabase, type TestDatabase } from "../support/databases.js";
 import { startApp, type TestApp } from "../support/servers.js";
@@ -25,7 +32,11 @@ describe("POST /v1/flags/{key}/evaluate and the flag snapshot", () => {
     database = await createTestDatabase("sqlite");
     writer = createFlagpost({ storage: kyselyStorage(database.db), logger: silentLogger });
     await writer.ready();
-    app = await startApp({ storage: kyselyStorage(database.open()), flagSync: { pollIntervalMs }, http: { rateLimit: false } });
+    app = await startApp({
+      storage: kyselyStorage(database.open()),
+      flagSync: { pollIntervalMs },
+      http: { rateLimit: false },
+    });
     return { app, writer };
   }
 
@@ -37,9 +48,15 @@ describe("POST /v1/flags/{key}/evaluate and the flag snapshot", () => {
   it("sees this process's writes at once", async () => {
     app = await startApp({ http: { rateLimit: false } });
     await app.fp.flags.create({ key: "beta", enabled: true, rules: [{ type: "users", userIds: ["u1"] }] });
-    expect(await evaluate("beta", { userId: "u1" })).toEqual({ status: 200, body: { data: { enabled: true, reason: "rule_match", ruleIndex: 0 } } });
+    expect(await evaluate("beta", { userId: "u1" })).toEqual({
+      status: 200,
+      body: { data: { enabled: true, reason: "rule_match", ruleIndex: 0 } },
+    });
     await app.fp.flags.update("beta", { enabled: false });
-    expect(await evaluate("beta", { userId: "u1" })).toEqual({ status: 200, body: { data: { enabled: false, reason: "disabled" } } });
+    expect(await evaluate("beta", { userId: "u1" })).toEqual({
+      status: 200,
+      body: { data: { enabled: false, reason: "disabled" } },
+    });
     await app.fp.flags.delete("beta");
     expect((await evaluate("beta", { userId: "u1" })).status).toBe(404);
   });
@@ -47,7 +64,10 @@ describe("POST /v1/flags/{key}/evaluate and the flag snapshot", () => {
   it("finds a flag created by another process at once, from storage", async () => {
     const { writer } = await twoProcesses(600_000);
     await writer.flags.create({ key: "fresh", enabled: true });
-    expect(await evaluate("fresh", { userId: "u1" })).toEqual({ status: 200, body: { data: { enabled: true, reason: "no_rules" } } });
+    expect(await evaluate("fresh", { userId: "u1" })).toEqual({
+      status: 200,
+      body: { data: { enabled: true, reason: "no_rules" } },
+    });
   });
 
   it("answers from the snapshot until the sync brings another process's change", async () => {
@@ -63,9 +83,16 @@ describe("POST /v1/flags/{key}/evaluate and the flag snapshot", () => {
   it("converges within the sync interval", async () => {
     const { writer } = await twoProcesses(50);
     await writer.flags.create({ key: "beta", enabled: true, rules: [{ type: "users", userIds: ["u1"] }] });
-    expect((await evaluate("beta", { userId: "u2" })).body).toEqual({ data: { enabled: false, reason: "no_rule_match" } });
+    expect((await evaluate("beta", { userId: "u2" })).body).toEqual({
+      data: { enabled: false, reason: "no_rule_match" },
+    });
     await writer.flags.update("beta", { rules: [{ type: "users", userIds: ["u2"] }] });
-    await waitUntil(async () => JSON.stringify((await evaluate("beta", { userId: "u2" })).body) === JSON.stringify({ data: { enabled: true, reason: "rule_match", ruleIndex: 0 } }), { timeoutMs: 10_000 });
+    await waitUntil(
+      async () =>
+        JSON.stringify((await evaluate("beta", { userId: "u2" })).body) ===
+        JSON.stringify({ data: { enabled: true, reason: "rule_match", ruleIndex: 0 } }),
+      { timeoutMs: 10_000 },
+    );
     await writer.flags.delete("beta");
     await waitUntil(async () => (await evaluate("beta", { userId: "u2" })).status === 404, { timeoutMs: 10_000 });
   });
@@ -87,7 +114,10 @@ describe("FlagClient.snapshotEvaluate", () => {
   it("answers undefined where the snapshot cannot: not loaded, unknown flag, a flag it cannot compile", () => {
     const { client, feed } = FlagClient.create();
     expect(client.snapshotEvaluate("beta", {})).toBeUndefined();
-    feed.replace([{ key: "beta", enabled: true, rules: [] }, { key: "future", enabled: true, rules: [{ type: "geo" } as never] }]);
+    feed.replace([
+      { key: "beta", enabled: true, rules: [] },
+      { key: "future", enabled: true, rules: [{ type: "geo" } as never] },
+    ]);
     expect(client.snapshotEvaluate("beta", {})).toEqual({ enabled: true, reason: "no_rules" });
     expect(client.snapshotEvaluate("nope", {})).toBeUndefined();
     expect(client.snapshotEvaluate("future", {})).toBeUndefined();

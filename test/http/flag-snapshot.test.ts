@@ -45,10 +45,14 @@ describe("GET /v1/flags/_snapshot", () => {
   it("needs flags:read: a flags:evaluate key (what a browser holds) must not see every rule", async () => {
     const evaluateOnly = await app.fp.keys.create({ name: "browser", scopes: ["flags:evaluate", "events:write"] });
     const reader = await app.fp.keys.create({ name: "sdk", scopes: ["flags:read"] });
-    const refused = await fetch(`${app.url}/v1/flags/_snapshot`, { headers: { authorization: `Bearer ${evaluateOnly.key}` } });
+    const refused = await fetch(`${app.url}/v1/flags/_snapshot`, {
+      headers: { authorization: `Bearer ${evaluateOnly.key}` },
+    });
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("restricted_api_key");
-    const allowed = await fetch(`${app.url}/v1/flags/_snapshot`, { headers: { authorization: `Bearer ${reader.key}` } });
+    const allowed = await fetch(`${app.url}/v1/flags/_snapshot`, {
+      headers: { authorization: `Bearer ${reader.key}` },
+    });
     expect(allowed.status).toBe(200);
     expect((await fetch(`${app.url}/v1/flags/_snapshot`)).status).toBe(401);
   });
@@ -56,7 +60,9 @@ describe("GET /v1/flags/_snapshot", () => {
   it("refuses query parameters, and leaves /v1/flags/{key} alone", async () => {
     const withQuery = await app.call("GET", "/v1/flags/_snapshot?include=rules");
     expect(withQuery.status).toBe(422);
-    expect(((await withQuery.json()) as { error: { message: string } }).error.message).toBe('"include" is not a parameter of this route');
+    expect(((await withQuery.json()) as { error: { message: string } }).error.message).toBe(
+      '"include" is not a parameter of this route',
+    );
     // "_snapshot" can never be a flag key; "snapshot" can, and is an ordinary flag.
     expect((await app.call("POST", "/v1/flags", { key: "_snapshot" })).status).toBe(422);
     expect((await app.call("GET", "/v1/flags/snapshot")).status).toBe(404);

@@ -8,7 +8,11 @@ describe("RateLimiter", () => {
   it("refills at perSecond and reports how long until a token is back", () => {
     let now = 0;
     const limiter = new RateLimiter({ burst: 2, perSecond: 0.5 }, { now: () => now });
-    expect(limiter.take("k").headers).toEqual({ "ratelimit-limit": "2", "ratelimit-remaining": "1", "ratelimit-reset": "2" });
+    expect(limiter.take("k").headers).toEqual({
+      "ratelimit-limit": "2",
+      "ratelimit-remaining": "1",
+      "ratelimit-reset": "2",
+    });
     expect(limiter.take("k").allowed).toBe(true);
     const refused = limiter.take("k");
     expect(refused.allowed).toBe(false);
@@ -21,7 +25,13 @@ describe("RateLimiter", () => {
 
   it("refuses options that cannot work, when the handler is built", () => {
     const fp = createFlagpost({ storage: memoryStorage() });
-    for (const rateLimit of [{ perSecond: 0 }, { perSecond: -1 }, { burst: 0 }, { burst: Number.NaN }, { perSecond: Number.POSITIVE_INFINITY }]) {
+    for (const rateLimit of [
+      { perSecond: 0 },
+      { perSecond: -1 },
+      { burst: 0 },
+      { burst: Number.NaN },
+      { perSecond: Number.POSITIVE_INFINITY },
+    ]) {
       expect(() => createHandler(fp, { rateLimit }), JSON.stringify(rateLimit)).toThrow(RangeError);
     }
     expect(() => createHandler(fp, { rateLimit: { burst: 1, perSecond: 0.001 } })).not.toThrow();

@@ -21,7 +21,9 @@ describeEachStorage("the resend SDK against flagpost", (storage: () => Storage) 
 
   beforeEach(async () => {
     sink = await startSmtpSink();
-    const transport = nodemailerTransport(nodemailer.createTransport({ host: "127.0.0.1", port: sink.port, secure: false, ignoreTLS: true }));
+    const transport = nodemailerTransport(
+      nodemailer.createTransport({ host: "127.0.0.1", port: sink.port, secure: false, ignoreTLS: true }),
+    );
     app = await startApp({ storage: storage(), transport, emailWorker: { autoStart: false } });
     resend = new Resend(app.key, { baseUrl: `${app.url}/v1` });
   });
@@ -49,11 +51,22 @@ describeEachStorage("the resend SDK against flagpost", (storage: () => Storage) 
 
     const queued = await resend.emails.get(id);
     expect(queued.error).toBeNull();
-    expect(queued.data).toMatchObject({ object: "email", id, to: ["delivered@example.org"], cc: ["cc@example.org"], reply_to: ["support@example.com"], last_event: "queued" });
+    expect(queued.data).toMatchObject({
+      object: "email",
+      id,
+      to: ["delivered@example.org"],
+      cc: ["cc@example.org"],
+      reply_to: ["support@example.com"],
+      last_event: "queued",
+    });
 
     expect(await app.fp.emails.worker!.runOnce()).toBe(1);
     const after = await resend.emails.get(id);
-    expect(after.data).toMatchObject({ last_event: "sent", subject: "Hello World", html: "<strong>It works!</strong>" });
+    expect(after.data).toMatchObject({
+      last_event: "sent",
+      subject: "Hello World",
+      html: "<strong>It works!</strong>",
+    });
     const mail = sink.received[0]!.parsed;
     expect(mail.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([["invoice.txt", "total: 42"]]);
     expect(mail.headers.get("x-entity-ref-id")).toBe("123456789");
@@ -77,19 +90,40 @@ describeEachStorage("the resend SDK against flagpost", (storage: () => Storage) 
     );
     expect(permissive.error).toBeNull();
     expect(permissive.data!.data).toHaveLength(1);
-    expect(permissive.data!.errors).toEqual([{ index: 1, message: '"to" must be an email address such as "ann@example.com" or "Ann <ann@example.com>"' }]);
+    expect(permissive.data!.errors).toEqual([
+      { index: 1, message: '"to" must be an email address such as "ann@example.com" or "Ann <ann@example.com>"' },
+    ]);
 
-    const strict = await resend.batch.send([{ from: "a@example.com", to: "not-an-address", subject: "bad", text: "x" }]);
+    const strict = await resend.batch.send([
+      { from: "a@example.com", to: "not-an-address", subject: "bad", text: "x" },
+    ]);
     expect(strict.data).toBeNull();
-    expect(strict.error).toMatchObject({ statusCode: 422, name: "validation_error", message: expect.stringMatching(/^"0\.to" /) });
+    expect(strict.error).toMatchObject({
+      statusCode: 422,
+      name: "validation_error",
+      message: expect.stringMatching(/^"0\.to" /),
+    });
   });
 
   it("surfaces errors as { error: { statusCode, name, message } }", async () => {
     const invalid = await resend.emails.send({ from: "a@example.com", to: [], subject: "x", text: "y" });
-    expect(invalid).toMatchObject({ data: null, error: { statusCode: 422, name: "validation_error", message: '"to" must hold 1 to 50 addresses' } });
+    expect(invalid).toMatchObject({
+      data: null,
+      error: { statusCode: 422, name: "validation_error", message: '"to" must hold 1 to 50 addresses' },
+    });
 
-    const unsupported = await resend.emails.send({ from: "a@example.com", to: "b@example.org", subject: "x", text: "y", topicId: "news" });
-    expect(unsupported.error).toEqual({ statusCode: 422, name: "validation_error", message: '"topic_id" is not a known field' });
+    const unsupported = await resend.emails.send({
+      from: "a@example.com",
+      to: "b@example.org",
+      subject: "x",
+      text: "y",
+      topicId: "news",
+    });
+    expect(unsupported.error).toEqual({
+      statusCode: 422,
+      name: "validation_error",
+      message: '"topic_id" is not a known field',
+    });
 
     const missing = await resend.emails.get("0197ffff-0000-7000-8000-000000000000");
     expect(missing.error).toMatchObject({ statusCode: 404, name: "not_found" });

@@ -13,7 +13,12 @@ describe("flags over node:http (smoke)", () => {
     expect(created.status).toBe(201);
     expect(created.headers.get("location")).toBe("/v1/flags/beta");
     const { data } = (await created.json()) as { data: Record<string, unknown> };
-    expect(data).toMatchObject({ key: "beta", description: "", enabled: false, rules: [{ type: "users", userIds: ["u1"] }] });
+    expect(data).toMatchObject({
+      key: "beta",
+      description: "",
+      enabled: false,
+      rules: [{ type: "users", userIds: ["u1"] }],
+    });
 
     const off = await app.call("POST", "/v1/flags/beta/evaluate", { userId: "u1" });
     expect(await off.json()).toEqual({ data: { enabled: false, reason: "disabled" } });

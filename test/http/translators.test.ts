@@ -56,7 +56,10 @@ describe("express", () => {
     expect((await post(`${url}/text/v1/flags`, key, JSON.stringify({ key: "via-text" }))).status).toBe(201);
     expect((await post(`${url}/raw/v1/flags`, key, JSON.stringify({ key: "via-raw" }))).status).toBe(201);
     // The Buffer is within express.raw()'s limit but past flagpost's own bodyLimit.
-    expect((await post(`${url}/raw/v1/flags`, key, JSON.stringify({ key: "too-long", description: "x".repeat(100) }))).status).toBe(413);
+    expect(
+      (await post(`${url}/raw/v1/flags`, key, JSON.stringify({ key: "too-long", description: "x".repeat(100) })))
+        .status,
+    ).toBe(413);
     expect((await post(`${url}/text/v1/flags`, key, "{broken")).status).toBe(400);
     expect((await fp.flags.get("via-text")).key).toBe("via-text");
     expect((await fp.flags.get("via-raw")).key).toBe("via-raw");
@@ -75,10 +78,18 @@ describe("express", () => {
     });
     const url = await serve(createServer(app));
     const big = JSON.stringify({ key: "k", description: "x".repeat(100) });
-    expect(await (await post(`${url}/v1/flags`, key, big)).json()).toMatchObject({ error: { code: "payload_too_large" } });
+    expect(await (await post(`${url}/v1/flags`, key, big)).json()).toMatchObject({
+      error: { code: "payload_too_large" },
+    });
     expect(await (await post(`${url}/v1/flags`, key, "{")).json()).toMatchObject({ error: { code: "invalid_json" } });
-    expect(await (await post(`${url}/v1/flags`, key, "42")).json()).toMatchObject({ error: { code: "validation_error" } });
-    const anonymous = await fetch(`${url}/v1/flags`, { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
+    expect(await (await post(`${url}/v1/flags`, key, "42")).json()).toMatchObject({
+      error: { code: "validation_error" },
+    });
+    const anonymous = await fetch(`${url}/v1/flags`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{",
+    });
     expect(anonymous.status).toBe(401);
     const elsewhere = await post(`${url}/elsewhere`, key, "{");
     expect(elsewhere.status).toBe(400);
@@ -152,13 +163,24 @@ describe("fetch handler", () => {
   it("serves under basePath and answers other paths with a JSON 404", async () => {
     const { fp, key } = await flagpost();
     const handler = toFetchHandler(fp, { basePath: "/api/" });
-    const created = await handler(new Request("http://x/api/v1/flags", { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: '{"key":"in-process"}' }));
+    const created = await handler(
+      new Request("http://x/api/v1/flags", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: '{"key":"in-process"}',
+      }),
+    );
     expect(created.status).toBe(201);
     expect(created.headers.get("location")).toBe("/api/v1/flags/in-process");
     const outside = await handler(new Request("http://x/v1/flags", { headers: { authorization: `Bearer ${key}` } }));
     expect(outside.status).toBe(404);
     expect(await outside.json()).toMatchObject({ error: { code: "not_found" } });
-    const deleted = await handler(new Request("http://x/api/v1/flags/in-process", { method: "DELETE", headers: { authorization: `Bearer ${key}` } }));
+    const deleted = await handler(
+      new Request("http://x/api/v1/flags/in-process", {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${key}` },
+      }),
+    );
     expect(deleted.status).toBe(204);
     expect(deleted.body).toBeNull();
   });
@@ -171,8 +193,15 @@ describe("flagpost/http without the frameworks", () => {
     expect(files.length).toBeGreaterThan(10);
     for (const file of files) {
       const source = readFileSync(new URL(file, dir), "utf8");
-      const runtime = [...source.matchAll(/^\s*import\s+(?!type\b)[^;]*?from\s+["']((?:express|fastify|hono|@hono\/[^"']+)(?:\/[^"']*)?)["']/gm)];
-      expect(runtime.map((m) => m[1]), file).toEqual([]);
+      const runtime = [
+        ...source.matchAll(
+          /^\s*import\s+(?!type\b)[^;]*?from\s+["']((?:express|fastify|hono|@hono\/[^"']+)(?:\/[^"']*)?)["']/gm,
+        ),
+      ];
+      expect(
+        runtime.map((m) => m[1]),
+        file,
+      ).toEqual([]);
       expect(source, file).not.toMatch(/\bimport\(\s*["'](express|fastify|hono)/);
     }
   });

@@ -15,31 +15,43 @@ describe("backoff", () => {
 
   it("draws full jitter from [0, ceiling] and waits the ceiling without jitter", () => {
     fc.assert(
-      fc.property(fc.integer({ min: -3, max: 5000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (attempt, r) => {
-        const full = exponential(5, 1000);
-        const delay = backoffDelay(full, attempt, () => r);
-        expect(delay).toBeGreaterThanOrEqual(0);
-        expect(delay).toBeLessThanOrEqual(backoffCeiling(full, attempt));
-        expect(Number.isFinite(delay)).toBe(true);
-        expect(backoffDelay(exponential(5, 1000, "none"), attempt, () => r)).toBe(backoffCeiling(full, attempt));
-      }),
+      fc.property(
+        fc.integer({ min: -3, max: 5000 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (attempt, r) => {
+          const full = exponential(5, 1000);
+          const delay = backoffDelay(full, attempt, () => r);
+          expect(delay).toBeGreaterThanOrEqual(0);
+          expect(delay).toBeLessThanOrEqual(backoffCeiling(full, attempt));
+          expect(Number.isFinite(delay)).toBe(true);
+          expect(backoffDelay(exponential(5, 1000, "none"), attempt, () => r)).toBe(backoffCeiling(full, attempt));
+        },
+      ),
     );
     expect([0, 1, 2, 3, 9, 10].map((n) => backoffCeiling(exponential(5, 1000), n))).toEqual([5, 5, 10, 20, 1000, 1000]);
   });
 
   it("reads explicit schedules and repeats the last delay", () => {
     const schedule = parseSchedule("5s, 5m,30m,2h,250ms,1d,0");
-    expect(schedule).toEqual({ kind: "schedule", delaysMs: [5_000, 300_000, 1_800_000, 7_200_000, 250, 86_400_000, 0] });
+    expect(schedule).toEqual({
+      kind: "schedule",
+      delaysMs: [5_000, 300_000, 1_800_000, 7_200_000, 250, 86_400_000, 0],
+    });
     const webhooks = parseSchedule("5s,5m,30m,2h");
-    expect([1, 2, 3, 4, 5, 50].map((n) => backoffDelay(webhooks, n, () => 0))).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 7_200_000, 7_200_000]);
+    expect([1, 2, 3, 4, 5, 50].map((n) => backoffDelay(webhooks, n, () => 0))).toEqual([
+      5_000, 300_000, 1_800_000, 7_200_000, 7_200_000, 7_200_000,
+    ]);
     expect(parseSchedule("1.5s").delaysMs).toEqual([1500]);
   });
 
   it("refuses schedules and bounds it cannot use, naming the option", () => {
-    for (const bad of ["", "5x", "5s,,5m", "-1s", "s"]) expect(() => parseSchedule(bad), bad).toThrow(expect.objectContaining({ code: "validation_error" }));
+    for (const bad of ["", "5x", "5s,,5m", "-1s", "s"])
+      expect(() => parseSchedule(bad), bad).toThrow(expect.objectContaining({ code: "validation_error" }));
     expect(() => checkBackoff({ kind: "schedule", delaysMs: [] }, "webhooks.retry")).toThrow(/webhooks\.retry/);
     expect(() => checkBackoff(exponential(10, 5), "x")).toThrow(expect.objectContaining({ code: "validation_error" }));
-    expect(() => checkBackoff(exponential(Number.NaN, 5), "x")).toThrow(expect.objectContaining({ code: "validation_error" }));
+    expect(() => checkBackoff(exponential(Number.NaN, 5), "x")).toThrow(
+      expect.objectContaining({ code: "validation_error" }),
+    );
     expect(() => checkBackoff(exponential(0, 5), "x")).not.toThrow();
   });
 

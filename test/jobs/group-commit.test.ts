@@ -27,7 +27,10 @@ describe("GroupCommit", () => {
     await new Promise((resolve) => setTimeout(resolve, 1)); // the first write is running
     const later = [5, 6].map((n) => group.add(n));
     expect(await Promise.all([...first, ...later])).toEqual([10, 20, 30, 40, 50, 60]);
-    expect(r.writes).toEqual([[1, 2, 3], [4, 5, 6]]);
+    expect(r.writes).toEqual([
+      [1, 2, 3],
+      [4, 5, 6],
+    ]);
     expect(r.overlapped()).toBe(false);
   });
 

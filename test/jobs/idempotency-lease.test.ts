@@ -14,8 +14,15 @@ describe("idempotency claims tied to a live process", () => {
     const clock = fakeClock();
     const now = clock.now();
     // The claim a crashed process left: begun, never completed, never renewed again.
-    await storage.idempotency.begin({ ...request, now: new Date(now).toISOString(), lockedUntil: new Date(now + IDEMPOTENCY_LOCK_MS).toISOString(), expiresAt: new Date(now + 86_400_000).toISOString() });
-    await expect(runIdempotent(storage, clock, request, async () => "second")).rejects.toMatchObject({ code: "concurrent_idempotent_requests" });
+    await storage.idempotency.begin({
+      ...request,
+      now: new Date(now).toISOString(),
+      lockedUntil: new Date(now + IDEMPOTENCY_LOCK_MS).toISOString(),
+      expiresAt: new Date(now + 86_400_000).toISOString(),
+    });
+    await expect(runIdempotent(storage, clock, request, async () => "second")).rejects.toMatchObject({
+      code: "concurrent_idempotent_requests",
+    });
     clock.advance(IDEMPOTENCY_LOCK_MS);
     expect(await runIdempotent(storage, clock, request, async () => "second")).toBe("second");
     expect(IDEMPOTENCY_LOCK_MS).toBeLessThanOrEqual(10_000);
@@ -30,7 +37,9 @@ describe("idempotency claims tied to a live process", () => {
     clock.advance(IDEMPOTENCY_LOCK_MS - 1_000);
     await new Promise((resolve) => setTimeout(resolve, IDEMPOTENCY_RENEW_MS + 300)); // one heartbeat
     clock.advance(5_000); // past the first lock, within the renewed one
-    await expect(runIdempotent(storage, clock, request, async () => "other")).rejects.toMatchObject({ code: "concurrent_idempotent_requests" });
+    await expect(runIdempotent(storage, clock, request, async () => "other")).rejects.toMatchObject({
+      code: "concurrent_idempotent_requests",
+    });
     finish("first");
     expect(await first).toBe("first");
     expect(await runIdempotent(storage, clock, request, async () => "other")).toBe("first"); // replayed

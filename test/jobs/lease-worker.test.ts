@@ -23,7 +23,11 @@ function table(clock: { now(): number }, ids: string[]) {
   const renewals: number[] = [];
   const queue = {
     async owners(now: string) {
-      return [...new Set([...jobs.values()].filter((j) => !j.done && j.leaseOwner && j.leaseUntil! > now).map((j) => j.leaseOwner!))];
+      return [
+        ...new Set(
+          [...jobs.values()].filter((j) => !j.done && j.leaseOwner && j.leaseUntil! > now).map((j) => j.leaseOwner!),
+        ),
+      ];
     },
     async release(owners: readonly string[]) {
       const freed = [...jobs.values()].filter((j) => !j.done && owners.includes(j.leaseOwner ?? ""));
@@ -32,7 +36,9 @@ function table(clock: { now(): number }, ids: string[]) {
     },
     async claim(now, limit, leaseMs, owner) {
       const at = Date.parse(now);
-      const due = [...jobs.values()].filter((j) => !j.done && (j.leaseUntil === undefined || Date.parse(j.leaseUntil) <= at)).slice(0, limit);
+      const due = [...jobs.values()]
+        .filter((j) => !j.done && (j.leaseUntil === undefined || Date.parse(j.leaseUntil) <= at))
+        .slice(0, limit);
       for (const j of due) Object.assign(j, { leaseOwner: owner, leaseUntil: new Date(at + leaseMs).toISOString() });
       return due.map((j) => ({ ...j }));
     },
@@ -48,16 +54,37 @@ function table(clock: { now(): number }, ids: string[]) {
 
 function gate() {
   const open: (() => void)[] = [];
-  return { wait: () => new Promise<void>((resolve) => open.push(resolve)), release: () => open.splice(0).forEach((f) => f()), get waiting() { return open.length; } };
+  return {
+    wait: () => new Promise<void>((resolve) => open.push(resolve)),
+    release: () => open.splice(0).forEach((f) => f()),
+    get waiting() {
+      return open.length;
+    },
+  };
 }
 
 describe("LeaseWorker", () => {
   it("runs at most `concurrency` jobs at once, records each, and drains on stop", async () => {
     const clock = fakeClock();
-    const t = table(clock, Array.from({ length: 7 }, (_, i) => `j${i}`));
+    const t = table(
+      clock,
+      Array.from({ length: 7 }, (_, i) => `j${i}`),
+    );
     const g = gate();
     const recorded: string[] = [];
-    const worker = new LeaseWorker(t.queue, { perform: async (job) => (await g.wait(), job.id), record: async (job, r) => { recorded.push(r); t.jobs.get(job.id)!.done = true; } }, clock, silentLogger, { name: "test", concurrency: 3, leaseMs: 30_000, pollIntervalMs: 50 });
+    const worker = new LeaseWorker(
+      t.queue,
+      {
+        perform: async (job) => (await g.wait(), job.id),
+        record: async (job, r) => {
+          recorded.push(r);
+          t.jobs.get(job.id)!.done = true;
+        },
+      },
+      clock,
+      silentLogger,
+      { name: "test", concurrency: 3, leaseMs: 30_000, pollIntervalMs: 50 },
+    );
     worker.start();
     await waitUntil(() => g.waiting === 3, { timeoutMs: 2_000 });
     expect(worker.performing).toBe(3);
@@ -74,7 +101,13 @@ describe("LeaseWorker", () => {
     const clock = fakeClock();
     const t = table(clock, ["long"]);
     const g = gate();
-    const worker = new LeaseWorker(t.queue, { perform: () => g.wait(), record: async (job) => void (t.jobs.get(job.id)!.done = true) }, clock, silentLogger, { name: "test", leaseMs: 300, heartbeatMs: 20, pollIntervalMs: 1_000 });
+    const worker = new LeaseWorker(
+      t.queue,
+      { perform: () => g.wait(), record: async (job) => void (t.jobs.get(job.id)!.done = true) },
+      clock,
+      silentLogger,
+      { name: "test", leaseMs: 300, heartbeatMs: 20, pollIntervalMs: 1_000 },
+    );
     worker.start();
     await waitUntil(() => g.waiting === 1, { timeoutMs: 2_000 });
     for (let i = 0; i < 5; i++) {
@@ -93,7 +126,16 @@ describe("LeaseWorker", () => {
     const t = table(clock, ["a", "b", "c"]);
     const g = gate();
     const performed: string[] = [];
-    const worker = new LeaseWorker(t.queue, { perform: async (job) => (performed.push(job.id), g.wait()), record: async (job) => void (t.jobs.get(job.id)!.done = true) }, clock, silentLogger, { name: "test", concurrency: 1, leaseMs: 10_000, startMarginMs: 5_000, pollIntervalMs: 60_000 });
+    const worker = new LeaseWorker(
+      t.queue,
+      {
+        perform: async (job) => (performed.push(job.id), g.wait()),
+        record: async (job) => void (t.jobs.get(job.id)!.done = true),
+      },
+      clock,
+      silentLogger,
+      { name: "test", concurrency: 1, leaseMs: 10_000, startMarginMs: 5_000, pollIntervalMs: 60_000 },
+    );
     const round = worker.runOnce(); // claims only "a" (room for one)
     await waitUntil(() => g.waiting === 1, { timeoutMs: 2_000 });
     worker.start(); // claims b and c into the queue behind a
@@ -112,15 +154,32 @@ describe("LeaseWorker", () => {
     const child = spawn(process.execPath, ["-e", ""]);
     await once(child, "exit");
     const host = jobOwner().replace(/:\d+:[0-9a-f]+$/, "");
-    const owners = { dead: `${host}:${child.pid}:0badc0de`, live: `${host}:${process.ppid}:0badc0de`, elsewhere: `other-host@1:${child.pid}:0badc0de`, previous: `${host}:${process.pid}:0badc0de` };
+    const owners = {
+      dead: `${host}:${child.pid}:0badc0de`,
+      live: `${host}:${process.ppid}:0badc0de`,
+      elsewhere: `other-host@1:${child.pid}:0badc0de`,
+      previous: `${host}:${process.pid}:0badc0de`,
+    };
     expect(deadLocalOwners(Object.values(owners)).sort()).toEqual([owners.dead, owners.previous].sort());
     expect(deadLocalOwners([jobOwner()])).toEqual([]); // this process's own workers live
 
     const clock = fakeClock();
     const t = table(clock, Object.keys(owners));
-    for (const [id, owner] of Object.entries(owners)) await t.queue.claim(new Date(clock.now()).toISOString(), 1, 30_000, owner).then(() => Object.assign(t.jobs.get(id)!, { leaseOwner: owner }));
+    for (const [id, owner] of Object.entries(owners))
+      await t.queue
+        .claim(new Date(clock.now()).toISOString(), 1, 30_000, owner)
+        .then(() => Object.assign(t.jobs.get(id)!, { leaseOwner: owner }));
     const performed: string[] = [];
-    const worker = new LeaseWorker(t.queue, { perform: async (job) => void performed.push(job.id), record: async (job) => void (t.jobs.get(job.id)!.done = true) }, clock, silentLogger, { name: "test", leaseMs: 30_000, pollIntervalMs: 50 });
+    const worker = new LeaseWorker(
+      t.queue,
+      {
+        perform: async (job) => void performed.push(job.id),
+        record: async (job) => void (t.jobs.get(job.id)!.done = true),
+      },
+      clock,
+      silentLogger,
+      { name: "test", leaseMs: 30_000, pollIntervalMs: 50 },
+    );
     worker.start();
     await waitUntil(() => performed.length === 2, { timeoutMs: 2_000 });
     await worker.stop();
@@ -130,8 +189,20 @@ describe("LeaseWorker", () => {
   it("refuses settings that could run a job twice", () => {
     const t = table(fakeClock(), []);
     const handler = { perform: async () => undefined, record: async () => undefined };
-    expect(() => new LeaseWorker(t.queue, handler, fakeClock(), silentLogger, { name: "x", leaseMs: 1_000, startMarginMs: 1_000 })).toThrow(expect.objectContaining({ code: "validation_error" }));
-    expect(() => new LeaseWorker(t.queue, handler, fakeClock(), silentLogger, { name: "x", leaseMs: 1_000, heartbeatMs: 1_000 })).toThrow(/heartbeatMs/);
-    expect(() => new LeaseWorker(t.queue, handler, fakeClock(), silentLogger, { name: "x", leaseMs: 1_000, concurrency: 0 })).toThrow(/concurrency/);
+    expect(
+      () =>
+        new LeaseWorker(t.queue, handler, fakeClock(), silentLogger, {
+          name: "x",
+          leaseMs: 1_000,
+          startMarginMs: 1_000,
+        }),
+    ).toThrow(expect.objectContaining({ code: "validation_error" }));
+    expect(
+      () =>
+        new LeaseWorker(t.queue, handler, fakeClock(), silentLogger, { name: "x", leaseMs: 1_000, heartbeatMs: 1_000 }),
+    ).toThrow(/heartbeatMs/);
+    expect(
+      () => new LeaseWorker(t.queue, handler, fakeClock(), silentLogger, { name: "x", leaseMs: 1_000, concurrency: 0 }),
+    ).toThrow(/concurrency/);
   });
 });

@@ -1,7 +1,22 @@
-import { type Client, ErrorCode, type EventDetails, OpenFeature, ProviderEvents, ProviderStatus } from "@openfeature/server-sdk";
+import {
+  type Client,
+  ErrorCode,
+  type EventDetails,
+  OpenFeature,
+  ProviderEvents,
+  ProviderStatus,
+} from "@openfeature/server-sdk";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { FlagpostProvider } from "../../adapters/openfeature/index.js";
-import { createFlagpost, createRemoteFlagClient, type EventSink, FlagClient, type Flagpost, memoryStorage, silentLogger } from "../../src/index.js";
+import {
+  createFlagpost,
+  createRemoteFlagClient,
+  type EventSink,
+  FlagClient,
+  type Flagpost,
+  memoryStorage,
+  silentLogger,
+} from "../../src/index.js";
 import { waitUntil } from "../flags/support/wait.js";
 import { startApp } from "../support/servers.js";
 
@@ -69,9 +84,9 @@ describe("FlagpostProvider through the OpenFeature server SDK", () => {
     const { client: neverReady } = FlagClient.create();
     const domain = `flagpost-${++domainCount}`;
     const started = Date.now();
-    await expect(OpenFeature.setProviderAndWait(domain, new FlagpostProvider(neverReady, { initializeTimeoutMs: 150 }))).rejects.toThrow(
-      "flagpost's start (storage, first flag snapshot) did not finish within 150 ms",
-    );
+    await expect(
+      OpenFeature.setProviderAndWait(domain, new FlagpostProvider(neverReady, { initializeTimeoutMs: 150 })),
+    ).rejects.toThrow("flagpost's start (storage, first flag snapshot) did not finish within 150 ms");
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
     expect(OpenFeature.getClient(domain).providerStatus).toBe(ProviderStatus.ERROR);
   });
@@ -82,45 +97,118 @@ describe("FlagpostProvider through the OpenFeature server SDK", () => {
       const d = await client.getBooleanDetails(key, false, context as never);
       return { value: d.value, reason: d.reason, errorCode: d.errorCode, flagMetadata: d.flagMetadata };
     };
-    expect(await details("off", { targetingKey: "u1" })).toEqual({ value: false, reason: "DISABLED", errorCode: undefined, flagMetadata: {} });
-    expect(await details("everyone", {})).toEqual({ value: true, reason: "STATIC", errorCode: undefined, flagMetadata: {} });
-    expect(await details("checkout", { targetingKey: "vip" })).toEqual({ value: true, reason: "TARGETING_MATCH", errorCode: undefined, flagMetadata: { ruleIndex: 0, ruleType: "users" } });
-    expect(await details("checkout", { targetingKey: "x", plan: "pro" })).toEqual({ value: true, reason: "TARGETING_MATCH", errorCode: undefined, flagMetadata: { ruleIndex: 1, ruleType: "attribute" } });
+    expect(await details("off", { targetingKey: "u1" })).toEqual({
+      value: false,
+      reason: "DISABLED",
+      errorCode: undefined,
+      flagMetadata: {},
+    });
+    expect(await details("everyone", {})).toEqual({
+      value: true,
+      reason: "STATIC",
+      errorCode: undefined,
+      flagMetadata: {},
+    });
+    expect(await details("checkout", { targetingKey: "vip" })).toEqual({
+      value: true,
+      reason: "TARGETING_MATCH",
+      errorCode: undefined,
+      flagMetadata: { ruleIndex: 0, ruleType: "users" },
+    });
+    expect(await details("checkout", { targetingKey: "x", plan: "pro" })).toEqual({
+      value: true,
+      reason: "TARGETING_MATCH",
+      errorCode: undefined,
+      flagMetadata: { ruleIndex: 1, ruleType: "attribute" },
+    });
     // A Date in the context compares as an instant.
-    expect(await details("checkout", { targetingKey: "x", signup: new Date("2026-02-01T00:00:00Z") })).toMatchObject({ value: true, flagMetadata: { ruleIndex: 2 } });
-    expect(await details("checkout", { targetingKey: "x", signup: new Date("2025-12-31T23:59:59Z") })).toMatchObject({ value: false, reason: "DEFAULT" });
+    expect(await details("checkout", { targetingKey: "x", signup: new Date("2026-02-01T00:00:00Z") })).toMatchObject({
+      value: true,
+      flagMetadata: { ruleIndex: 2 },
+    });
+    expect(await details("checkout", { targetingKey: "x", signup: new Date("2025-12-31T23:59:59Z") })).toMatchObject({
+      value: false,
+      reason: "DEFAULT",
+    });
     // Some user inside the 6.32% (found through the client), to check SPLIT.
     const fp = await flagpost();
-    const inside = Array.from({ length: 200 }, (_, i) => `user-${i}`).find((id) => fp.flagClient.evaluate("checkout", { userId: id }).ruleIndex === 3)!;
-    expect(await details("checkout", { targetingKey: inside })).toEqual({ value: true, reason: "SPLIT", errorCode: undefined, flagMetadata: { ruleIndex: 3, ruleType: "percentage" } });
-    expect(await details("checkout", {})).toEqual({ value: false, reason: "DEFAULT", errorCode: undefined, flagMetadata: {} });
-    expect(await details("nope", { targetingKey: "u1" })).toMatchObject({ value: false, reason: "ERROR", errorCode: ErrorCode.FLAG_NOT_FOUND });
+    const inside = Array.from({ length: 200 }, (_, i) => `user-${i}`).find(
+      (id) => fp.flagClient.evaluate("checkout", { userId: id }).ruleIndex === 3,
+    )!;
+    expect(await details("checkout", { targetingKey: inside })).toEqual({
+      value: true,
+      reason: "SPLIT",
+      errorCode: undefined,
+      flagMetadata: { ruleIndex: 3, ruleType: "percentage" },
+    });
+    expect(await details("checkout", {})).toEqual({
+      value: false,
+      reason: "DEFAULT",
+      errorCode: undefined,
+      flagMetadata: {},
+    });
+    expect(await details("nope", { targetingKey: "u1" })).toMatchObject({
+      value: false,
+      reason: "ERROR",
+      errorCode: ErrorCode.FLAG_NOT_FOUND,
+    });
     expect((await client.getBooleanDetails("nope", true)).value).toBe(true);
   });
 
   it("resolves a flag with variants as a string: the user's variant with reason SPLIT", async () => {
     const fp = await flagpost();
-    const variants = [{ key: "control", weight: 50 }, { key: "treatment", weight: 50 }];
-    await fp.flags.create({ key: "split", enabled: true, rules: [{ type: "attribute", attribute: "plan", operator: "equals", value: "pro" }], variants });
+    const variants = [
+      { key: "control", weight: 50 },
+      { key: "treatment", weight: 50 },
+    ];
+    await fp.flags.create({
+      key: "split",
+      enabled: true,
+      rules: [{ type: "attribute", attribute: "plan", operator: "equals", value: "pro" }],
+      variants,
+    });
     const client = await bind(new FlagpostProvider(fp));
     for (const user of ["u1", "u2", "u3", "ü-4"]) {
       const expected = fp.getVariant("split", { userId: user, attributes: { plan: "pro" } });
       expect(expected).toMatch(/^(control|treatment)$/);
-      expect(await client.getStringDetails("split", "none", { targetingKey: user, plan: "pro" })).toMatchObject({ value: expected, variant: expected, reason: "SPLIT" });
+      expect(await client.getStringDetails("split", "none", { targetingKey: user, plan: "pro" })).toMatchObject({
+        value: expected,
+        variant: expected,
+        reason: "SPLIT",
+      });
     }
-    expect(await client.getStringDetails("split", "none", { targetingKey: "u1", plan: "free" })).toMatchObject({ value: "none", reason: "DEFAULT" });
-    expect(await client.getStringDetails("split", "none", { plan: "pro" })).toMatchObject({ value: "none", reason: "ERROR", errorCode: ErrorCode.TARGETING_KEY_MISSING });
-    expect(await client.getStringDetails("missing", "none", { targetingKey: "u1" })).toMatchObject({ value: "none", errorCode: ErrorCode.FLAG_NOT_FOUND });
+    expect(await client.getStringDetails("split", "none", { targetingKey: "u1", plan: "free" })).toMatchObject({
+      value: "none",
+      reason: "DEFAULT",
+    });
+    expect(await client.getStringDetails("split", "none", { plan: "pro" })).toMatchObject({
+      value: "none",
+      reason: "ERROR",
+      errorCode: ErrorCode.TARGETING_KEY_MISSING,
+    });
+    expect(await client.getStringDetails("missing", "none", { targetingKey: "u1" })).toMatchObject({
+      value: "none",
+      errorCode: ErrorCode.FLAG_NOT_FOUND,
+    });
     await fp.flags.update("split", { enabled: false });
-    expect(await client.getStringDetails("split", "none", { targetingKey: "u1", plan: "pro" })).toMatchObject({ value: "none", reason: "DISABLED" });
+    expect(await client.getStringDetails("split", "none", { targetingKey: "u1", plan: "pro" })).toMatchObject({
+      value: "none",
+      reason: "DISABLED",
+    });
   });
 
   it("raises TYPE_MISMATCH for string, number and object evaluations", async () => {
     const client = await bind(new FlagpostProvider(await flagpost()));
     const asString = await client.getStringDetails("everyone", "fallback");
     expect(asString).toMatchObject({ value: "fallback", reason: "ERROR", errorCode: ErrorCode.TYPE_MISMATCH });
-    expect(await client.getNumberDetails("everyone", 7)).toMatchObject({ value: 7, errorCode: ErrorCode.TYPE_MISMATCH });
-    expect(await client.getObjectDetails("everyone", { a: 1 })).toMatchObject({ value: { a: 1 }, errorCode: ErrorCode.TYPE_MISMATCH });
+    expect(await client.getNumberDetails("everyone", 7)).toMatchObject({
+      value: 7,
+      errorCode: ErrorCode.TYPE_MISMATCH,
+    });
+    expect(await client.getObjectDetails("everyone", { a: 1 })).toMatchObject({
+      value: { a: 1 },
+      errorCode: ErrorCode.TYPE_MISMATCH,
+    });
   });
 
   it("emits CONFIGURATION_CHANGED with the keys that changed", async () => {
@@ -159,7 +247,10 @@ describe("FlagpostProvider through the OpenFeature server SDK", () => {
     await expect(OpenFeature.setProviderAndWait(domain, new FlagpostProvider(flagClient))).rejects.toThrow();
     const client = OpenFeature.getClient(domain);
     expect(client.providerStatus).toBe(ProviderStatus.FATAL);
-    expect(await client.getBooleanDetails("anything", true)).toMatchObject({ value: true, errorCode: ErrorCode.PROVIDER_FATAL });
+    expect(await client.getBooleanDetails("anything", true)).toMatchObject({
+      value: true,
+      errorCode: ErrorCode.PROVIDER_FATAL,
+    });
   });
 
   it("works over a remote client against a real server", async () => {
@@ -169,7 +260,10 @@ describe("FlagpostProvider through the OpenFeature server SDK", () => {
     const flagClient = createRemoteFlagClient({ url: app.url, apiKey: app.key, logger: silentLogger });
     cleanups.push(() => flagClient.close());
     const client = await bind(new FlagpostProvider(flagClient));
-    expect(await client.getBooleanDetails("beta", false, { targetingKey: "u1" })).toMatchObject({ value: true, reason: "TARGETING_MATCH" });
+    expect(await client.getBooleanDetails("beta", false, { targetingKey: "u1" })).toMatchObject({
+      value: true,
+      reason: "TARGETING_MATCH",
+    });
   });
 
   it("feeds track() to the EventTracker: targetingKey as userId, details as properties", async () => {
@@ -183,7 +277,9 @@ describe("FlagpostProvider through the OpenFeature server SDK", () => {
     expect(events).toEqual([{ event: "purchase", userId: "u1", properties: { value: 9.99, currency: "EUR" } }]);
 
     const explicit: typeof events = [];
-    const other = await bind(new FlagpostProvider(fp.flagClient, { events: { enqueue: (e) => void explicit.push(e) } }));
+    const other = await bind(
+      new FlagpostProvider(fp.flagClient, { events: { enqueue: (e) => void explicit.push(e) } }),
+    );
     other.track("signup", { targetingKey: "u2" });
     expect(explicit).toEqual([{ event: "signup", userId: "u2", properties: {} }]);
   });

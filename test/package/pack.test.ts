@@ -30,7 +30,10 @@ describe("the published package", () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "flagpost-pack-"));
-    const { stdout } = await exec("npm", ["pack", "--json", "--pack-destination", dir], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await exec("npm", ["pack", "--json", "--pack-destination", dir], {
+      cwd: ROOT,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     const [packed] = JSON.parse(stdout.slice(stdout.indexOf("["))) as [{ filename: string; files: { path: string }[] }];
     files = packed.files.map((f) => f.path);
     app = join(dir, "app");
@@ -38,7 +41,17 @@ describe("the published package", () => {
     await mkdir(join(modules, "flagpost"), { recursive: true });
     await exec("tar", ["-xzf", join(dir, packed.filename), "-C", join(modules, "flagpost"), "--strip-components=1"]);
     // The app brings the runtime dependencies and the optional peers it uses, as a user's would.
-    const bring = [...Object.keys(pkg.dependencies), "kysely", "better-sqlite3", "nodemailer", "@openfeature/server-sdk", "@openfeature/core", "@types/node", "undici-types", "typescript"];
+    const bring = [
+      ...Object.keys(pkg.dependencies),
+      "kysely",
+      "better-sqlite3",
+      "nodemailer",
+      "@openfeature/server-sdk",
+      "@openfeature/core",
+      "@types/node",
+      "undici-types",
+      "typescript",
+    ];
     for (const scope of ["@types", "@openfeature"]) await mkdir(join(modules, scope), { recursive: true });
     for (const name of bring) await symlink(join(ROOT, "node_modules", name), join(modules, name), "dir");
     await writeFile(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
@@ -96,9 +109,22 @@ describe("the published package", () => {
         "void handler; void flag; void kyselyStorage;",
       ].join("\n"),
     );
-    const tsconfig = { compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true, noEmit: true, skipLibCheck: false, types: ["node"] }, files: ["app.ts"] };
+    const tsconfig = {
+      compilerOptions: {
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        target: "ES2022",
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: ["node"],
+      },
+      files: ["app.ts"],
+    };
     await writeFile(join(app, "tsconfig.json"), JSON.stringify(tsconfig));
-    const result = await exec(process.execPath, [join(app, "node_modules", "typescript", "bin", "tsc"), "-p", "."], { cwd: app }).then(
+    const result = await exec(process.execPath, [join(app, "node_modules", "typescript", "bin", "tsc"), "-p", "."], {
+      cwd: app,
+    }).then(
       () => "",
       (error: { stdout?: string }) => error.stdout ?? String(error),
     );

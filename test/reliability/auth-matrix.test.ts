@@ -31,7 +31,9 @@ describe("auth matrix from the route table", () => {
 
   /** A concrete path for a route pattern: parameters filled with things that exist. */
   function pathOf(pattern: string): string {
-    return pattern.replace(/:(\w+)/g, (_, name: string) => (name === "key" ? `matrix-${Math.random().toString(36).slice(2)}` : name === "id" ? emailId : `x-${name}`));
+    return pattern.replace(/:(\w+)/g, (_, name: string) =>
+      name === "key" ? `matrix-${Math.random().toString(36).slice(2)}` : name === "id" ? emailId : `x-${name}`,
+    );
   }
 
   it("gives every route a scope, and answers each route × scope cell as hasScope says", async () => {
@@ -45,7 +47,10 @@ describe("auth matrix from the route table", () => {
         if (path.includes("/v1/flags/matrix-")) await app.fp.flags.create({ key: path.split("/")[3]! });
         const response = await fetch(app.url + path, {
           method: route.method,
-          headers: { authorization: `Bearer ${keys.get(scope)}`, ...(route.body ? { "content-type": "application/json" } : {}) },
+          headers: {
+            authorization: `Bearer ${keys.get(scope)}`,
+            ...(route.body ? { "content-type": "application/json" } : {}),
+          },
           ...(route.body ? { body: "{}" } : {}),
         });
         const answer = answerOf(response.status, await response.text());
@@ -53,7 +58,10 @@ describe("auth matrix from the route table", () => {
         if (hasScope([scope], route.scope)) {
           expect([401, 403], `${cell}: ${answer.message}`).not.toContain(answer.status);
         } else {
-          expect({ status: answer.status, code: answer.code }, cell).toEqual({ status: 403, code: "restricted_api_key" });
+          expect({ status: answer.status, code: answer.code }, cell).toEqual({
+            status: 403,
+            code: "restricted_api_key",
+          });
           expect(answer.message, cell).toContain(route.scope);
         }
         cells += 1;
@@ -85,7 +93,10 @@ describe("auth matrix from the route table", () => {
     for (const [authorization, status, code] of cases) {
       const response = await fetch(`${app.url}/v1/flags`, { headers: { authorization } });
       const answer = answerOf(response.status, await response.text());
-      expect({ status: answer.status, code: status === 200 ? undefined : answer.code }, authorization.slice(0, 60)).toEqual({ status, code });
+      expect(
+        { status: answer.status, code: status === 200 ? undefined : answer.code },
+        authorization.slice(0, 60),
+      ).toEqual({ status, code });
     }
   });
 });
@@ -113,7 +124,8 @@ describe("revocation by another process", () => {
   it("is honoured within 1 s by a process that had just verified the key", async () => {
     const [a, b] = apps as [TestApp, TestApp];
     const made = await a.fp.keys.create({ scopes: ["flags:read"] });
-    const ask = async () => (await fetch(`${b.url}/v1/flags`, { headers: { authorization: `Bearer ${made.key}` } })).status;
+    const ask = async () =>
+      (await fetch(`${b.url}/v1/flags`, { headers: { authorization: `Bearer ${made.key}` } })).status;
     expect(await ask()).toBe(200); // b now holds the key in its cache
     await a.fp.keys.revoke(made.id);
     const revokedAt = performance.now();

@@ -4,7 +4,13 @@ import { type Answer, namesField, resolvePath, SEED_FLAG, send } from "./support
 import { FIELD_CASES, ID_ROUTES } from "./support/bad-input-cases.js";
 import { type BackendApp, startEveryBackend } from "./support/every-backend.js";
 import { fill } from "./support/poison.js";
-import { type Fragment, freeFormFragment, impossibleSegment, prototypeQuery, stringFragment } from "./support/poison-arbitraries.js";
+import {
+  type Fragment,
+  freeFormFragment,
+  impossibleSegment,
+  prototypeQuery,
+  stringFragment,
+} from "./support/poison-arbitraries.js";
 import { storedState } from "./support/stored-state.js";
 
 /** Runs per property; each run is one request on each of the four backends. */
@@ -25,13 +31,18 @@ describe("bad input, property-based, on every backend", () => {
     ({ apps: backends, close } = await startEveryBackend());
     for (const b of backends) {
       await b.app.fp.flags.create({ key: SEED_FLAG, enabled: true });
-      emailIds.set(b.backend, (await b.app.fp.emails.send({ from: "a@example.com", to: "b@example.com", subject: "seed", text: "seed" })).id);
+      emailIds.set(
+        b.backend,
+        (await b.app.fp.emails.send({ from: "a@example.com", to: "b@example.com", subject: "seed", text: "seed" })).id,
+      );
     }
   });
   afterAll(() => close());
 
   async function everywhere(method: string, path: string, body?: string): Promise<Answer[]> {
-    const answers = await Promise.all(backends.map((b) => send(b, method, resolvePath(path, emailIds.get(b.backend)!), body)));
+    const answers = await Promise.all(
+      backends.map((b) => send(b, method, resolvePath(path, emailIds.get(b.backend)!), body)),
+    );
     return answers.map(({ text: _text, ...answer }) => answer);
   }
 
@@ -51,15 +62,18 @@ describe("bad input, property-based, on every backend", () => {
   it("answers poison in any field with 422 naming it, and clean values alike, on every backend", async () => {
     let poisoned = 0;
     await fc.assert(
-      fc.asyncProperty(fieldRequest, async ({ c, fragment }: { c: (typeof FIELD_CASES)[number]; fragment: Fragment }) => {
-        const what = `${c.method} ${c.path} ${fill(c.body, fragment.json).slice(0, 200)}`;
-        const answer = expectAlike(await everywhere(c.method, c.path, fill(c.body, fragment.json)), what);
-        if (fragment.poison) {
-          poisoned += 1;
-          expect(answer.status, `${what}: ${answer.message}`).toBe(422);
-          expect(namesField(answer, c.field), `${what} named ${answer.field}`).toBe(true);
-        }
-      }),
+      fc.asyncProperty(
+        fieldRequest,
+        async ({ c, fragment }: { c: (typeof FIELD_CASES)[number]; fragment: Fragment }) => {
+          const what = `${c.method} ${c.path} ${fill(c.body, fragment.json).slice(0, 200)}`;
+          const answer = expectAlike(await everywhere(c.method, c.path, fill(c.body, fragment.json)), what);
+          if (fragment.poison) {
+            poisoned += 1;
+            expect(answer.status, `${what}: ${answer.message}`).toBe(422);
+            expect(namesField(answer, c.field), `${what} named ${answer.field}`).toBe(true);
+          }
+        },
+      ),
       { numRuns: NUM_RUNS },
     );
     expect(poisoned).toBeGreaterThan(NUM_RUNS / 4);
@@ -68,7 +82,10 @@ describe("bad input, property-based, on every backend", () => {
   it("answers 404 for any path id holding NUL or a broken code point, on every route with an id", async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...ID_ROUTES), impossibleSegment, async (route, segment) => {
-        const answer = expectAlike(await everywhere(route.method, route.path(segment), route.body), `${route.method} ${route.path(segment)}`);
+        const answer = expectAlike(
+          await everywhere(route.method, route.path(segment), route.body),
+          `${route.method} ${route.path(segment)}`,
+        );
         expect({ status: answer.status, code: answer.code }).toEqual({ status: 404, code: "not_found" });
       }),
       { numRuns: Math.ceil(NUM_RUNS / 3) },

@@ -18,8 +18,17 @@ describe("bad input answered alike on every backend", () => {
   beforeAll(async () => {
     ({ apps: backends, close } = await startEveryBackend());
     for (const b of backends) {
-      await b.app.fp.flags.create({ key: SEED_FLAG, enabled: true, rules: [{ type: "attribute", attribute: "plan", operator: "equals", value: "pro" }] });
-      const sent = await b.app.fp.emails.send({ from: "a@example.com", to: "b@example.com", subject: "seed", text: "seed" });
+      await b.app.fp.flags.create({
+        key: SEED_FLAG,
+        enabled: true,
+        rules: [{ type: "attribute", attribute: "plan", operator: "equals", value: "pro" }],
+      });
+      const sent = await b.app.fp.emails.send({
+        from: "a@example.com",
+        to: "b@example.com",
+        subject: "seed",
+        text: "seed",
+      });
       emailIds.set(b.backend, sent.id);
     }
   });
@@ -27,14 +36,21 @@ describe("bad input answered alike on every backend", () => {
   // Each case is one request on each of four backends: generous limits for a loaded machine.
 
   /** The same request on every backend; their answers, by backend. */
-  async function everywhere(method: string, path: string, body?: string): Promise<Map<string, Answer & { text: string }>> {
-    const answers = await Promise.all(backends.map((b) => send(b, method, resolvePath(path, emailIds.get(b.backend)!), body)));
+  async function everywhere(
+    method: string,
+    path: string,
+    body?: string,
+  ): Promise<Map<string, Answer & { text: string }>> {
+    const answers = await Promise.all(
+      backends.map((b) => send(b, method, resolvePath(path, emailIds.get(b.backend)!), body)),
+    );
     return new Map(backends.map((b, i) => [b.backend, answers[i]!]));
   }
 
   function expectAlike(answers: Map<string, Answer & { text: string }>, what: string): Answer {
     const [first, ...rest] = [...answers.values()].map(({ text: _text, ...answer }) => answer);
-    for (const [i, answer] of rest.entries()) expect(answer, `${what}: ${backends[i + 1]!.backend} vs memory`).toEqual(first);
+    for (const [i, answer] of rest.entries())
+      expect(answer, `${what}: ${backends[i + 1]!.backend} vs memory`).toEqual(first);
     return first!;
   }
 
@@ -56,7 +72,10 @@ describe("bad input answered alike on every backend", () => {
   }, 180_000);
 
   it("answers 6,000 levels of nesting (issue 11's reproduction) with 422, not a stack overflow", async () => {
-    const answer = expectAlike(await everywhere("POST", "/v1/emails/{email}/events", `{"type":"delivered","detail":${nestedJson(6_000)}}`), "deep detail");
+    const answer = expectAlike(
+      await everywhere("POST", "/v1/emails/{email}/events", `{"type":"delivered","detail":${nestedJson(6_000)}}`),
+      "deep detail",
+    );
     expect(answer).toMatchObject({ status: 422, field: "detail.a" });
     expect(answer.message).toContain("nested more than 64 levels deep");
   });
@@ -89,20 +108,36 @@ describe("bad input answered alike on every backend", () => {
   });
 
   it("stores what the rules allow exactly as sent, alike on every backend", async () => {
-    const description = "tab\t, bell\u0007, U+FFFF \uffff, astral 😀, quote \", backslash \\";
-    const created = expectAlike(await everywhere("POST", "/v1/flags", JSON.stringify({ key: "allowed-text", description })), "allowed text");
+    const description = 'tab\t, bell\u0007, U+FFFF \uffff, astral 😀, quote ", backslash \\';
+    const created = expectAlike(
+      await everywhere("POST", "/v1/flags", JSON.stringify({ key: "allowed-text", description })),
+      "allowed text",
+    );
     expect(created.status).toBe(201);
     for (const b of backends) expect((await b.app.fp.flags.get("allowed-text")).description).toBe(description);
 
     // 64 levels in all: the body, then "properties" and 62 more.
     const properties = `{"constructor":"c","toString":1,"deep":${nestedJson(62)},"tiny":5e-324}`;
-    const accepted = expectAlike(await everywhere("POST", "/v1/events", `{"event":"allowed","userId":"u-allowed","properties":${properties}}`), "64 levels");
+    const accepted = expectAlike(
+      await everywhere("POST", "/v1/events", `{"event":"allowed","userId":"u-allowed","properties":${properties}}`),
+      "64 levels",
+    );
     expect(accepted.status).toBe(202);
-    const one = expectAlike(await everywhere("POST", "/v1/events", `{"event":"allowed","userId":"u-deeper","properties":{"deep":${nestedJson(63)}}}`), "65 levels");
+    const one = expectAlike(
+      await everywhere(
+        "POST",
+        "/v1/events",
+        `{"event":"allowed","userId":"u-deeper","properties":{"deep":${nestedJson(63)}}}`,
+      ),
+      "65 levels",
+    );
     expect(one.status).toBe(422);
     for (const b of backends) {
       const page = await b.app.fp.events.query({ userId: "u-allowed" });
-      expect(page.data.map((e) => e.properties), b.backend).toEqual([JSON.parse(properties)]);
+      expect(
+        page.data.map((e) => e.properties),
+        b.backend,
+      ).toEqual([JSON.parse(properties)]);
     }
   });
 });

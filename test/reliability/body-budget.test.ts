@@ -22,7 +22,12 @@ describe("body budget", () => {
         };
       },
     });
-    const pending = fetch(`${app.url}/v1/events`, { method: "POST", headers: { authorization: `Bearer ${app.key}`, "content-type": "application/json" }, body: slow, duplex: "half" } as RequestInit);
+    const pending = fetch(`${app.url}/v1/events`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${app.key}`, "content-type": "application/json" },
+      body: slow,
+      duplex: "half",
+    } as RequestInit);
     await new Promise((resolve) => setTimeout(resolve, 300)); // the first chunk is in: its bytes are held
 
     const refused = await app.call("POST", "/v1/flags", { key: "while-full" });

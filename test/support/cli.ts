@@ -42,6 +42,8 @@ export function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<str
       }
     };
     child.stdout!.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`process exited (${code}) before printing ${pattern}; output:\n${seen}`)));
+    child.once("exit", (code) =>
+      reject(new Error(`process exited (${code}) before printing ${pattern}; output:\n${seen}`)),
+    );
   });
 }

@@ -127,7 +127,11 @@ function uniqueName(): string {
 }
 
 /** Tracks the instances of one test database and builds its TestDatabase. */
-function testDatabase(backend: Backend, connect: (options: OpenOptions) => Kysely<any>, remove: () => Promise<void>): TestDatabase {
+function testDatabase(
+  backend: Backend,
+  connect: (options: OpenOptions) => Kysely<any>,
+  remove: () => Promise<void>,
+): TestDatabase {
   const instances = new Set<Kysely<any>>();
   const open = (options: OpenOptions = {}) => {
     const db = connect(options);
@@ -175,7 +179,12 @@ async function postgresDatabase(url: string): Promise<TestDatabase> {
     throw error;
   }
   // Unqualified names resolve to the test's own schema through search_path.
-  const connect = () => new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 10 }) }) });
+  const connect = () =>
+    new Kysely<any>({
+      dialect: new PostgresDialect({
+        pool: new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 10 }),
+      }),
+    });
   return testDatabase("postgres", connect, async () => {
     try {
       await admin.query(`drop schema if exists "${schema}" cascade`);
@@ -207,7 +216,10 @@ async function mysqlDatabase(url: string): Promise<TestDatabase> {
     await admin.end();
     throw error;
   }
-  const connect = () => new Kysely<any>({ dialect: new MysqlDialect({ pool: createPool({ ...base, database: name, connectionLimit: 10 }) }) });
+  const connect = () =>
+    new Kysely<any>({
+      dialect: new MysqlDialect({ pool: createPool({ ...base, database: name, connectionLimit: 10 }) }),
+    });
   return testDatabase("mysql", connect, async () => {
     try {
       await admin.query(`drop database if exists \`${name}\``);
@@ -225,8 +237,12 @@ async function flagpostTables(backend: Backend, db: Kysely<any>): Promise<string
     backend === "sqlite"
       ? sql<{ name: string }>`select name from sqlite_master where type = 'table' and name like ${pattern} escape '\\'`
       : backend === "postgres"
-        ? sql<{ name: string }>`select tablename as name from pg_tables where schemaname = current_schema() and tablename like ${pattern}`
-        : sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = database() and table_name like ${pattern}`;
+        ? sql<{
+            name: string;
+          }>`select tablename as name from pg_tables where schemaname = current_schema() and tablename like ${pattern}`
+        : sql<{
+            name: string;
+          }>`select table_name as name from information_schema.tables where table_schema = database() and table_name like ${pattern}`;
   const { rows } = await query.execute(db);
   return rows.map((row) => row.name).filter((name) => !BOOKKEEPING.has(name));
 }

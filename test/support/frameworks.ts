@@ -4,8 +4,22 @@ import { createAdaptorServer } from "@hono/node-server";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
-import { type HttpOptions, toExpress, toFastify, toFetchHandler, toHono, toNodeHandler } from "../../adapters/http/index.js";
-import { createFlagpost, type Flagpost, type Logger, memoryStorage, silentLogger, type Storage } from "../../src/index.js";
+import {
+  type HttpOptions,
+  toExpress,
+  toFastify,
+  toFetchHandler,
+  toHono,
+  toNodeHandler,
+} from "../../adapters/http/index.js";
+import {
+  createFlagpost,
+  type Flagpost,
+  type Logger,
+  memoryStorage,
+  silentLogger,
+  type Storage,
+} from "../../src/index.js";
 import { listen, type Running } from "./servers.js";
 
 /**
@@ -56,7 +70,13 @@ async function makeFlagpost(options: StartOptions): Promise<{ fp: Flagpost; key:
   return { fp, key };
 }
 
-function target(running: Running, fp: Flagpost, key: string, prefix: string, extra: Pick<Target, "app" | "appParsesBodies" | "rejectsMalformedPaths">): Target {
+function target(
+  running: Running,
+  fp: Flagpost,
+  key: string,
+  prefix: string,
+  extra: Pick<Target, "app" | "appParsesBodies" | "rejectsMalformedPaths">,
+): Target {
   return {
     url: running.url + prefix,
     origin: running.url,
@@ -94,7 +114,11 @@ function startExpress(mode: { prefix?: string; json?: boolean }): Start {
       res.status(404).json({ app: "not found" });
     });
     const running = await listen(createServer(app));
-    return target(running, fp, key, prefix, { app: true, appParsesBodies: mode.json === true, rejectsMalformedPaths: false });
+    return target(running, fp, key, prefix, {
+      app: true,
+      appParsesBodies: mode.json === true,
+      rejectsMalformedPaths: false,
+    });
   };
 }
 

@@ -55,7 +55,11 @@ export async function startApp(options: Partial<FlagpostOptions> & { http?: Http
     call: (method, path, body, headers = {}) =>
       fetch(running.url + path, {
         method,
-        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...headers,
+        },
         ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
       }),
     close: async () => {

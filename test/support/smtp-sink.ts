@@ -48,7 +48,9 @@ export interface SmtpSink {
 }
 
 function replyError(reply: Reply): Error {
-  const error = new Error(reply.message ?? (reply.code >= 500 ? "Refused" : "Try again later")) as Error & { responseCode: number };
+  const error = new Error(reply.message ?? (reply.code >= 500 ? "Refused" : "Try again later")) as Error & {
+    responseCode: number;
+  };
   error.responseCode = reply.code;
   return error;
 }

@@ -10,10 +10,7 @@ import { BACKENDS, describeIfBackend } from "./databases.js";
  */
 export function describeEachStorage(title: string, register: (storage: () => Storage, backend: string) => void): void {
   describe(`${title} (memory)`, () => {
-    register(
-      useStorage({ name: "memory", create: async () => memoryStorage(), destroy: (s) => s.close() }),
-      "memory",
-    );
+    register(useStorage({ name: "memory", create: async () => memoryStorage(), destroy: (s) => s.close() }), "memory");
   });
   for (const backend of BACKENDS) {
     describeIfBackend(backend, `${title} (${backend})`, () => {

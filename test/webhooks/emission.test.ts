@@ -24,11 +24,28 @@ describeEachStorage("domain events from the services", (storage: () => Storage) 
   beforeEach(async () => {
     sink = await startSmtpSink();
     clock = fakeClock();
-    const transport = nodemailerTransport(nodemailer.createTransport({ host: "127.0.0.1", port: sink.port, secure: false, ignoreTLS: true }), { name: "smtp", closeTransporter: true });
-    fp = createFlagpost({ storage: storage(), clock, logger: silentLogger, transport, emailWorker: { autoStart: false } });
+    const transport = nodemailerTransport(
+      nodemailer.createTransport({ host: "127.0.0.1", port: sink.port, secure: false, ignoreTLS: true }),
+      { name: "smtp", closeTransporter: true },
+    );
+    fp = createFlagpost({
+      storage: storage(),
+      clock,
+      logger: silentLogger,
+      transport,
+      emailWorker: { autoStart: false },
+    });
     await fp.ready();
     const at = new Date(clock.now()).toISOString();
-    await fp.storage.webhooks.insertWebhook({ id: HOOK, endpoint: "https://hooks.example.com/", events: [...WEBHOOK_EVENT_TYPES], status: "enabled", secret: "whsec_AAAA", createdAt: at, updatedAt: at });
+    await fp.storage.webhooks.insertWebhook({
+      id: HOOK,
+      endpoint: "https://hooks.example.com/",
+      events: [...WEBHOOK_EVENT_TYPES],
+      status: "enabled",
+      secret: "whsec_AAAA",
+      createdAt: at,
+      updatedAt: at,
+    });
   });
   afterEach(async () => {
     await fp.close();
@@ -38,7 +55,9 @@ describeEachStorage("domain events from the services", (storage: () => Storage) 
   /** The events stored for the endpoint, oldest first. */
   async function emitted(): Promise<DomainEvent[]> {
     const deliveries = await fp.storage.webhookDeliveries.listDeliveries(HOOK, { limit: 100 });
-    const events = await Promise.all(deliveries.map(async (d) => (await fp.storage.webhookDeliveries.getDelivery(HOOK, d.eventId))!.event));
+    const events = await Promise.all(
+      deliveries.map(async (d) => (await fp.storage.webhookDeliveries.getDelivery(HOOK, d.eventId))!.event),
+    );
     return events.reverse();
   }
   const payload = (e: DomainEvent) => ({ type: e.type, created_at: e.createdAt, data: e.data });
@@ -57,28 +76,57 @@ describeEachStorage("domain events from the services", (storage: () => Storage) 
   });
 
   it("email.sent from the worker, email.delivered from a report, with the resend SDK's payload", async () => {
-    const { id } = await fp.emails.send({ from: "Flagpost <hello@example.com>", to: ["ann@example.org"], subject: "Hi", text: "Hello", tags: [{ name: "kind", value: "welcome" }] });
+    const { id } = await fp.emails.send({
+      from: "Flagpost <hello@example.com>",
+      to: ["ann@example.org"],
+      subject: "Hi",
+      text: "Hello",
+      tags: [{ name: "kind", value: "welcome" }],
+    });
     await fp.emails.worker!.runOnce();
     const email = await fp.emails.get(id);
     clock.advance(5000);
     await fp.emails.recordEvent(id, { type: "delivered" });
     const [sent, delivered] = await emitted();
-    const data = { created_at: email.created_at, email_id: id, message_id: email.message_id, from: "Flagpost <hello@example.com>", to: ["ann@example.org"], subject: "Hi", tags: { kind: "welcome" } };
+    const data = {
+      created_at: email.created_at,
+      email_id: id,
+      message_id: email.message_id,
+      from: "Flagpost <hello@example.com>",
+      to: ["ann@example.org"],
+      subject: "Hi",
+      tags: { kind: "welcome" },
+    };
     expect(payload(sent!)).toEqual({ type: "email.sent", created_at: email.sent_at!, data } satisfies EmailSentEvent);
-    expect(payload(delivered!)).toEqual({ type: "email.delivered", created_at: new Date(clock.now()).toISOString(), data } satisfies EmailDeliveredEvent);
+    expect(payload(delivered!)).toEqual({
+      type: "email.delivered",
+      created_at: new Date(clock.now()).toISOString(),
+      data,
+    } satisfies EmailDeliveredEvent);
   });
 
   it("email.delivery_delayed on a 4xx, email.bounced with its bounce on a 5xx", async () => {
-    sink.onRecipient = (address, attempt) => (address.startsWith("later") && attempt === 1 ? { code: 451, message: "try later" } : address.startsWith("gone") ? { code: 550, message: "no such user" } : undefined);
+    sink.onRecipient = (address, attempt) =>
+      address.startsWith("later") && attempt === 1
+        ? { code: 451, message: "try later" }
+        : address.startsWith("gone")
+          ? { code: 550, message: "no such user" }
+          : undefined;
     const later = await fp.emails.send({ from: "hello@example.com", to: "later@example.org", subject: "A", text: "a" });
     const gone = await fp.emails.send({ from: "hello@example.com", to: "gone@example.org", subject: "B", text: "b" });
     await fp.emails.worker!.runOnce();
     const events = await emitted();
     const byEmail = new Map(events.map((e) => [e.data.email_id, payload(e)]));
     const delayed = byEmail.get(later.id) as unknown as EmailDeliveryDelayedEvent;
-    expect(delayed).toMatchObject({ type: "email.delivery_delayed", data: { email_id: later.id, to: ["later@example.org"], subject: "A" } });
+    expect(delayed).toMatchObject({
+      type: "email.delivery_delayed",
+      data: { email_id: later.id, to: ["later@example.org"], subject: "A" },
+    });
     const bounced = byEmail.get(gone.id) as unknown as EmailBouncedEvent;
-    expect(bounced).toMatchObject({ type: "email.bounced", data: { email_id: gone.id, bounce: { type: "Permanent", subType: "General" } } });
+    expect(bounced).toMatchObject({
+      type: "email.bounced",
+      data: { email_id: gone.id, bounce: { type: "Permanent", subType: "General" } },
+    });
     expect(bounced.data.bounce.message).toMatch(/550/);
   });
 });

@@ -8,5 +8,7 @@ import { DASHBOARD_FILE_NAMES, type DashboardFile } from "./files.js";
  * keeps working when an app bundles it again. Both versions export exactly this function.
  */
 export function loadDashboardFiles(): Map<DashboardFile, string> {
-  return new Map(DASHBOARD_FILE_NAMES.map((name) => [name, readFileSync(new URL(`./public/${name}`, import.meta.url), "utf8")]));
+  return new Map(
+    DASHBOARD_FILE_NAMES.map((name) => [name, readFileSync(new URL(`./public/${name}`, import.meta.url), "utf8")]),
+  );
 }

@@ -39,11 +39,16 @@ const SEGMENT = /^[A-Za-z0-9._~-]+$/;
 export function normalizeDashboardPath(path: string): string {
   const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
   const segments = trimmed.split("/").slice(1);
-  const valid = trimmed.startsWith("/") && segments.length > 0 && segments.every((s) => SEGMENT.test(s) && s !== "." && s !== "..");
+  const valid =
+    trimmed.startsWith("/") && segments.length > 0 && segments.every((s) => SEGMENT.test(s) && s !== "." && s !== "..");
   if (!valid) {
-    throw new FlagpostError("validation_error", `dashboard.path must look like "/dashboard" (got ${JSON.stringify(path)})`);
+    throw new FlagpostError(
+      "validation_error",
+      `dashboard.path must look like "/dashboard" (got ${JSON.stringify(path)})`,
+    );
   }
-  if (segments[0] === "v1") throw new FlagpostError("validation_error", `dashboard.path must not be under /v1 (got ${JSON.stringify(path)})`);
+  if (segments[0] === "v1")
+    throw new FlagpostError("validation_error", `dashboard.path must not be under /v1 (got ${JSON.stringify(path)})`);
   return trimmed;
 }
 
@@ -118,7 +123,8 @@ export function createDashboard(options: DashboardOptions = {}): (request: HttpR
     if (name !== undefined && !Object.hasOwn(DASHBOARD_FILES, name)) return undefined;
     if (method !== "GET" && method !== "HEAD") return plain(405, "Method not allowed\n", { allow: "GET, HEAD" });
     // A relative Location works whatever prefix the app mounted flagpost under.
-    if (name === undefined) return withoutBodyForHead(method, plain(308, "Moved permanently\n", { location: `${lastSegment}/` }));
+    if (name === undefined)
+      return withoutBodyForHead(method, plain(308, "Moved permanently\n", { location: `${lastSegment}/` }));
 
     assets ??= buildAssets(depth);
     const asset = assets.get(name as DashboardFile)!;

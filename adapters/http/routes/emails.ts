@@ -1,4 +1,10 @@
-import type { BatchValidation, EmailEventRequest, Flagpost, IdempotencyOptions, SendEmailRequest } from "../../../src/index.js";
+import type {
+  BatchValidation,
+  EmailEventRequest,
+  Flagpost,
+  IdempotencyOptions,
+  SendEmailRequest,
+} from "../../../src/index.js";
 import type { Route, RouteContext } from "../types.js";
 
 /** POST /v1/emails and /v1/emails/batch take up to 40 MiB: attachments travel base64 inside the JSON. */
@@ -38,7 +44,10 @@ export function emailRoutes(fp: Flagpost): Route[] {
       bodyLimit: EMAIL_BODY_LIMIT,
       async handle(ctx) {
         const mode = (ctx.headers["x-batch-validation"]?.trim().toLowerCase() || "strict") as BatchValidation;
-        return { status: 200, body: await fp.emails.sendBatch(ctx.body as SendEmailRequest[], { ...idempotency(ctx), validation: mode }) };
+        return {
+          status: 200,
+          body: await fp.emails.sendBatch(ctx.body as SendEmailRequest[], { ...idempotency(ctx), validation: mode }),
+        };
       },
     },
     {
@@ -68,7 +77,10 @@ export function emailRoutes(fp: Flagpost): Route[] {
       scope: "full_access",
       body: true,
       async handle(ctx) {
-        return { status: 200, body: await fp.emails.recordEvent(ctx.params.id!, (ctx.body ?? {}) as EmailEventRequest) };
+        return {
+          status: 200,
+          body: await fp.emails.recordEvent(ctx.params.id!, (ctx.body ?? {}) as EmailEventRequest),
+        };
       },
     },
   ];

@@ -1,4 +1,10 @@
-import { batchBodySchema, type Flagpost, parseInput, type TrackEventInput, type TrackOptions } from "../../../src/index.js";
+import {
+  batchBodySchema,
+  type Flagpost,
+  parseInput,
+  type TrackEventInput,
+  type TrackOptions,
+} from "../../../src/index.js";
 import { nextLink, queryObject } from "../query.js";
 import type { Route, RouteContext } from "../types.js";
 

@@ -12,7 +12,10 @@ export function experimentRoutes(fp: Flagpost): Route[] {
       scope: "events:read",
       body: false,
       async handle(ctx) {
-        const results = await fp.experiments.results(ctx.params.id!, queryObject(ctx.query) as unknown as ExperimentResultsInput);
+        const results = await fp.experiments.results(
+          ctx.params.id!,
+          queryObject(ctx.query) as unknown as ExperimentResultsInput,
+        );
         return { status: 200, body: { data: results } };
       },
     },

@@ -66,7 +66,9 @@ export function flagSnapshotRoutes(fp: Flagpost): Route[] {
       body: false,
       async handle(ctx) {
         for (const name of ctx.query.keys()) {
-          throw new FlagpostError("validation_error", `"${name}" is not a parameter of this route`, { details: [{ path: name, message: "is not a parameter of this route" }] });
+          throw new FlagpostError("validation_error", `"${name}" is not a parameter of this route`, {
+            details: [{ path: name, message: "is not a parameter of this route" }],
+          });
         }
         const snapshot = await current();
         const headers = { etag: snapshot.etag, "cache-control": "no-cache" };

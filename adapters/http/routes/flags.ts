@@ -1,4 +1,9 @@
-import { type CreateFlagInput, type Flagpost, parseEvaluationContext, type UpdateFlagInput } from "../../../src/index.js";
+import {
+  type CreateFlagInput,
+  type Flagpost,
+  parseEvaluationContext,
+  type UpdateFlagInput,
+} from "../../../src/index.js";
 import { nextLink, queryObject } from "../query.js";
 import type { Route, RouteContext } from "../types.js";
 
@@ -35,7 +40,11 @@ export function flagRoutes(fp: Flagpost): Route[] {
       body: true,
       async handle(ctx) {
         const flag = await fp.flags.create(ctx.body as CreateFlagInput, actorOf(ctx));
-        return { status: 201, body: { data: flag }, headers: { location: ctx.href(`/v1/flags/${encodeURIComponent(flag.key)}`) } };
+        return {
+          status: 201,
+          body: { data: flag },
+          headers: { location: ctx.href(`/v1/flags/${encodeURIComponent(flag.key)}`) },
+        };
       },
     },
     {
@@ -55,7 +64,10 @@ export function flagRoutes(fp: Flagpost): Route[] {
       scope: "flags:write",
       body: true,
       async handle(ctx) {
-        return { status: 200, body: { data: await fp.flags.update(ctx.params.key!, ctx.body as UpdateFlagInput, actorOf(ctx)) } };
+        return {
+          status: 200,
+          body: { data: await fp.flags.update(ctx.params.key!, ctx.body as UpdateFlagInput, actorOf(ctx)) },
+        };
       },
     },
     {
@@ -81,7 +93,9 @@ export function flagRoutes(fp: Flagpost): Route[] {
         const headers: Record<string, string> = {};
         if (page.nextCursor) {
           const limit = ctx.query.get("limit") ?? undefined;
-          headers.link = nextLink(ctx.href(`/v1/flags/${encodeURIComponent(key)}/history`, { limit, cursor: page.nextCursor }));
+          headers.link = nextLink(
+            ctx.href(`/v1/flags/${encodeURIComponent(key)}/history`, { limit, cursor: page.nextCursor }),
+          );
         }
         return { status: 200, body: { data: page.data }, headers };
       },
@@ -98,7 +112,10 @@ export function flagRoutes(fp: Flagpost): Route[] {
         // snapshot does not hold the flag, so a flag just created elsewhere is found.
         const key = ctx.params.key!;
         const context = parseEvaluationContext(ctx.body === undefined ? {} : ctx.body);
-        return { status: 200, body: { data: fp.flagClient.snapshotEvaluate(key, context) ?? (await fp.flags.evaluate(key, context)) } };
+        return {
+          status: 200,
+          body: { data: fp.flagClient.snapshotEvaluate(key, context) ?? (await fp.flags.evaluate(key, context)) },
+        };
       },
     },
   ];

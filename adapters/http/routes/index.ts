@@ -9,5 +9,11 @@ import { flagRoutes } from "./flags.js";
 /** Every /v1 route. Each service contributes its own list. */
 export function allRoutes(fp: Flagpost): Route[] {
   // The snapshot route goes first: the router takes the first match, and /v1/flags/:key would match it too.
-  return [...flagSnapshotRoutes(fp), ...flagRoutes(fp), ...eventRoutes(fp), ...experimentRoutes(fp), ...emailRoutes(fp)];
+  return [
+    ...flagSnapshotRoutes(fp),
+    ...flagRoutes(fp),
+    ...eventRoutes(fp),
+    ...experimentRoutes(fp),
+    ...emailRoutes(fp),
+  ];
 }

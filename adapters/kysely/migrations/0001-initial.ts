@@ -1,5 +1,5 @@
-import type { CreateTableBuilder, Kysely, Migration } from "kysely";
-import { columnTypes, detectEngine, type Engine, insertIfAbsent } from "../dialect.js";
+import type { CreateTableBuilder, Migration } from "kysely";
+import { columnTypes, detectEngine, type Engine, insertIfAbsent, type AnyKysely } from "../dialect.js";
 import { isIndexAlreadyThere } from "../driver-errors.js";
 
 /**
@@ -8,14 +8,14 @@ import { isIndexAlreadyThere } from "../driver-errors.js";
  * leave a schema this migration then refuses to complete.
  */
 
-function createTable<TB extends string>(db: Kysely<any>, engine: Engine, name: TB): CreateTableBuilder<TB, never> {
+function createTable<TB extends string>(db: AnyKysely, engine: Engine, name: TB): CreateTableBuilder<TB, never> {
   const builder = db.schema.createTable(name).ifNotExists();
   const options = columnTypes(engine).tableOptions;
   return options ? builder.modifyEnd(options) : builder;
 }
 
 export const initialMigration: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+  async up(db: AnyKysely): Promise<void> {
     const engine = detectEngine(db);
     const t = columnTypes(engine);
 
@@ -60,7 +60,7 @@ export const initialMigration: Migration = {
 };
 
 /** CREATE INDEX IF NOT EXISTS, which MySQL lacks (MariaDB has it): there, "already there" is ignored. */
-async function createIndex(db: Kysely<any>, engine: Engine, name: string, table: string, column: string): Promise<void> {
+async function createIndex(db: AnyKysely, engine: Engine, name: string, table: string, column: string): Promise<void> {
   if (engine !== "mysql") {
     await db.schema.createIndex(name).ifNotExists().on(table).column(column).execute();
     return;
@@ -71,4 +71,3 @@ async function createIndex(db: Kysely<any>, engine: Engine, name: string, table:
     if (!isIndexAlreadyThere(error)) throw error;
   }
 }
-

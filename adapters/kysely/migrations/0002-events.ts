@@ -1,5 +1,5 @@
-import type { Kysely, Migration } from "kysely";
-import { columnTypes, detectEngine, type Engine } from "../dialect.js";
+import type { Migration } from "kysely";
+import { columnTypes, detectEngine, type Engine, type AnyKysely } from "../dialect.js";
 import { isIndexAlreadyThere } from "../driver-errors.js";
 
 /**
@@ -12,7 +12,7 @@ import { isIndexAlreadyThere } from "../driver-errors.js";
  * - (ts, id) for windows and unfiltered pages.
  */
 export const eventsMigration: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+  async up(db: AnyKysely): Promise<void> {
     const engine = detectEngine(db);
     const t = columnTypes(engine);
     let table = db.schema
@@ -34,7 +34,7 @@ export const eventsMigration: Migration = {
 };
 
 /** CREATE INDEX IF NOT EXISTS, which MySQL lacks (MariaDB has it): there, "already there" is ignored. */
-async function createIndex(db: Kysely<any>, engine: Engine, name: string, columns: string[]): Promise<void> {
+async function createIndex(db: AnyKysely, engine: Engine, name: string, columns: string[]): Promise<void> {
   if (engine !== "mysql") {
     await db.schema.createIndex(name).ifNotExists().on("flagpost_events").columns(columns).execute();
     return;

@@ -1,5 +1,5 @@
-import type { Kysely, Migration } from "kysely";
-import { columnTypes, detectEngine } from "../dialect.js";
+import type { Migration } from "kysely";
+import { columnTypes, detectEngine, type AnyKysely } from "../dialect.js";
 import { createIndexIfAbsent as createIndex, createTableIfAbsent as createTable } from "./schema-steps.js";
 
 /**
@@ -7,9 +7,8 @@ import { createIndexIfAbsent as createIndex, createTableIfAbsent as createTable 
  * half-finished run (MySQL cannot roll DDL back).
  */
 
-
 export const emailsMigration: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+  async up(db: AnyKysely): Promise<void> {
     const engine = detectEngine(db);
     const t = columnTypes(engine);
 

@@ -1,5 +1,5 @@
-import { type Kysely, type Migration, sql } from "kysely";
-import { detectEngine } from "../dialect.js";
+import { type Migration, sql } from "kysely";
+import { detectEngine, type AnyKysely } from "../dialect.js";
 import { FLAG_CHANNEL } from "../postgres-flag-watch.js";
 
 /**
@@ -9,7 +9,7 @@ import { FLAG_CHANNEL } from "../postgres-flag-watch.js";
  * than a NOTIFY in the adapter's code, so every writer of the table is covered.
  */
 export const flagNotifyMigration: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+  async up(db: AnyKysely): Promise<void> {
     if (detectEngine(db) !== "postgres") return;
     await sql`
       create or replace function flagpost_notify_flags_revision() returns trigger language plpgsql as $$
@@ -25,7 +25,7 @@ export const flagNotifyMigration: Migration = {
       for each row when (new.name = 'flags_revision')
       execute function flagpost_notify_flags_revision()`.execute(db);
   },
-  async down(db: Kysely<any>): Promise<void> {
+  async down(db: AnyKysely): Promise<void> {
     if (detectEngine(db) !== "postgres") return;
     await sql`drop trigger if exists flagpost_flags_revision_notify on flagpost_meta`.execute(db);
     await sql`drop function if exists flagpost_notify_flags_revision()`.execute(db);

@@ -1,5 +1,5 @@
-import type { Kysely, Migration } from "kysely";
-import { columnTypes, detectEngine } from "../dialect.js";
+import type { Migration } from "kysely";
+import { columnTypes, detectEngine, type AnyKysely } from "../dialect.js";
 import { createIndexIfAbsent as createIndex, createTableIfAbsent as createTable } from "./schema-steps.js";
 
 /**
@@ -10,9 +10,8 @@ import { createIndexIfAbsent as createIndex, createTableIfAbsent as createTable 
  * half-finished run (MySQL cannot roll DDL back).
  */
 
-
 export const webhooksMigration: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+  async up(db: AnyKysely): Promise<void> {
     const engine = detectEngine(db);
     const t = columnTypes(engine);
 
@@ -34,7 +33,9 @@ export const webhooksMigration: Migration = {
       .addColumn("webhook_id", t.exactText(64), (c) => c.notNull())
       .addPrimaryKeyConstraint("flagpost_webhook_subscriptions_pk", ["event_type", "webhook_id"])
       .execute();
-    await createIndex(db, engine, "flagpost_webhook_subscriptions_webhook", "flagpost_webhook_subscriptions", ["webhook_id"]);
+    await createIndex(db, engine, "flagpost_webhook_subscriptions_webhook", "flagpost_webhook_subscriptions", [
+      "webhook_id",
+    ]);
 
     await createTable(db, engine, "flagpost_webhook_events")
       .addColumn("id", t.exactText(64), (c) => c.notNull().primaryKey())
@@ -58,7 +59,10 @@ export const webhooksMigration: Migration = {
       .addUniqueConstraint("flagpost_webhook_deliveries_event", ["webhook_id", "event_id"])
       .execute();
     // The claim query: due deliveries by due time.
-    await createIndex(db, engine, "flagpost_webhook_deliveries_due", "flagpost_webhook_deliveries", ["status", "next_attempt_at"]);
+    await createIndex(db, engine, "flagpost_webhook_deliveries_due", "flagpost_webhook_deliveries", [
+      "status",
+      "next_attempt_at",
+    ]);
 
     await createTable(db, engine, "flagpost_webhook_attempts")
       .addColumn("id", t.exactText(64), (c) => c.notNull().primaryKey())
@@ -70,7 +74,10 @@ export const webhooksMigration: Migration = {
       .addColumn("duration_ms", t.bigint, (c) => c.notNull())
       .addColumn("response", t.text, (c) => c.notNull())
       .execute();
-    await createIndex(db, engine, "flagpost_webhook_attempts_delivery", "flagpost_webhook_attempts", ["delivery_id", "id"]);
+    await createIndex(db, engine, "flagpost_webhook_attempts_delivery", "flagpost_webhook_attempts", [
+      "delivery_id",
+      "id",
+    ]);
     await createIndex(db, engine, "flagpost_webhook_attempts_webhook", "flagpost_webhook_attempts", ["webhook_id"]);
   },
 };

@@ -1,5 +1,5 @@
-import type { Kysely, Migration } from "kysely";
-import { columnTypes, detectEngine } from "../dialect.js";
+import type { Migration } from "kysely";
+import { columnTypes, detectEngine, type AnyKysely } from "../dialect.js";
 import { addColumnIfAbsent, createIndexIfAbsent } from "./schema-steps.js";
 
 /**
@@ -13,7 +13,7 @@ import { addColumnIfAbsent, createIndexIfAbsent } from "./schema-steps.js";
  * Safe to run again over a half-finished run (MySQL cannot roll DDL back).
  */
 export const flagGovernanceMigration: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+  async up(db: AnyKysely): Promise<void> {
     const engine = detectEngine(db);
     const t = columnTypes(engine);
 

@@ -1,5 +1,5 @@
-import type { Kysely, Migration } from "kysely";
-import { columnTypes, detectEngine } from "../dialect.js";
+import type { Migration } from "kysely";
+import { columnTypes, detectEngine, type AnyKysely } from "../dialect.js";
 
 /** MySQL's "Duplicate column name": the column is there from an earlier, interrupted run. */
 const ER_DUP_FIELDNAME = 1060;
@@ -11,7 +11,7 @@ const ER_DUP_FIELDNAME = 1060;
  * to check: on PostgreSQL it sees other schemas' flagpost tables too.)
  */
 export const flagVariantsMigration: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+  async up(db: AnyKysely): Promise<void> {
     const engine = detectEngine(db);
     const add = db.schema.alterTable("flagpost_flags").addColumn("variants", columnTypes(engine).longText);
     try {

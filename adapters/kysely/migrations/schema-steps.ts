@@ -1,5 +1,5 @@
-import type { CreateTableBuilder, Kysely, RawBuilder } from "kysely";
-import { columnTypes, type Engine } from "../dialect.js";
+import type { CreateTableBuilder, RawBuilder } from "kysely";
+import { columnTypes, type Engine, type AnyKysely } from "../dialect.js";
 import { isColumnAlreadyThere, isIndexAlreadyThere } from "../driver-errors.js";
 
 /**
@@ -9,14 +9,24 @@ import { isColumnAlreadyThere, isIndexAlreadyThere } from "../driver-errors.js";
  */
 
 /** CREATE TABLE IF NOT EXISTS, with the engine's table options (MySQL: utf8mb4, binary collation). */
-export function createTableIfAbsent<TB extends string>(db: Kysely<any>, engine: Engine, name: TB): CreateTableBuilder<TB, never> {
+export function createTableIfAbsent<TB extends string>(
+  db: AnyKysely,
+  engine: Engine,
+  name: TB,
+): CreateTableBuilder<TB, never> {
   const builder = db.schema.createTable(name).ifNotExists();
   const options = columnTypes(engine).tableOptions;
   return options ? builder.modifyEnd(options) : builder;
 }
 
 /** CREATE INDEX IF NOT EXISTS, which MySQL lacks (MariaDB has it): there, "already there" is ignored. */
-export async function createIndexIfAbsent(db: Kysely<any>, engine: Engine, name: string, table: string, columns: string[]): Promise<void> {
+export async function createIndexIfAbsent(
+  db: AnyKysely,
+  engine: Engine,
+  name: string,
+  table: string,
+  columns: string[],
+): Promise<void> {
   if (engine !== "mysql") {
     await db.schema.createIndex(name).ifNotExists().on(table).columns(columns).execute();
     return;
@@ -29,7 +39,13 @@ export async function createIndexIfAbsent(db: Kysely<any>, engine: Engine, name:
 }
 
 /** Adds a nullable column. */
-export async function addColumnIfAbsent(db: Kysely<any>, engine: Engine, table: string, column: string, type: RawBuilder<unknown>): Promise<void> {
+export async function addColumnIfAbsent(
+  db: AnyKysely,
+  engine: Engine,
+  table: string,
+  column: string,
+  type: RawBuilder<unknown>,
+): Promise<void> {
   try {
     await db.schema.alterTable(table).addColumn(column, type).execute();
   } catch (error) {

@@ -23,7 +23,9 @@ export function apiKeyCases(harness: StorageHarness): void {
     it("refuses a duplicate hash or id", async () => {
       await storage().apiKeys.insert(key("k1", H1));
       for (const dup of [key("k2", H1), key("k1", H2)]) {
-        const error = await storage().apiKeys.insert(dup).catch((e: unknown) => e);
+        const error = await storage()
+          .apiKeys.insert(dup)
+          .catch((e: unknown) => e);
         expect((error as FlagpostError).code).toBe("conflict");
       }
     });
@@ -43,7 +45,9 @@ export function apiKeyCases(harness: StorageHarness): void {
     });
 
     it("lets exactly one of several concurrent inserts of one hash succeed", async () => {
-      const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => storage().apiKeys.insert(key(`k${i}`, H1))));
+      const results = await Promise.allSettled(
+        Array.from({ length: 6 }, (_, i) => storage().apiKeys.insert(key(`k${i}`, H1))),
+      );
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       for (const r of results) {
         if (r.status === "rejected") expect((r.reason as FlagpostError).code).toBe("conflict");
@@ -78,7 +82,9 @@ export function apiKeyCases(harness: StorageHarness): void {
 
     it("wraps nothing raw: errors are FlagpostErrors", async () => {
       await storage().apiKeys.insert(key("k1", H1));
-      const error = await storage().apiKeys.insert(key("k1", H1)).catch((e: unknown) => e);
+      const error = await storage()
+        .apiKeys.insert(key("k1", H1))
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(FlagpostError);
     });
   });

@@ -21,7 +21,16 @@ export function domainEventCases(harness: StorageHarness): void {
       expect(await deliveriesOf(storage(), [a, b, off, c])).toEqual(["0:flag.created", "3:flag.created"]);
       const stored = await storage().webhookDeliveries.getDelivery(a.id, event.id);
       expect(stored).toEqual({
-        delivery: { id: expect.any(String), webhookId: a.id, eventId: event.id, eventType: "flag.created", createdAt: iso(T0 + 5), status: "pending", attempts: 0, nextAttemptAt: iso(T0 + 5) },
+        delivery: {
+          id: expect.any(String),
+          webhookId: a.id,
+          eventId: event.id,
+          eventType: "flag.created",
+          createdAt: iso(T0 + 5),
+          status: "pending",
+          attempts: 0,
+          nextAttemptAt: iso(T0 + 5),
+        },
         event,
       });
       const other = await storage().webhookDeliveries.getDelivery(c.id, event.id);
@@ -37,7 +46,9 @@ export function domainEventCases(harness: StorageHarness): void {
     });
 
     it("stores no delivery when the write that carried the event fails", async () => {
-      const a = webhook({ events: ["flag.created", "flag.updated", "flag.deleted", "email.sent", "email.delivery_delayed"] });
+      const a = webhook({
+        events: ["flag.created", "flag.updated", "flag.deleted", "email.sent", "email.delivery_delayed"],
+      });
       await storage().webhooks.insertWebhook(a);
       await storage().flags.insert(flag("dup"));
       const error = await storage()
@@ -46,12 +57,19 @@ export function domainEventCases(harness: StorageHarness): void {
       expect((error as FlagpostError).code).toBe("conflict");
       let called = 0;
       const events = () => (called++, [domainEvent("flag.updated")]);
-      expect(await storage().flags.update("missing", { enabled: true, updatedAt: iso(T0) }, undefined, events)).toBeUndefined();
+      expect(
+        await storage().flags.update("missing", { enabled: true, updatedAt: iso(T0) }, undefined, events),
+      ).toBeUndefined();
       expect(await storage().flags.delete("missing", undefined, events)).toBe(false);
       expect(called).toBe(0);
       const e = email();
       await storage().emails.insertEmails([e]);
-      const refused = await storage().emails.transitionEmail(e.id, { from: ["sent"], to: "delivered", event: { type: "delivered", at: iso(T0) }, events: [domainEvent("email.sent")] });
+      const refused = await storage().emails.transitionEmail(e.id, {
+        from: ["sent"],
+        to: "delivered",
+        event: { type: "delivered", at: iso(T0) },
+        events: [domainEvent("email.sent")],
+      });
       expect(refused).toBeUndefined();
       const notHeld = await storage().emails.scheduleRetry(e.id, {
         leaseOwner: "nobody",
@@ -69,10 +87,15 @@ export function domainEventCases(harness: StorageHarness): void {
       await storage().webhooks.insertWebhook(a);
       await storage().flags.insert(flag("f"));
       const seen: unknown[] = [];
-      const updated = await storage().flags.update("f", { description: "d", updatedAt: iso(T0 + 1) }, undefined, (stored) => {
-        seen.push(stored);
-        return [domainEvent("flag.updated", { ...stored })];
-      });
+      const updated = await storage().flags.update(
+        "f",
+        { description: "d", updatedAt: iso(T0 + 1) },
+        undefined,
+        (stored) => {
+          seen.push(stored);
+          return [domainEvent("flag.updated", { ...stored })];
+        },
+      );
       expect(seen).toEqual([updated]);
       const deleted = await storage().flags.delete("f", undefined, (stored) => {
         seen.push(stored);
@@ -82,7 +105,10 @@ export function domainEventCases(harness: StorageHarness): void {
       expect(seen[1]).toEqual(updated);
       expect(await deliveriesOf(storage(), [a])).toEqual(["0:flag.deleted", "0:flag.updated"]);
       const [latest] = await storage().webhookDeliveries.listDeliveries(a.id, { limit: 1 });
-      expect((await storage().webhookDeliveries.getDelivery(a.id, latest!.eventId))!.event.data).toMatchObject({ key: "f", description: "d" });
+      expect((await storage().webhookDeliveries.getDelivery(a.id, latest!.eventId))!.event.data).toMatchObject({
+        key: "f",
+        description: "d",
+      });
     });
 
     it("stores email events with transitions, retries and grouped outcomes that apply, and only those", async () => {
@@ -90,15 +116,52 @@ export function domainEventCases(harness: StorageHarness): void {
       await storage().webhooks.insertWebhook(a);
       const [one, two, three] = [email(), email(), email()];
       await storage().emails.insertEmails([one!, two!, three!]);
-      await storage().emails.transitionEmail(one!.id, { from: ["queued"], to: "sent", sentAt: iso(T0), event: { type: "sent", at: iso(T0) }, events: [domainEvent("email.sent")] });
+      await storage().emails.transitionEmail(one!.id, {
+        from: ["queued"],
+        to: "sent",
+        sentAt: iso(T0),
+        event: { type: "sent", at: iso(T0) },
+        events: [domainEvent("email.sent")],
+      });
       await storage().emails.claimDueEmails(iso(T0), 10, 60_000, "w");
       const applied = await storage().emails.recordOutcomes([
-        { id: two!.id, retry: { leaseOwner: "w", nextAttemptAt: iso(T0 + 5000), lastError: "421", event: { type: "delivery_delayed", at: iso(T0) }, events: [domainEvent("email.delivery_delayed")] } },
-        { id: three!.id, transition: { from: ["queued"], leaseOwner: "w", to: "failed", event: { type: "failed", at: iso(T0) }, events: [domainEvent("email.failed")] } },
-        { id: one!.id, transition: { from: ["queued"], leaseOwner: "w", to: "delivered", event: { type: "delivered", at: iso(T0) }, events: [domainEvent("email.delivered")] } },
+        {
+          id: two!.id,
+          retry: {
+            leaseOwner: "w",
+            nextAttemptAt: iso(T0 + 5000),
+            lastError: "421",
+            event: { type: "delivery_delayed", at: iso(T0) },
+            events: [domainEvent("email.delivery_delayed")],
+          },
+        },
+        {
+          id: three!.id,
+          transition: {
+            from: ["queued"],
+            leaseOwner: "w",
+            to: "failed",
+            event: { type: "failed", at: iso(T0) },
+            events: [domainEvent("email.failed")],
+          },
+        },
+        {
+          id: one!.id,
+          transition: {
+            from: ["queued"],
+            leaseOwner: "w",
+            to: "delivered",
+            event: { type: "delivered", at: iso(T0) },
+            events: [domainEvent("email.delivered")],
+          },
+        },
       ]);
       expect(applied).toEqual([true, true, false]);
-      expect(await deliveriesOf(storage(), [a])).toEqual(["0:email.delivery_delayed", "0:email.failed", "0:email.sent"]);
+      expect(await deliveriesOf(storage(), [a])).toEqual([
+        "0:email.delivery_delayed",
+        "0:email.failed",
+        "0:email.sent",
+      ]);
     });
 
     it("follows subscription changes: new events go to the new list, an endpoint enabled again gets events again", async () => {

@@ -22,15 +22,37 @@ export function durabilityCases(harness: StorageHarness): void {
         createdAt: "2026-01-01T00:00:00.000Z",
         updatedAt: "2026-01-01T00:00:00.000Z",
       });
-      await current.apiKeys.insert({ id: "k", name: "", hash: "c".repeat(64), scopes: ["full_access"], createdAt: "2026-01-01T00:00:00.000Z" });
+      await current.apiKeys.insert({
+        id: "k",
+        name: "",
+        hash: "c".repeat(64),
+        scopes: ["full_access"],
+        createdAt: "2026-01-01T00:00:00.000Z",
+      });
       const now = "2026-01-01T00:00:00.000Z";
-      await current.idempotency.begin({ scope: "s", key: "k", fingerprint: "f", now, lockedUntil: now, expiresAt: "2027-01-01T00:00:00.000Z" });
+      await current.idempotency.begin({
+        scope: "s",
+        key: "k",
+        fingerprint: "f",
+        now,
+        lockedUntil: now,
+        expiresAt: "2027-01-01T00:00:00.000Z",
+      });
       await current.idempotency.complete({ scope: "s", key: "k", response: { ok: true } });
 
       current = await harness.reopen!(current);
       expect((await current.flags.get("durable"))?.rules).toEqual([{ type: "percentage", percentage: 50 }]);
       expect((await current.apiKeys.findByHash("c".repeat(64)))?.scopes).toEqual(["full_access"]);
-      expect(await current.idempotency.begin({ scope: "s", key: "k", fingerprint: "f", now, lockedUntil: now, expiresAt: "2027-01-01T00:00:00.000Z" })).toEqual({ state: "replay", response: { ok: true } });
+      expect(
+        await current.idempotency.begin({
+          scope: "s",
+          key: "k",
+          fingerprint: "f",
+          now,
+          lockedUntil: now,
+          expiresAt: "2027-01-01T00:00:00.000Z",
+        }),
+      ).toEqual({ state: "replay", response: { ok: true } });
     });
   });
 }

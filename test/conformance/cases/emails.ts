@@ -50,14 +50,18 @@ export function emailCases(harness: StorageHarness): void {
           text: "hi",
           headers: { "X-Campaign": "spring" },
           tags: [{ name: "kind", value: "welcome" }],
-          attachments: [{ filename: "a.txt", content: Buffer.from("hello").toString("base64"), contentType: "text/plain" }],
+          attachments: [
+            { filename: "a.txt", content: Buffer.from("hello").toString("base64"), contentType: "text/plain" },
+          ],
         },
         scheduledAt: iso(T0 + 5000),
         nextAttemptAt: iso(T0 + 5000),
       });
       await storage().emails.insertEmails([full, email(2)]);
       expect(await storage().emails.getEmail(full.id)).toEqual(full);
-      expect(await storage().emails.listEmailEvents(full.id)).toEqual([{ emailId: full.id, seq: 1, type: "queued", at: full.createdAt }]);
+      expect(await storage().emails.listEmailEvents(full.id)).toEqual([
+        { emailId: full.id, seq: 1, type: "queued", at: full.createdAt },
+      ]);
       expect(await storage().emails.getEmail(id(99))).toBeUndefined();
       expect(await storage().emails.listEmailEvents(id(99))).toEqual([]);
     });
@@ -86,15 +90,32 @@ export function emailCases(harness: StorageHarness): void {
     });
 
     it("completes an idempotency claim with the same write", async () => {
-      const claim: IdempotencyClaim = { scope: "k", key: "i", fingerprint: "f", now: iso(T0), lockedUntil: iso(T0 + 60_000), expiresAt: iso(T0 + 86_400_000) };
+      const claim: IdempotencyClaim = {
+        scope: "k",
+        key: "i",
+        fingerprint: "f",
+        now: iso(T0),
+        lockedUntil: iso(T0 + 60_000),
+        expiresAt: iso(T0 + 86_400_000),
+      };
       expect(await storage().idempotency.begin(claim)).toEqual({ state: "started" });
       const e = email(1);
       await storage().emails.insertEmails([e], { scope: "k", key: "i", response: { id: e.id } });
-      expect(await storage().idempotency.begin({ ...claim, now: iso(T0 + 1) })).toEqual({ state: "replay", response: { id: e.id } });
+      expect(await storage().idempotency.begin({ ...claim, now: iso(T0 + 1) })).toEqual({
+        state: "replay",
+        response: { id: e.id },
+      });
     });
 
     it("leaves the idempotency claim pending when the insert fails", async () => {
-      const claim: IdempotencyClaim = { scope: "k", key: "i", fingerprint: "f", now: iso(T0), lockedUntil: iso(T0 + 60_000), expiresAt: iso(T0 + 86_400_000) };
+      const claim: IdempotencyClaim = {
+        scope: "k",
+        key: "i",
+        fingerprint: "f",
+        now: iso(T0),
+        lockedUntil: iso(T0 + 60_000),
+        expiresAt: iso(T0 + 86_400_000),
+      };
       const e = email(1);
       await storage().emails.insertEmails([e]);
       await storage().idempotency.begin(claim);
@@ -117,14 +138,18 @@ export function emailCases(harness: StorageHarness): void {
       const second = await storage().emails.claimDueEmails(iso(T0), 10, LEASE, "w2");
       expect(second.map((e) => e.id)).toEqual([now.id]);
       expect(await storage().emails.claimDueEmails(iso(T0), 10, LEASE, "w3")).toEqual([]);
-      expect((await storage().emails.claimDueEmails(iso(T0 + 1), 10, LEASE, "w3")).map((e) => e.id)).toEqual([future.id]);
+      expect((await storage().emails.claimDueEmails(iso(T0 + 1), 10, LEASE, "w3")).map((e) => e.id)).toEqual([
+        future.id,
+      ]);
     });
 
     it("holds a scheduled email until its time", async () => {
       const scheduled = email(1, { scheduledAt: iso(T0 + 3_600_000), nextAttemptAt: iso(T0 + 3_600_000) });
       await storage().emails.insertEmails([scheduled]);
       expect(await storage().emails.claimDueEmails(iso(T0 + 3_599_999), 10, LEASE, "w")).toEqual([]);
-      expect((await storage().emails.claimDueEmails(iso(T0 + 3_600_000), 10, LEASE, "w")).map((e) => e.id)).toEqual([scheduled.id]);
+      expect((await storage().emails.claimDueEmails(iso(T0 + 3_600_000), 10, LEASE, "w")).map((e) => e.id)).toEqual([
+        scheduled.id,
+      ]);
     });
 
     it("makes an email claimable again once its lease ended, and not before", async () => {
@@ -135,7 +160,13 @@ export function emailCases(harness: StorageHarness): void {
       const again = await storage().emails.claimDueEmails(iso(T0 + LEASE), 1, LEASE, "other");
       expect(again).toEqual([{ ...e, attempts: 2, leaseOwner: "other", leaseUntil: iso(T0 + 2 * LEASE) }]);
       // The crashed worker's late report is refused: the email is no longer its own.
-      const late = await storage().emails.transitionEmail(e.id, { from: ["queued"], leaseOwner: "crashed", to: "sent", sentAt: iso(T0 + LEASE + 1), event: { type: "sent", at: iso(T0 + LEASE + 1) } });
+      const late = await storage().emails.transitionEmail(e.id, {
+        from: ["queued"],
+        leaseOwner: "crashed",
+        to: "sent",
+        sentAt: iso(T0 + LEASE + 1),
+        event: { type: "sent", at: iso(T0 + LEASE + 1) },
+      });
       expect(late).toBeUndefined();
       expect(await storage().emails.getEmail(e.id)).toEqual(again[0]);
     });
@@ -143,14 +174,20 @@ export function emailCases(harness: StorageHarness): void {
     it("never claims emails that are not queued", async () => {
       const e = email(1);
       await storage().emails.insertEmails([e]);
-      await storage().emails.transitionEmail(e.id, { from: ["queued"], to: "failed", event: { type: "failed", at: iso(T0) } });
+      await storage().emails.transitionEmail(e.id, {
+        from: ["queued"],
+        to: "failed",
+        event: { type: "failed", at: iso(T0) },
+      });
       expect(await storage().emails.claimDueEmails(iso(T0 + 1), 10, LEASE, "w")).toEqual([]);
     });
 
     it("gives each email to exactly one of several concurrent claimers", async () => {
       const emails = Array.from({ length: 30 }, (_, i) => email(i));
       await storage().emails.insertEmails(emails);
-      const claims = await Promise.all(Array.from({ length: 6 }, (_, w) => storage().emails.claimDueEmails(iso(T0), 7, LEASE, `w${w}`)));
+      const claims = await Promise.all(
+        Array.from({ length: 6 }, (_, w) => storage().emails.claimDueEmails(iso(T0), 7, LEASE, `w${w}`)),
+      );
       const ids = claims.flatMap((c) => c.map((e) => e.id));
       expect(new Set(ids).size).toBe(ids.length);
       expect(ids.length).toBeGreaterThan(0);
@@ -187,7 +224,13 @@ export function emailCases(harness: StorageHarness): void {
       expect(delivered).toMatchObject({ status: "delivered", sentAt: iso(T0 + 10), deliveredAt: iso(T0 + 20) });
       expect(await storage().emails.listEmailEvents(e.id)).toEqual([
         { emailId: e.id, seq: 1, type: "queued", at: iso(T0) },
-        { emailId: e.id, seq: 2, type: "sent", at: iso(T0 + 10), detail: { accepted: ["user1@example.com"], response: "250 OK" } },
+        {
+          emailId: e.id,
+          seq: 2,
+          type: "sent",
+          at: iso(T0 + 10),
+          detail: { accepted: ["user1@example.com"], response: "250 OK" },
+        },
         { emailId: e.id, seq: 3, type: "delivered", at: iso(T0 + 20) },
       ]);
     });
@@ -197,9 +240,30 @@ export function emailCases(harness: StorageHarness): void {
       await storage().emails.insertEmails([e]);
       await storage().emails.claimDueEmails(iso(T0), 1, LEASE, "w");
       const before = await storage().emails.getEmail(e.id);
-      expect(await storage().emails.transitionEmail(e.id, { from: ["sent"], to: "delivered", deliveredAt: iso(T0), event: { type: "delivered", at: iso(T0) } })).toBeUndefined();
-      expect(await storage().emails.transitionEmail(e.id, { from: ["queued"], leaseOwner: "intruder", to: "sent", sentAt: iso(T0), event: { type: "sent", at: iso(T0) } })).toBeUndefined();
-      expect(await storage().emails.transitionEmail(id(77), { from: ["queued"], to: "failed", event: { type: "failed", at: iso(T0) } })).toBeUndefined();
+      expect(
+        await storage().emails.transitionEmail(e.id, {
+          from: ["sent"],
+          to: "delivered",
+          deliveredAt: iso(T0),
+          event: { type: "delivered", at: iso(T0) },
+        }),
+      ).toBeUndefined();
+      expect(
+        await storage().emails.transitionEmail(e.id, {
+          from: ["queued"],
+          leaseOwner: "intruder",
+          to: "sent",
+          sentAt: iso(T0),
+          event: { type: "sent", at: iso(T0) },
+        }),
+      ).toBeUndefined();
+      expect(
+        await storage().emails.transitionEmail(id(77), {
+          from: ["queued"],
+          to: "failed",
+          event: { type: "failed", at: iso(T0) },
+        }),
+      ).toBeUndefined();
       expect(await storage().emails.getEmail(e.id)).toEqual(before);
       expect((await storage().emails.listEmailEvents(e.id)).map((x) => x.type)).toEqual(["queued"]);
     });
@@ -208,8 +272,16 @@ export function emailCases(harness: StorageHarness): void {
       const e = email(1);
       await storage().emails.insertEmails([e]);
       const results = await Promise.all([
-        storage().emails.transitionEmail(e.id, { from: ["queued"], to: "failed", event: { type: "failed", at: iso(T0 + 1) } }),
-        storage().emails.transitionEmail(e.id, { from: ["queued"], to: "bounced", event: { type: "bounced", at: iso(T0 + 1) } }),
+        storage().emails.transitionEmail(e.id, {
+          from: ["queued"],
+          to: "failed",
+          event: { type: "failed", at: iso(T0 + 1) },
+        }),
+        storage().emails.transitionEmail(e.id, {
+          from: ["queued"],
+          to: "bounced",
+          event: { type: "bounced", at: iso(T0 + 1) },
+        }),
       ]);
       expect(results.filter((r) => r !== undefined)).toHaveLength(1);
       const events = await storage().emails.listEmailEvents(e.id);
@@ -221,7 +293,14 @@ export function emailCases(harness: StorageHarness): void {
       const e = email(1);
       await storage().emails.insertEmails([e]);
       await storage().emails.claimDueEmails(iso(T0), 1, LEASE, "w");
-      expect(await storage().emails.scheduleRetry(e.id, { leaseOwner: "other", nextAttemptAt: iso(T0 + 5000), lastError: "x", event: { type: "delivery_delayed", at: iso(T0) } })).toBeUndefined();
+      expect(
+        await storage().emails.scheduleRetry(e.id, {
+          leaseOwner: "other",
+          nextAttemptAt: iso(T0 + 5000),
+          lastError: "x",
+          event: { type: "delivery_delayed", at: iso(T0) },
+        }),
+      ).toBeUndefined();
       const retried = await storage().emails.scheduleRetry(e.id, {
         leaseOwner: "w",
         nextAttemptAt: iso(T0 + 5000),
@@ -231,15 +310,34 @@ export function emailCases(harness: StorageHarness): void {
       expect(retried).toEqual({ ...e, attempts: 1, nextAttemptAt: iso(T0 + 5000), lastError: "451 try later" });
       expect(await storage().emails.claimDueEmails(iso(T0 + 4999), 1, LEASE, "w")).toEqual([]);
       expect(await storage().emails.claimDueEmails(iso(T0 + 5000), 1, LEASE, "w")).toHaveLength(1);
-      expect((await storage().emails.listEmailEvents(e.id)).at(-1)).toEqual({ emailId: e.id, seq: 2, type: "delivery_delayed", at: iso(T0 + 1), detail: { code: 451 } });
+      expect((await storage().emails.listEmailEvents(e.id)).at(-1)).toEqual({
+        emailId: e.id,
+        seq: 2,
+        type: "delivery_delayed",
+        at: iso(T0 + 1),
+        detail: { code: 451 },
+      });
     });
 
     it("refuses to schedule a retry of an email that is no longer queued", async () => {
       const e = email(1);
       await storage().emails.insertEmails([e]);
       await storage().emails.claimDueEmails(iso(T0), 1, LEASE, "w");
-      await storage().emails.transitionEmail(e.id, { from: ["queued"], to: "delivered", sentAt: iso(T0), deliveredAt: iso(T0), event: { type: "delivered", at: iso(T0) } });
-      expect(await storage().emails.scheduleRetry(e.id, { leaseOwner: "w", nextAttemptAt: iso(T0), lastError: "x", event: { type: "delivery_delayed", at: iso(T0) } })).toBeUndefined();
+      await storage().emails.transitionEmail(e.id, {
+        from: ["queued"],
+        to: "delivered",
+        sentAt: iso(T0),
+        deliveredAt: iso(T0),
+        event: { type: "delivered", at: iso(T0) },
+      });
+      expect(
+        await storage().emails.scheduleRetry(e.id, {
+          leaseOwner: "w",
+          nextAttemptAt: iso(T0),
+          lastError: "x",
+          event: { type: "delivery_delayed", at: iso(T0) },
+        }),
+      ).toBeUndefined();
     });
     it("records several outcomes in one write, each under its own conditions, answering in the order given whether it applied", async () => {
       const [a, b, c, d] = [email(1), email(2), email(3), email(4)];
@@ -249,23 +347,79 @@ export function emailCases(harness: StorageHarness): void {
       const beforeC = await storage().emails.getEmail(c!.id);
       const beforeD = await storage().emails.getEmail(d!.id);
       const results = await storage().emails.recordOutcomes([
-        { id: d!.id, transition: { from: ["queued"], leaseOwner: "w", to: "sent", sentAt: iso(T0 + 5), event: { type: "sent", at: iso(T0 + 5) } } },
-        { id: b!.id, retry: { leaseOwner: "w", nextAttemptAt: iso(T0 + 5000), lastError: "451 later", event: { type: "delivery_delayed", at: iso(T0 + 5) } } },
-        { id: id(99), transition: { from: ["queued"], leaseOwner: "w", to: "sent", sentAt: iso(T0 + 5), event: { type: "sent", at: iso(T0 + 5) } } },
-        { id: c!.id, transition: { from: ["sent"], to: "delivered", deliveredAt: iso(T0 + 5), event: { type: "delivered", at: iso(T0 + 5) } } },
-        { id: a!.id, transition: { from: ["queued"], leaseOwner: "w", to: "sent", sentAt: iso(T0 + 5), event: { type: "sent", at: iso(T0 + 5), detail: { response: "250 OK" } } } },
+        {
+          id: d!.id,
+          transition: {
+            from: ["queued"],
+            leaseOwner: "w",
+            to: "sent",
+            sentAt: iso(T0 + 5),
+            event: { type: "sent", at: iso(T0 + 5) },
+          },
+        },
+        {
+          id: b!.id,
+          retry: {
+            leaseOwner: "w",
+            nextAttemptAt: iso(T0 + 5000),
+            lastError: "451 later",
+            event: { type: "delivery_delayed", at: iso(T0 + 5) },
+          },
+        },
+        {
+          id: id(99),
+          transition: {
+            from: ["queued"],
+            leaseOwner: "w",
+            to: "sent",
+            sentAt: iso(T0 + 5),
+            event: { type: "sent", at: iso(T0 + 5) },
+          },
+        },
+        {
+          id: c!.id,
+          transition: {
+            from: ["sent"],
+            to: "delivered",
+            deliveredAt: iso(T0 + 5),
+            event: { type: "delivered", at: iso(T0 + 5) },
+          },
+        },
+        {
+          id: a!.id,
+          transition: {
+            from: ["queued"],
+            leaseOwner: "w",
+            to: "sent",
+            sentAt: iso(T0 + 5),
+            event: { type: "sent", at: iso(T0 + 5), detail: { response: "250 OK" } },
+          },
+        },
       ]);
       // d is x's, id(99) does not exist, c is not sent: only a and b apply.
       expect(results).toEqual([false, true, false, false, true]);
-      expect(await storage().emails.getEmail(a!.id)).toEqual({ ...a, status: "sent", attempts: 1, sentAt: iso(T0 + 5) });
-      expect(await storage().emails.getEmail(b!.id)).toEqual({ ...b, attempts: 1, nextAttemptAt: iso(T0 + 5000), lastError: "451 later" });
+      expect(await storage().emails.getEmail(a!.id)).toEqual({
+        ...a,
+        status: "sent",
+        attempts: 1,
+        sentAt: iso(T0 + 5),
+      });
+      expect(await storage().emails.getEmail(b!.id)).toEqual({
+        ...b,
+        attempts: 1,
+        nextAttemptAt: iso(T0 + 5000),
+        lastError: "451 later",
+      });
       expect(await storage().emails.getEmail(c!.id)).toEqual(beforeC);
       expect(await storage().emails.getEmail(d!.id)).toEqual(beforeD);
       expect(await storage().emails.listEmailEvents(a!.id)).toEqual([
         { emailId: a!.id, seq: 1, type: "queued", at: iso(T0) },
         { emailId: a!.id, seq: 2, type: "sent", at: iso(T0 + 5), detail: { response: "250 OK" } },
       ]);
-      expect((await storage().emails.listEmailEvents(b!.id)).map((e) => [e.seq, e.type])).toEqual([[1, "queued"], [2, "delivery_delayed"]]);
+      expect((await storage().emails.listEmailEvents(b!.id)).map((e) => [e.seq, e.type])).toEqual([
+        [1, "queued"],
+        [2, "delivery_delayed"],
+      ]);
       expect((await storage().emails.listEmailEvents(c!.id)).map((e) => e.type)).toEqual(["queued"]);
       expect((await storage().emails.listEmailEvents(d!.id)).map((e) => e.type)).toEqual(["queued"]);
       expect(await storage().emails.recordOutcomes([])).toEqual([]);
@@ -277,15 +431,39 @@ export function emailCases(harness: StorageHarness): void {
       await storage().emails.claimDueEmails(iso(T0), 3, LEASE, "w");
       const sentAt = (n: number) => iso(T0 + 10 * n);
       const sent = await storage().emails.recordOutcomes(
-        emails.map((e, n) => ({ id: e.id, transition: { from: ["queued"], leaseOwner: "w", to: "sent", sentAt: sentAt(n), event: { type: "sent", at: sentAt(n) } } })),
+        emails.map((e, n) => ({
+          id: e.id,
+          transition: {
+            from: ["queued"],
+            leaseOwner: "w",
+            to: "sent",
+            sentAt: sentAt(n),
+            event: { type: "sent", at: sentAt(n) },
+          },
+        })),
       );
       expect(sent).toEqual([true, true, true]);
       const delivered = await storage().emails.recordOutcomes(
-        emails.map((e, n) => ({ id: e.id, transition: { from: ["sent"], to: "delivered", sentAt: iso(T0 + 999), deliveredAt: iso(T0 + 100 + n), event: { type: "delivered", at: iso(T0 + 100 + n) } } })),
+        emails.map((e, n) => ({
+          id: e.id,
+          transition: {
+            from: ["sent"],
+            to: "delivered",
+            sentAt: iso(T0 + 999),
+            deliveredAt: iso(T0 + 100 + n),
+            event: { type: "delivered", at: iso(T0 + 100 + n) },
+          },
+        })),
       );
       expect(delivered).toEqual([true, true, true]);
       for (const [n, e] of emails.entries()) {
-        expect(await storage().emails.getEmail(e.id)).toEqual({ ...e, status: "delivered", attempts: 1, sentAt: sentAt(n), deliveredAt: iso(T0 + 100 + n) });
+        expect(await storage().emails.getEmail(e.id)).toEqual({
+          ...e,
+          status: "delivered",
+          attempts: 1,
+          sentAt: sentAt(n),
+          deliveredAt: iso(T0 + 100 + n),
+        });
         expect((await storage().emails.listEmailEvents(e.id)).map((x) => [x.seq, x.type, x.at])).toEqual([
           [1, "queued", iso(T0)],
           [2, "sent", sentAt(n)],
@@ -299,8 +477,25 @@ export function emailCases(harness: StorageHarness): void {
       await storage().emails.insertEmails([e]);
       await storage().emails.claimDueEmails(iso(T0), 1, LEASE, "w");
       // A delivery report got there first: the worker's own outcome must not step it back.
-      await storage().emails.transitionEmail(e.id, { from: ["queued"], to: "delivered", sentAt: iso(T0 + 1), deliveredAt: iso(T0 + 1), event: { type: "delivered", at: iso(T0 + 1) } });
-      const [applied] = await storage().emails.recordOutcomes([{ id: e.id, transition: { from: ["queued"], leaseOwner: "w", to: "sent", sentAt: iso(T0 + 2), event: { type: "sent", at: iso(T0 + 2) } } }]);
+      await storage().emails.transitionEmail(e.id, {
+        from: ["queued"],
+        to: "delivered",
+        sentAt: iso(T0 + 1),
+        deliveredAt: iso(T0 + 1),
+        event: { type: "delivered", at: iso(T0 + 1) },
+      });
+      const [applied] = await storage().emails.recordOutcomes([
+        {
+          id: e.id,
+          transition: {
+            from: ["queued"],
+            leaseOwner: "w",
+            to: "sent",
+            sentAt: iso(T0 + 2),
+            event: { type: "sent", at: iso(T0 + 2) },
+          },
+        },
+      ]);
       expect(applied).toBe(false);
       expect(await storage().emails.getEmail(e.id)).toMatchObject({ status: "delivered", sentAt: iso(T0 + 1) });
     });

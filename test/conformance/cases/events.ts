@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createFlagpost, type EventKey, type EventRecord, FlagpostError, type NewEvent, silentLogger, type Storage } from "../../../src/index.js";
+import {
+  createFlagpost,
+  type EventKey,
+  type EventRecord,
+  FlagpostError,
+  type NewEvent,
+  silentLogger,
+  type Storage,
+} from "../../../src/index.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 
@@ -22,10 +30,20 @@ function event(n: number, overrides: Partial<NewEvent> = {}): NewEvent {
 
 /** What queryEvents returns for an appended event. */
 function record(e: NewEvent): EventRecord {
-  return { id: e.id, event: e.event, userId: e.userId, timestamp: e.timestamp, receivedAt: e.receivedAt, properties: JSON.parse(e.propertiesJson) as Record<string, unknown> };
+  return {
+    id: e.id,
+    event: e.event,
+    userId: e.userId,
+    timestamp: e.timestamp,
+    receivedAt: e.receivedAt,
+    properties: JSON.parse(e.propertiesJson) as Record<string, unknown>,
+  };
 }
 
-async function all(storage: Storage, filter: Parameters<Storage["events"]["queryEvents"]>[0] = {}): Promise<EventRecord[]> {
+async function all(
+  storage: Storage,
+  filter: Parameters<Storage["events"]["queryEvents"]>[0] = {},
+): Promise<EventRecord[]> {
   return storage.events.queryEvents(filter, undefined, 100_000);
 }
 
@@ -59,7 +77,13 @@ export function eventCases(harness: StorageHarness): void {
       const e = event(1, {
         event: "Purchase ✓",
         userId: "user-ü-😀",
-        propertiesJson: JSON.stringify({ revenue: 12.5, currency: "EUR", nested: { list: [1, "two", null, true] }, quote: "\"'\\", emoji: "😀" }),
+        propertiesJson: JSON.stringify({
+          revenue: 12.5,
+          currency: "EUR",
+          nested: { list: [1, "two", null, true] },
+          quote: "\"'\\",
+          emoji: "😀",
+        }),
       });
       await storage().events.appendEvents([e]);
       const [read] = await all(storage());
@@ -75,14 +99,22 @@ export function eventCases(harness: StorageHarness): void {
 
     it("orders newest first and breaks timestamp ties by id, descending", async () => {
       const same = iso(T0);
-      const batch = [event(3, { timestamp: same }), event(1, { timestamp: same }), event(7, { timestamp: iso(T0 - 1) }), event(2, { timestamp: same }), event(9, { timestamp: iso(T0 + 1) })];
+      const batch = [
+        event(3, { timestamp: same }),
+        event(1, { timestamp: same }),
+        event(7, { timestamp: iso(T0 - 1) }),
+        event(2, { timestamp: same }),
+        event(9, { timestamp: iso(T0 + 1) }),
+      ];
       await storage().events.appendEvents(batch);
       expect(await ids(storage())).toEqual([idOf(9), idOf(3), idOf(2), idOf(1), idOf(7)]);
     });
 
     it("pages strictly after a key, ties included, and respects the limit", async () => {
       const same = iso(T0);
-      await storage().events.appendEvents([1, 2, 3, 4, 5].map((n) => event(n, { timestamp: n <= 3 ? same : iso(T0 - n) })));
+      await storage().events.appendEvents(
+        [1, 2, 3, 4, 5].map((n) => event(n, { timestamp: n <= 3 ? same : iso(T0 - n) })),
+      );
       const after: EventKey = { timestamp: same, id: idOf(2) };
       expect((await storage().events.queryEvents({}, after, 10)).map((e) => e.id)).toEqual([idOf(1), idOf(4), idOf(5)]);
       expect((await storage().events.queryEvents({}, after, 2)).map((e) => e.id)).toEqual([idOf(1), idOf(4)]);
@@ -91,7 +123,9 @@ export function eventCases(harness: StorageHarness): void {
 
     it("filters by userId and event exactly: case, spaces and accents count", async () => {
       const users = ["u1", "U1", "u1 ", " u1", "ü1", "u\u0308"];
-      await storage().events.appendEvents(users.map((userId, i) => event(i, { userId, event: i % 2 === 0 ? "click" : "Click" })));
+      await storage().events.appendEvents(
+        users.map((userId, i) => event(i, { userId, event: i % 2 === 0 ? "click" : "Click" })),
+      );
       for (const [i, userId] of users.entries()) expect(await ids(storage(), { userId })).toEqual([idOf(i)]);
       expect(await ids(storage(), { event: "click" })).toEqual([idOf(4), idOf(2), idOf(0)]);
       expect(await ids(storage(), { event: "click " })).toEqual([]);
@@ -111,11 +145,22 @@ export function eventCases(harness: StorageHarness): void {
     });
 
     it("combines filters, window and key", async () => {
-      const batch = Array.from({ length: 20 }, (_, n) => event(n, { userId: n % 2 === 0 ? "even" : "odd", event: n % 3 === 0 ? "a" : "b", timestamp: iso(T0 + n) }));
+      const batch = Array.from({ length: 20 }, (_, n) =>
+        event(n, { userId: n % 2 === 0 ? "even" : "odd", event: n % 3 === 0 ? "a" : "b", timestamp: iso(T0 + n) }),
+      );
       await storage().events.appendEvents(batch);
-      const expected = batch.filter((_e, n) => n % 2 === 0 && n % 3 === 0 && n >= 3 && n < 18).map((e) => e.id).reverse();
-      expect(await ids(storage(), { userId: "even", event: "a", from: iso(T0 + 3), to: iso(T0 + 18) })).toEqual(expected); // 12, 6
-      const page = await storage().events.queryEvents({ userId: "even", event: "a", from: iso(T0 + 3), to: iso(T0 + 18) }, { timestamp: iso(T0 + 12), id: idOf(12) }, 10);
+      const expected = batch
+        .filter((_e, n) => n % 2 === 0 && n % 3 === 0 && n >= 3 && n < 18)
+        .map((e) => e.id)
+        .reverse();
+      expect(await ids(storage(), { userId: "even", event: "a", from: iso(T0 + 3), to: iso(T0 + 18) })).toEqual(
+        expected,
+      ); // 12, 6
+      const page = await storage().events.queryEvents(
+        { userId: "even", event: "a", from: iso(T0 + 3), to: iso(T0 + 18) },
+        { timestamp: iso(T0 + 12), id: idOf(12) },
+        10,
+      );
       expect(page.map((e) => e.id)).toEqual([idOf(6)]);
     });
 
@@ -141,19 +186,30 @@ export function eventCases(harness: StorageHarness): void {
 
     it("stores nothing of a batch whose id is already stored", async () => {
       await storage().events.appendEvents([event(5)]);
-      const error = await failure(storage().events.appendEvents([event(1), event(2), event(5, { userId: "someone-else" }), event(6)]));
+      const error = await failure(
+        storage().events.appendEvents([event(1), event(2), event(5, { userId: "someone-else" }), event(6)]),
+      );
       expect(error.code).toBe("conflict");
       expect(await all(storage())).toEqual([record(event(5))]);
     });
 
     it("refuses a time it could not return unchanged, and stores nothing", async () => {
-      const error = await failure(storage().events.appendEvents([event(1), event(2, { timestamp: "2026-03-04T07:06:07.089+02:00" })]));
+      const error = await failure(
+        storage().events.appendEvents([event(1), event(2, { timestamp: "2026-03-04T07:06:07.089+02:00" })]),
+      );
       expect(error.code).toBe("validation_error");
       expect(await all(storage())).toEqual([]);
     });
 
     it("completes an idempotency claim with the batch, and not when the batch fails", async () => {
-      const claim = (key: string) => ({ scope: "s", key, fingerprint: "f", now: iso(T0), lockedUntil: iso(T0 + 60_000), expiresAt: iso(T0 + 86_400_000) });
+      const claim = (key: string) => ({
+        scope: "s",
+        key,
+        fingerprint: "f",
+        now: iso(T0),
+        lockedUntil: iso(T0 + 60_000),
+        expiresAt: iso(T0 + 86_400_000),
+      });
       expect(await storage().idempotency.begin(claim("ok"))).toEqual({ state: "started" });
       await storage().events.appendEvents([event(1)], { scope: "s", key: "ok", response: [{ id: idOf(1) }] });
       expect(await storage().idempotency.begin(claim("ok"))).toEqual({ state: "replay", response: [{ id: idOf(1) }] });
@@ -168,7 +224,9 @@ export function eventCases(harness: StorageHarness): void {
       const next = random(42);
       // Even ids for the events there at the start, odd ids for those landing during the walk, so
       // landing events with the key's timestamp fall on both sides of the key.
-      const initial = Array.from({ length: 240 }, (_, k) => event(2 * (k * 7 + 3), { timestamp: iso(T0 + Math.floor(next() * 60) * 1000) }));
+      const initial = Array.from({ length: 240 }, (_, k) =>
+        event(2 * (k * 7 + 3), { timestamp: iso(T0 + Math.floor(next() * 60) * 1000) }),
+      );
       await storage().events.appendEvents(initial);
       const used = new Set<number>();
       const landingId = () => {
@@ -187,7 +245,11 @@ export function eventCases(harness: StorageHarness): void {
         const last = rows.at(-1)!;
         after = { timestamp: last.timestamp, id: last.id };
         const lastMs = Date.parse(last.timestamp);
-        await storage().events.appendEvents([lastMs + 1000, lastMs - 1000, lastMs, lastMs, lastMs].map((ms) => event(landingId(), { timestamp: iso(ms) })));
+        await storage().events.appendEvents(
+          [lastMs + 1000, lastMs - 1000, lastMs, lastMs, lastMs].map((ms) =>
+            event(landingId(), { timestamp: iso(ms) }),
+          ),
+        );
       }
       const seenIds = seen.map((e) => e.id);
       expect(new Set(seenIds).size).toBe(seenIds.length);
@@ -233,15 +295,26 @@ export function eventCases(harness: StorageHarness): void {
           { event: "tz", userId: "u", timestamp: "2026-03-04T05:00:00.1234567Z" }, // ms kept, the rest dropped
         ]);
         const page = await fp.events.query({ event: "tz" });
-        expect(page.data.map((e) => e.timestamp)).toEqual(["2026-03-04T05:00:00.123Z", "2026-03-04T05:00:00.000Z", "2026-03-04T04:59:59.999Z", "2026-03-04T04:30:00.000Z"]);
-        const window = await fp.events.query({ event: "tz", from: "2026-03-04T07:00:00+02:00", to: "2026-03-04T06:00:00.123+01:00" });
+        expect(page.data.map((e) => e.timestamp)).toEqual([
+          "2026-03-04T05:00:00.123Z",
+          "2026-03-04T05:00:00.000Z",
+          "2026-03-04T04:59:59.999Z",
+          "2026-03-04T04:30:00.000Z",
+        ]);
+        const window = await fp.events.query({
+          event: "tz",
+          from: "2026-03-04T07:00:00+02:00",
+          to: "2026-03-04T06:00:00.123+01:00",
+        });
         expect(window.data.map((e) => e.timestamp)).toEqual(["2026-03-04T05:00:00.000Z"]);
         expect(page.data.every((e) => e.receivedAt === iso(NOW))).toBe(true);
       });
 
       it("walks pages with the cursor and refuses it under other filters", async () => {
         const fp = open();
-        await fp.events.trackBatch(Array.from({ length: 25 }, (_, n) => ({ event: "walk", userId: `u${n % 2}`, timestamp: iso(T0 + (n % 5)) })));
+        await fp.events.trackBatch(
+          Array.from({ length: 25 }, (_, n) => ({ event: "walk", userId: `u${n % 2}`, timestamp: iso(T0 + (n % 5)) })),
+        );
         const walked: string[] = [];
         let cursor: string | undefined;
         do {
@@ -251,7 +324,9 @@ export function eventCases(harness: StorageHarness): void {
         } while (cursor);
         expect(walked).toEqual((await fp.events.query({ event: "walk", limit: 1000 })).data.map((e) => e.id));
         const first = await fp.events.query({ event: "walk", limit: 4 });
-        const error = await failure(fp.events.query({ event: "walk", userId: "u1", limit: 4, cursor: first.nextCursor }));
+        const error = await failure(
+          fp.events.query({ event: "walk", userId: "u1", limit: 4, cursor: first.nextCursor }),
+        );
         expect(error.code).toBe("validation_error");
         expect(error.details).toEqual([{ path: "cursor", message: expect.stringContaining("other filters") }]);
       });
@@ -265,7 +340,9 @@ export function eventCases(harness: StorageHarness): void {
         ]);
         expect(await fp.events.purgeBefore("2026-03-04")).toBe(1);
         expect(await fp.events.deleteByUser("forget")).toBe(1);
-        expect((await fp.events.query()).data.map((e) => [e.userId, e.timestamp])).toEqual([["keep", "2026-03-05T00:00:00.000Z"]]);
+        expect((await fp.events.query()).data.map((e) => [e.userId, e.timestamp])).toEqual([
+          ["keep", "2026-03-05T00:00:00.000Z"],
+        ]);
       });
     });
   });

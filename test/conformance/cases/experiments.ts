@@ -9,17 +9,31 @@ let seq = 0;
 
 function ev(event: string, userId: string, second: number, properties: Record<string, unknown> = {}): NewEvent {
   seq += 1;
-  return { id: `01910000-0000-7000-8000-${seq.toString(16).padStart(12, "0")}`, event, userId, timestamp: iso(T0 + second * 1000), receivedAt: iso(T0), propertiesJson: JSON.stringify(properties) };
+  return {
+    id: `01910000-0000-7000-8000-${seq.toString(16).padStart(12, "0")}`,
+    event,
+    userId,
+    timestamp: iso(T0 + second * 1000),
+    receivedAt: iso(T0),
+    propertiesJson: JSON.stringify(properties),
+  };
 }
-const expose = (userId: string, variant: unknown, second: number, experimentId: unknown = "exp") => ev("$exposure", userId, second, { flagKey: "exp", experimentId, variant });
+const expose = (userId: string, variant: unknown, second: number, experimentId: unknown = "exp") =>
+  ev("$exposure", userId, second, { flagKey: "exp", experimentId, variant });
 
 function sorted(totals: ExperimentTotals): ExperimentTotals {
-  return { excludedUsers: totals.excludedUsers, variants: [...totals.variants].sort((a, b) => (a.variant < b.variant ? -1 : 1)) };
+  return {
+    excludedUsers: totals.excludedUsers,
+    variants: [...totals.variants].sort((a, b) => (a.variant < b.variant ? -1 : 1)),
+  };
 }
 
 /** The definition of ExperimentRepository.experimentTotals, written as plainly as possible. */
 function reference(events: NewEvent[], query: ExperimentQuery): ExperimentTotals {
-  const inWindow = events.filter((e) => (query.from === undefined || e.timestamp >= query.from) && (query.to === undefined || e.timestamp < query.to));
+  const inWindow = events.filter(
+    (e) =>
+      (query.from === undefined || e.timestamp >= query.from) && (query.to === undefined || e.timestamp < query.to),
+  );
   const users = new Map<string, { variants: Set<string>; exposedAt: string }>();
   for (const e of inWindow) {
     const p = JSON.parse(e.propertiesJson) as Record<string, unknown>;
@@ -36,7 +50,9 @@ function reference(events: NewEvent[], query: ExperimentQuery): ExperimentTotals
       excludedUsers += 1;
       continue;
     }
-    const conversions = inWindow.filter((e) => e.userId === userId && e.event === query.metric && e.timestamp >= u.exposedAt);
+    const conversions = inWindow.filter(
+      (e) => e.userId === userId && e.event === query.metric && e.timestamp >= u.exposedAt,
+    );
     const revenue = conversions.reduce((sum, e) => {
       const r = (JSON.parse(e.propertiesJson) as Record<string, unknown>).revenue;
       return typeof r === "number" ? sum + r : sum;
@@ -55,7 +71,9 @@ function reference(events: NewEvent[], query: ExperimentQuery): ExperimentTotals
 function expectClose(actual: ExperimentTotals, expected: ExperimentTotals): void {
   const a = sorted(actual);
   expect(a.excludedUsers).toBe(expected.excludedUsers);
-  expect(a.variants.map((v) => [v.variant, v.users, v.conversions])).toEqual(expected.variants.map((v) => [v.variant, v.users, v.conversions]));
+  expect(a.variants.map((v) => [v.variant, v.users, v.conversions])).toEqual(
+    expected.variants.map((v) => [v.variant, v.users, v.conversions]),
+  );
   a.variants.forEach((v, i) => {
     expect(v.revenue).toBeCloseTo(expected.variants[i]!.revenue, 6);
     expect(v.revenueSquares).toBeCloseTo(expected.variants[i]!.revenueSquares, 4);
@@ -101,13 +119,26 @@ export function experimentCases(harness: StorageHarness): void {
           { variant: "treatment", users: 2, conversions: 1, revenue: 10, revenueSquares: 100 },
         ],
       });
-      expect(await totals(storage(), { experimentId: "Exp" })).toEqual({ excludedUsers: 0, variants: [{ variant: "control", users: 1, conversions: 0, revenue: 0, revenueSquares: 0 }] });
+      expect(await totals(storage(), { experimentId: "Exp" })).toEqual({
+        excludedUsers: 0,
+        variants: [{ variant: "control", users: 1, conversions: 0, revenue: 0, revenueSquares: 0 }],
+      });
       expect(await totals(storage(), { experimentId: "none" })).toEqual({ excludedUsers: 0, variants: [] });
     });
 
     it("keeps variant keys apart byte for byte", async () => {
-      await storage().events.appendEvents([expose("u1", "A", 1), expose("u2", "a", 1), expose("u3", "a ", 1), expose("u4", "ü", 1)]);
-      expect((await totals(storage())).variants.map((v) => [v.variant, v.users])).toEqual([["A", 1], ["a", 1], ["a ", 1], ["ü", 1]]);
+      await storage().events.appendEvents([
+        expose("u1", "A", 1),
+        expose("u2", "a", 1),
+        expose("u3", "a ", 1),
+        expose("u4", "ü", 1),
+      ]);
+      expect((await totals(storage())).variants.map((v) => [v.variant, v.users])).toEqual([
+        ["A", 1],
+        ["a", 1],
+        ["a ", 1],
+        ["ü", 1],
+      ]);
     });
 
     it("applies from (inclusive) and to (exclusive) to assignment and metric events alike", async () => {
@@ -120,21 +151,33 @@ export function experimentCases(harness: StorageHarness): void {
         expose("late", "control", 100),
       ]);
       const window = { from: iso(T0 + 10_000), to: iso(T0 + 100_000) };
-      expect(await totals(storage(), window)).toEqual({ excludedUsers: 0, variants: [{ variant: "control", users: 1, conversions: 1, revenue: 2, revenueSquares: 4 }] });
+      expect(await totals(storage(), window)).toEqual({
+        excludedUsers: 0,
+        variants: [{ variant: "control", users: 1, conversions: 1, revenue: 2, revenueSquares: 4 }],
+      });
     });
 
     it("agrees with the plain definition on a random data set", async () => {
       let state = 42;
-      const random = () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32);
+      const random = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
       const events: NewEvent[] = [];
       for (let u = 0; u < 150; u++) {
         const userId = `user-${u}`;
         const exposures = 1 + Math.floor(random() * 2);
         const home = ["control", "b", "c"][u % 3]!;
         // Now and then a second exposure names another variant: that user is excluded.
-        for (let i = 0; i < exposures; i++) events.push(expose(userId, i > 0 && random() < 0.1 ? "b" : home, Math.floor(random() * 100)));
+        for (let i = 0; i < exposures; i++)
+          events.push(expose(userId, i > 0 && random() < 0.1 ? "b" : home, Math.floor(random() * 100)));
         const purchases = Math.floor(random() * 3);
-        for (let i = 0; i < purchases; i++) events.push(ev("purchase", userId, Math.floor(random() * 120), random() < 0.8 ? { revenue: Math.round(random() * 10_000) / 100 } : {}));
+        for (let i = 0; i < purchases; i++)
+          events.push(
+            ev(
+              "purchase",
+              userId,
+              Math.floor(random() * 120),
+              random() < 0.8 ? { revenue: Math.round(random() * 10_000) / 100 } : {},
+            ),
+          );
         if (random() < 0.3) events.push(ev("page_view", userId, Math.floor(random() * 120)));
       }
       await storage().events.appendEvents(events);

@@ -31,9 +31,16 @@ export function flagHistoryCases(harness: StorageHarness): void {
 
     it("records create, per-path update and delete with the actor, newest first, and keeps them after the delete", async () => {
       const create = audit();
-      await storage().flags.insert(flag("h", { description: "d", rules: [{ type: "percentage", percentage: 10 }] }), create);
+      await storage().flags.insert(
+        flag("h", { description: "d", rules: [{ type: "percentage", percentage: 10 }] }),
+        create,
+      );
       const update = audit({ type: "in_process" });
-      await storage().flags.update("h", { enabled: true, rules: [{ type: "percentage", percentage: 25 }], updatedAt: at(1) }, update);
+      await storage().flags.update(
+        "h",
+        { enabled: true, rules: [{ type: "percentage", percentage: 25 }], updatedAt: at(1) },
+        update,
+      );
       const remove = audit();
       expect(await storage().flags.delete("h", remove)).toBe(true);
 
@@ -70,11 +77,18 @@ export function flagHistoryCases(harness: StorageHarness): void {
 
     it("keeps one entry per write when writes of one flag race", async () => {
       await storage().flags.insert(flag("busy"), audit());
-      await Promise.all(Array.from({ length: 6 }, (_, i) => storage().flags.update("busy", { description: `d${i}`, updatedAt: at(i + 1) }, audit())));
+      await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          storage().flags.update("busy", { description: `d${i}`, updatedAt: at(i + 1) }, audit()),
+        ),
+      );
       const entries = await storage().flagHistory.list("busy", { limit: 100 });
       expect(entries).toHaveLength(7);
       // Each update's "before" is the value the previous committed update left: a chain, no gaps.
-      const chain = entries.slice(0, 6).reverse().map((e) => e.changes[0]!);
+      const chain = entries
+        .slice(0, 6)
+        .reverse()
+        .map((e) => e.changes[0]!);
       expect(chain[0]!.before).toBe("");
       for (let i = 1; i < chain.length; i++) expect(chain[i]!.before).toBe(chain[i - 1]!.after);
     });
@@ -82,7 +96,8 @@ export function flagHistoryCases(harness: StorageHarness): void {
     it("pages newest first with `before`, and lists only the flag asked for", async () => {
       await storage().flags.insert(flag("p"), audit());
       await storage().flags.insert(flag("other"), audit());
-      for (let i = 0; i < 4; i++) await storage().flags.update("p", { description: `v${i}`, updatedAt: at(i) }, audit());
+      for (let i = 0; i < 4; i++)
+        await storage().flags.update("p", { description: `v${i}`, updatedAt: at(i) }, audit());
       const all = await storage().flagHistory.list("p", { limit: 100 });
       expect(all).toHaveLength(5);
       expect(all.every((e) => e.flagKey === "p")).toBe(true);
@@ -94,7 +109,11 @@ export function flagHistoryCases(harness: StorageHarness): void {
 
     it("records the schedule as actor and the applied-schedule action", async () => {
       await storage().flags.insert(flag("s"), audit());
-      await storage().flags.update("s", { enabled: true, updatedAt: at(1) }, audit({ type: "schedule", id: "sched-1" }, "scheduled_change_applied"));
+      await storage().flags.update(
+        "s",
+        { enabled: true, updatedAt: at(1) },
+        audit({ type: "schedule", id: "sched-1" }, "scheduled_change_applied"),
+      );
       const [latest] = await storage().flagHistory.list("s", { limit: 1 });
       expect(latest).toMatchObject({ action: "scheduled_change_applied", actor: { type: "schedule", id: "sched-1" } });
     });

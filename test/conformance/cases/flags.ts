@@ -33,8 +33,13 @@ export function flagCases(harness: StorageHarness): void {
       expect((await storage().flags.get("split"))?.variants).toEqual(variants);
       await storage().flags.update("split", { enabled: true, updatedAt: "2026-02-02T00:00:00.000Z" });
       expect((await storage().flags.get("split"))?.variants).toEqual(variants);
-      const two = [{ key: "a", weight: 0 }, { key: "b", weight: 100 }];
-      expect((await storage().flags.update("split", { variants: two, updatedAt: "2026-02-02T00:00:00.001Z" }))?.variants).toEqual(two);
+      const two = [
+        { key: "a", weight: 0 },
+        { key: "b", weight: 100 },
+      ];
+      expect(
+        (await storage().flags.update("split", { variants: two, updatedAt: "2026-02-02T00:00:00.001Z" }))?.variants,
+      ).toEqual(two);
       const none = await storage().flags.update("split", { variants: [], updatedAt: "2026-02-02T00:00:00.002Z" });
       expect(none?.variants).toEqual([]);
       expect((await storage().flags.list({ limit: 10 })).find((f) => f.key === "split")?.variants).toEqual([]);
@@ -58,7 +63,9 @@ export function flagCases(harness: StorageHarness): void {
 
     it("refuses a second flag with the same key with a conflict error", async () => {
       await storage().flags.insert(flag("dup"));
-      const error = await storage().flags.insert(flag("dup")).catch((e: unknown) => e);
+      const error = await storage()
+        .flags.insert(flag("dup"))
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(FlagpostError);
       expect((error as FlagpostError).code).toBe("conflict");
     });
@@ -97,9 +104,17 @@ export function flagCases(harness: StorageHarness): void {
     });
 
     it("updates only the fields given and returns the stored flag", async () => {
-      await storage().flags.insert(flag("patch", { description: "keep me", rules: [{ type: "percentage", percentage: 5 }] }));
+      await storage().flags.insert(
+        flag("patch", { description: "keep me", rules: [{ type: "percentage", percentage: 5 }] }),
+      );
       const updated = await storage().flags.update("patch", { enabled: true, updatedAt: "2026-02-02T00:00:00.000Z" });
-      expect(updated).toMatchObject({ key: "patch", enabled: true, description: "keep me", rules: [{ type: "percentage", percentage: 5 }], updatedAt: "2026-02-02T00:00:00.000Z" });
+      expect(updated).toMatchObject({
+        key: "patch",
+        enabled: true,
+        description: "keep me",
+        rules: [{ type: "percentage", percentage: 5 }],
+        updatedAt: "2026-02-02T00:00:00.000Z",
+      });
       expect(await storage().flags.get("patch")).toEqual(updated);
     });
 
@@ -113,15 +128,31 @@ export function flagCases(harness: StorageHarness): void {
     });
 
     it("returns undefined when updating an unknown key, and creates nothing", async () => {
-      expect(await storage().flags.update("ghost", { enabled: true, updatedAt: "2026-02-02T00:00:00.000Z" })).toBeUndefined();
+      expect(
+        await storage().flags.update("ghost", { enabled: true, updatedAt: "2026-02-02T00:00:00.000Z" }),
+      ).toBeUndefined();
       expect(await storage().flags.get("ghost")).toBeUndefined();
     });
 
     it("replaces the rule list as a whole, down to an empty list, and keeps an empty description", async () => {
-      await storage().flags.insert(flag("rules", { rules: [{ type: "percentage", percentage: 5 }, { type: "users", userIds: ["a"] }] }));
-      const one = await storage().flags.update("rules", { rules: [{ type: "users", userIds: ["b"] }], updatedAt: "2026-02-02T00:00:00.000Z" });
+      await storage().flags.insert(
+        flag("rules", {
+          rules: [
+            { type: "percentage", percentage: 5 },
+            { type: "users", userIds: ["a"] },
+          ],
+        }),
+      );
+      const one = await storage().flags.update("rules", {
+        rules: [{ type: "users", userIds: ["b"] }],
+        updatedAt: "2026-02-02T00:00:00.000Z",
+      });
       expect(one?.rules).toEqual([{ type: "users", userIds: ["b"] }]);
-      const none = await storage().flags.update("rules", { rules: [], description: "", updatedAt: "2026-02-02T00:00:00.001Z" });
+      const none = await storage().flags.update("rules", {
+        rules: [],
+        description: "",
+        updatedAt: "2026-02-02T00:00:00.001Z",
+      });
       expect(none).toMatchObject({ rules: [], description: "" });
       expect(await storage().flags.get("rules")).toEqual(none);
     });
@@ -129,7 +160,9 @@ export function flagCases(harness: StorageHarness): void {
     it("leaves the stored flag and the revision alone when an insert is refused", async () => {
       await storage().flags.insert(flag("first", { description: "original" }));
       const revision = await storage().flags.revision();
-      await expect(storage().flags.insert(flag("first", { description: "intruder" }))).rejects.toBeInstanceOf(FlagpostError);
+      await expect(storage().flags.insert(flag("first", { description: "intruder" }))).rejects.toBeInstanceOf(
+        FlagpostError,
+      );
       expect((await storage().flags.get("first"))?.description).toBe("original");
       expect(await storage().flags.revision()).toBe(revision);
     });
@@ -144,9 +177,13 @@ export function flagCases(harness: StorageHarness): void {
 
     it("returns times unchanged to the millisecond, before 1970 and far ahead included", async () => {
       const times = ["1969-12-31T23:59:59.999Z", "2026-06-30T12:34:56.789Z", "2999-12-31T23:59:59.001Z"];
-      for (const [i, t] of times.entries()) await storage().flags.insert(flag(`t${i}`, { createdAt: t, updatedAt: times[(i + 1) % times.length]! }));
+      for (const [i, t] of times.entries())
+        await storage().flags.insert(flag(`t${i}`, { createdAt: t, updatedAt: times[(i + 1) % times.length]! }));
       for (const [i, t] of times.entries()) {
-        expect(await storage().flags.get(`t${i}`)).toMatchObject({ createdAt: t, updatedAt: times[(i + 1) % times.length] });
+        expect(await storage().flags.get(`t${i}`)).toMatchObject({
+          createdAt: t,
+          updatedAt: times[(i + 1) % times.length],
+        });
       }
     });
 
@@ -191,7 +228,10 @@ export function flagCases(harness: StorageHarness): void {
       const got = (await storage().flags.get("copy"))!;
       (got.rules[0] as { userIds: string[] }).userIds.push("b");
       got.description = "mutated";
-      expect(await storage().flags.get("copy")).toMatchObject({ description: "flag copy", rules: [{ type: "users", userIds: ["a"] }] });
+      expect(await storage().flags.get("copy")).toMatchObject({
+        description: "flag copy",
+        rules: [{ type: "users", userIds: ["a"] }],
+      });
     });
 
     it("returns copies from list and update too", async () => {
@@ -201,7 +241,11 @@ export function flagCases(harness: StorageHarness): void {
       const updated = (await storage().flags.update("copy", { enabled: true, updatedAt: "2026-02-02T00:00:00.000Z" }))!;
       (updated.rules[0] as { userIds: string[] }).userIds.push("c");
       updated.description = "mutated";
-      expect(await storage().flags.get("copy")).toMatchObject({ description: "flag copy", enabled: true, rules: [{ type: "users", userIds: ["a"] }] });
+      expect(await storage().flags.get("copy")).toMatchObject({
+        description: "flag copy",
+        enabled: true,
+        rules: [{ type: "users", userIds: ["a"] }],
+      });
     });
   });
 }

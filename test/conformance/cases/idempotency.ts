@@ -25,14 +25,21 @@ export function idempotencyCases(harness: StorageHarness): void {
     it("starts a new key, then replays the stored response for the same fingerprint", async () => {
       expect(await storage().idempotency.begin(claim())).toEqual({ state: "started" });
       await storage().idempotency.complete({ scope: "key-1", key: "idem-1", response: { id: "e1", n: [1, 2] } });
-      expect(await storage().idempotency.begin(claim({}, T0 + 1000))).toEqual({ state: "replay", response: { id: "e1", n: [1, 2] } });
+      expect(await storage().idempotency.begin(claim({}, T0 + 1000))).toEqual({
+        state: "replay",
+        response: { id: "e1", n: [1, 2] },
+      });
     });
 
     it("reports a different fingerprint as a mismatch, before and after completion", async () => {
       await storage().idempotency.begin(claim());
-      expect(await storage().idempotency.begin(claim({ fingerprint: "0".repeat(64) }, T0 + 1))).toEqual({ state: "mismatch" });
+      expect(await storage().idempotency.begin(claim({ fingerprint: "0".repeat(64) }, T0 + 1))).toEqual({
+        state: "mismatch",
+      });
       await storage().idempotency.complete({ scope: "key-1", key: "idem-1", response: 1 });
-      expect(await storage().idempotency.begin(claim({ fingerprint: "0".repeat(64) }, T0 + 2))).toEqual({ state: "mismatch" });
+      expect(await storage().idempotency.begin(claim({ fingerprint: "0".repeat(64) }, T0 + 2))).toEqual({
+        state: "mismatch",
+      });
     });
 
     it("reports a pending, unexpired claim as in progress", async () => {
@@ -49,7 +56,9 @@ export function idempotencyCases(harness: StorageHarness): void {
     it("frees a released claim at once", async () => {
       await storage().idempotency.begin(claim());
       await storage().idempotency.release("key-1", "idem-1");
-      expect(await storage().idempotency.begin(claim({ fingerprint: "0".repeat(64) }, T0 + 1))).toEqual({ state: "started" });
+      expect(await storage().idempotency.begin(claim({ fingerprint: "0".repeat(64) }, T0 + 1))).toEqual({
+        state: "started",
+      });
     });
 
     it("does not release a completed claim", async () => {
@@ -63,7 +72,9 @@ export function idempotencyCases(harness: StorageHarness): void {
       await storage().idempotency.begin(claim());
       await storage().idempotency.complete({ scope: "key-1", key: "idem-1", response: "old" });
       const later = T0 + 86_400_001;
-      expect(await storage().idempotency.begin(claim({ fingerprint: "0".repeat(64) }, later))).toEqual({ state: "started" });
+      expect(await storage().idempotency.begin(claim({ fingerprint: "0".repeat(64) }, later))).toEqual({
+        state: "started",
+      });
     });
 
     it("starts afresh over an expired record even with the same fingerprint, and holds the new claim", async () => {
@@ -79,18 +90,27 @@ export function idempotencyCases(harness: StorageHarness): void {
     it("replays a completed key after its lock lapsed, and still refuses another fingerprint", async () => {
       await storage().idempotency.begin(claim());
       await storage().idempotency.complete({ scope: "key-1", key: "idem-1", response: { ok: true } });
-      expect(await storage().idempotency.begin(claim({}, T0 + 61_000))).toEqual({ state: "replay", response: { ok: true } });
-      expect(await storage().idempotency.begin(claim({ fingerprint: "0".repeat(64) }, T0 + 61_000))).toEqual({ state: "mismatch" });
+      expect(await storage().idempotency.begin(claim({}, T0 + 61_000))).toEqual({
+        state: "replay",
+        response: { ok: true },
+      });
+      expect(await storage().idempotency.begin(claim({ fingerprint: "0".repeat(64) }, T0 + 61_000))).toEqual({
+        state: "mismatch",
+      });
     });
 
     it("refuses another fingerprint on a pending claim whose lock lapsed", async () => {
       await storage().idempotency.begin(claim());
-      expect(await storage().idempotency.begin(claim({ fingerprint: "0".repeat(64) }, T0 + 61_000))).toEqual({ state: "mismatch" });
+      expect(await storage().idempotency.begin(claim({ fingerprint: "0".repeat(64) }, T0 + 61_000))).toEqual({
+        state: "mismatch",
+      });
     });
 
     it("gives exactly one of several concurrent takeovers of a lapsed claim the key", async () => {
       await storage().idempotency.begin(claim());
-      const results = await Promise.all(Array.from({ length: 8 }, () => storage().idempotency.begin(claim({}, T0 + 61_000))));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () => storage().idempotency.begin(claim({}, T0 + 61_000))),
+      );
       expect(results.filter((r) => r.state === "started")).toHaveLength(1);
       expect(results.filter((r) => r.state === "in_progress")).toHaveLength(7);
     });
@@ -106,13 +126,20 @@ export function idempotencyCases(harness: StorageHarness): void {
 
       await storage().idempotency.begin(claim({ key: "null" }));
       await storage().idempotency.complete({ scope: "key-1", key: "null", response: null });
-      expect(await storage().idempotency.begin(claim({ key: "null" }, T0 + 1))).toEqual({ state: "replay", response: null });
+      expect(await storage().idempotency.begin(claim({ key: "null" }, T0 + 1))).toEqual({
+        state: "replay",
+        response: null,
+      });
     });
 
     it("keeps keys that differ only in case or trailing spaces apart", async () => {
       await storage().idempotency.begin(claim({ key: "Key" }));
-      expect(await storage().idempotency.begin(claim({ key: "key", fingerprint: "0".repeat(64) }))).toEqual({ state: "started" });
-      expect(await storage().idempotency.begin(claim({ key: "Key ", fingerprint: "1".repeat(64) }))).toEqual({ state: "started" });
+      expect(await storage().idempotency.begin(claim({ key: "key", fingerprint: "0".repeat(64) }))).toEqual({
+        state: "started",
+      });
+      expect(await storage().idempotency.begin(claim({ key: "Key ", fingerprint: "1".repeat(64) }))).toEqual({
+        state: "started",
+      });
       expect(await storage().idempotency.begin(claim({ key: "Key" }, T0 + 1))).toEqual({ state: "in_progress" });
     });
 
@@ -123,7 +150,9 @@ export function idempotencyCases(harness: StorageHarness): void {
 
     it("keeps keys apart per scope", async () => {
       await storage().idempotency.begin(claim());
-      expect(await storage().idempotency.begin(claim({ scope: "key-2", fingerprint: "0".repeat(64) }))).toEqual({ state: "started" });
+      expect(await storage().idempotency.begin(claim({ scope: "key-2", fingerprint: "0".repeat(64) }))).toEqual({
+        state: "started",
+      });
     });
 
     it("gives exactly one of several concurrent claims the key", async () => {

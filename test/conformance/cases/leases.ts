@@ -33,14 +33,30 @@ export function leaseCases(harness: StorageHarness): void {
       await storage().emails.insertEmails([a, b, c]);
       await storage().emails.claimDueEmails(iso(T0), 2, LEASE, "w1"); // a, b
       await storage().emails.claimDueEmails(iso(T0), 1, LEASE, "w2"); // c
-      await storage().emails.transitionEmail(b.id, { from: ["queued"], leaseOwner: "w1", to: "sent", sentAt: iso(T0 + 1), event: { type: "sent", at: iso(T0 + 1) } });
+      await storage().emails.transitionEmail(b.id, {
+        from: ["queued"],
+        leaseOwner: "w1",
+        to: "sent",
+        sentAt: iso(T0 + 1),
+        event: { type: "sent", at: iso(T0 + 1) },
+      });
 
-      const renewed = await storage().emails.renewEmailLeases([a.id, b.id, c.id, "0198ffff-0000-7000-8000-000000000000"], "w1", iso(T0 + 50_000));
+      const renewed = await storage().emails.renewEmailLeases(
+        [a.id, b.id, c.id, "0198ffff-0000-7000-8000-000000000000"],
+        "w1",
+        iso(T0 + 50_000),
+      );
       expect(renewed).toEqual([a.id]); // b finished (no lease), c is w2's, the last does not exist
-      expect(await storage().emails.getEmail(a.id)).toMatchObject({ leaseOwner: "w1", leaseUntil: iso(T0 + 50_000), attempts: 1 });
+      expect(await storage().emails.getEmail(a.id)).toMatchObject({
+        leaseOwner: "w1",
+        leaseUntil: iso(T0 + 50_000),
+        attempts: 1,
+      });
       expect(await storage().emails.getEmail(c.id)).toMatchObject({ leaseOwner: "w2", leaseUntil: iso(T0 + LEASE) });
       // Past the first lease, only c (not renewed) is due again.
-      expect((await storage().emails.claimDueEmails(iso(T0 + LEASE), 10, LEASE, "w3")).map((e) => e.id)).toEqual([c.id]);
+      expect((await storage().emails.claimDueEmails(iso(T0 + LEASE), 10, LEASE, "w3")).map((e) => e.id)).toEqual([
+        c.id,
+      ]);
       expect(await storage().emails.claimDueEmails(iso(T0 + 49_999), 10, LEASE, "w3")).toEqual([]);
       expect(await storage().emails.renewEmailLeases([], "w1", iso(T0))).toEqual([]);
     });
@@ -51,7 +67,11 @@ export function leaseCases(harness: StorageHarness): void {
       await storage().emails.claimDueEmails(iso(T0), 1, LEASE, "slow");
       await storage().emails.claimDueEmails(iso(T0 + LEASE), 1, LEASE, "other");
       expect(await storage().emails.renewEmailLeases([a.id], "slow", iso(T0 + LEASE + 10_000))).toEqual([]);
-      expect(await storage().emails.getEmail(a.id)).toMatchObject({ leaseOwner: "other", leaseUntil: iso(T0 + 2 * LEASE), attempts: 2 });
+      expect(await storage().emails.getEmail(a.id)).toMatchObject({
+        leaseOwner: "other",
+        leaseUntil: iso(T0 + 2 * LEASE),
+        attempts: 2,
+      });
     });
 
     it("lists the owners of unexpired leases and frees a dead owner's leases at once, keeping attempts", async () => {
@@ -77,24 +97,42 @@ export function leaseCases(harness: StorageHarness): void {
       const a = email();
       await storage().emails.insertEmails([a]);
       await storage().emails.claimDueEmails(iso(T0), 1, LEASE, "dead");
-      await storage().emails.transitionEmail(a.id, { from: ["queued"], to: "failed", event: { type: "failed", at: iso(T0) } });
+      await storage().emails.transitionEmail(a.id, {
+        from: ["queued"],
+        to: "failed",
+        event: { type: "failed", at: iso(T0) },
+      });
       expect(await storage().emails.releaseEmailLeases(["dead"])).toBe(0);
       expect(await storage().emails.getEmail(a.id)).toMatchObject({ status: "failed" });
     });
 
     it("extends a pending idempotency claim while its request runs, and only a pending one", async () => {
-      const claim = { scope: "k", key: "i", fingerprint: "f".repeat(64), now: iso(T0), lockedUntil: iso(T0 + 10_000), expiresAt: iso(T0 + 86_400_000) };
+      const claim = {
+        scope: "k",
+        key: "i",
+        fingerprint: "f".repeat(64),
+        now: iso(T0),
+        lockedUntil: iso(T0 + 10_000),
+        expiresAt: iso(T0 + 86_400_000),
+      };
       expect(await storage().idempotency.begin(claim)).toEqual({ state: "started" });
       expect(await storage().idempotency.extend("k", "i", claim.fingerprint, iso(T0 + 20_000))).toBe(true);
       // Past the first lock but within the extended one: still in progress.
-      expect(await storage().idempotency.begin({ ...claim, now: iso(T0 + 15_000), lockedUntil: iso(T0 + 25_000) })).toEqual({ state: "in_progress" });
+      expect(
+        await storage().idempotency.begin({ ...claim, now: iso(T0 + 15_000), lockedUntil: iso(T0 + 25_000) }),
+      ).toEqual({ state: "in_progress" });
       // Once the extension lapses (its process died), a retry takes the key over.
-      expect(await storage().idempotency.begin({ ...claim, now: iso(T0 + 20_000), lockedUntil: iso(T0 + 30_000) })).toEqual({ state: "started" });
+      expect(
+        await storage().idempotency.begin({ ...claim, now: iso(T0 + 20_000), lockedUntil: iso(T0 + 30_000) }),
+      ).toEqual({ state: "started" });
       expect(await storage().idempotency.extend("k", "i", "0".repeat(64), iso(T0 + 90_000))).toBe(false);
       await storage().idempotency.complete({ scope: "k", key: "i", response: { ok: 1 } });
       expect(await storage().idempotency.extend("k", "i", claim.fingerprint, iso(T0 + 90_000))).toBe(false);
       expect(await storage().idempotency.extend("k", "absent", claim.fingerprint, iso(T0 + 90_000))).toBe(false);
-      expect(await storage().idempotency.begin({ ...claim, now: iso(T0 + 21_000) })).toEqual({ state: "replay", response: { ok: 1 } });
+      expect(await storage().idempotency.begin({ ...claim, now: iso(T0 + 21_000) })).toEqual({
+        state: "replay",
+        response: { ok: 1 },
+      });
     });
   });
 }

@@ -12,7 +12,16 @@ export function lifecycleCases(harness: StorageHarness): void {
 
     it("migrates again without harm: data and revision stay", async () => {
       const at = "2026-01-01T00:00:00.000Z";
-      await storage().flags.insert({ id: "00000000-0000-7000-8000-00000000ffff", key: "kept", description: "", enabled: true, rules: [], variants: [], createdAt: at, updatedAt: at });
+      await storage().flags.insert({
+        id: "00000000-0000-7000-8000-00000000ffff",
+        key: "kept",
+        description: "",
+        enabled: true,
+        rules: [],
+        variants: [],
+        createdAt: at,
+        updatedAt: at,
+      });
       const revision = await storage().flags.revision();
       await storage().migrate();
       await Promise.all([storage().migrate(), storage().migrate()]);

@@ -5,7 +5,16 @@ import { describeCapability, type StorageHarness } from "../harness.js";
 const AT = "2026-03-04T05:06:07.089Z";
 
 function flag(key: string): FlagRecord {
-  return { id: `00000000-0000-7000-8000-0000000${key.length}0000`, key, description: "", enabled: false, rules: [], variants: [], createdAt: AT, updatedAt: AT };
+  return {
+    id: `00000000-0000-7000-8000-0000000${key.length}0000`,
+    key,
+    description: "",
+    enabled: false,
+    rules: [],
+    variants: [],
+    createdAt: AT,
+    updatedAt: AT,
+  };
 }
 
 /** Several storages on one database, as several processes of one app would open it. */
@@ -49,8 +58,17 @@ export function sharedCases(harness: StorageHarness): void {
     it("gives exactly one of several processes an idempotency key", async () => {
       const storages = await open(3);
       for (const s of storages) await s.migrate();
-      const claim: IdempotencyClaim = { scope: "s", key: "k", fingerprint: "f", now: AT, lockedUntil: "2026-03-04T05:07:07.089Z", expiresAt: "2026-03-05T05:06:07.089Z" };
-      const results = await Promise.all(storages.flatMap((s) => [s.idempotency.begin(claim), s.idempotency.begin(claim)]));
+      const claim: IdempotencyClaim = {
+        scope: "s",
+        key: "k",
+        fingerprint: "f",
+        now: AT,
+        lockedUntil: "2026-03-04T05:07:07.089Z",
+        expiresAt: "2026-03-05T05:06:07.089Z",
+      };
+      const results = await Promise.all(
+        storages.flatMap((s) => [s.idempotency.begin(claim), s.idempotency.begin(claim)]),
+      );
       expect(results.filter((r) => r.state === "started")).toHaveLength(1);
       expect(results.filter((r) => r.state === "in_progress")).toHaveLength(5);
     });

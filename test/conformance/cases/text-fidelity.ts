@@ -6,7 +6,8 @@ import { useStorage } from "./use-storage.js";
 const AT = "2026-01-02T03:04:05.006Z";
 
 /** Every kind of text the input rules (src/input-policy.ts) let through, in one string. */
-const HARD_TEXT = "tab\t nl\n bell\u0007 del\u007f U+FFFF\uffff U+FFFE\ufffe BOM\ufeff astral😀𝄞 rtl\u202e quote\" backslash\\ ü三";
+const HARD_TEXT =
+  'tab\t nl\n bell\u0007 del\u007f U+FFFF\uffff U+FFFE\ufffe BOM\ufeff astral😀𝄞 rtl\u202e quote" backslash\\ ü三';
 
 /** `levels` nested objects, the innermost holding HARD_TEXT. */
 function nested(levels: number): Record<string, unknown> {
@@ -31,19 +32,47 @@ export function textFidelityCases(harness: StorageHarness): void {
     it("round-trips in a flag's description and rules", async () => {
       const rules: FlagRecord["rules"] = [
         { type: "users", userIds: [HARD_TEXT] },
-        { type: "attribute", attribute: "constructor", operator: "in", value: [HARD_TEXT, 5e-324, 1.7976931348623157e308] },
+        {
+          type: "attribute",
+          attribute: "constructor",
+          operator: "in",
+          value: [HARD_TEXT, 5e-324, 1.7976931348623157e308],
+        },
       ];
-      const flag: FlagRecord = { id: "00000000-0000-7000-8000-000000000001", key: "text", description: HARD_TEXT, enabled: true, rules, variants: [], createdAt: AT, updatedAt: AT };
+      const flag: FlagRecord = {
+        id: "00000000-0000-7000-8000-000000000001",
+        key: "text",
+        description: HARD_TEXT,
+        enabled: true,
+        rules,
+        variants: [],
+        createdAt: AT,
+        updatedAt: AT,
+      };
       await storage().flags.insert(flag);
       expect(await storage().flags.get("text")).toEqual(flag);
     });
 
     it("round-trips in event names and in properties nested to the depth bound", async () => {
       const properties = { constructor: HARD_TEXT, toString: 1, deep: nested(MAX_NESTING_DEPTH - 2) };
-      const event: NewEvent = { id: "00000000-0000-7000-8000-000000000002", event: "e😀", userId: "u\u00a0三", timestamp: AT, receivedAt: AT, propertiesJson: JSON.stringify(properties) };
+      const event: NewEvent = {
+        id: "00000000-0000-7000-8000-000000000002",
+        event: "e😀",
+        userId: "u\u00a0三",
+        timestamp: AT,
+        receivedAt: AT,
+        propertiesJson: JSON.stringify(properties),
+      };
       await storage().events.appendEvents([event]);
       const [stored] = await storage().events.queryEvents({}, undefined, 10);
-      expect(stored).toEqual({ id: event.id, event: event.event, userId: event.userId, timestamp: AT, receivedAt: AT, properties });
+      expect(stored).toEqual({
+        id: event.id,
+        event: event.event,
+        userId: event.userId,
+        timestamp: AT,
+        receivedAt: AT,
+        properties,
+      });
     });
   });
 }

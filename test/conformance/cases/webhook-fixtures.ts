@@ -28,7 +28,16 @@ export function domainEvent(type: string, data: Record<string, unknown> = {}, at
 }
 
 export function flag(key: string): FlagRecord {
-  return { id: sortedId(3), key, description: "", enabled: false, rules: [], variants: [], createdAt: iso(T0), updatedAt: iso(T0) };
+  return {
+    id: sortedId(3),
+    key,
+    description: "",
+    enabled: false,
+    rules: [],
+    variants: [],
+    createdAt: iso(T0),
+    updatedAt: iso(T0),
+  };
 }
 
 export function email(overrides: Partial<EmailRecord> = {}): EmailRecord {
@@ -49,7 +58,8 @@ export function email(overrides: Partial<EmailRecord> = {}): EmailRecord {
 export async function deliveriesOf(storage: Storage, hooks: WebhookRecord[]): Promise<string[]> {
   const seen: string[] = [];
   for (const [i, hook] of hooks.entries()) {
-    for (const d of await storage.webhookDeliveries.listDeliveries(hook.id, { limit: 100 })) seen.push(`${i}:${d.eventType}`);
+    for (const d of await storage.webhookDeliveries.listDeliveries(hook.id, { limit: 100 }))
+      seen.push(`${i}:${d.eventType}`);
   }
   return seen.sort();
 }

@@ -19,8 +19,21 @@ async function withDeliveries(storage: Storage, count: number, at = T0) {
   return { hook, ids };
 }
 
-function attemptOf(d: { id: string; webhookId: string; eventId: string }, statusCode: number, at = T0): NonNullable<DeliveryOutcome["attempt"]> {
-  return { id: sortedId(7), deliveryId: d.id, webhookId: d.webhookId, eventId: d.eventId, sentAt: iso(at), statusCode, durationMs: 12, response: statusCode === 0 ? "connect ECONNREFUSED" : "ok ✓" };
+function attemptOf(
+  d: { id: string; webhookId: string; eventId: string },
+  statusCode: number,
+  at = T0,
+): NonNullable<DeliveryOutcome["attempt"]> {
+  return {
+    id: sortedId(7),
+    deliveryId: d.id,
+    webhookId: d.webhookId,
+    eventId: d.eventId,
+    sentAt: iso(at),
+    statusCode,
+    durationMs: 12,
+    response: statusCode === 0 ? "connect ECONNREFUSED" : "ok ✓",
+  };
 }
 
 export function webhookCases(harness: StorageHarness): void {
@@ -28,7 +41,11 @@ export function webhookCases(harness: StorageHarness): void {
     const storage = useStorage(harness);
 
     it("stores, reads, lists newest first with after/before cursors, updates, rotates and deletes", async () => {
-      const hooks = [webhook(), webhook({ events: ["email.sent", "email.bounced"], failingSince: iso(T0) }), webhook({ status: "disabled" })];
+      const hooks = [
+        webhook(),
+        webhook({ events: ["email.sent", "email.bounced"], failingSince: iso(T0) }),
+        webhook({ status: "disabled" }),
+      ];
       for (const h of hooks) await storage().webhooks.insertWebhook(h);
       expect(await storage().webhooks.getWebhook(hooks[1]!.id)).toEqual(hooks[1]);
       expect(await storage().webhooks.getWebhook("missing")).toBeUndefined();
@@ -36,17 +53,47 @@ export function webhookCases(harness: StorageHarness): void {
       expect((await storage().webhooks.listWebhooks({ limit: 10 })).map((h) => h.id)).toEqual(ids);
       expect((await storage().webhooks.listWebhooks({ limit: 1, after: ids[0] })).map((h) => h.id)).toEqual([ids[1]]);
       expect((await storage().webhooks.listWebhooks({ limit: 1, before: ids[2] })).map((h) => h.id)).toEqual([ids[1]]);
-      expect((await storage().webhooks.listWebhooks({ limit: 5, before: ids[2] })).map((h) => h.id)).toEqual([ids[0], ids[1]]);
+      expect((await storage().webhooks.listWebhooks({ limit: 5, before: ids[2] })).map((h) => h.id)).toEqual([
+        ids[0],
+        ids[1],
+      ]);
 
-      const updated = await storage().webhooks.updateWebhook(hooks[1]!.id, { endpoint: "http://other.example.com/x", status: "enabled", updatedAt: iso(T0 + 1) });
-      expect(updated).toEqual({ ...hooks[1], endpoint: "http://other.example.com/x", updatedAt: iso(T0 + 1), failingSince: undefined });
+      const updated = await storage().webhooks.updateWebhook(hooks[1]!.id, {
+        endpoint: "http://other.example.com/x",
+        status: "enabled",
+        updatedAt: iso(T0 + 1),
+      });
+      expect(updated).toEqual({
+        ...hooks[1],
+        endpoint: "http://other.example.com/x",
+        updatedAt: iso(T0 + 1),
+        failingSince: undefined,
+      });
       expect(updated).not.toHaveProperty("failingSince");
-      expect(await storage().webhooks.updateWebhook("missing", { status: "enabled", updatedAt: iso(T0) })).toBeUndefined();
+      expect(
+        await storage().webhooks.updateWebhook("missing", { status: "enabled", updatedAt: iso(T0) }),
+      ).toBeUndefined();
 
-      const rotated = await storage().webhooks.rotateSecret(hooks[0]!.id, { secret: "whsec_bmV3", previousSecretExpiresAt: iso(T0 + 86_400_000), updatedAt: iso(T0 + 2) });
-      expect(rotated).toEqual({ ...hooks[0], secret: "whsec_bmV3", previousSecret: hooks[0]!.secret, previousSecretExpiresAt: iso(T0 + 86_400_000), updatedAt: iso(T0 + 2) });
+      const rotated = await storage().webhooks.rotateSecret(hooks[0]!.id, {
+        secret: "whsec_bmV3",
+        previousSecretExpiresAt: iso(T0 + 86_400_000),
+        updatedAt: iso(T0 + 2),
+      });
+      expect(rotated).toEqual({
+        ...hooks[0],
+        secret: "whsec_bmV3",
+        previousSecret: hooks[0]!.secret,
+        previousSecretExpiresAt: iso(T0 + 86_400_000),
+        updatedAt: iso(T0 + 2),
+      });
       expect(await storage().webhooks.getWebhook(hooks[0]!.id)).toEqual(rotated);
-      expect(await storage().webhooks.rotateSecret("missing", { secret: "x", previousSecretExpiresAt: iso(T0), updatedAt: iso(T0) })).toBeUndefined();
+      expect(
+        await storage().webhooks.rotateSecret("missing", {
+          secret: "x",
+          previousSecretExpiresAt: iso(T0),
+          updatedAt: iso(T0),
+        }),
+      ).toBeUndefined();
 
       expect(await storage().webhooks.deleteWebhook(hooks[0]!.id)).toBe(true);
       expect(await storage().webhooks.deleteWebhook(hooks[0]!.id)).toBe(false);
@@ -56,7 +103,9 @@ export function webhookCases(harness: StorageHarness): void {
     it("refuses a second endpoint with the same id", async () => {
       const h = webhook();
       await storage().webhooks.insertWebhook(h);
-      const error = await storage().webhooks.insertWebhook(h).catch((e: unknown) => e);
+      const error = await storage()
+        .webhooks.insertWebhook(h)
+        .catch((e: unknown) => e);
       expect((error as FlagpostError).code).toBe("conflict");
     });
 
@@ -66,7 +115,15 @@ export function webhookCases(harness: StorageHarness): void {
       await storage().webhooks.insertWebhook(other);
       await storage().flags.insert(flag("later"), undefined, [domainEvent("flag.created")]);
       const [claimed] = await storage().webhookDeliveries.claimDueDeliveries(iso(T0 + 10), 1, LEASE, "w");
-      await storage().webhookDeliveries.recordDeliveryOutcomes([{ id: claimed!.id, webhookId: hook.id, leaseOwner: "w", attempt: attemptOf(claimed!, 500), next: { status: "failed" } }]);
+      await storage().webhookDeliveries.recordDeliveryOutcomes([
+        {
+          id: claimed!.id,
+          webhookId: hook.id,
+          leaseOwner: "w",
+          attempt: attemptOf(claimed!, 500),
+          next: { status: "failed" },
+        },
+      ]);
       expect(await storage().webhooks.deleteWebhook(hook.id)).toBe(true);
       expect(await storage().webhookDeliveries.listDeliveries(hook.id, { limit: 10 })).toEqual([]);
       expect(await storage().webhookDeliveries.getDelivery(hook.id, ids[0]!)).toBeUndefined();
@@ -82,8 +139,20 @@ export function webhookCases(harness: StorageHarness): void {
       expect(await storage().webhookDeliveries.claimDueDeliveries(iso(T0 - 1), 10, LEASE, "w1")).toEqual([]);
       const first = await storage().webhookDeliveries.claimDueDeliveries(iso(T0 + 1), 10, LEASE, "w1");
       expect(first.map((d) => d.eventId)).toEqual([ids[0], ids[1]]);
-      expect(first[0]).toMatchObject({ webhookId: hook.id, attempts: 1, status: "pending", leaseOwner: "w1", leaseUntil: iso(T0 + 1 + LEASE), webhook: hook });
-      expect(first[0]!.event).toEqual({ id: ids[0], type: "flag.created", createdAt: iso(T0), data: { i: 0, note: "Grüße ✓" } });
+      expect(first[0]).toMatchObject({
+        webhookId: hook.id,
+        attempts: 1,
+        status: "pending",
+        leaseOwner: "w1",
+        leaseUntil: iso(T0 + 1 + LEASE),
+        webhook: hook,
+      });
+      expect(first[0]!.event).toEqual({
+        id: ids[0],
+        type: "flag.created",
+        createdAt: iso(T0),
+        data: { i: 0, note: "Grüße ✓" },
+      });
       const second = await storage().webhookDeliveries.claimDueDeliveries(iso(T0 + 10), 10, LEASE, "w2");
       expect(second.map((d) => d.eventId)).toEqual([ids[2]]);
       // A lease that ended makes the delivery claimable again (its worker died).
@@ -95,8 +164,18 @@ export function webhookCases(harness: StorageHarness): void {
     it("renews only the leases the owner still holds", async () => {
       await withDeliveries(storage(), 2);
       const [a, b] = await storage().webhookDeliveries.claimDueDeliveries(iso(T0 + 5), 10, LEASE, "w");
-      await storage().webhookDeliveries.recordDeliveryOutcomes([{ id: b!.id, webhookId: b!.webhookId, leaseOwner: "w", attempt: attemptOf(b!, 200), next: { status: "success" } }]);
-      expect(await storage().webhookDeliveries.renewDeliveryLeases([a!.id, b!.id], "w", iso(T0 + 5 + 2 * LEASE))).toEqual([a!.id]);
+      await storage().webhookDeliveries.recordDeliveryOutcomes([
+        {
+          id: b!.id,
+          webhookId: b!.webhookId,
+          leaseOwner: "w",
+          attempt: attemptOf(b!, 200),
+          next: { status: "success" },
+        },
+      ]);
+      expect(
+        await storage().webhookDeliveries.renewDeliveryLeases([a!.id, b!.id], "w", iso(T0 + 5 + 2 * LEASE)),
+      ).toEqual([a!.id]);
       expect(await storage().webhookDeliveries.renewDeliveryLeases([a!.id], "other", iso(T0 + 9 * LEASE))).toEqual([]);
       expect(await storage().webhookDeliveries.claimDueDeliveries(iso(T0 + 5 + LEASE), 10, LEASE, "x")).toEqual([]);
     });
@@ -105,26 +184,62 @@ export function webhookCases(harness: StorageHarness): void {
       const { hook, ids } = await withDeliveries(storage(), 2);
       const [a, b] = await storage().webhookDeliveries.claimDueDeliveries(iso(T0 + 5), 10, LEASE, "w");
       const applied = await storage().webhookDeliveries.recordDeliveryOutcomes([
-        { id: a!.id, webhookId: hook.id, leaseOwner: "w", attempt: attemptOf(a!, 503, T0 + 6), next: { status: "attempting", nextAttemptAt: iso(T0 + 5006) } },
-        { id: b!.id, webhookId: hook.id, leaseOwner: "intruder", attempt: attemptOf(b!, 200), next: { status: "success" } },
+        {
+          id: a!.id,
+          webhookId: hook.id,
+          leaseOwner: "w",
+          attempt: attemptOf(a!, 503, T0 + 6),
+          next: { status: "attempting", nextAttemptAt: iso(T0 + 5006) },
+        },
+        {
+          id: b!.id,
+          webhookId: hook.id,
+          leaseOwner: "intruder",
+          attempt: attemptOf(b!, 200),
+          next: { status: "success" },
+        },
       ]);
       expect(applied).toEqual([true, false]);
-      expect((await storage().webhookDeliveries.getDelivery(hook.id, ids[0]!))!.delivery).toMatchObject({ status: "attempting", attempts: 1, nextAttemptAt: iso(T0 + 5006), lastAttemptAt: iso(T0 + 6) });
-      expect((await storage().webhookDeliveries.getDelivery(hook.id, ids[0]!))!.delivery).not.toHaveProperty("leaseOwner");
-      expect(await storage().webhookDeliveries.claimDueDeliveries(iso(T0 + 5005), 10, LEASE, "w").then((c) => c.map((d) => d.eventId))).toEqual([]);
+      expect((await storage().webhookDeliveries.getDelivery(hook.id, ids[0]!))!.delivery).toMatchObject({
+        status: "attempting",
+        attempts: 1,
+        nextAttemptAt: iso(T0 + 5006),
+        lastAttemptAt: iso(T0 + 6),
+      });
+      expect((await storage().webhookDeliveries.getDelivery(hook.id, ids[0]!))!.delivery).not.toHaveProperty(
+        "leaseOwner",
+      );
+      expect(
+        await storage()
+          .webhookDeliveries.claimDueDeliveries(iso(T0 + 5005), 10, LEASE, "w")
+          .then((c) => c.map((d) => d.eventId)),
+      ).toEqual([]);
       const [retry] = await storage().webhookDeliveries.claimDueDeliveries(iso(T0 + 5006), 1, LEASE, "w");
       expect(retry).toMatchObject({ eventId: ids[0], attempts: 2, status: "attempting" });
       const ok = attemptOf(retry!, 204, T0 + 5007);
-      await storage().webhookDeliveries.recordDeliveryOutcomes([{ id: retry!.id, webhookId: hook.id, leaseOwner: "w", attempt: ok, next: { status: "success" } }]);
+      await storage().webhookDeliveries.recordDeliveryOutcomes([
+        { id: retry!.id, webhookId: hook.id, leaseOwner: "w", attempt: ok, next: { status: "success" } },
+      ]);
       const attempts = await storage().webhookDeliveries.listAttempts(hook.id, ids[0]!, { limit: 10 });
       expect(attempts.map((x) => x.statusCode)).toEqual([204, 503]);
       expect(attempts[0]).toEqual(ok);
-      expect((await storage().webhookDeliveries.listAttempts(hook.id, ids[0]!, { limit: 1, after: attempts[0]!.id })).map((x) => x.statusCode)).toEqual([503]);
+      expect(
+        (await storage().webhookDeliveries.listAttempts(hook.id, ids[0]!, { limit: 1, after: attempts[0]!.id })).map(
+          (x) => x.statusCode,
+        ),
+      ).toEqual([503]);
       expect(await storage().webhookDeliveries.listAttempts(hook.id, ids[1]!, { limit: 10 })).toEqual([]);
 
       const replayed = await storage().webhookDeliveries.replayDelivery(hook.id, ids[0]!, iso(T0 + 9000));
-      expect(replayed).toMatchObject({ eventId: ids[0], status: "pending", attempts: 0, nextAttemptAt: iso(T0 + 9000) });
-      expect((await storage().webhookDeliveries.claimDueDeliveries(iso(T0 + 9000), 10, LEASE, "w")).map((d) => d.eventId)).toContain(ids[0]);
+      expect(replayed).toMatchObject({
+        eventId: ids[0],
+        status: "pending",
+        attempts: 0,
+        nextAttemptAt: iso(T0 + 9000),
+      });
+      expect(
+        (await storage().webhookDeliveries.claimDueDeliveries(iso(T0 + 9000), 10, LEASE, "w")).map((d) => d.eventId),
+      ).toContain(ids[0]);
       expect(await storage().webhookDeliveries.replayDelivery(hook.id, "missing", iso(T0))).toBeUndefined();
     });
 
@@ -132,8 +247,12 @@ export function webhookCases(harness: StorageHarness): void {
       const { hook, ids } = await withDeliveries(storage(), 3);
       const all = await storage().webhookDeliveries.listDeliveries(hook.id, { limit: 10 });
       expect(all.map((d) => d.eventId)).toEqual([...ids].reverse());
-      expect((await storage().webhookDeliveries.listDeliveries(hook.id, { limit: 1, after: ids[2] })).map((d) => d.eventId)).toEqual([ids[1]]);
-      expect((await storage().webhookDeliveries.listDeliveries(hook.id, { limit: 1, before: ids[0] })).map((d) => d.eventId)).toEqual([ids[1]]);
+      expect(
+        (await storage().webhookDeliveries.listDeliveries(hook.id, { limit: 1, after: ids[2] })).map((d) => d.eventId),
+      ).toEqual([ids[1]]);
+      expect(
+        (await storage().webhookDeliveries.listDeliveries(hook.id, { limit: 1, before: ids[0] })).map((d) => d.eventId),
+      ).toEqual([ids[1]]);
     });
 
     it("tracks an endpoint's failing run: a success clears it, failing past the cutoff disables it", async () => {
@@ -148,11 +267,24 @@ export function webhookCases(harness: StorageHarness): void {
         endpoint: { failedAt: iso(at), disableIfFailingSince: iso(cutoff) },
       });
       await storage().webhookDeliveries.recordDeliveryOutcomes([fail(0, T0 + 10, T0 - 100)]);
-      expect(await storage().webhooks.getWebhook(hook.id)).toMatchObject({ status: "enabled", failingSince: iso(T0 + 10) });
+      expect(await storage().webhooks.getWebhook(hook.id)).toMatchObject({
+        status: "enabled",
+        failingSince: iso(T0 + 10),
+      });
       await storage().webhookDeliveries.recordDeliveryOutcomes([fail(1, T0 + 20, T0 + 10)]);
-      expect(await storage().webhooks.getWebhook(hook.id)).toMatchObject({ status: "disabled", failingSince: iso(T0 + 10) });
+      expect(await storage().webhooks.getWebhook(hook.id)).toMatchObject({
+        status: "disabled",
+        failingSince: iso(T0 + 10),
+      });
       await storage().webhookDeliveries.recordDeliveryOutcomes([
-        { id: claimed[2]!.id, webhookId: hook.id, leaseOwner: "w", attempt: attemptOf(claimed[2]!, 200), next: { status: "success" }, endpoint: { succeeded: true } },
+        {
+          id: claimed[2]!.id,
+          webhookId: hook.id,
+          leaseOwner: "w",
+          attempt: attemptOf(claimed[2]!, 200),
+          next: { status: "success" },
+          endpoint: { succeeded: true },
+        },
       ]);
       expect(await storage().webhooks.getWebhook(hook.id)).not.toHaveProperty("failingSince");
     });
@@ -165,7 +297,12 @@ export function webhookCases(harness: StorageHarness): void {
         const [a] = shared.storages as [Storage];
         await a.migrate();
         const { ids } = await withDeliveries(a, 30);
-        const rounds = await Promise.all(shared.storages.flatMap((s, i) => [s.webhookDeliveries.claimDueDeliveries(iso(T0 + 100), 7, LEASE, `p${i}a`), s.webhookDeliveries.claimDueDeliveries(iso(T0 + 100), 7, LEASE, `p${i}b`)]));
+        const rounds = await Promise.all(
+          shared.storages.flatMap((s, i) => [
+            s.webhookDeliveries.claimDueDeliveries(iso(T0 + 100), 7, LEASE, `p${i}a`),
+            s.webhookDeliveries.claimDueDeliveries(iso(T0 + 100), 7, LEASE, `p${i}b`),
+          ]),
+        );
         // A claim may come back short when rows it saw were taken meanwhile: the rest stay due.
         const rest = await a.webhookDeliveries.claimDueDeliveries(iso(T0 + 100), 100, LEASE, "last");
         const claimed = [...rounds.flat(), ...rest].map((d) => d.eventId);

@@ -1,9 +1,20 @@
-import type { EmailOutcomeWrite, MailTransport, OutgoingMessage, SendEmailRequest, Storage } from "../../../src/index.js";
+import type {
+  EmailOutcomeWrite,
+  MailTransport,
+  OutgoingMessage,
+  SendEmailRequest,
+  Storage,
+} from "../../../src/index.js";
 import { memoryStorage } from "../../../src/index.js";
 
 // A transport and a storage the outbox worker tests drive by hand.
 
-export const request = (i: number): SendEmailRequest => ({ from: "Flagpost <hello@example.com>", to: `u${i}@example.org`, subject: `Hi ${i}`, text: "Hello" });
+export const request = (i: number): SendEmailRequest => ({
+  from: "Flagpost <hello@example.com>",
+  to: `u${i}@example.org`,
+  subject: `Hi ${i}`,
+  text: "Hello",
+});
 
 /** A transport whose sends finish when the test says so; `mostAtOnce` is the most sends it had open together. */
 export function gatedTransport() {
@@ -19,12 +30,23 @@ export function gatedTransport() {
           message,
           finish: () => {
             sent.push(message.messageId);
-            resolve({ status: "sent", messageId: message.messageId, accepted: message.to.map((a) => a.address), rejected: [] });
+            resolve({
+              status: "sent",
+              messageId: message.messageId,
+              accepted: message.to.map((a) => a.address),
+              rejected: [],
+            });
           },
         });
       }),
   };
-  return { transport, waiting, sent, mostAtOnce: () => mostAtOnce, finishAll: () => waiting.splice(0).forEach((w) => w.finish()) };
+  return {
+    transport,
+    waiting,
+    sent,
+    mostAtOnce: () => mostAtOnce,
+    finishAll: () => waiting.splice(0).forEach((w) => w.finish()),
+  };
 }
 
 /** Memory storage that records each claim and recordOutcomes call and can hold or fail the next writes. */
@@ -79,4 +101,3 @@ export function watchedStorage() {
     },
   };
 }
-

@@ -4,7 +4,10 @@ import { setTimeout as delay } from "node:timers/promises";
  * Polls `condition` until it holds; fails after `timeoutMs`. For bounds the contract states (a
  * change seen within 2 s), never as a performance assertion.
  */
-export async function waitUntil(condition: () => boolean | Promise<boolean>, { timeoutMs, stepMs = 10 }: { timeoutMs: number; stepMs?: number }): Promise<void> {
+export async function waitUntil(
+  condition: () => boolean | Promise<boolean>,
+  { timeoutMs, stepMs = 10 }: { timeoutMs: number; stepMs?: number },
+): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     if (await condition()) return;

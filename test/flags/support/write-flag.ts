@@ -11,7 +11,11 @@ import { createFlagpost, silentLogger } from "../../../src/index.js";
 const [url, schema] = process.argv.slice(2);
 if (!url || !schema) throw new Error("usage: write-flag.ts <postgres url> <schema>");
 
-const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 2 }) }) });
+const db = new Kysely<any>({
+  dialect: new PostgresDialect({
+    pool: new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 2 }),
+  }),
+});
 const fp = createFlagpost({ storage: kyselyStorage(db, { destroyOnClose: true }), logger: silentLogger });
 await fp.ready();
 process.stdout.write("ready\n");

@@ -15,7 +15,10 @@ export interface RandomRequest {
 }
 
 /** Header-safe text: printable ASCII (fetch refuses CR, LF and non-Latin-1 in header values). */
-const headerText = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 80 });
+const headerText = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+  maxLength: 80,
+});
 
 const validKey = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,24}$/);
 
@@ -24,7 +27,10 @@ const keySegment = fc.oneof(
   { arbitrary: fc.constantFrom(...SEEDED_KEYS, "nobody"), weight: 4 },
   { arbitrary: validKey, weight: 2 },
   { arbitrary: fc.string({ unit: "grapheme", maxLength: 40 }).map(encodeURIComponent), weight: 2 },
-  { arbitrary: fc.string({ unit: "grapheme-ascii", minLength: 129, maxLength: 600 }).map(encodeURIComponent), weight: 1 },
+  {
+    arbitrary: fc.string({ unit: "grapheme-ascii", minLength: 129, maxLength: 600 }).map(encodeURIComponent),
+    weight: 1,
+  },
   { arbitrary: fc.constantFrom("%", "%zz", "%E0%A4%A", "%00", "..", ".", "%2F", "a%2Fb", "%25", "%C3%28"), weight: 1 },
 );
 
@@ -33,7 +39,10 @@ const path = fc.oneof(
   { arbitrary: keySegment.map((k) => `/v1/flags/${k}`), weight: 4 },
   { arbitrary: keySegment.map((k) => `/v1/flags/${k}/evaluate`), weight: 4 },
   { arbitrary: fc.tuple(keySegment, keySegment).map(([a, b]) => `/v1/flags/${a}/${b}`), weight: 1 },
-  { arbitrary: fc.constantFrom("/v1", "/v1/", "/v1/flags/", "/v1//flags", "/v1/flags//evaluate", "/v1/FLAGS"), weight: 1 },
+  {
+    arbitrary: fc.constantFrom("/v1", "/v1/", "/v1/flags/", "/v1//flags", "/v1/flags//evaluate", "/v1/FLAGS"),
+    weight: 1,
+  },
 );
 
 const query = fc.option(
@@ -41,7 +50,11 @@ const query = fc.option(
     .array(
       fc.tuple(
         fc.oneof(fc.constantFrom("limit", "cursor"), fc.string({ maxLength: 10 })),
-        fc.oneof(fc.integer({ min: -5, max: 2000 }).map(String), fc.string({ maxLength: 30 }), fc.base64String({ maxLength: 40 })),
+        fc.oneof(
+          fc.integer({ min: -5, max: 2000 }).map(String),
+          fc.string({ maxLength: 30 }),
+          fc.base64String({ maxLength: 40 }),
+        ),
       ),
       { maxLength: 3 },
     )
@@ -52,17 +65,36 @@ const query = fc.option(
 const anything = fc.jsonValue({ maxDepth: 3 });
 
 const rule = fc.oneof(
-  fc.record({ type: fc.constant("users"), userIds: fc.oneof(fc.array(fc.string({ maxLength: 10 }), { maxLength: 4 }), anything) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      type: fc.constant("users"),
+      userIds: fc.oneof(fc.array(fc.string({ maxLength: 10 }), { maxLength: 4 }), anything),
+    },
+    { requiredKeys: [] },
+  ),
   fc.record(
     {
       type: fc.constant("attribute"),
       attribute: fc.oneof(fc.constantFrom("plan", "userId", "version", "country"), fc.string(), anything),
       operator: fc.oneof(fc.constantFrom(...ATTRIBUTE_OPERATORS), fc.string({ maxLength: 12 })),
-      value: fc.oneof(fc.string({ maxLength: 20 }), fc.double(), fc.boolean(), fc.array(fc.oneof(fc.string(), fc.integer())), fc.constantFrom("1.2.3", "2024-01-01T00:00:00Z"), anything),
+      value: fc.oneof(
+        fc.string({ maxLength: 20 }),
+        fc.double(),
+        fc.boolean(),
+        fc.array(fc.oneof(fc.string(), fc.integer())),
+        fc.constantFrom("1.2.3", "2024-01-01T00:00:00Z"),
+        anything,
+      ),
     },
     { requiredKeys: [] },
   ),
-  fc.record({ type: fc.constant("percentage"), percentage: fc.oneof(fc.double({ min: -10, max: 120 }), fc.integer({ min: 0, max: 100 }), anything) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      type: fc.constant("percentage"),
+      percentage: fc.oneof(fc.double({ min: -10, max: 120 }), fc.integer({ min: 0, max: 100 }), anything),
+    },
+    { requiredKeys: [] },
+  ),
   fc.record({ type: fc.string({ maxLength: 12 }) }),
   anything,
 );
@@ -84,13 +116,37 @@ const nearlyValid = fc.record(
 
 /** Bodies a route accepts: a flag, a patch or an evaluation context, so some requests succeed. */
 const validRule = fc.oneof(
-  fc.record({ type: fc.constant("users"), userIds: fc.array(fc.string({ minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 3 }) }),
+  fc.record({
+    type: fc.constant("users"),
+    userIds: fc.array(fc.string({ minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 3 }),
+  }),
   fc.record({ type: fc.constant("percentage"), percentage: fc.integer({ min: 0, max: 100 }) }),
-  fc.record({ type: fc.constant("attribute"), attribute: fc.constant("plan"), operator: fc.constantFrom("equals", "not_equals"), value: fc.string({ maxLength: 8 }) }),
+  fc.record({
+    type: fc.constant("attribute"),
+    attribute: fc.constant("plan"),
+    operator: fc.constantFrom("equals", "not_equals"),
+    value: fc.string({ maxLength: 8 }),
+  }),
 );
 const validBody = fc.oneof(
-  fc.record({ key: validKey, description: fc.string({ maxLength: 50 }), enabled: fc.boolean(), rules: fc.array(validRule, { maxLength: 3 }) }, { requiredKeys: [] }),
-  fc.record({ userId: fc.string({ minLength: 1, maxLength: 20 }), attributes: fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string(), fc.integer(), fc.boolean()), { maxKeys: 3 }) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      key: validKey,
+      description: fc.string({ maxLength: 50 }),
+      enabled: fc.boolean(),
+      rules: fc.array(validRule, { maxLength: 3 }),
+    },
+    { requiredKeys: [] },
+  ),
+  fc.record(
+    {
+      userId: fc.string({ minLength: 1, maxLength: 20 }),
+      attributes: fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string(), fc.integer(), fc.boolean()), {
+        maxKeys: 3,
+      }),
+    },
+    { requiredKeys: [] },
+  ),
 );
 
 const body = fc.oneof(
@@ -100,25 +156,58 @@ const body = fc.oneof(
   { arbitrary: anything.map((v) => JSON.stringify(v)), weight: 2 },
   // Garbage: not JSON, or JSON cut short.
   { arbitrary: fc.string({ unit: "binary", maxLength: 200 }), weight: 2 },
-  { arbitrary: nearlyValid.map((v) => JSON.stringify(v)).chain((s) => fc.nat({ max: Math.max(0, s.length - 1) }).map((n) => s.slice(0, n))), weight: 1 },
+  {
+    arbitrary: nearlyValid
+      .map((v) => JSON.stringify(v))
+      .chain((s) => fc.nat({ max: Math.max(0, s.length - 1) }).map((n) => s.slice(0, n))),
+    weight: 1,
+  },
   // Deep nesting, as arrays and as objects (inside a field the schema reads).
   { arbitrary: fc.integer({ min: 1, max: 50_000 }).map((n) => "[".repeat(n) + "]".repeat(n)), weight: 1 },
-  { arbitrary: fc.integer({ min: 1, max: 50_000 }).map((n) => `{"attributes":{"plan":${'{"a":'.repeat(n)}1${"}".repeat(n)}}}`), weight: 1 },
-  { arbitrary: fc.integer({ min: 1, max: 50_000 }).map((n) => `{"key":"deep","rules":${"[".repeat(n)}${"]".repeat(n)}}`), weight: 1 },
+  {
+    arbitrary: fc
+      .integer({ min: 1, max: 50_000 })
+      .map((n) => `{"attributes":{"plan":${'{"a":'.repeat(n)}1${"}".repeat(n)}}}`),
+    weight: 1,
+  },
+  {
+    arbitrary: fc
+      .integer({ min: 1, max: 50_000 })
+      .map((n) => `{"key":"deep","rules":${"[".repeat(n)}${"]".repeat(n)}}`),
+    weight: 1,
+  },
   // Huge strings, under and over the 1 MiB limit.
-  { arbitrary: fc.constantFrom(10_000, 500_000, 1_100_000).map((n) => JSON.stringify({ key: "huge", description: "é".repeat(n / 2) })), weight: 1 },
+  {
+    arbitrary: fc
+      .constantFrom(10_000, 500_000, 1_100_000)
+      .map((n) => JSON.stringify({ key: "huge", description: "é".repeat(n / 2) })),
+    weight: 1,
+  },
 );
 
 const contentType = fc.oneof(
   { arbitrary: fc.constant("application/json"), weight: 6 },
-  { arbitrary: fc.constantFrom("application/json; charset=utf-8", "application/merge-patch+json", "text/plain", "application/x-www-form-urlencoded", "", "*/*"), weight: 2 },
+  {
+    arbitrary: fc.constantFrom(
+      "application/json; charset=utf-8",
+      "application/merge-patch+json",
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "",
+      "*/*",
+    ),
+    weight: 2,
+  },
   { arbitrary: headerText, weight: 1 },
   { arbitrary: fc.constant(undefined), weight: 1 },
 );
 
 const auth: fc.Arbitrary<RandomRequest["auth"]> = fc.oneof(
   { arbitrary: fc.constant({ kind: "valid" as const }), weight: 8 },
-  { arbitrary: fc.constantFrom({ kind: "reader" as const }, { kind: "revoked" as const }, { kind: "none" as const }), weight: 2 },
+  {
+    arbitrary: fc.constantFrom({ kind: "reader" as const }, { kind: "revoked" as const }, { kind: "none" as const }),
+    weight: 2,
+  },
   { arbitrary: headerText.map((value) => ({ kind: "raw" as const, value })), weight: 1 },
 );
 
@@ -141,6 +230,9 @@ export const randomRequest: fc.Arbitrary<RandomRequest> = fc
 /** Requests whose key is missing or wrong, for the auth-first property. */
 export const unauthenticatedRequest: fc.Arbitrary<RandomRequest> = randomRequest.chain((request) =>
   fc
-    .oneof(fc.constantFrom({ kind: "none" as const }, { kind: "revoked" as const }), headerText.map((value) => ({ kind: "raw" as const, value: `Bearer x${value}` })))
+    .oneof(
+      fc.constantFrom({ kind: "none" as const }, { kind: "revoked" as const }),
+      headerText.map((value) => ({ kind: "raw" as const, value: `Bearer x${value}` })),
+    )
     .map((auth) => ({ ...request, auth })),
 );

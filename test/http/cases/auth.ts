@@ -17,10 +17,30 @@ const FLAG_ROUTES: RouteCase[] = [
   { name: "GET /v1/flags", scope: "flags:read", method: "GET", path: () => "/v1/flags", ok: 200 },
   { name: "POST /v1/flags", scope: "flags:write", method: "POST", path: () => "/v1/flags", options: {}, ok: 201 },
   { name: "GET /v1/flags/{key}", scope: "flags:read", method: "GET", path: (k) => `/v1/flags/${k}`, ok: 200 },
-  { name: "PATCH /v1/flags/{key}", scope: "flags:write", method: "PATCH", path: (k) => `/v1/flags/${k}`, options: { json: { enabled: true } }, ok: 200 },
+  {
+    name: "PATCH /v1/flags/{key}",
+    scope: "flags:write",
+    method: "PATCH",
+    path: (k) => `/v1/flags/${k}`,
+    options: { json: { enabled: true } },
+    ok: 200,
+  },
   { name: "DELETE /v1/flags/{key}", scope: "flags:write", method: "DELETE", path: (k) => `/v1/flags/${k}`, ok: 204 },
-  { name: "GET /v1/flags/{key}/history", scope: "flags:read", method: "GET", path: (k) => `/v1/flags/${k}/history`, ok: 200 },
-  { name: "POST /v1/flags/{key}/evaluate", scope: "flags:evaluate", method: "POST", path: (k) => `/v1/flags/${k}/evaluate`, options: { json: { userId: "u1" } }, ok: 200 },
+  {
+    name: "GET /v1/flags/{key}/history",
+    scope: "flags:read",
+    method: "GET",
+    path: (k) => `/v1/flags/${k}/history`,
+    ok: 200,
+  },
+  {
+    name: "POST /v1/flags/{key}/evaluate",
+    scope: "flags:evaluate",
+    method: "POST",
+    path: (k) => `/v1/flags/${k}/evaluate`,
+    options: { json: { userId: "u1" } },
+    ok: 200,
+  },
 ];
 
 /** docs/api.md "Authentication and scopes", and "the auth check runs before body validation". */
@@ -55,18 +75,31 @@ export function authCases(start: Start): void {
     });
 
     it("answers 401 when the header is not a Bearer token", async () => {
-      for (const authorization of [`Basic ${Buffer.from(`u:${t.key}`).toString("base64")}`, t.key, "Bearer", "Bearer ", "Token abc", `Bearer${t.key}`]) {
+      for (const authorization of [
+        `Basic ${Buffer.from(`u:${t.key}`).toString("base64")}`,
+        t.key,
+        "Bearer",
+        "Bearer ",
+        "Token abc",
+        `Bearer${t.key}`,
+      ]) {
         const reply = await call(t, "GET", "/v1/flags", { key: null, headers: { authorization } });
         expectError(reply, 401, "missing_api_key");
       }
     });
 
     it("accepts the scheme in any case (RFC 9110)", async () => {
-      expect((await call(t, "GET", "/v1/flags", { key: null, headers: { authorization: `bearer ${t.key}` } })).status).toBe(200);
+      expect(
+        (await call(t, "GET", "/v1/flags", { key: null, headers: { authorization: `bearer ${t.key}` } })).status,
+      ).toBe(200);
     });
 
     it("answers 403 invalid_api_key for an unknown key and for a revoked one", async () => {
-      expectError(await call(t, "GET", "/v1/flags", { key: "fp_unknown-key-0000000000000000000000" }), 403, "invalid_api_key");
+      expectError(
+        await call(t, "GET", "/v1/flags", { key: "fp_unknown-key-0000000000000000000000" }),
+        403,
+        "invalid_api_key",
+      );
       expectError(await call(t, "GET", "/v1/flags", { key: "x".repeat(600) }), 403, "invalid_api_key");
       const made = await t.fp.keys.create({ scopes: ["full_access"] });
       expect((await call(t, "GET", "/v1/flags", { key: made.key })).status).toBe(200);
@@ -95,9 +128,25 @@ export function authCases(start: Start): void {
       expectError(await call(t, "GET", "/v1/nothing-here", anonymous), 401, "missing_api_key");
       expectError(await call(t, "PUT", "/v1/flags", anonymous), 401, "missing_api_key");
       expectError(await call(t, "POST", "/v1/flags", { ...anonymous, raw: '{"key":' }), 401, "missing_api_key");
-      expectError(await call(t, "POST", "/v1/flags", { ...anonymous, raw: "key=x", headers: { "content-type": "text/plain" } }), 401, "missing_api_key");
-      expectError(await call(t, "POST", "/v1/flags", { ...anonymous, raw: "{}", headers: { "content-type": "not a media type" } }), 401, "missing_api_key");
-      expectError(await call(t, "POST", "/v1/flags", { ...anonymous, raw: `"${"x".repeat(2 * 1024 * 1024)}"` }), 401, "missing_api_key");
+      expectError(
+        await call(t, "POST", "/v1/flags", { ...anonymous, raw: "key=x", headers: { "content-type": "text/plain" } }),
+        401,
+        "missing_api_key",
+      );
+      expectError(
+        await call(t, "POST", "/v1/flags", {
+          ...anonymous,
+          raw: "{}",
+          headers: { "content-type": "not a media type" },
+        }),
+        401,
+        "missing_api_key",
+      );
+      expectError(
+        await call(t, "POST", "/v1/flags", { ...anonymous, raw: `"${"x".repeat(2 * 1024 * 1024)}"` }),
+        401,
+        "missing_api_key",
+      );
       const unknown = { key: "fp_unknown-key-0000000000000000000000" };
       expectError(await call(t, "GET", "/v1/flags/does-not-exist", unknown), 403, "invalid_api_key");
       expectError(await call(t, "POST", "/v1/flags", { ...unknown, raw: '{"key":' }), 403, "invalid_api_key");
@@ -106,13 +155,31 @@ export function authCases(start: Start): void {
     it("checks the scope before the body and before existence", async () => {
       const reader = await t.fp.keys.create({ scopes: ["flags:read"] });
       expectError(await call(t, "POST", "/v1/flags", { key: reader.key, raw: '{"key":' }), 403, "restricted_api_key");
-      expectError(await call(t, "PATCH", "/v1/flags/does-not-exist", { key: reader.key, json: { enabled: true } }), 403, "restricted_api_key");
-      expectError(await call(t, "POST", "/v1/flags/does-not-exist/evaluate", { key: reader.key, json: {} }), 403, "restricted_api_key");
+      expectError(
+        await call(t, "PATCH", "/v1/flags/does-not-exist", { key: reader.key, json: { enabled: true } }),
+        403,
+        "restricted_api_key",
+      );
+      expectError(
+        await call(t, "POST", "/v1/flags/does-not-exist/evaluate", { key: reader.key, json: {} }),
+        403,
+        "restricted_api_key",
+      );
     });
 
     it("answers email paths in Resend's shape {statusCode, name, message}", async () => {
-      expectResendError(await call(t, "GET", "/v1/emails/4ef9a417-02e9-4d39-ad75-9611e0fcc33c", { key: null }), 401, "missing_api_key");
-      expectResendError(await call(t, "GET", "/v1/emails/4ef9a417-02e9-4d39-ad75-9611e0fcc33c", { key: "fp_unknown-key-0000000000000000000000" }), 403, "invalid_api_key");
+      expectResendError(
+        await call(t, "GET", "/v1/emails/4ef9a417-02e9-4d39-ad75-9611e0fcc33c", { key: null }),
+        401,
+        "missing_api_key",
+      );
+      expectResendError(
+        await call(t, "GET", "/v1/emails/4ef9a417-02e9-4d39-ad75-9611e0fcc33c", {
+          key: "fp_unknown-key-0000000000000000000000",
+        }),
+        403,
+        "invalid_api_key",
+      );
       expectResendError(await call(t, "GET", "/v1/emails/4ef9a417-02e9-4d39-ad75-9611e0fcc33c/nope"), 404, "not_found");
       expectResendError(await call(t, "GET", "/v1/emails/unknown/path/here"), 404, "not_found");
     });

@@ -37,12 +37,20 @@ export function errorCases(start: Start): void {
         // express.json({limit: "1mb"}) read the body before flagpost, so its limit is the one that
         // applies (docs/http.md); flagpost's error handler still answers in docs/api.md's shape.
         expect((await call(t, "POST", "/v1/flags", { raw: paddedFlag("large", 101) })).status).toBe(201);
-        expectError(await call(t, "POST", "/v1/flags", { raw: paddedFlag("huge", 1024 * 1024 + 1) }), 413, "payload_too_large");
+        expectError(
+          await call(t, "POST", "/v1/flags", { raw: paddedFlag("huge", 1024 * 1024 + 1) }),
+          413,
+          "payload_too_large",
+        );
         return;
       }
       expect((await call(t, "POST", "/v1/flags", { raw: paddedFlag("small", 100) })).status).toBe(201);
       expectError(await call(t, "POST", "/v1/flags", { raw: paddedFlag("large", 101) }), 413, "payload_too_large");
-      expectError(await call(t, "POST", "/v1/flags", { raw: chunked(paddedFlag("large", 101)) }), 413, "payload_too_large");
+      expectError(
+        await call(t, "POST", "/v1/flags", { raw: chunked(paddedFlag("large", 101)) }),
+        413,
+        "payload_too_large",
+      );
     });
   });
 
@@ -55,7 +63,11 @@ export function errorCases(start: Start): void {
     afterAll(() => t.close());
 
     it("400 invalid_json for a body that is not JSON, on every route that reads one", async () => {
-      for (const [method, path] of [["POST", "/v1/flags"], ["PATCH", "/v1/flags/exists"], ["POST", "/v1/flags/exists/evaluate"]] as const) {
+      for (const [method, path] of [
+        ["POST", "/v1/flags"],
+        ["PATCH", "/v1/flags/exists"],
+        ["POST", "/v1/flags/exists/evaluate"],
+      ] as const) {
         for (const raw of ['{"key":', "{key: 'x'}", "undefined", "{}}", "\u00ff\u00fe"]) {
           expectError(await call(t, method, path, { raw }), 400, "invalid_json");
         }
@@ -64,8 +76,15 @@ export function errorCases(start: Start): void {
     });
 
     it("400 invalid_json for bytes that are not UTF-8, instead of storing U+FFFD", async () => {
-      const bytes = Buffer.concat([Buffer.from('{"key":"latin1","description":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
-      const reply = await call(t, "POST", "/v1/flags", { raw: new Uint8Array(bytes), headers: { "content-type": "application/json" } });
+      const bytes = Buffer.concat([
+        Buffer.from('{"key":"latin1","description":"caf'),
+        Buffer.from([0xe9]),
+        Buffer.from('"}'),
+      ]);
+      const reply = await call(t, "POST", "/v1/flags", {
+        raw: new Uint8Array(bytes),
+        headers: { "content-type": "application/json" },
+      });
       if (t.appParsesBodies) {
         // body-parser decoded the bytes (with a replacement character) before flagpost saw them,
         // as docs/http.md warns: mount flagpost before express.json() to have them refused.
@@ -75,22 +94,48 @@ export function errorCases(start: Start): void {
         expectError(reply, 400, "invalid_json");
         expect((await call(t, "GET", "/v1/flags/latin1")).status).toBe(404);
       }
-      const utf8 = await call(t, "POST", "/v1/flags", { raw: JSON.stringify({ key: "utf8", description: "café ☕ 𝄞" }) });
+      const utf8 = await call(t, "POST", "/v1/flags", {
+        raw: JSON.stringify({ key: "utf8", description: "café ☕ 𝄞" }),
+      });
       expect(utf8.body.data.description).toBe("café ☕ 𝄞");
     });
 
     it("415 unsupported_media_type for a body that is not declared as JSON", async () => {
       const json = JSON.stringify({ key: "typed" });
-      for (const contentType of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonp", "text/json"]) {
+      for (const contentType of [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+        "application/jsonp",
+        "text/json",
+      ]) {
         const reply = await call(t, "POST", "/v1/flags", { raw: json, headers: { "content-type": contentType } });
         expectError(reply, 415, "unsupported_media_type");
       }
       // No Content-Type at all (a bare byte body).
-      expectError(await call(t, "POST", "/v1/flags", { raw: new TextEncoder().encode(json) }), 415, "unsupported_media_type");
-      expectError(await call(t, "PATCH", "/v1/flags/exists", { raw: "enabled=true", headers: { "content-type": "application/x-www-form-urlencoded" } }), 415, "unsupported_media_type");
+      expectError(
+        await call(t, "POST", "/v1/flags", { raw: new TextEncoder().encode(json) }),
+        415,
+        "unsupported_media_type",
+      );
+      expectError(
+        await call(t, "PATCH", "/v1/flags/exists", {
+          raw: "enabled=true",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+        }),
+        415,
+        "unsupported_media_type",
+      );
       expect((await call(t, "GET", "/v1/flags/typed")).status).toBe(404);
-      for (const contentType of ["application/json; charset=utf-8", "Application/JSON", "application/vnd.flagpost+json"]) {
-        const reply = await call(t, "POST", "/v1/flags/exists/evaluate", { raw: "{}", headers: { "content-type": contentType } });
+      for (const contentType of [
+        "application/json; charset=utf-8",
+        "Application/JSON",
+        "application/vnd.flagpost+json",
+      ]) {
+        const reply = await call(t, "POST", "/v1/flags/exists/evaluate", {
+          raw: "{}",
+          headers: { "content-type": contentType },
+        });
         expect(reply.status, contentType).toBe(200);
       }
     });
@@ -98,18 +143,39 @@ export function errorCases(start: Start): void {
     it("413 payload_too_large past 1 MiB, with a Content-Length and chunked; exactly 1 MiB is accepted", async () => {
       const exact = await call(t, "POST", "/v1/flags", { raw: paddedFlag("exactly-1mib", MiB) });
       expect(exact.status, exact.text).toBe(201);
-      expectError(await call(t, "POST", "/v1/flags", { raw: paddedFlag("over-1mib", MiB + 1) }), 413, "payload_too_large");
+      expectError(
+        await call(t, "POST", "/v1/flags", { raw: paddedFlag("over-1mib", MiB + 1) }),
+        413,
+        "payload_too_large",
+      );
       const exactChunked = await call(t, "POST", "/v1/flags", { raw: chunked(paddedFlag("chunked-1mib", MiB)) });
       expect(exactChunked.status, exactChunked.text).toBe(201);
-      expectError(await call(t, "POST", "/v1/flags", { raw: chunked(paddedFlag("chunked-over", MiB + 1)) }), 413, "payload_too_large");
-      expectError(await call(t, "PATCH", "/v1/flags/exists", { raw: chunked(`{"description":"${"x".repeat(3 * MiB)}"}`) }), 413, "payload_too_large");
-      for (const key of ["over-1mib", "chunked-over"]) expect((await call(t, "GET", `/v1/flags/${key}`)).status).toBe(404);
+      expectError(
+        await call(t, "POST", "/v1/flags", { raw: chunked(paddedFlag("chunked-over", MiB + 1)) }),
+        413,
+        "payload_too_large",
+      );
+      expectError(
+        await call(t, "PATCH", "/v1/flags/exists", { raw: chunked(`{"description":"${"x".repeat(3 * MiB)}"}`) }),
+        413,
+        "payload_too_large",
+      );
+      for (const key of ["over-1mib", "chunked-over"])
+        expect((await call(t, "GET", `/v1/flags/${key}`)).status).toBe(404);
       // The connection and the server are still usable afterwards.
       expect((await call(t, "GET", "/v1/flags/exists")).status).toBe(200);
     });
 
     it("404 not_found for a path under /v1 that names nothing", async () => {
-      for (const path of ["/v1", "/v1/", "/v1/nothing", "/v1/flags/exists/nothing", "/v1/flags/exists/evaluate/x", "/v1//flags", "/v1/FLAGS"]) {
+      for (const path of [
+        "/v1",
+        "/v1/",
+        "/v1/nothing",
+        "/v1/flags/exists/nothing",
+        "/v1/flags/exists/evaluate/x",
+        "/v1//flags",
+        "/v1/FLAGS",
+      ]) {
         expectError(await call(t, "GET", path), 404, "not_found");
       }
     });

@@ -37,13 +37,22 @@ export function flagCrudCases(start: Start): void {
   afterAll(() => t.close());
 
   describe("POST /v1/flags", () => {
-    it("creates with defaults: 201, Location, description \"\", enabled false, rules []", async () => {
+    it('creates with defaults: 201, Location, description "", enabled false, rules []', async () => {
       const reply = await call(t, "POST", "/v1/flags", { json: { key: "new-checkout" } });
       expect(reply.status).toBe(201);
       expect(reply.headers.get("location")).toBe(`${t.prefix}/v1/flags/new-checkout`);
       expect(Object.keys(reply.body)).toEqual(["data"]);
       const flag = reply.body.data;
-      expect(Object.keys(flag).sort()).toEqual(["createdAt", "description", "enabled", "id", "key", "rules", "updatedAt", "variants"]);
+      expect(Object.keys(flag).sort()).toEqual([
+        "createdAt",
+        "description",
+        "enabled",
+        "id",
+        "key",
+        "rules",
+        "updatedAt",
+        "variants",
+      ]);
       expect(flag).toMatchObject({ key: "new-checkout", description: "", enabled: false, rules: [] });
       expect(flag.id).toMatch(UUID);
       expect(flag.createdAt).toMatch(ISO_INSTANT);
@@ -74,7 +83,18 @@ export function flagCrudCases(start: Start): void {
     });
 
     it("refuses a bad key with 422 naming key", async () => {
-      for (const key of ["", "-lead", ".lead", "has space", "slash/inside", "ünicode", `a${"b".repeat(128)}`, 42, null, ["a"]]) {
+      for (const key of [
+        "",
+        "-lead",
+        ".lead",
+        "has space",
+        "slash/inside",
+        "ünicode",
+        `a${"b".repeat(128)}`,
+        42,
+        null,
+        ["a"],
+      ]) {
         const reply = await call(t, "POST", "/v1/flags", { json: { key } });
         expectError(reply, 422, "validation_error");
         expect(detailPaths(reply), JSON.stringify(key)).toEqual(["key"]);
@@ -96,7 +116,13 @@ export function flagCrudCases(start: Start): void {
         [[{ type: "users", userIds: Array.from({ length: 10_001 }, (_, i) => `u${i}`) }], ["rules.0.userIds"]],
         [[{ type: "nope" }], ["rules.0.type"]],
         [[{ percentage: 5 }], ["rules.0.type"]],
-        [[{ type: "users", userIds: ["a"] }, { type: "attribute", attribute: "plan", operator: "bogus", value: 1 }], ["rules.1.operator"]],
+        [
+          [
+            { type: "users", userIds: ["a"] },
+            { type: "attribute", attribute: "plan", operator: "bogus", value: 1 },
+          ],
+          ["rules.1.operator"],
+        ],
         [[{ type: "attribute", attribute: "plan", operator: "in", value: "pro" }], ["rules.0.value"]],
         [[{ type: "attribute", attribute: "plan", operator: "equals", value: ["pro"] }], ["rules.0.value"]],
         [[{ type: "attribute", attribute: "n", operator: "gt", value: "soon" }], ["rules.0.value"]],
@@ -139,7 +165,9 @@ export function flagCrudCases(start: Start): void {
   describe("GET /v1/flags/{key}", () => {
     it("answers the whole flag, rules and updatedAt included", async () => {
       const rules = [{ type: "percentage", percentage: 10 }];
-      const created = await call(t, "POST", "/v1/flags", { json: { key: "read-me", description: "d", enabled: true, rules } });
+      const created = await call(t, "POST", "/v1/flags", {
+        json: { key: "read-me", description: "d", enabled: true, rules },
+      });
       const reply = await call(t, "GET", "/v1/flags/read-me");
       expect(reply.status).toBe(200);
       expect(reply.body).toEqual({ data: created.body.data });
@@ -161,30 +189,59 @@ export function flagCrudCases(start: Start): void {
 
   describe("PATCH /v1/flags/{key}", () => {
     it("merges: present fields replace, omitted fields stay, updatedAt moves, id and createdAt stay", async () => {
-      const created = (await call(t, "POST", "/v1/flags", { json: { key: "merge", description: "d", rules: [{ type: "users", userIds: ["u1"] }] } })).body.data;
+      const created = (
+        await call(t, "POST", "/v1/flags", {
+          json: { key: "merge", description: "d", rules: [{ type: "users", userIds: ["u1"] }] },
+        })
+      ).body.data;
       await sleep(5);
       const reply = await call(t, "PATCH", "/v1/flags/merge", { json: { enabled: true } });
       expect(reply.status).toBe(200);
       expect(Object.keys(reply.body)).toEqual(["data"]);
       const patched = reply.body.data;
-      expect(patched).toMatchObject({ id: created.id, key: "merge", description: "d", enabled: true, rules: created.rules, createdAt: created.createdAt });
+      expect(patched).toMatchObject({
+        id: created.id,
+        key: "merge",
+        description: "d",
+        enabled: true,
+        rules: created.rules,
+        createdAt: created.createdAt,
+      });
       expect(patched.updatedAt > created.updatedAt).toBe(true);
       expect((await call(t, "GET", "/v1/flags/merge")).body.data).toEqual(patched);
     });
 
     it("replaces the whole rule list when rules are sent", async () => {
-      await call(t, "PATCH", "/v1/flags/merge", { json: { rules: [{ type: "percentage", percentage: 50 }, { type: "users", userIds: ["u9"] }] } });
-      const replaced = await call(t, "PATCH", "/v1/flags/merge", { json: { rules: [{ type: "percentage", percentage: 5 }], description: "" } });
-      expect(replaced.body.data).toMatchObject({ description: "", enabled: true, rules: [{ type: "percentage", percentage: 5 }] });
+      await call(t, "PATCH", "/v1/flags/merge", {
+        json: {
+          rules: [
+            { type: "percentage", percentage: 50 },
+            { type: "users", userIds: ["u9"] },
+          ],
+        },
+      });
+      const replaced = await call(t, "PATCH", "/v1/flags/merge", {
+        json: { rules: [{ type: "percentage", percentage: 5 }], description: "" },
+      });
+      expect(replaced.body.data).toMatchObject({
+        description: "",
+        enabled: true,
+        rules: [{ type: "percentage", percentage: 5 }],
+      });
       const cleared = await call(t, "PATCH", "/v1/flags/merge", { json: { rules: [] } });
       expect(cleared.body.data.rules).toEqual([]);
     });
 
     it("accepts key and id echoed back unchanged, and application/merge-patch+json", async () => {
       const current = (await call(t, "GET", "/v1/flags/merge")).body.data;
-      const echoed = await call(t, "PATCH", "/v1/flags/merge", { json: { key: current.key, id: current.id, description: "echo" } });
+      const echoed = await call(t, "PATCH", "/v1/flags/merge", {
+        json: { key: current.key, id: current.id, description: "echo" },
+      });
       expect(echoed.status).toBe(200);
-      const merge = await call(t, "PATCH", "/v1/flags/merge", { raw: JSON.stringify({ description: "mp" }), headers: { "content-type": "application/merge-patch+json" } });
+      const merge = await call(t, "PATCH", "/v1/flags/merge", {
+        raw: JSON.stringify({ description: "mp" }),
+        headers: { "content-type": "application/merge-patch+json" },
+      });
       expect(merge.status).toBe(200);
       expect(merge.body.data.description).toBe("mp");
     });
@@ -194,7 +251,9 @@ export function flagCrudCases(start: Start): void {
       const key = await call(t, "PATCH", "/v1/flags/merge", { json: { key: "renamed" } });
       expectError(key, 422, "validation_error");
       expect(detailPaths(key)).toEqual(["key"]);
-      const id = await call(t, "PATCH", "/v1/flags/merge", { json: { id: "01900000-0000-7000-8000-000000000000", enabled: false } });
+      const id = await call(t, "PATCH", "/v1/flags/merge", {
+        json: { id: "01900000-0000-7000-8000-000000000000", enabled: false },
+      });
       expectError(id, 422, "validation_error");
       expect(detailPaths(id)).toEqual(["id"]);
       expect((await call(t, "GET", "/v1/flags/merge")).body.data).toEqual(before);

@@ -23,7 +23,8 @@ export function flagEvaluateCases(start: Start): void {
     });
     afterAll(() => t.close());
 
-    const evaluate = (key: string, json?: unknown) => call(t, "POST", `/v1/flags/${key}/evaluate`, json === undefined ? {} : { json });
+    const evaluate = (key: string, json?: unknown) =>
+      call(t, "POST", `/v1/flags/${key}/evaluate`, json === undefined ? {} : { json });
 
     it("answers {data: {enabled, reason}} in docs/api.md's order", async () => {
       const cases: [string, unknown, boolean, string][] = [
@@ -49,13 +50,30 @@ export function flagEvaluateCases(start: Start): void {
       const created = await call(t, "POST", "/v1/flags", { json: { key: "new-checkout", enabled: true, variants } });
       expect(created.status, created.text).toBe(201);
       expect(created.body.data.variants).toEqual(variants);
-      expect((await evaluate("new-checkout", { userId: golden.userId })).body.data).toEqual({ enabled: true, reason: "no_rules", variant: golden.variant });
+      expect((await evaluate("new-checkout", { userId: golden.userId })).body.data).toEqual({
+        enabled: true,
+        reason: "no_rules",
+        variant: golden.variant,
+      });
       expect((await evaluate("new-checkout", {})).body.data).toEqual({ enabled: true, reason: "no_rules" });
-      expect((await evaluate("on", { userId: golden.userId })).body.data).toEqual({ enabled: true, reason: "no_rules" });
+      expect((await evaluate("on", { userId: golden.userId })).body.data).toEqual({
+        enabled: true,
+        reason: "no_rules",
+      });
       const patched = await call(t, "PATCH", "/v1/flags/new-checkout", { json: { enabled: false } });
       expect(patched.body.data.variants).toEqual(variants);
-      expect((await evaluate("new-checkout", { userId: golden.userId })).body.data).toEqual({ enabled: false, reason: "disabled" });
-      const bad = await call(t, "PATCH", "/v1/flags/new-checkout", { json: { variants: [{ key: "a", weight: 60 }, { key: "b", weight: 60 }] } });
+      expect((await evaluate("new-checkout", { userId: golden.userId })).body.data).toEqual({
+        enabled: false,
+        reason: "disabled",
+      });
+      const bad = await call(t, "PATCH", "/v1/flags/new-checkout", {
+        json: {
+          variants: [
+            { key: "a", weight: 60 },
+            { key: "b", weight: 60 },
+          ],
+        },
+      });
       expectError(bad, 422, "validation_error");
       expect(detailPaths(bad)).toEqual(["variants"]);
     });
@@ -88,7 +106,9 @@ export function flagEvaluateCases(start: Start): void {
         expect(detailPaths(reply), JSON.stringify(json)).toEqual(paths);
       }
       const record = await call(t, "POST", "/v1/flags/on/evaluate", { json: { attributes: "plan=pro" } });
-      expect((record.body as { error: { message: string } }).error.message).toBe('"attributes" must be an object (got a string)');
+      expect((record.body as { error: { message: string } }).error.message).toBe(
+        '"attributes" must be an object (got a string)',
+      );
     });
   });
 }

@@ -13,8 +13,22 @@ export function flagHistoryCases(start: Start): void {
 
     it("lists create, update and delete newest first, with the API key as actor, after the flag is gone", async () => {
       const made = await t.fp.keys.create({ name: "release bot", scopes: ["flags:write", "flags:read"] });
-      expect((await call(t, "POST", "/v1/flags", { key: made.key, json: { key: "hist", rules: [{ type: "percentage", percentage: 10 }] } })).status).toBe(201);
-      expect((await call(t, "PATCH", "/v1/flags/hist", { key: made.key, json: { enabled: true, rules: [{ type: "percentage", percentage: 30 }] } })).status).toBe(200);
+      expect(
+        (
+          await call(t, "POST", "/v1/flags", {
+            key: made.key,
+            json: { key: "hist", rules: [{ type: "percentage", percentage: 10 }] },
+          })
+        ).status,
+      ).toBe(201);
+      expect(
+        (
+          await call(t, "PATCH", "/v1/flags/hist", {
+            key: made.key,
+            json: { enabled: true, rules: [{ type: "percentage", percentage: 30 }] },
+          })
+        ).status,
+      ).toBe(200);
       await t.fp.flags.update("hist", { description: "from code" });
       expect((await call(t, "DELETE", "/v1/flags/hist", { key: made.key })).status).toBe(204);
 

@@ -32,7 +32,8 @@ export function flagListCases(start: Start): void {
     });
 
     it("lists summaries in code-point order by key, 100 by default, with a Link to the next page", async () => {
-      for (const key of [...named].reverse()) await t.fp.flags.create({ key, description: `about ${key}`, rules: [{ type: "users", userIds: ["u"] }] });
+      for (const key of [...named].reverse())
+        await t.fp.flags.create({ key, description: `about ${key}`, rules: [{ type: "users", userIds: ["u"] }] });
       for (const key of numbered) await t.fp.flags.create({ key });
       const reply = await call(t, "GET", "/v1/flags");
       expect(reply.status).toBe(200);

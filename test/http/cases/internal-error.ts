@@ -51,7 +51,11 @@ export function internalErrorCases(start: Start): void {
     let t: Target;
     const lines: string[] = [];
     beforeAll(async () => {
-      const logger = { info: () => {}, warn: () => {}, error: (msg: string, fields?: Record<string, unknown>) => void lines.push(JSON.stringify({ msg, ...fields })) };
+      const logger = {
+        info: () => {},
+        warn: () => {},
+        error: (msg: string, fields?: Record<string, unknown>) => void lines.push(JSON.stringify({ msg, ...fields })),
+      };
       const broken = brokenStorage();
       t = await start({ storage: broken.storage, logger });
       broken.breakNow();

@@ -11,7 +11,10 @@ interface Line {
 
 function capture(): { logger: Logger; lines: Line[] } {
   const lines: Line[] = [];
-  const at = (level: string) => (msg: string, fields: Record<string, unknown> = {}) => void lines.push({ level, msg, fields });
+  const at =
+    (level: string) =>
+    (msg: string, fields: Record<string, unknown> = {}) =>
+      void lines.push({ level, msg, fields });
   return { logger: { info: at("info"), warn: at("warn"), error: at("error") }, lines };
 }
 
@@ -50,7 +53,8 @@ export function loggingCases(start: Start): void {
         expect(line.fields.duration_ms as number).toBeGreaterThanOrEqual(0);
       });
       const everything = JSON.stringify(lines);
-      for (const secret of [t.key, "Bearer", "authorization", "fp_wrong-key", "limit=5"]) expect(everything).not.toContain(secret);
+      for (const secret of [t.key, "Bearer", "authorization", "fp_wrong-key", "limit=5"])
+        expect(everything).not.toContain(secret);
     });
   });
 

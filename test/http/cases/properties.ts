@@ -18,7 +18,11 @@ export function propertyCases(start: Start, { numRuns }: PropertyOptions): void 
     const keys: Record<"reader" | "revoked", string> = { reader: "", revoked: "" };
 
     beforeAll(async () => {
-      t = await start({ http: { rateLimit: { burst: 1_000_000, perSecond: 1_000_000, anonymous: { burst: 1_000_000, perSecond: 1_000_000 } } } });
+      t = await start({
+        http: {
+          rateLimit: { burst: 1_000_000, perSecond: 1_000_000, anonymous: { burst: 1_000_000, perSecond: 1_000_000 } },
+        },
+      });
       keys.reader = (await t.fp.keys.create({ scopes: ["flags:read"] })).key;
       const revoked = await t.fp.keys.create({ scopes: ["full_access"] });
       await t.fp.keys.revoke(revoked.id);
@@ -29,7 +33,14 @@ export function propertyCases(start: Start, { numRuns }: PropertyOptions): void 
     /** Puts the seeded flags back (a random request may have deleted or changed one legitimately). */
     async function reseed(): Promise<void> {
       const seeds = {
-        alpha: { description: "users and attributes", enabled: true, rules: [{ type: "users" as const, userIds: ["u1"] }, { type: "attribute" as const, attribute: "plan", operator: "in" as const, value: ["pro", "team"] }] },
+        alpha: {
+          description: "users and attributes",
+          enabled: true,
+          rules: [
+            { type: "users" as const, userIds: ["u1"] },
+            { type: "attribute" as const, attribute: "plan", operator: "in" as const, value: ["pro", "team"] },
+          ],
+        },
         beta: { description: "half", enabled: true, rules: [{ type: "percentage" as const, percentage: 50 }] },
         gamma: { description: "", enabled: false, rules: [] },
       };
@@ -50,19 +61,25 @@ export function propertyCases(start: Start, { numRuns }: PropertyOptions): void 
       if (request.contentType !== undefined) headers["content-type"] = request.contentType;
       // A string body would make fetch add text/plain; bytes keep the Content-Type the case chose.
       const body = request.body === undefined ? undefined : new TextEncoder().encode(request.body);
-      return readReply(await fetch(t.url + request.path, { method: request.method, headers, body }), `${request.method} ${request.path}`);
+      return readReply(
+        await fetch(t.url + request.path, { method: request.method, headers, body }),
+        `${request.method} ${request.path}`,
+      );
     }
 
     /** Whether some segment of the path has broken percent-encoding ("%", "%zz", invalid UTF-8). */
     function malformed(path: string): boolean {
-      return path.split("?")[0]!.split("/").some((segment) => {
-        try {
-          decodeURIComponent(segment);
-          return false;
-        } catch {
-          return true;
-        }
-      });
+      return path
+        .split("?")[0]!
+        .split("/")
+        .some((segment) => {
+          try {
+            decodeURIComponent(segment);
+            return false;
+          } catch {
+            return true;
+          }
+        });
     }
 
     function expectWellFormed(request: RandomRequest, reply: Reply): void {
@@ -75,7 +92,8 @@ export function propertyCases(start: Start, { numRuns }: PropertyOptions): void 
       expect(reply.headers.get("ratelimit-limit")).not.toBeNull();
       if (reply.status >= 400 && request.method !== "HEAD") expectErrorShape(reply);
       if (reply.status === 405) expect(reply.headers.get("allow")).toMatch(/^[A-Z]+(, [A-Z]+)*$/);
-      if (reply.status < 300 && reply.status !== 204 && request.method !== "HEAD") expect(Object.keys(reply.body)).toEqual(["data"]);
+      if (reply.status < 300 && reply.status !== 204 && request.method !== "HEAD")
+        expect(Object.keys(reply.body)).toEqual(["data"]);
     }
 
     it(`answers every request with a well-formed response, and rejected ones change nothing (${numRuns} runs)`, async () => {
@@ -85,7 +103,8 @@ export function propertyCases(start: Start, { numRuns }: PropertyOptions): void 
           const before = await snapshot();
           const reply = await send(request);
           expectWellFormed(request, reply);
-          if (reply.status >= 400) expect(await snapshot(), `${request.method} ${request.path} → ${reply.status}`).toBe(before);
+          if (reply.status >= 400)
+            expect(await snapshot(), `${request.method} ${request.path} → ${reply.status}`).toBe(before);
         }),
         { numRuns },
       );

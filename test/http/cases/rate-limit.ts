@@ -78,7 +78,9 @@ export function rateLimitCases(start: Start): void {
           expect(reply.status, what).toBe(Number(what.slice(0, 3)));
           expectRateHeaders(reply, what);
           // Without a key this process knows, the client address's bucket answers (100 by default).
-          expect(reply.headers.get("ratelimit-limit"), what).toBe(what === "401" || what === "403 invalid" ? "100" : "2000");
+          expect(reply.headers.get("ratelimit-limit"), what).toBe(
+            what === "401" || what === "403 invalid" ? "100" : "2000",
+          );
         }
       });
     });

@@ -18,10 +18,20 @@ export function resolvePath(path: string, emailId: string): string {
 }
 
 /** Sends a raw JSON text (or nothing) with the backend's full-access key. */
-export async function send(b: BackendApp, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Answer & { text: string }> {
+export async function send(
+  b: BackendApp,
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<Answer & { text: string }> {
   const response = await fetch(b.app.url + path, {
     method,
-    headers: { authorization: `Bearer ${b.app.key}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    headers: {
+      authorization: `Bearer ${b.app.key}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...headers,
+    },
     ...(body === undefined ? {} : { body }),
   });
   const text = await response.text();

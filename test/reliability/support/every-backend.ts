@@ -18,7 +18,9 @@ const UNLIMITED: HttpOptions = { rateLimit: false };
  * Memory, then SQLite, PostgreSQL and MySQL/MariaDB (each when its URL is set; see
  * test/support/databases.ts), each behind a real node:http server on 127.0.0.1.
  */
-export async function startEveryBackend(http: HttpOptions = UNLIMITED): Promise<{ apps: BackendApp[]; close(): Promise<void> }> {
+export async function startEveryBackend(
+  http: HttpOptions = UNLIMITED,
+): Promise<{ apps: BackendApp[]; close(): Promise<void> }> {
   const databases: TestDatabase[] = [];
   const apps: BackendApp[] = [];
   const close = async () => {

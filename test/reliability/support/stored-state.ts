@@ -11,8 +11,18 @@ let counts = 0;
  * test must have no transport (nothing else claims) and each count claims at a later instant than the one before, past its leases.
  */
 export async function storedState(b: BackendApp): Promise<{ flags: unknown[]; events: number; emails: number }> {
-  const flags = (await b.app.fp.flags.all()).map(({ key, description, enabled, rules }) => ({ key, description, enabled, rules }));
+  const flags = (await b.app.fp.flags.all()).map(({ key, description, enabled, rules }) => ({
+    key,
+    description,
+    enabled,
+    rules,
+  }));
   const events = (await b.app.fp.events.query({ limit: 1000 })).data.length;
-  const claimed = await b.storage.emails.claimDueEmails(new Date(FAR_FUTURE + ++counts * 1000).toISOString(), 10_000, 1, "stored-state");
+  const claimed = await b.storage.emails.claimDueEmails(
+    new Date(FAR_FUTURE + ++counts * 1000).toISOString(),
+    10_000,
+    1,
+    "stored-state",
+  );
   return { flags, events, emails: claimed.length };
 }

@@ -73,7 +73,11 @@ async function request(method, path, { body, query, key = currentKey } = {}) {
       referrerPolicy: "no-referrer",
     });
   } catch {
-    throw new ApiError(0, "network_error", "The server could not be reached. Check that it is running, then try again.");
+    throw new ApiError(
+      0,
+      "network_error",
+      "The server could not be reached. Check that it is running, then try again.",
+    );
   }
   if (response.status === 204) return { data: undefined, response };
   let payload;

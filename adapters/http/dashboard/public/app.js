@@ -132,9 +132,10 @@ $("#key-form").addEventListener("submit", async (event) => {
     status("");
     await route();
   } catch (error) {
-    const message = error.isAuth || error.code === "restricted_api_key"
-      ? `The server refused the API key (${error.code}): ${error.message}`
-      : error.message;
+    const message =
+      error.isAuth || error.code === "restricted_api_key"
+        ? `The server refused the API key (${error.code}): ${error.message}`
+        : error.message;
     slot.textContent = message;
     show(slot, true);
     input.setAttribute("aria-invalid", "true");

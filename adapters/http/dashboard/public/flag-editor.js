@@ -185,7 +185,10 @@ export class FlagEditor {
       const { leftover, firstControl } = showFieldErrors(form, error.details);
       const n = error.details.length;
       const extra = leftover.map((d) => (d.path ? `“${d.path}” ${d.message}` : d.message));
-      this.#formError(`The server did not save the flag: ${n} problem${n === 1 ? "" : "s"}${leftover.length < n ? ", shown next to the fields" : ""}.`, extra);
+      this.#formError(
+        `The server did not save the flag: ${n} problem${n === 1 ? "" : "s"}${leftover.length < n ? ", shown next to the fields" : ""}.`,
+        extra,
+      );
       firstControl?.focus();
       return;
     }
@@ -198,7 +201,10 @@ export class FlagEditor {
 
   #formError(message, lines = []) {
     const box = $("#form-error");
-    box.replaceChildren(message, ...lines.map((line) => Object.assign(document.createElement("div"), { textContent: line })));
+    box.replaceChildren(
+      message,
+      ...lines.map((line) => Object.assign(document.createElement("div"), { textContent: line })),
+    );
     show(box, true);
   }
 

@@ -82,9 +82,26 @@ export class FlagList {
     return h(
       "tr",
       { "data-key": flag.key },
-      h("td", { class: "cell-key", "data-label": "Key" }, h("a", { href: `#/flags/${encodeURIComponent(flag.key)}` }, flag.key)),
-      h("td", { class: "cell-description", "data-label": "Description" }, flag.description || h("span", { class: "muted" }, "No description")),
-      h("td", { class: "cell-enabled", "data-label": "Enabled" }, h("span", { class: "switch-cell" }, toggle, h("span", { class: "switch-text", "aria-hidden": "true" }, flag.enabled ? "On" : "Off"))),
+      h(
+        "td",
+        { class: "cell-key", "data-label": "Key" },
+        h("a", { href: `#/flags/${encodeURIComponent(flag.key)}` }, flag.key),
+      ),
+      h(
+        "td",
+        { class: "cell-description", "data-label": "Description" },
+        flag.description || h("span", { class: "muted" }, "No description"),
+      ),
+      h(
+        "td",
+        { class: "cell-enabled", "data-label": "Enabled" },
+        h(
+          "span",
+          { class: "switch-cell" },
+          toggle,
+          h("span", { class: "switch-text", "aria-hidden": "true" }, flag.enabled ? "On" : "Off"),
+        ),
+      ),
       h("td", { class: "cell-created", "data-label": "Created" }, timeElement(flag.createdAt)),
     );
   }

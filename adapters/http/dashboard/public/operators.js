@@ -63,7 +63,7 @@ export function textToValue(op, kind, text) {
     try {
       return { value: JSON.parse(text) };
     } catch {
-      return { error: "Enter valid JSON, such as \"pro\", 42 or [\"a\", 1]" };
+      return { error: 'Enter valid JSON, such as "pro", 42 or ["a", 1]' };
     }
   }
   const convert = (item) => {
@@ -78,7 +78,10 @@ export function textToValue(op, kind, text) {
     return { value: item };
   };
   if (operatorInfo(op).list) {
-    const items = text.split("\n").map((s) => s.trim()).filter((s) => s !== "");
+    const items = text
+      .split("\n")
+      .map((s) => s.trim())
+      .filter((s) => s !== "");
     const values = [];
     for (const item of items) {
       const converted = convert(item);

@@ -8,7 +8,16 @@ import { kindOf, OPERATORS, operatorInfo, textToValue, valueToText, VALUE_KINDS 
 const TYPE_LABELS = { users: "Users", attribute: "Attribute", percentage: "Percentage" };
 
 function blankRule(type) {
-  return { id: uid("rule"), type, userIds: "", attribute: "", operator: "equals", kind: "string", value: "", percentage: "" };
+  return {
+    id: uid("rule"),
+    type,
+    userIds: "",
+    attribute: "",
+    operator: "equals",
+    kind: "string",
+    value: "",
+    percentage: "",
+  };
 }
 
 /** A rule from the server as editable state. */
@@ -29,16 +38,27 @@ export function ruleState(rule) {
 function toRule(state, index) {
   const at = (field) => `rules.${index}.${field}`;
   if (state.type === "users") {
-    return { rule: { type: "users", userIds: state.userIds.split("\n").map((s) => s.trim()).filter((s) => s !== "") } };
+    return {
+      rule: {
+        type: "users",
+        userIds: state.userIds
+          .split("\n")
+          .map((s) => s.trim())
+          .filter((s) => s !== ""),
+      },
+    };
   }
   if (state.type === "percentage") {
     const n = Number(state.percentage);
-    if (state.percentage.trim() === "" || !Number.isFinite(n)) return { error: { path: at("percentage"), message: "Enter a number from 0 to 100" } };
+    if (state.percentage.trim() === "" || !Number.isFinite(n))
+      return { error: { path: at("percentage"), message: "Enter a number from 0 to 100" } };
     return { rule: { type: "percentage", percentage: n } };
   }
   const converted = textToValue(state.operator, state.kind, state.value);
   if ("error" in converted) return { error: { path: at("value"), message: converted.error } };
-  return { rule: { type: "attribute", attribute: state.attribute.trim(), operator: state.operator, value: converted.value } };
+  return {
+    rule: { type: "attribute", attribute: state.attribute.trim(), operator: state.operator, value: converted.value },
+  };
 }
 
 export class RuleEditor {
@@ -96,7 +116,9 @@ export class RuleEditor {
     this.#list.replaceChildren(...this.#rules.map((rule, i) => this.#item(rule, i)));
     if (!focus) return;
     const target =
-      focus === "add" ? this.#list.parentElement.querySelector("[data-add-rule]") : this.#list.querySelector(`[data-focus="${focus}"]`);
+      focus === "add"
+        ? this.#list.parentElement.querySelector("[data-add-rule]")
+        : this.#list.querySelector(`[data-focus="${focus}"]`);
     target?.focus();
   }
 
@@ -105,11 +127,27 @@ export class RuleEditor {
     const typeId = uid("rule-type");
     const typeSelect = h(
       "select",
-      { id: typeId, "data-focus": `${rule.id}:type`, "data-error-for": `rules.${index}.type`, onchange: (e) => this.#change(rule, "type", e) },
+      {
+        id: typeId,
+        "data-focus": `${rule.id}:type`,
+        "data-error-for": `rules.${index}.type`,
+        onchange: (e) => this.#change(rule, "type", e),
+      },
       Object.entries(TYPE_LABELS).map(([value, label]) => h("option", { value, selected: value === rule.type }, label)),
     );
     const tool = (focus, label, text, onclick, options = {}) =>
-      h("button", { type: "button", class: `button button-small ${options.quiet ? "button-quiet" : ""}`, "data-focus": `${rule.id}:${focus}`, "aria-label": label, disabled: options.disabled, onclick }, text);
+      h(
+        "button",
+        {
+          type: "button",
+          class: `button button-small ${options.quiet ? "button-quiet" : ""}`,
+          "data-focus": `${rule.id}:${focus}`,
+          "aria-label": label,
+          disabled: options.disabled,
+          onclick,
+        },
+        text,
+      );
     const head = h(
       "div",
       { class: "rule-head" },
@@ -119,7 +157,9 @@ export class RuleEditor {
         "div",
         { class: "rule-tools", role: "group", "aria-label": `Rule ${n} actions` },
         tool("up", `Move rule ${n} up`, "↑", () => this.#move(index, -1), { disabled: index === 0 }),
-        tool("down", `Move rule ${n} down`, "↓", () => this.#move(index, 1), { disabled: index === this.#rules.length - 1 }),
+        tool("down", `Move rule ${n} down`, "↓", () => this.#move(index, 1), {
+          disabled: index === this.#rules.length - 1,
+        }),
         tool("remove", `Remove rule ${n}`, "Remove", () => this.#remove(index), { quiet: true }),
       ),
     );
@@ -155,7 +195,15 @@ export class RuleEditor {
       return field(
         ["User IDs", which(), " (one per line)"],
         path("userIds"),
-        (id, describedBy) => h("textarea", { id, rows: 3, spellcheck: "false", class: "mono", "aria-describedby": describedBy, ...bound("userIds", "first") }),
+        (id, describedBy) =>
+          h("textarea", {
+            id,
+            rows: 3,
+            spellcheck: "false",
+            class: "mono",
+            "aria-describedby": describedBy,
+            ...bound("userIds", "first"),
+          }),
         "Matches when the user's ID is in this list.",
       );
     }
@@ -167,7 +215,16 @@ export class RuleEditor {
           h(
             "div",
             { class: "with-unit" },
-            h("input", { id, type: "number", min: "0", max: "100", step: "0.01", inputmode: "decimal", "aria-describedby": describedBy, ...bound("percentage", "first") }),
+            h("input", {
+              id,
+              type: "number",
+              min: "0",
+              max: "100",
+              step: "0.01",
+              inputmode: "decimal",
+              "aria-describedby": describedBy,
+              ...bound("percentage", "first"),
+            }),
             h("span", { class: "unit", "aria-hidden": "true" }, "%"),
           ),
         "0 to 100, up to two decimals. The same user always gets the same answer.",
@@ -177,13 +234,33 @@ export class RuleEditor {
     const info = operatorInfo(rule.operator);
     if (!info.kinds.includes(rule.kind)) rule.kind = info.kinds[0];
     const attribute = field(["Attribute", which()], path("attribute"), (id, describedBy) =>
-      h("input", { id, type: "text", autocomplete: "off", spellcheck: "false", placeholder: "plan", "aria-describedby": describedBy, ...bound("attribute", "first") }),
+      h("input", {
+        id,
+        type: "text",
+        autocomplete: "off",
+        spellcheck: "false",
+        placeholder: "plan",
+        "aria-describedby": describedBy,
+        ...bound("attribute", "first"),
+      }),
     );
     const operator = field(["Operator", which()], path("operator"), (id, describedBy) =>
       h(
         "select",
-        { id, "aria-describedby": describedBy, "data-focus": `${rule.id}:operator`, "data-error-for": path("operator"), onchange: (e) => this.#change(rule, "operator", e) },
-        OPERATORS.map((o) => h("option", { value: o.op, selected: o.op === rule.operator }, o.label === o.op ? o.label : `${o.label} (${o.op})`)),
+        {
+          id,
+          "aria-describedby": describedBy,
+          "data-focus": `${rule.id}:operator`,
+          "data-error-for": path("operator"),
+          onchange: (e) => this.#change(rule, "operator", e),
+        },
+        OPERATORS.map((o) =>
+          h(
+            "option",
+            { value: o.op, selected: o.op === rule.operator },
+            o.label === o.op ? o.label : `${o.label} (${o.op})`,
+          ),
+        ),
       ),
     );
     const kind =
@@ -202,12 +279,23 @@ export class RuleEditor {
       if (rule.kind === "boolean" && !info.list) {
         if (rule.value !== "true" && rule.value !== "false") rule.value = "true";
         const { oninput, ...attrs } = bound("value", "value");
-        return h("select", { ...common, ...attrs, onchange: oninput }, ["true", "false"].map((v) => h("option", { value: v, selected: v === rule.value }, v)));
+        return h(
+          "select",
+          { ...common, ...attrs, onchange: oninput },
+          ["true", "false"].map((v) => h("option", { value: v, selected: v === rule.value }, v)),
+        );
       }
       if (info.list || rule.kind === "json") {
         return h("textarea", { ...common, rows: 3, spellcheck: "false", class: "mono", ...bound("value", "value") });
       }
-      return h("input", { ...common, type: "text", autocomplete: "off", spellcheck: "false", placeholder: placeholderFor(rule.kind), ...bound("value", "value") });
+      return h("input", {
+        ...common,
+        type: "text",
+        autocomplete: "off",
+        spellcheck: "false",
+        placeholder: placeholderFor(rule.kind),
+        ...bound("value", "value"),
+      });
     });
     return h("div", { class: "attribute-fields" }, attribute, operator, kind, value);
   }
