@@ -41,7 +41,8 @@ describe("requests with unknown keys", () => {
     for (let i = 0; i < 150; i++) statuses.push(await get(randomKey()));
     const seconds = (performance.now() - started) / 1000;
     const flooded = reads() - before;
-    expect(statuses.filter((s) => s === 403).length).toBeGreaterThanOrEqual(30);
+    // The burst, less the token the known key's first request spent before it was known.
+    expect(statuses.filter((s) => s === 403).length).toBeGreaterThanOrEqual(29);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
     // One read per admitted request at most: the burst plus what refilled meanwhile.
     expect(flooded).toBeLessThanOrEqual(30 + Math.ceil(seconds * 5) + 1);
