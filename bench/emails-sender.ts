@@ -14,7 +14,7 @@ import {
   type OutboxWorkerOptions,
   type SendEmailRequest,
   silentLogger,
-} from "../src/index.js";
+} from "../src/internal.js";
 import { serveCalls } from "./lib/child.js";
 import { percentile } from "./lib/stats.js";
 

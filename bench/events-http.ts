@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { Kysely, SqliteDialect } from "kysely";
 import { toNodeHandler } from "../adapters/http/index.js";
 import { kyselyStorage } from "../adapters/kysely/index.js";
-import { createFlagpost, silentLogger } from "../src/index.js";
+import { createFlagpost, silentLogger } from "../src/internal.js";
 import { eventBatch, type StreamShape } from "./lib/event-data.js";
 import { Meter } from "./lib/meter.js";
 import { openSqliteHandle, sqliteSize } from "./lib/sqlite-file.js";

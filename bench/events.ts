@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import { kyselyStorage } from "../adapters/kysely/index.js";
-import { createFlagpost, type Flagpost, silentLogger, type TrackEventInput, uuidv7 } from "../src/index.js";
+import { createFlagpost, type Flagpost, silentLogger, type TrackEventInput, uuidv7 } from "../src/internal.js";
 import { httpIngest } from "./events-http.js";
 import { EVENT_NAMES, eventBatch, prng, type StreamShape, streamShape, USERS } from "./lib/event-data.js";
 import { Meter } from "./lib/meter.js";

@@ -1,7 +1,7 @@
 import { loadavg } from "node:os";
 import { OpenFeature } from "@openfeature/server-sdk";
 import { FlagpostProvider } from "../adapters/openfeature/index.js";
-import { createFlagpost, type Flagpost, memoryStorage, silentLogger } from "../src/index.js";
+import { createFlagpost, type Flagpost, memoryStorage, silentLogger } from "../src/internal.js";
 import { growthbookSystem, launchDarklySystem, type System, unleashSystem } from "./flags-peers.js";
 import { type BenchUser, type FlagSet, flagpostRules, KEY, makeFlagSet, makeUsers } from "./lib/flag-set.js";
 import type { BenchPart } from "./lib/part.js";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import murmurhash from "murmurhash-js";
 import { type HttpOptions, toExpress, toFastify, toHono, toNodeHandler } from "../adapters/http/index.js";
-import { createFlagpost, type Flagpost, memoryStorage, type Scope, silentLogger } from "../src/index.js";
+import { createFlagpost, type Flagpost, memoryStorage, type Scope, silentLogger } from "../src/internal.js";
 import { benchUsers, ROUTES, SERVER_KINDS, type ServerKind, type ServerReady } from "./http-workload.js";
 import { serveCalls } from "./lib/child.js";
 import { type FlagSet, flagpostRules, KEY, makeFlagSet } from "./lib/flag-set.js";

@@ -1,4 +1,4 @@
-import { type Flagpost, FlagpostError } from "../src/index.js";
+import { type Flagpost, FlagpostError } from "../src/internal.js";
 import { UsageError } from "./args.js";
 import type { Output } from "./keys.js";
 

@@ -1,4 +1,4 @@
-import { type Flagpost, isScope, type Scope } from "../src/index.js";
+import { type Flagpost, isScope, type Scope } from "../src/internal.js";
 import { UsageError } from "./args.js";
 
 export interface Output {

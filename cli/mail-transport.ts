@@ -1,4 +1,4 @@
-import type { Logger, MailTransport, OutboxWorkerOptions } from "../src/index.js";
+import type { Logger, MailTransport, OutboxWorkerOptions } from "../src/internal.js";
 import { UsageError } from "./args.js";
 
 /**

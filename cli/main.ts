@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { type Flagpost, jsonLogger } from "../src/index.js";
+import { type Flagpost, jsonLogger } from "../src/internal.js";
 import { parseCommand, USAGE, UsageError } from "./args.js";
 import { deleteUserEvents, parseBefore, purgeEvents } from "./events.js";
 import { createKey, listKeys, parseScopes } from "./keys.js";

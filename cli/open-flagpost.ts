@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { isSqliteFileError } from "../adapters/kysely/driver-errors.js";
 import { kyselyStorage } from "../adapters/kysely/index.js";
-import { createFlagpost, type Flagpost, FlagpostError, type FlagpostOptions, type Logger } from "../src/index.js";
+import { createFlagpost, type Flagpost, FlagpostError, type FlagpostOptions, type Logger } from "../src/internal.js";
 import { DEFAULT_DATABASE, openDatabase, parseDatabaseUrl } from "./open-database.js";
 
 /** FLAGPOST_DB as it may be shown: a URL's password is masked. */

@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "../adapters/http/index.js";
-import { jsonLogger } from "../src/index.js";
+import { jsonLogger } from "../src/internal.js";
 import { UsageError } from "./args.js";
 import { ensureStartupKey } from "./keys.js";
 import { openMailTransport, workerOptionsFrom } from "./mail-transport.js";

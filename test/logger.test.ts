@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { errorFields, jsonLogger } from "../src/index.js";
+import { errorFields, jsonLogger } from "../src/internal.js";
 
 describe("logging", () => {
   it("masks passwords inside URLs in logged error messages and never logs a stack", () => {

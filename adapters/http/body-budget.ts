@@ -1,4 +1,4 @@
-import { FlagpostError } from "../../src/index.js";
+import { FlagpostError } from "../../src/internal.js";
 
 /** Bytes of request bodies held at once by one handler, by default: two 40 MiB emails and change. */
 export const DEFAULT_BODY_BUDGET = 96 * 1024 * 1024;

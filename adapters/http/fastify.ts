@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Readable } from "node:stream";
-import { type Flagpost, FlagpostError } from "../../src/index.js";
+import { type Flagpost, FlagpostError } from "../../src/internal.js";
 import { notFoundResponse } from "./error-body.js";
 import { createHandler, type HttpOptions } from "./handler.js";
 import { fromNodeRequest } from "./node.js";

@@ -1,4 +1,11 @@
-import { errorFields, FlagpostError, type Flagpost, hasScope, isStorableText, type Logger } from "../../src/index.js";
+import {
+  errorFields,
+  FlagpostError,
+  type Flagpost,
+  hasScope,
+  isStorableText,
+  type Logger,
+} from "../../src/internal.js";
 import { createDashboard, type DashboardOptions } from "./dashboard/serve.js";
 import { errorResponse, jsonResponse, styleForPath } from "./error-body.js";
 import { BODY_RETRY_AFTER, BodyBudget, budgetExceeded, bytesToHold, DEFAULT_BODY_BUDGET } from "./body-budget.js";

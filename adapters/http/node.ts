@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import type { Flagpost } from "../../src/index.js";
+import type { Flagpost } from "../../src/internal.js";
 import { errorResponse, notFoundResponse, styleForPath } from "./error-body.js";
 import { createHandler, type HttpOptions } from "./handler.js";
 import { nodeStreamBody } from "./read-body.js";

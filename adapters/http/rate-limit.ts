@@ -1,4 +1,4 @@
-import type { Clock } from "../../src/index.js";
+import type { Clock } from "../../src/internal.js";
 
 export interface RateLimitOptions {
   /** Bucket size: requests a key may make in a burst. Default 2000. */

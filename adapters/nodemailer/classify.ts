@@ -1,4 +1,4 @@
-import { type RecipientRejection, TransportError, type TransportErrorKind } from "../../src/index.js";
+import { type RecipientRejection, TransportError, type TransportErrorKind } from "../../src/internal.js";
 
 /**
  * nodemailer's errors as TransportErrors (docs/emails.md, "Outcomes"). An SMTP reply decides by

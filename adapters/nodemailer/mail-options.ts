@@ -1,5 +1,5 @@
 import type { SendMailOptions } from "nodemailer";
-import type { MailAddress, OutgoingMessage } from "../../src/index.js";
+import type { MailAddress, OutgoingMessage } from "../../src/internal.js";
 
 /** Always a pair (name "" when there is none): a bare string would go through nodemailer's address parser again. */
 function address(a: MailAddress): { name: string; address: string } {

@@ -1,5 +1,5 @@
 import type { SendMailOptions } from "nodemailer";
-import type { MailTransport, OutgoingMessage, TransportResult } from "../../src/index.js";
+import type { MailTransport, OutgoingMessage, TransportResult } from "../../src/internal.js";
 import { classifyError, rejectionsOf } from "./classify.js";
 import { recipientsOf, toMailOptions } from "./mail-options.js";
 

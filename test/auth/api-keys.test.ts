@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiKeys, memoryStorage } from "../../src/index.js";
+import { ApiKeys, memoryStorage } from "../../src/internal.js";
 import { digestBytes, digestsEqual, hashKey } from "../../src/auth/key-hash.js";
 import { fakeClock } from "../support/fake-clock.js";
 

@@ -9,7 +9,7 @@ import {
 } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
-import { FlagpostError, type FlagRecord } from "../../src/index.js";
+import { FlagpostError, type FlagRecord } from "../../src/internal.js";
 import { createTestDatabase, createTestStorage, describeIfBackend, type TestDatabase } from "../support/databases.js";
 
 /** What kyselyStorage promises beyond the port: ownership of the instance, dialects, error shapes. */

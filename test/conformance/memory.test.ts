@@ -1,4 +1,4 @@
-import { memoryStorage } from "../../src/index.js";
+import { memoryStorage } from "../../src/internal.js";
 import { describeStorageConformance } from "./storage.suite.js";
 
 describeStorageConformance({

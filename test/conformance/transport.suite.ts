@@ -1,6 +1,6 @@
 import type { ParsedMail } from "mailparser";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { MailTransport, OutgoingMessage } from "../../src/index.js";
+import type { MailTransport, OutgoingMessage } from "../../src/internal.js";
 
 /** What a transport harness hands the suite: a transport, and what reached the other end. */
 export interface TransportUnderTest {

@@ -5,7 +5,7 @@ import { pathToFileURL } from "node:url";
 import { build } from "tsup";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as Http from "../../adapters/http/index.js";
-import type * as Core from "../../src/index.js";
+import type * as Core from "../../src/internal.js";
 import config from "../../tsup.config.js";
 import { listen, type Running } from "../support/servers.js";
 import { ARTIFACTS } from "./browser.js";

@@ -3,7 +3,7 @@ import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DASHBOARD_FILES } from "../../adapters/http/dashboard/files.js";
 import { createHandler, toNodeHandler } from "../../adapters/http/index.js";
-import { ATTRIBUTE_OPERATORS, createFlagpost, memoryStorage, silentLogger } from "../../src/index.js";
+import { ATTRIBUTE_OPERATORS, createFlagpost, memoryStorage, silentLogger } from "../../src/internal.js";
 import { listenUnderApi, startApp, type TestApp } from "../support/servers.js";
 
 const PUBLIC = new URL("../../adapters/http/dashboard/public/", import.meta.url);

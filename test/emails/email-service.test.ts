@@ -7,7 +7,7 @@ import {
   type SendEmailRequest,
   silentLogger,
   type Storage,
-} from "../../src/index.js";
+} from "../../src/internal.js";
 import { type FakeClock, fakeClock } from "../support/fake-clock.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 

@@ -10,7 +10,7 @@ import {
   retryDelay,
   sourcesOf,
   TRANSITIONS,
-} from "../../src/index.js";
+} from "../../src/internal.js";
 
 describe("addresses", () => {
   it.each([

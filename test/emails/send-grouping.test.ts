@@ -6,7 +6,7 @@ import {
   memoryStorage,
   silentLogger,
   type Storage,
-} from "../../src/index.js";
+} from "../../src/internal.js";
 import { request } from "./support/outbox.js";
 
 // Concurrent send() calls share one write (group commit); each still answers only once its own

@@ -1,7 +1,13 @@
 import nodemailer from "nodemailer";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
-import { createFlagpost, type Flagpost, type SendEmailRequest, silentLogger, type Storage } from "../../src/index.js";
+import {
+  createFlagpost,
+  type Flagpost,
+  type SendEmailRequest,
+  silentLogger,
+  type Storage,
+} from "../../src/internal.js";
 import { type FakeClock, fakeClock } from "../support/fake-clock.js";
 import { closedPort, type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";
 import { describeEachStorage } from "../support/storage-backends.js";

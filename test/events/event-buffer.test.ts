@@ -8,7 +8,7 @@ import {
   jsonLogger,
   type NewEvent,
   type UnstoredReason,
-} from "../../src/index.js";
+} from "../../src/internal.js";
 import { createTestStorage, type TestDatabase } from "../support/databases.js";
 
 /**

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { ExperimentResults, NewEvent } from "../../src/index.js";
+import type { ExperimentResults, NewEvent } from "../../src/internal.js";
 
 /** One user as generate.py writes it: [id, variant, exposure second, [[second, revenue | null]], other variant | null]. */
 type CompactUser = [string, string, number, [number, number | null][], string | null];

@@ -1,5 +1,5 @@
 import { afterAll, expect, it } from "vitest";
-import { createFlagpost, type ExperimentResults, silentLogger } from "../../src/index.js";
+import { createFlagpost, type ExperimentResults, silentLogger } from "../../src/internal.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 import { datasets, eventsOf } from "./datasets.js";
 

@@ -8,7 +8,7 @@ import {
   outcomeOf,
 } from "../../src/flags/compile.js";
 import { hashPrefix, murmur3WithPrefix } from "../../src/flags/murmur3-prefix.js";
-import { ATTRIBUTE_OPERATORS, type EvaluationResult, evaluate, murmur3Utf8, type Rule } from "../../src/index.js";
+import { ATTRIBUTE_OPERATORS, type EvaluationResult, evaluate, murmur3Utf8, type Rule } from "../../src/internal.js";
 import { bucketCases } from "./fixtures/index.js";
 
 // The compiled evaluator (what FlagClient runs) against the reference evaluate(), beyond the

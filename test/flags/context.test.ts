@@ -6,7 +6,7 @@ import {
   MAX_ID_LENGTH,
   parseEvaluationContext,
   parseInput,
-} from "../../src/index.js";
+} from "../../src/internal.js";
 
 // parseEvaluationContext checks the common shape without zod: it must accept exactly what the
 // schema accepts, give an equal value, and refuse with the same details and message.

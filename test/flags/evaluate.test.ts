@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bucketOf, evaluate, murmur3Utf8, parseInput, ruleSchema } from "../../src/index.js";
+import { bucketOf, evaluate, murmur3Utf8, parseInput, ruleSchema } from "../../src/internal.js";
 import { murmur3Bytes } from "../support/murmur3-reference.js";
 import { bucketCases, evaluationCases } from "./fixtures/index.js";
 

@@ -1,7 +1,7 @@
 import { OpenFeature } from "@openfeature/server-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FlagpostProvider } from "../../adapters/openfeature/index.js";
-import { evaluate, type EvaluationResult, FlagClient } from "../../src/index.js";
+import { evaluate, type EvaluationResult, FlagClient } from "../../src/internal.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import { bucketCases, type EvaluationCase, evaluationCases } from "./fixtures/index.js";
 

@@ -7,7 +7,7 @@ import {
   ExposureRecorder,
   memoryStorage,
   silentLogger,
-} from "../../src/index.js";
+} from "../../src/internal.js";
 import { waitUntil } from "./support/wait.js";
 
 type Enqueued = Parameters<EventSink["enqueue"]>[0];

@@ -7,7 +7,7 @@ import {
   memoryStorage,
   type SnapshotFlag,
   silentLogger,
-} from "../../src/index.js";
+} from "../../src/internal.js";
 
 const beta = { key: "beta", enabled: true, rules: [{ type: "users" as const, userIds: ["u1"] }] };
 

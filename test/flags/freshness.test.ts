@@ -5,7 +5,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
-import { createFlagpost, type Flagpost, type Logger } from "../../src/index.js";
+import { createFlagpost, type Flagpost, type Logger } from "../../src/internal.js";
 import { backendUrl, createTestDatabase, describeIfBackend, type TestDatabase } from "../support/databases.js";
 import { waitForOutput } from "../support/cli.js";
 import { waitUntil } from "./support/wait.js";

@@ -14,7 +14,7 @@ import {
   memoryStorage,
   parseSnapshot,
   silentLogger,
-} from "../../src/index.js";
+} from "../../src/internal.js";
 import { waitUntil } from "./support/wait.js";
 
 // createRemoteFlagClient against a real flagpost server (node:http on 127.0.0.1) that is stopped

@@ -10,7 +10,7 @@ import {
   type SnapshotFlag,
   variantBucketOf,
   variantOf,
-} from "../../src/index.js";
+} from "../../src/internal.js";
 import { murmur3Bytes } from "../support/murmur3-reference.js";
 import { variantBuckets } from "./fixtures/index.js";
 

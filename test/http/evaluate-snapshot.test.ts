@@ -7,7 +7,7 @@ import {
   type Flagpost,
   memoryStorage,
   silentLogger,
-} from "../../src/index.js";
+} from "../../src/internal.js";
 import { waitUntil } from "../flags/support/wait.js";
 import { createTestDatabase, type TestDatabase } from "../support/databases.js";
 import { startApp, type TestApp } from "../support/servers.js";

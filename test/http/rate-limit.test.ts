@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createHandler } from "../../adapters/http/index.js";
 import { RateLimiter } from "../../adapters/http/rate-limit.js";
-import { createFlagpost, memoryStorage } from "../../src/index.js";
+import { createFlagpost, memoryStorage } from "../../src/internal.js";
 
 /** The token bucket on a fake clock: refill, headers, and options it refuses. */
 describe("RateLimiter", () => {

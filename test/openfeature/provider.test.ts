@@ -16,7 +16,7 @@ import {
   type Flagpost,
   memoryStorage,
   silentLogger,
-} from "../../src/index.js";
+} from "../../src/internal.js";
 import { waitUntil } from "../flags/support/wait.js";
 import { startApp } from "../support/servers.js";
 

@@ -6,7 +6,7 @@ import { Kysely, SqliteDialect } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
 import { allRoutes } from "../../adapters/http/routes/index.js";
-import { hasScope, SCOPES, type Scope } from "../../src/index.js";
+import { hasScope, SCOPES, type Scope } from "../../src/internal.js";
 import { answerOf } from "./support/answers.js";
 import { startApp, type TestApp } from "../support/servers.js";
 

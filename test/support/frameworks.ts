@@ -19,7 +19,7 @@ import {
   memoryStorage,
   silentLogger,
   type Storage,
-} from "../../src/index.js";
+} from "../../src/internal.js";
 import { listen, type Running } from "./servers.js";
 
 /**

@@ -1,7 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type HttpOptions, toNodeHandler } from "../../adapters/http/index.js";
-import { createFlagpost, type Flagpost, type FlagpostOptions, memoryStorage, silentLogger } from "../../src/index.js";
+import {
+  createFlagpost,
+  type Flagpost,
+  type FlagpostOptions,
+  memoryStorage,
+  silentLogger,
+} from "../../src/internal.js";
 
 export interface Running {
   url: string;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe } from "vitest";
-import { memoryStorage, type Storage } from "../../src/index.js";
+import { memoryStorage, type Storage } from "../../src/internal.js";
 import { useStorage } from "../conformance/cases/use-storage.js";
 import { kyselyHarness } from "../conformance/kysely-harness.js";
 import { BACKENDS, describeIfBackend } from "./databases.js";

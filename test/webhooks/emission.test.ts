@@ -2,7 +2,7 @@ import nodemailer from "nodemailer";
 import type { EmailBouncedEvent, EmailDeliveredEvent, EmailDeliveryDelayedEvent, EmailSentEvent } from "resend";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
-import { createFlagpost, type DomainEvent, type Flagpost, silentLogger, type Storage } from "../../src/index.js";
+import { createFlagpost, type DomainEvent, type Flagpost, silentLogger, type Storage } from "../../src/internal.js";
 import { WEBHOOK_EVENT_TYPES } from "../../src/webhooks/event-types.js";
 import { type FakeClock, fakeClock } from "../support/fake-clock.js";
 import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { FLAG_KEY_PATTERN, FlagpostError } from "../../../src/index.js";
+import { FLAG_KEY_PATTERN, FlagpostError } from "../../../src/internal.js";
 import type { HttpRequest, HttpResponse } from "../types.js";
 import { loadDashboardFiles } from "./assets.js";
 import { DASHBOARD_FILES, type DashboardFile } from "./files.js";

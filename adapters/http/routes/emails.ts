@@ -4,7 +4,7 @@ import type {
   Flagpost,
   IdempotencyOptions,
   SendEmailRequest,
-} from "../../../src/index.js";
+} from "../../../src/internal.js";
 import type { Route, RouteContext } from "../types.js";
 
 /** POST /v1/emails and /v1/emails/batch take up to 40 MiB: attachments travel base64 inside the JSON. */

@@ -4,7 +4,7 @@ import {
   parseInput,
   type TrackEventInput,
   type TrackOptions,
-} from "../../../src/index.js";
+} from "../../../src/internal.js";
 import { nextLink, queryObject } from "../query.js";
 import type { Route, RouteContext } from "../types.js";
 

@@ -1,4 +1,4 @@
-import type { ExperimentResultsInput, Flagpost } from "../../../src/index.js";
+import type { ExperimentResultsInput, Flagpost } from "../../../src/internal.js";
 import { queryObject } from "../query.js";
 import type { Route } from "../types.js";
 

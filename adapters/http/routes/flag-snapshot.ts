@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type Flag, FlagpostError, type Flagpost } from "../../../src/index.js";
+import { type Flag, FlagpostError, type Flagpost } from "../../../src/internal.js";
 import type { Route } from "../types.js";
 
 /**

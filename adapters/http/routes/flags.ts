@@ -3,7 +3,7 @@ import {
   type Flagpost,
   parseEvaluationContext,
   type UpdateFlagInput,
-} from "../../../src/index.js";
+} from "../../../src/internal.js";
 import { nextLink, queryObject } from "../query.js";
 import type { Route, RouteContext } from "../types.js";
 

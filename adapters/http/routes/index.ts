@@ -1,4 +1,4 @@
-import type { Flagpost } from "../../../src/index.js";
+import type { Flagpost } from "../../../src/internal.js";
 import type { Route } from "../types.js";
 import { emailRoutes } from "./emails.js";
 import { flagSnapshotRoutes } from "./flag-snapshot.js";

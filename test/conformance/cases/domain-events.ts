@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FlagpostError } from "../../../src/index.js";
+import { FlagpostError } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 import { deliveriesOf, domainEvent, email, flag, iso, T0, webhook } from "./webhook-fixtures.js";

@@ -1,5 +1,5 @@
 import { afterEach, expect, it } from "vitest";
-import type { Storage } from "../../../src/index.js";
+import type { Storage } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 
 export function durabilityCases(harness: StorageHarness): void {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type EmailRecord, FlagpostError, type IdempotencyClaim, type Storage } from "../../../src/index.js";
+import { type EmailRecord, FlagpostError, type IdempotencyClaim, type Storage } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 

@@ -7,7 +7,7 @@ import {
   type NewEvent,
   silentLogger,
   type Storage,
-} from "../../../src/index.js";
+} from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ExperimentQuery, ExperimentTotals, NewEvent, Storage, VariantTotals } from "../../../src/index.js";
+import type { ExperimentQuery, ExperimentTotals, NewEvent, Storage, VariantTotals } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EmailRecord } from "../../../src/index.js";
+import type { EmailRecord } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 

@@ -1,5 +1,5 @@
 import { afterEach, expect, it } from "vitest";
-import type { FlagRecord, IdempotencyClaim, Storage } from "../../../src/index.js";
+import type { FlagRecord, IdempotencyClaim, Storage } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 
 const AT = "2026-03-04T05:06:07.089Z";

@@ -1,4 +1,4 @@
-import type { DomainEvent, EmailRecord, FlagRecord, Storage, WebhookRecord } from "../../../src/index.js";
+import type { DomainEvent, EmailRecord, FlagRecord, Storage, WebhookRecord } from "../../../src/internal.js";
 
 export const T0 = Date.parse("2026-06-01T10:00:00.000Z");
 export const iso = (ms: number) => new Date(ms).toISOString();

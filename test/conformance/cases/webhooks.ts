@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { DeliveryOutcome, FlagpostError, Storage } from "../../../src/index.js";
+import type { DeliveryOutcome, FlagpostError, Storage } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 import { domainEvent, flag, iso, sortedId, T0, webhook } from "./webhook-fixtures.js";

@@ -4,8 +4,8 @@ import type {
   OutgoingMessage,
   SendEmailRequest,
   Storage,
-} from "../../../src/index.js";
-import { memoryStorage } from "../../../src/index.js";
+} from "../../../src/internal.js";
+import { memoryStorage } from "../../../src/internal.js";
 
 // A transport and a storage the outbox worker tests drive by hand.
 

@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { kyselyStorage } from "../../../adapters/kysely/index.js";
-import { createFlagpost, silentLogger } from "../../../src/index.js";
+import { createFlagpost, silentLogger } from "../../../src/internal.js";
 
 /**
  * Another process for the cross-process freshness test: opens the PostgreSQL schema given, and

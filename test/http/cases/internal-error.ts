@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memoryStorage, type Storage } from "../../../src/index.js";
+import { memoryStorage, type Storage } from "../../../src/internal.js";
 import type { Start, Target } from "../../support/frameworks.js";
 import { call, expectError, expectResendError, type Reply } from "./client.js";
 
