@@ -1,7 +1,7 @@
 /**
  * The Storage port: the only way the core touches data. Each method is one intention, so every
  * adapter can do it the fast, safe way for its engine. Contracts are written as MUSTs; the
- * conformance suite (test/conformance/storage.suite.ts) checks each of them on every adapter.
+ * conformance suite (adapters/testing/storage.suite.ts) checks each of them on every adapter.
  *
  * Conventions for every repository:
  * - Times cross the port as ISO-8601 UTC strings with millisecond precision

@@ -1,6 +1,6 @@
 import { kyselyStorage } from "../../adapters/kysely/index.js";
 import { type Backend, createTestDatabase, type TestDatabase } from "../support/databases.js";
-import type { StorageHarness } from "./harness.js";
+import type { StorageHarness } from "../../adapters/testing/index.js";
 
 /**
  * The conformance harness for kyselyStorage on one backend. The database is created and migrated

@@ -1,5 +1,5 @@
 import { memoryStorage } from "../../src/internal.js";
-import { describeStorageConformance } from "./storage.suite.js";
+import { describeStorageConformance } from "../../adapters/testing/index.js";
 
 describeStorageConformance({
   name: "memory",

@@ -1,7 +1,7 @@
 import nodemailer from "nodemailer";
 import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
 import { startSmtpSink } from "../support/smtp-sink.js";
-import { describeTransportConformance } from "./transport.suite.js";
+import { describeTransportConformance } from "../../adapters/testing/index.js";
 
 // nodemailer's SMTP transport, pooled as the CLI builds it, against a real smtp-server on 127.0.0.1.
 describeTransportConformance({
@@ -18,7 +18,7 @@ describeTransportConformance({
     );
     return {
       transport,
-      delivered: async () => sink.received.map((m) => ({ parsed: m.parsed, raw: m.raw, recipients: m.envelope.to })),
+      delivered: async () => sink.received.map((m) => ({ raw: m.raw, recipients: m.envelope.to })),
       async dispose() {
         await transport.close?.();
         await sink.close();

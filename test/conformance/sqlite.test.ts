@@ -1,4 +1,4 @@
-import { describeStorageConformance } from "./storage.suite.js";
+import { describeStorageConformance } from "../../adapters/testing/index.js";
 import { kyselyHarness } from "./kysely-harness.js";
 
 // Always runs: a temp-file database in WAL mode, removed afterwards.

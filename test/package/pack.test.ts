@@ -48,6 +48,7 @@ describe("the published package", () => {
       "nodemailer",
       "@openfeature/server-sdk",
       "@openfeature/core",
+      "vitest",
       "@types/node",
       "undici-types",
       "typescript",
@@ -83,6 +84,7 @@ describe("the published package", () => {
       "./nodemailer": ["nodemailerTransport"],
       "./openfeature": ["FlagpostProvider"],
       "./client": ["createRemoteFlagClient"],
+      "./testing": ["describeStorageConformance", "describeTransportConformance"],
     };
     const script = subpaths
       .map((subpath) => {
@@ -102,11 +104,13 @@ describe("the published package", () => {
         'import { createFlagpost, memoryStorage, type Flag } from "flagpost";',
         'import { toNodeHandler, type HttpOptions } from "flagpost/http";',
         'import { kyselyStorage } from "flagpost/kysely";',
+        'import type { StorageHarness } from "flagpost/testing";',
         "const fp = createFlagpost({ storage: memoryStorage() });",
         "const options: HttpOptions = { bodyLimit: 1024 };",
         "const handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void = toNodeHandler(fp, options);",
         "const flag: Promise<Flag> = fp.flags.get('x');",
-        "void handler; void flag; void kyselyStorage;",
+        "const harness: StorageHarness = { name: 'memory', create: async () => memoryStorage(), destroy: (s) => s.close() };",
+        "void handler; void flag; void kyselyStorage; void harness;",
       ].join("\n"),
     );
     const tsconfig = {
@@ -130,6 +134,33 @@ describe("the published package", () => {
     );
     expect(result).toBe("");
   }, 60_000);
+
+  it("runs flagpost/testing's storage suite on a storage from outside, with the app's vitest", async () => {
+    // What an outside author writes: their Storage (here memoryStorage, taken from the package as
+    // any user would) handed to the suite the project's own tests run.
+    await writeFile(
+      join(app, "memory.test.mjs"),
+      [
+        'import { memoryStorage } from "flagpost";',
+        'import { describeStorageConformance } from "flagpost/testing";',
+        "describeStorageConformance({",
+        '  name: "memory from the tarball",',
+        "  create: async () => memoryStorage(),",
+        "  destroy: (storage) => storage.close(),",
+        '  skip: { durable: "memory keeps nothing once closed", shared: "one process only" },',
+        "});",
+      ].join("\n"),
+    );
+    const vitest = join(app, "node_modules", "vitest", "vitest.mjs");
+    const { stdout } = await exec(process.execPath, [vitest, "run", "--reporter=dot", "memory.test.mjs"], {
+      cwd: app,
+      env: { ...process.env, NO_COLOR: "1", CI: "1" },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const passed = /Tests\s+(\d+) passed/.exec(stdout);
+    expect(stdout).not.toMatch(/failed/);
+    expect(Number(passed?.[1])).toBeGreaterThan(50);
+  }, 120_000);
 
   it("installs a working flagpost command", async () => {
     const bin = join(app, "node_modules", "flagpost", pkg.bin.flagpost!);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe } from "vitest";
 import { memoryStorage, type Storage } from "../../src/internal.js";
-import { useStorage } from "../conformance/cases/use-storage.js";
+import { useStorage } from "../../adapters/testing/cases/use-storage.js";
 import { kyselyHarness } from "../conformance/kysely-harness.js";
 import { BACKENDS, describeIfBackend } from "./databases.js";
 

@@ -2,11 +2,17 @@ import type { ParsedMail } from "mailparser";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { MailTransport, OutgoingMessage } from "../../src/internal.js";
 
+/** One message as it reached the other end: its bytes (RFC 5322) and the envelope recipients. */
+export interface DeliveredMessage {
+  raw: Buffer;
+  recipients: string[];
+}
+
 /** What a transport harness hands the suite: a transport, and what reached the other end. */
 export interface TransportUnderTest {
   transport: MailTransport;
-  /** Every message delivered so far, parsed, with the envelope recipients it was delivered to. */
-  delivered(): Promise<{ parsed: ParsedMail; raw: Buffer; recipients: string[] }[]>;
+  /** Every message delivered so far, in the order sent. The suite parses them (with mailparser). */
+  delivered(): Promise<DeliveredMessage[]>;
   dispose(): Promise<void>;
 }
 
@@ -17,12 +23,19 @@ export interface TransportHarness {
   create(): Promise<TransportUnderTest>;
 }
 
+// mailparser is loaded when a transport test runs, so a storage author needs only vitest.
+async function parsedDeliveries(under: TransportUnderTest): Promise<(DeliveredMessage & { parsed: ParsedMail })[]> {
+  const { simpleParser } = await import("mailparser");
+  const delivered = await under.delivered();
+  return Promise.all(delivered.map(async (d) => ({ ...d, parsed: await simpleParser(d.raw) })));
+}
+
 const PNG = Buffer.from(
   "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4a80000000049454e44ae426082",
   "hex",
 );
 
-export function fullMessage(id = "0197aaaa-0000-7000-8000-000000000001"): OutgoingMessage {
+function fullMessage(id = "0197aaaa-0000-7000-8000-000000000001"): OutgoingMessage {
   return {
     id,
     messageId: `<${id}@example.com>`,
@@ -64,7 +77,7 @@ export function describeTransportConformance(harness: TransportHarness): void {
       );
       expect(result.rejected).toEqual([]);
 
-      const [got] = await under.delivered();
+      const [got] = await parsedDeliveries(under);
       const mail = got!.parsed;
       expect(mail.messageId).toBe(message.messageId);
       expect(mail.date?.toISOString()).toBe("2026-06-01T10:00:00.000Z");
@@ -93,7 +106,7 @@ export function describeTransportConformance(harness: TransportHarness): void {
 
     it("keeps Bcc out of the message and in the envelope only", async () => {
       await under.transport.send(fullMessage());
-      const [got] = await under.delivered();
+      const [got] = await parsedDeliveries(under);
       expect(got!.parsed.headers.has("bcc")).toBe(false);
       expect(got!.raw.toString("latin1")).not.toContain("hidden@example.net");
       expect(got!.recipients.map((r) => r.toLowerCase())).toContain("hidden@example.net");
@@ -110,7 +123,7 @@ export function describeTransportConformance(harness: TransportHarness): void {
       delete html.text;
       await under.transport.send(text);
       await under.transport.send(html);
-      const delivered = await under.delivered();
+      const delivered = await parsedDeliveries(under);
       expect(delivered).toHaveLength(2);
       const byId = new Map(delivered.map((d) => [d.parsed.messageId, d.parsed]));
       expect(byId.get(text.messageId)?.html).toBe(false);
@@ -122,7 +135,7 @@ export function describeTransportConformance(harness: TransportHarness): void {
       const message = fullMessage();
       await under.transport.send(message);
       await under.transport.send(message);
-      const ids = (await under.delivered()).map((d) => d.parsed.messageId);
+      const ids = (await parsedDeliveries(under)).map((d) => d.parsed.messageId);
       expect(ids.length).toBeGreaterThanOrEqual(1);
       expect(new Set(ids)).toEqual(new Set([message.messageId]));
     });
