@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { RESERVED_KEY } from "../input-policy.js";
-import { parseIsoInstant } from "../time.js";
-import { parseSemver } from "./semver.js";
+import { ATTRIBUTE_OPERATORS, OPERATORS } from "./operators.js";
 
 /**
  * The wire shapes of flags, rules and evaluation, and the TypeScript types derived from them.
@@ -22,28 +21,7 @@ export const flagKeySchema = z.string().regex(FLAG_KEY_PATTERN, {
 
 const userIdSchema = z.string().min(1).max(MAX_ID_LENGTH);
 
-export const ATTRIBUTE_OPERATORS = [
-  "equals",
-  "not_equals",
-  "in",
-  "not_in",
-  "contains",
-  "starts_with",
-  "ends_with",
-  "gt",
-  "gte",
-  "lt",
-  "lte",
-  "semver_eq",
-  "semver_gt",
-  "semver_lt",
-] as const;
-export type AttributeOperator = (typeof ATTRIBUTE_OPERATORS)[number];
-
-const LIST_OPERATORS = new Set<AttributeOperator>(["in", "not_in"]);
-const STRING_OPERATORS = new Set<AttributeOperator>(["contains", "starts_with", "ends_with"]);
-const ORDER_OPERATORS = new Set<AttributeOperator>(["gt", "gte", "lt", "lte"]);
-const SEMVER_OPERATORS = new Set<AttributeOperator>(["semver_eq", "semver_gt", "semver_lt"]);
+export { ATTRIBUTE_OPERATORS, type AttributeOperator } from "./operators.js";
 
 const scalarSchema = z.union([z.string().max(MAX_VALUE_LENGTH), z.number(), z.boolean()], {
   error: "must be a string, a number or a boolean",
@@ -72,31 +50,9 @@ export const attributeRuleSchema = z
     }),
   })
   .superRefine((rule, ctx) => {
-    const problem = valueProblem(rule.operator, rule.value);
+    const problem = OPERATORS[rule.operator].validate(rule.value);
     if (problem) ctx.addIssue({ code: "custom", path: ["value"], message: problem });
   });
-
-/** Why `value` does not fit `operator`, or undefined when it does. */
-function valueProblem(operator: AttributeOperator, value: Scalar | Scalar[]): string | undefined {
-  if (LIST_OPERATORS.has(operator)) {
-    return Array.isArray(value) ? undefined : `must be an array for operator "${operator}"`;
-  }
-  if (Array.isArray(value)) return `must not be an array for operator "${operator}" (use "in" or "not_in")`;
-  if (STRING_OPERATORS.has(operator)) {
-    return typeof value === "string" ? undefined : `must be a string for operator "${operator}"`;
-  }
-  if (ORDER_OPERATORS.has(operator)) {
-    if (typeof value === "number") return undefined;
-    if (typeof value === "string" && parseIsoInstant(value) !== undefined) return undefined;
-    return `must be a number or an ISO 8601 date for operator "${operator}"`;
-  }
-  if (SEMVER_OPERATORS.has(operator)) {
-    return typeof value === "string" && parseSemver(value)
-      ? undefined
-      : `must be a semantic version such as "1.2.3" for operator "${operator}"`;
-  }
-  return undefined; // equals, not_equals: any scalar
-}
 
 export const percentageRuleSchema = z.strictObject({
   type: z.literal("percentage"),
