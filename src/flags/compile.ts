@@ -1,22 +1,27 @@
 import { BUCKETS, percentageThreshold } from "./bucket.js";
 import { type HashPrefix, hashPrefix, murmur3WithPrefix } from "./murmur3-prefix.js";
 import { type Matcher, type OperatorScalar, operatorNamed } from "./operators.js";
-import type { Flag, Rule } from "./schema.js";
+import type { Flag, Prerequisite, Rule } from "./schema.js";
 import { type CompiledVariants, compileVariants } from "./variants.js";
 
 /**
  * Flags compiled once into plain data the hot path can walk without allocating: user lists as
  * Sets, attribute values through the operator table's `compile` (operators.ts), percentage
- * thresholds and hash prefixes precomputed. `outcomeOf` must give the same answer as evaluate.ts on every input evaluate.ts
- * accepts; the shared fixtures and a property test hold the two together.
+ * thresholds and hash prefixes precomputed. Prerequisites are resolved against the whole snapshot
+ * afterwards (prerequisite-plan.ts). Together they must give the same answer as evaluate.ts on
+ * every input evaluate.ts accepts; the shared fixtures and a property test hold them together.
  */
 
-/** What a flag's rules decided: a rule index (≥ 0) or one of these. */
+/** What a flag decided: a rule index (≥ 0) or one of these. */
 export const OUTCOME_DISABLED = -1;
 export const OUTCOME_NO_RULES = -2;
 export const OUTCOME_NO_MATCH = -3;
 /** The flag could not be compiled (a rule of a kind this version does not know). */
 export const OUTCOME_BROKEN = -4;
+export const OUTCOME_PREREQUISITE_FAILED = -5;
+
+/** More variants than this make a flag broken: the flag client packs a variant index in a small field. */
+export const MAX_COMPILED_VARIANTS = 62;
 
 const KIND_USERS = 0;
 const KIND_ATTRIBUTE = 1;
@@ -30,7 +35,7 @@ export class CompiledRule {
   constructor(
     readonly type: Rule["type"],
     readonly kind: number,
-    /** users: the ids; in/not_in: the values. */
+    /** users: the ids. */
     readonly set: ReadonlySet<unknown> | null,
     readonly attribute: string,
     /** attribute: the operator table's matcher and its argument. */
@@ -39,6 +44,27 @@ export class CompiledRule {
     /** percentage: the bucket threshold. */
     readonly number: number,
     readonly prefix: HashPrefix | null,
+  ) {}
+}
+
+/**
+ * A flag's prerequisites resolved against one snapshot, for evaluation without recursion:
+ * `steps` is every flag they reach, in topological order (a flag after all it depends on), and
+ * each step, then the flag itself, has a run of checks (`checkStep` = the index of the step whose
+ * answer it reads, or -1 when that flag is missing or leads back into a cycle: unmet;
+ * `checkWant` = 1 for enabled). Step i's checks are `checkFrom[i]` to `checkFrom[i + 1] - 1`;
+ * the flag's own are from `checkFrom[steps.length]`.
+ */
+export class PrerequisitePlan {
+  /** Set while an evaluation uses `results`, so a re-entrant one (an attribute getter calling back) gets its own. */
+  busy = false;
+  constructor(
+    readonly steps: readonly CompiledFlag[],
+    readonly checkFrom: Int32Array,
+    readonly checkStep: Int32Array,
+    readonly checkWant: Uint8Array,
+    /** Scratch: each step's answer during one evaluation (0 off, 1 on, 2 could not be evaluated). */
+    readonly results: Uint8Array,
   ) {}
 }
 
@@ -52,37 +78,95 @@ export class CompiledFlag {
     /** Why the flag could not be compiled; evaluations then answer the default with reason "error". */
     readonly problem: string | undefined,
     /** The flag's variants, or null when it has none. */
-    readonly variants: CompiledVariants | null = null,
+    readonly variants: CompiledVariants | null,
+    /** The flag's prerequisites as stored (checked for shape). */
+    readonly prerequisites: readonly Prerequisite[],
+    /** Null without prerequisites; until linked into a snapshot, a plan in which each is unmet. */
+    readonly plan: PrerequisitePlan | null,
+    /**
+     * Evaluations counted for insights since they were last collected: [off, on without a
+     * variant, variant 0, variant 1, …]. Plain increments, read and reset by the flag client.
+     */
+    readonly counts: Float64Array,
   ) {}
+
+  /** The same flag with its prerequisites resolved in a new snapshot; the counts carry over. */
+  withPlan(plan: PrerequisitePlan | null): CompiledFlag {
+    return new CompiledFlag(
+      this.key,
+      this.enabled,
+      this.rules,
+      this.source,
+      this.problem,
+      this.variants,
+      this.prerequisites,
+      plan,
+      this.counts,
+    );
+  }
 }
 
 /** What a snapshot needs of a flag; stored flags carry more (id, description, times). */
 export type SnapshotFlag = Pick<Flag, "key" | "enabled" | "rules"> & Partial<Omit<Flag, "key" | "enabled" | "rules">>;
 
 const NONE: readonly CompiledRule[] = [];
+const NO_PREREQUISITES: readonly Prerequisite[] = [];
 
 export function compileFlag(flag: SnapshotFlag): CompiledFlag {
   try {
     if (typeof flag.key !== "string") throw new Error("the flag has no key");
     if (!Array.isArray(flag.rules)) throw new Error("the flag's rules are not a list");
     const rules = flag.rules.map((rule) => compileRule(flag.key, rule));
+    const variants = compileVariants(flag.key, flag.variants);
+    if (variants !== null && variants.keys.length > MAX_COMPILED_VARIANTS)
+      throw new Error(`the flag has more than ${MAX_COMPILED_VARIANTS} variants`);
+    const prerequisites = compilePrerequisites(flag.prerequisites);
     return new CompiledFlag(
       flag.key,
       flag.enabled === true,
       rules,
       flag,
       undefined,
-      compileVariants(flag.key, flag.variants),
+      variants,
+      prerequisites,
+      prerequisites.length === 0 ? null : unlinkedPlan(prerequisites.length),
+      new Float64Array(2 + (variants?.keys.length ?? 0)),
     );
   } catch (error) {
+    const problem = error instanceof Error ? error.message : String(error);
     return new CompiledFlag(
       String(flag.key),
       false,
       NONE,
       flag,
-      error instanceof Error ? error.message : String(error),
+      problem,
+      null,
+      NO_PREREQUISITES,
+      null,
+      new Float64Array(2),
     );
   }
+}
+
+function compilePrerequisites(prerequisites: unknown): readonly Prerequisite[] {
+  if (prerequisites === undefined || prerequisites === null) return NO_PREREQUISITES;
+  if (!Array.isArray(prerequisites)) throw new Error("the flag's prerequisites are not a list");
+  return prerequisites.map((p: Partial<Prerequisite> | null) => {
+    if (typeof p?.flagKey !== "string" || typeof p.enabled !== "boolean")
+      throw new Error("a prerequisite needs a string flagKey and a boolean enabled");
+    return { flagKey: p.flagKey, enabled: p.enabled };
+  });
+}
+
+/** A plan with no steps whose checks all read a missing flag: what a flag compiled alone answers. */
+function unlinkedPlan(checks: number): PrerequisitePlan {
+  return new PrerequisitePlan(
+    [],
+    Int32Array.of(0, checks),
+    new Int32Array(checks).fill(-1),
+    new Uint8Array(checks),
+    new Uint8Array(0),
+  );
 }
 
 const NO_MATCH: Matcher["match"] = () => false;
@@ -128,16 +212,15 @@ function compileRule(flagKey: string, source: Rule): CompiledRule {
 }
 
 /**
- * The rule index that matched (≥ 0) or an OUTCOME_* constant. `userId` is undefined when the
- * context has none (or one that is not a string); `attributes` is undefined or an object.
+ * What the rules decide, once `enabled` and the prerequisites are settled: the index of the rule
+ * that matched, OUTCOME_NO_RULES or OUTCOME_NO_MATCH. `userId` is undefined when the context has
+ * none (or one that is not a string); `attributes` is undefined or an object.
  */
-export function outcomeOf(
+export function ruleOutcome(
   flag: CompiledFlag,
   userId: string | undefined,
   attributes: Record<string, unknown> | undefined,
 ): number {
-  if (flag.problem !== undefined) return OUTCOME_BROKEN;
-  if (!flag.enabled) return OUTCOME_DISABLED;
   const rules = flag.rules;
   const n = rules.length;
   if (n === 0) return OUTCOME_NO_RULES;

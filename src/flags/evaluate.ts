@@ -3,22 +3,63 @@ import { operatorNamed } from "./operators.js";
 import type { AttributeRule, EvaluationContext, EvaluationResult, Flag, Rule, Scalar } from "./schema.js";
 import { variantOf } from "./variants.js";
 
+/** What evaluate() needs of a flag. */
+export type EvaluableFlag = Pick<Flag, "key" | "enabled" | "rules"> & {
+  variants?: Flag["variants"];
+  prerequisites?: Flag["prerequisites"];
+};
+
+/** Finds a prerequisite flag by key; undefined when there is none (the prerequisite is then unmet). */
+export type FlagLookup = (key: string) => EvaluableFlag | undefined;
+
 /**
- * The reference evaluator: pure, plain (each call compiles what it needs: no caches), and the definition every
- * other evaluator (the compiled in-process client, the HTTP route, other SDKs) must agree with.
- * See docs/flags.md for the decisions docs/api.md leaves open.
+ * The reference evaluator: pure, plain (each call compiles what it needs: no caches), and the
+ * definition every other evaluator (the compiled in-process client, the HTTP route, other SDKs)
+ * must agree with. See docs/flags.md for the decisions docs/api.md leaves open.
+ *
+ * Prerequisites are checked after `disabled` and before the rules: each is evaluated for the same
+ * context (its own prerequisites included) through `lookup`, and must answer `enabled` as listed.
+ * A prerequisite that is missing, or that leads back to a flag being evaluated, is unmet.
  */
-export function evaluate(
-  flag: Pick<Flag, "key" | "enabled" | "rules"> & { variants?: Flag["variants"] },
-  context: EvaluationContext = {},
+export function evaluate(flag: EvaluableFlag, context: EvaluationContext = {}, lookup?: FlagLookup): EvaluationResult {
+  return evaluateOn(flag, context, lookup, []);
+}
+
+function evaluateOn(
+  flag: EvaluableFlag,
+  context: EvaluationContext,
+  lookup: FlagLookup | undefined,
+  path: string[],
 ): EvaluationResult {
   if (!flag.enabled) return { enabled: false, reason: "disabled" };
+  if (!prerequisitesMet(flag, context, lookup, path)) return { enabled: false, reason: "prerequisite_failed" };
   if (flag.rules.length === 0) return withVariant(flag, context, { enabled: true, reason: "no_rules" });
   for (let i = 0; i < flag.rules.length; i++) {
     if (ruleMatches(flag.key, flag.rules[i]!, context))
       return withVariant(flag, context, { enabled: true, reason: "rule_match", ruleIndex: i });
   }
   return { enabled: false, reason: "no_rule_match" };
+}
+
+function prerequisitesMet(
+  flag: EvaluableFlag,
+  context: EvaluationContext,
+  lookup: FlagLookup | undefined,
+  path: string[],
+): boolean {
+  const prerequisites = flag.prerequisites ?? [];
+  if (prerequisites.length === 0) return true;
+  path.push(flag.key);
+  try {
+    for (const { flagKey, enabled } of prerequisites) {
+      const prerequisite = path.includes(flagKey) ? undefined : lookup?.(flagKey);
+      if (prerequisite === undefined) return false;
+      if (evaluateOn(prerequisite, context, lookup, path).enabled !== enabled) return false;
+    }
+    return true;
+  } finally {
+    path.pop();
+  }
 }
 
 /** An "on" answer gains the user's variant when the flag has variants and the context a userId. */

@@ -116,12 +116,39 @@ export const variantsSchema = z
   });
 const descriptionSchema = z.string().max(MAX_DESCRIPTION_LENGTH);
 
+/** At most this many prerequisites per flag; docs/flags.md "Prerequisites". */
+export const MAX_PREREQUISITES = 20;
+
+export const prerequisiteSchema = z.strictObject({
+  flagKey: flagKeySchema,
+  /** The answer the prerequisite flag must give the same context for this flag to be evaluated further. */
+  enabled: z.boolean(),
+});
+export type Prerequisite = z.infer<typeof prerequisiteSchema>;
+
+/**
+ * Distinct flag keys. Whether each names a stored flag, and whether the graph stays acyclic and
+ * shallow, depends on the other flags: the storage checks it inside the write (prerequisites.ts).
+ */
+export const prerequisitesSchema = z
+  .array(prerequisiteSchema)
+  .max(MAX_PREREQUISITES)
+  .superRefine((prerequisites, ctx) => {
+    const seen = new Set<string>();
+    prerequisites.forEach((prerequisite, index) => {
+      if (seen.has(prerequisite.flagKey))
+        ctx.addIssue({ code: "custom", path: [index, "flagKey"], message: `repeats "${prerequisite.flagKey}"` });
+      seen.add(prerequisite.flagKey);
+    });
+  });
+
 export const createFlagSchema = z.strictObject({
   key: flagKeySchema,
   description: descriptionSchema.default(""),
   enabled: z.boolean().default(false),
   rules: rulesSchema.default([]),
   variants: variantsSchema.default([]),
+  prerequisites: prerequisitesSchema.default([]),
 });
 export type CreateFlagInput = z.input<typeof createFlagSchema>;
 
@@ -133,6 +160,7 @@ export const updateFlagSchema = z.strictObject({
   enabled: z.boolean().optional(),
   rules: rulesSchema.optional(),
   variants: variantsSchema.optional(),
+  prerequisites: prerequisitesSchema.optional(),
 });
 export type UpdateFlagInput = z.input<typeof updateFlagSchema>;
 
@@ -144,6 +172,8 @@ export const flagSchema = z.object({
   rules: z.array(ruleSchema),
   /** Empty when the flag is a plain on/off flag. */
   variants: z.array(variantSchema),
+  /** Flags that must answer as listed before this one's rules are tried; empty for most flags. */
+  prerequisites: z.array(prerequisiteSchema),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -156,7 +186,13 @@ export const evaluationContextSchema = z.strictObject({
 });
 export type EvaluationContext = z.infer<typeof evaluationContextSchema>;
 
-export const EVALUATION_REASONS = ["disabled", "no_rules", "rule_match", "no_rule_match"] as const;
+export const EVALUATION_REASONS = [
+  "disabled",
+  "prerequisite_failed",
+  "no_rules",
+  "rule_match",
+  "no_rule_match",
+] as const;
 export type EvaluationReason = (typeof EVALUATION_REASONS)[number];
 
 export interface EvaluationResult {
