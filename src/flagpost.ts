@@ -73,15 +73,18 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
   const storage = options.storage;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? defaultLogger;
-  const flags = new FlagStore(storage, clock, (error) =>
-    logger.error("flag change listener failed", errorFields(error)),
-  );
   const keys = new ApiKeys(storage, clock);
   const events = new EventTracker(storage, clock, logger, options.events);
   // Exposures go to the event tracker unless the caller names another sink.
   const exposureSink = options.exposures?.enabled ? (options.exposures.sink ?? events) : undefined;
   const exposures = exposureSink && new ExposureRecorder(exposureSink, { ...options.exposures, clock, logger });
   const { client: flagClient, feed } = FlagClient.create({ exposures, logger });
+  const flags = new FlagStore(
+    storage,
+    clock,
+    (error) => logger.error("flag change listener failed", errorFields(error)),
+    { snapshot: flagClient },
+  );
   const flagSync = new StoreSync(flags, storage, feed, logger, options.flagSync);
   const transport = options.transport;
   const worker = transport ? new OutboxWorker({ storage, transport, clock, logger }, options.emailWorker) : undefined;

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction, Updateable } from "kysely";
 import { flagChanges } from "../../src/flags/history-diff.js";
+import { checkDeletable, checkPrerequisites, type PrerequisiteGraph } from "../../src/flags/prerequisites.js";
 import { uuidv7 } from "../../src/ids.js";
 import type {
   FlagAudit,
@@ -29,6 +30,7 @@ function toFlag(row: Selectable<FlagsTable>): FlagRecord {
     enabled: toBoolean(row.enabled),
     rules: JSON.parse(row.rules) as FlagRecord["rules"],
     variants: row.variants ? (JSON.parse(row.variants) as FlagRecord["variants"]) : [],
+    prerequisites: row.prerequisites ? (JSON.parse(row.prerequisites) as FlagRecord["prerequisites"]) : [],
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),
   };
@@ -64,10 +66,43 @@ async function bumpRevision(trx: Trx): Promise<void> {
 }
 
 /**
+ * Every flag's prerequisite keys, read inside a write's transaction after its revision bump. The
+ * bump holds the counter row's lock until commit, so no other flag write commits in between; and
+ * the bump comes before the transaction's first plain read, so MySQL's REPEATABLE READ snapshot
+ * (taken at that first read) already holds every write committed before it. PostgreSQL reads
+ * committed data per statement; SQLite has one writer.
+ */
+async function prerequisiteGraph(trx: Trx): Promise<PrerequisiteGraph> {
+  const rows = await trx
+    .selectFrom("flagpost_flags")
+    .select(["key", "prerequisites"])
+    .where("prerequisites", "is not", null)
+    .where("prerequisites", "<>", "[]")
+    .execute();
+  const graph = new Map<string, string[]>();
+  for (const row of rows) {
+    const keys = (JSON.parse(row.prerequisites!) as FlagRecord["prerequisites"]).map((p) => p.flagKey);
+    if (keys.length > 0) graph.set(row.key, keys);
+  }
+  return graph;
+}
+
+/** Refuses (inside the transaction) prerequisites that name no flag, or make a cycle or too deep a chain. */
+async function checkGraph(trx: Trx, key: string, prerequisites: FlagRecord["prerequisites"]): Promise<void> {
+  if (prerequisites.length === 0) return;
+  const graph = await prerequisiteGraph(trx);
+  const named = [...new Set(prerequisites.map((p) => p.flagKey))];
+  const found = await trx.selectFrom("flagpost_flags").select("key").where("key", "in", named).execute();
+  const existing = new Set(found.map((row) => row.key));
+  checkPrerequisites(key, prerequisites, graph, (flagKey) => existing.has(flagKey));
+}
+
+/**
  * Flags in `flagpost_flags`, keyed by `key` (byte-wise collation on every engine). Every write
- * bumps `flagpost_meta.flags_revision` in its own transaction, after the flag row, so all flag
- * writers take their locks in the same order (flag row, then counter) and cannot deadlock; the
- * history entry (flagpost_flag_history) is written last, in the same transaction.
+ * bumps `flagpost_meta.flags_revision` in its own transaction, after locking or writing the flag
+ * row, so all flag writers take their locks in the same order (flag row, then counter) and cannot
+ * deadlock, and prerequisite checks after the bump see every other write (see prerequisiteGraph);
+ * the history entry (flagpost_flag_history) is written last, in the same transaction.
  */
 export class KyselyFlagRepository implements FlagRepository {
   readonly #db: Db;
@@ -86,6 +121,7 @@ export class KyselyFlagRepository implements FlagRepository {
       enabled: encodeBoolean(this.#engine, flag.enabled),
       rules: JSON.stringify(flag.rules),
       variants: JSON.stringify(flag.variants ?? []),
+      prerequisites: JSON.stringify(flag.prerequisites ?? []),
       created_at: toEpochMs(flag.createdAt, "createdAt"),
       updated_at: toEpochMs(flag.updatedAt, "updatedAt"),
     };
@@ -96,6 +132,7 @@ export class KyselyFlagRepository implements FlagRepository {
         inTransaction(this.#db, this.#engine, async (trx) => {
           await trx.insertInto("flagpost_flags").values(row).execute();
           await bumpRevision(trx);
+          await checkGraph(trx, flag.key, flag.prerequisites ?? []);
           await record(trx, flag.key, "created", undefined, flag, audit);
           await recordDomainEvents(trx, events);
         }),
@@ -130,13 +167,15 @@ export class KyselyFlagRepository implements FlagRepository {
     if (changes.enabled !== undefined) set.enabled = encodeBoolean(this.#engine, changes.enabled);
     if (changes.rules !== undefined) set.rules = JSON.stringify(changes.rules);
     if (changes.variants !== undefined) set.variants = JSON.stringify(changes.variants);
+    if (changes.prerequisites !== undefined) set.prerequisites = JSON.stringify(changes.prerequisites);
     return guard(this.#engine, "update the flag", () =>
       inTransaction(this.#db, this.#engine, async (trx) => {
         const before = await this.#lockedRead(trx, key);
         if (!before) return undefined;
         await trx.updateTable("flagpost_flags").set(set).where("key", "=", key).execute();
-        const row = await trx.selectFrom("flagpost_flags").selectAll().where("key", "=", key).executeTakeFirstOrThrow();
         await bumpRevision(trx);
+        if (changes.prerequisites !== undefined) await checkGraph(trx, key, changes.prerequisites);
+        const row = await trx.selectFrom("flagpost_flags").selectAll().where("key", "=", key).executeTakeFirstOrThrow();
         const after = toFlag(row);
         await record(trx, key, audit?.action ?? "updated", toFlag(before), after, audit);
         await recordDomainEvents(trx, events?.(after));
@@ -170,8 +209,9 @@ export class KyselyFlagRepository implements FlagRepository {
       inTransaction(this.#db, this.#engine, async (trx) => {
         const before = await this.#lockedRead(trx, key);
         if (!before) return false;
-        await trx.deleteFrom("flagpost_flags").where("key", "=", key).execute();
         await bumpRevision(trx);
+        checkDeletable(key, await prerequisiteGraph(trx));
+        await trx.deleteFrom("flagpost_flags").where("key", "=", key).execute();
         await record(trx, key, "deleted", toFlag(before), undefined, audit);
         await recordDomainEvents(trx, events?.(toFlag(before)));
         return true;

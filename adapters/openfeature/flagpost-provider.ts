@@ -49,6 +49,9 @@ export type FlagpostProviderSource =
 
 export const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
 
+/** The resolution reason of a flag whose prerequisite was not met (docs/flags.md "Prerequisites"). */
+export const PREREQUISITE_FAILED = "PREREQUISITE_FAILED";
+
 /** `work`, or a rejection after `ms` naming what did not finish. The timer keeps the process alive while it waits. */
 function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -209,6 +212,9 @@ export class FlagpostProvider implements Provider {
       }
       case "disabled":
         return { value: result.enabled, reason: StandardResolutionReasons.DISABLED };
+      case "prerequisite_failed":
+        // OpenFeature's reason is an open string; LaunchDarkly's provider reports this one the same way.
+        return { value: result.enabled, reason: PREREQUISITE_FAILED };
       case "no_rules":
         return { value: result.enabled, reason: StandardResolutionReasons.STATIC };
       case "no_rule_match":

@@ -9,6 +9,7 @@ import { experimentCases } from "./cases/experiments.js";
 import { flagCases } from "./cases/flags.js";
 import { idempotencyCases } from "./cases/idempotency.js";
 import { leaseCases } from "./cases/leases.js";
+import { prerequisiteCases } from "./cases/prerequisites.js";
 import { lifecycleCases } from "./cases/lifecycle.js";
 import { sharedCases } from "./cases/shared.js";
 import { textFidelityCases } from "./cases/text-fidelity.js";
@@ -22,6 +23,7 @@ export function describeStorageConformance(harness: StorageHarness): void {
     afterAll(async () => harness.teardown?.());
     flagCases(harness);
     flagHistoryCases(harness);
+    prerequisiteCases(harness);
     apiKeyCases(harness);
     idempotencyCases(harness);
     durabilityCases(harness);

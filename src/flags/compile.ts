@@ -1,49 +1,31 @@
-import { parseIsoInstant } from "../time.js";
 import { BUCKETS, percentageThreshold } from "./bucket.js";
 import { type HashPrefix, hashPrefix, murmur3WithPrefix } from "./murmur3-prefix.js";
-import type { Flag, Rule, Scalar } from "./schema.js";
-import { compareSemver, parseSemver, type Semver } from "./semver.js";
+import { type Matcher, type OperatorScalar, operatorNamed } from "./operators.js";
+import type { Flag, Prerequisite, Rule } from "./schema.js";
 import { type CompiledVariants, compileVariants } from "./variants.js";
 
 /**
- * Flags compiled once into plain data the hot path can walk without allocating: user lists and
- * `in` lists as Sets, dates and versions parsed, percentage thresholds and hash prefixes
- * precomputed. `outcomeOf` must give the same answer as evaluate.ts on every input evaluate.ts
- * accepts; the shared fixtures and a property test hold the two together.
+ * Flags compiled once into plain data the hot path can walk without allocating: user lists as
+ * Sets, attribute values through the operator table's `compile` (operators.ts), percentage
+ * thresholds and hash prefixes precomputed. Prerequisites are resolved against the whole snapshot
+ * afterwards (prerequisite-plan.ts). Together they must give the same answer as evaluate.ts on
+ * every input evaluate.ts accepts; the shared fixtures and a property test hold them together.
  */
 
-/** What a flag's rules decided: a rule index (≥ 0) or one of these. */
+/** What a flag decided: a rule index (≥ 0) or one of these. */
 export const OUTCOME_DISABLED = -1;
 export const OUTCOME_NO_RULES = -2;
 export const OUTCOME_NO_MATCH = -3;
 /** The flag could not be compiled (a rule of a kind this version does not know). */
 export const OUTCOME_BROKEN = -4;
+export const OUTCOME_PREREQUISITE_FAILED = -5;
+
+/** More variants than this make a flag broken: the flag client packs a variant index in a small field. */
+export const MAX_COMPILED_VARIANTS = 62;
 
 const KIND_USERS = 0;
 const KIND_ATTRIBUTE = 1;
 const KIND_PERCENTAGE = 2;
-
-// Attribute operators, with the value's type already decided at compile time.
-const OP_NEVER = 0;
-const OP_EQUALS = 1;
-const OP_NOT_EQUALS = 2;
-const OP_PRESENT = 3; // not_equals against a list: any present value differs from it
-const OP_IN = 4;
-const OP_NOT_IN = 5;
-const OP_CONTAINS = 6;
-const OP_STARTS_WITH = 7;
-const OP_ENDS_WITH = 8;
-const OP_NUM_GT = 9;
-const OP_NUM_GTE = 10;
-const OP_NUM_LT = 11;
-const OP_NUM_LTE = 12;
-const OP_DATE_GT = 13;
-const OP_DATE_GTE = 14;
-const OP_DATE_LT = 15;
-const OP_DATE_LTE = 16;
-const OP_SEMVER_EQ = 17;
-const OP_SEMVER_GT = 18;
-const OP_SEMVER_LT = 19;
 
 /**
  * One rule. Every rule has the same fields (unused ones hold neutral values), so the evaluation
@@ -53,16 +35,36 @@ export class CompiledRule {
   constructor(
     readonly type: Rule["type"],
     readonly kind: number,
-    /** users: the ids; in/not_in: the values. */
+    /** users: the ids. */
     readonly set: ReadonlySet<unknown> | null,
     readonly attribute: string,
-    readonly op: number,
-    /** equals/not_equals/string operators: the value; numeric comparisons: the number. */
-    readonly value: unknown,
-    /** Dates as epoch ms; percentage: the bucket threshold. */
+    /** attribute: the operator table's matcher and its argument. */
+    readonly match: Matcher["match"],
+    readonly arg: unknown,
+    /** percentage: the bucket threshold. */
     readonly number: number,
-    readonly semver: Semver | null,
     readonly prefix: HashPrefix | null,
+  ) {}
+}
+
+/**
+ * A flag's prerequisites resolved against one snapshot, for evaluation without recursion:
+ * `steps` is every flag they reach, in topological order (a flag after all it depends on), and
+ * each step, then the flag itself, has a run of checks (`checkStep` = the index of the step whose
+ * answer it reads, or -1 when that flag is missing or leads back into a cycle: unmet;
+ * `checkWant` = 1 for enabled). Step i's checks are `checkFrom[i]` to `checkFrom[i + 1] - 1`;
+ * the flag's own are from `checkFrom[steps.length]`.
+ */
+export class PrerequisitePlan {
+  /** Set while an evaluation uses `results`, so a re-entrant one (an attribute getter calling back) gets its own. */
+  busy = false;
+  constructor(
+    readonly steps: readonly CompiledFlag[],
+    readonly checkFrom: Int32Array,
+    readonly checkStep: Int32Array,
+    readonly checkWant: Uint8Array,
+    /** Scratch: each step's answer during one evaluation (0 off, 1 on, 2 could not be evaluated). */
+    readonly results: Uint8Array,
   ) {}
 }
 
@@ -76,53 +78,112 @@ export class CompiledFlag {
     /** Why the flag could not be compiled; evaluations then answer the default with reason "error". */
     readonly problem: string | undefined,
     /** The flag's variants, or null when it has none. */
-    readonly variants: CompiledVariants | null = null,
+    readonly variants: CompiledVariants | null,
+    /** The flag's prerequisites as stored (checked for shape). */
+    readonly prerequisites: readonly Prerequisite[],
+    /** Null without prerequisites; until linked into a snapshot, a plan in which each is unmet. */
+    readonly plan: PrerequisitePlan | null,
+    /**
+     * Evaluations counted for insights since they were last collected: [off, on without a
+     * variant, variant 0, variant 1, …]. Plain increments, read and reset by the flag client.
+     */
+    readonly counts: Float64Array,
   ) {}
+
+  /** The same flag with its prerequisites resolved in a new snapshot; the counts carry over. */
+  withPlan(plan: PrerequisitePlan | null): CompiledFlag {
+    return new CompiledFlag(
+      this.key,
+      this.enabled,
+      this.rules,
+      this.source,
+      this.problem,
+      this.variants,
+      this.prerequisites,
+      plan,
+      this.counts,
+    );
+  }
 }
 
 /** What a snapshot needs of a flag; stored flags carry more (id, description, times). */
 export type SnapshotFlag = Pick<Flag, "key" | "enabled" | "rules"> & Partial<Omit<Flag, "key" | "enabled" | "rules">>;
 
 const NONE: readonly CompiledRule[] = [];
+const NO_PREREQUISITES: readonly Prerequisite[] = [];
 
 export function compileFlag(flag: SnapshotFlag): CompiledFlag {
   try {
     if (typeof flag.key !== "string") throw new Error("the flag has no key");
     if (!Array.isArray(flag.rules)) throw new Error("the flag's rules are not a list");
     const rules = flag.rules.map((rule) => compileRule(flag.key, rule));
+    const variants = compileVariants(flag.key, flag.variants);
+    if (variants !== null && variants.keys.length > MAX_COMPILED_VARIANTS)
+      throw new Error(`the flag has more than ${MAX_COMPILED_VARIANTS} variants`);
+    const prerequisites = compilePrerequisites(flag.prerequisites);
     return new CompiledFlag(
       flag.key,
       flag.enabled === true,
       rules,
       flag,
       undefined,
-      compileVariants(flag.key, flag.variants),
+      variants,
+      prerequisites,
+      prerequisites.length === 0 ? null : unlinkedPlan(prerequisites.length),
+      new Float64Array(2 + (variants?.keys.length ?? 0)),
     );
   } catch (error) {
+    const problem = error instanceof Error ? error.message : String(error);
     return new CompiledFlag(
       String(flag.key),
       false,
       NONE,
       flag,
-      error instanceof Error ? error.message : String(error),
+      problem,
+      null,
+      NO_PREREQUISITES,
+      null,
+      new Float64Array(2),
     );
   }
 }
 
+function compilePrerequisites(prerequisites: unknown): readonly Prerequisite[] {
+  if (prerequisites === undefined || prerequisites === null) return NO_PREREQUISITES;
+  if (!Array.isArray(prerequisites)) throw new Error("the flag's prerequisites are not a list");
+  return prerequisites.map((p: Partial<Prerequisite> | null) => {
+    if (typeof p?.flagKey !== "string" || typeof p.enabled !== "boolean")
+      throw new Error("a prerequisite needs a string flagKey and a boolean enabled");
+    return { flagKey: p.flagKey, enabled: p.enabled };
+  });
+}
+
+/** A plan with no steps whose checks all read a missing flag: what a flag compiled alone answers. */
+function unlinkedPlan(checks: number): PrerequisitePlan {
+  return new PrerequisitePlan(
+    [],
+    Int32Array.of(0, checks),
+    new Int32Array(checks).fill(-1),
+    new Uint8Array(checks),
+    new Uint8Array(0),
+  );
+}
+
+const NO_MATCH: Matcher["match"] = () => false;
+
 function rule(
   type: Rule["type"],
   kind: number,
-  fields: Partial<Pick<CompiledRule, "set" | "attribute" | "op" | "value" | "number" | "semver" | "prefix">>,
+  fields: Partial<Pick<CompiledRule, "set" | "attribute" | "match" | "arg" | "number" | "prefix">>,
 ): CompiledRule {
   return new CompiledRule(
     type,
     kind,
     fields.set ?? null,
     fields.attribute ?? "",
-    fields.op ?? OP_NEVER,
-    fields.value,
+    fields.match ?? NO_MATCH,
+    fields.arg,
     fields.number ?? 0,
-    fields.semver ?? null,
     fields.prefix ?? null,
   );
 }
@@ -138,72 +199,28 @@ function compileRule(flagKey: string, source: Rule): CompiledRule {
         number: percentageThreshold(source.percentage),
         prefix: hashPrefix(`${flagKey}:`),
       });
-    case "attribute":
+    case "attribute": {
       if (typeof source.attribute !== "string") throw new Error('an "attribute" rule has no attribute name');
-      return rule("attribute", KIND_ATTRIBUTE, {
-        attribute: source.attribute,
-        ...compileOperator(source.operator, source.value),
-      });
+      const operator = operatorNamed(source.operator);
+      if (operator === undefined) throw new Error(`unknown operator ${JSON.stringify(source.operator)}`);
+      const { match, arg } = operator.compile(source.value);
+      return rule("attribute", KIND_ATTRIBUTE, { attribute: source.attribute, match, arg });
+    }
     default:
       throw new Error(`unknown rule type ${JSON.stringify((source as { type?: unknown })?.type)}`);
   }
 }
 
-const ORDER_OPS = {
-  gt: [OP_NUM_GT, OP_DATE_GT],
-  gte: [OP_NUM_GTE, OP_DATE_GTE],
-  lt: [OP_NUM_LT, OP_DATE_LT],
-  lte: [OP_NUM_LTE, OP_DATE_LTE],
-} as const;
-const STRING_OPS = { contains: OP_CONTAINS, starts_with: OP_STARTS_WITH, ends_with: OP_ENDS_WITH } as const;
-const SEMVER_OPS = { semver_eq: OP_SEMVER_EQ, semver_gt: OP_SEMVER_GT, semver_lt: OP_SEMVER_LT } as const;
-
-/** The operator and value as evaluate.ts reads them, with every never-matching combination folded into OP_NEVER. */
-function compileOperator(operator: string, value: Scalar | Scalar[]): Partial<CompiledRule> {
-  const list = Array.isArray(value);
-  switch (operator) {
-    case "equals":
-      return list ? { op: OP_NEVER } : { op: OP_EQUALS, value };
-    case "not_equals":
-      return list ? { op: OP_PRESENT } : { op: OP_NOT_EQUALS, value };
-    case "in":
-    case "not_in":
-      return list ? { op: operator === "in" ? OP_IN : OP_NOT_IN, set: new Set(value) } : { op: OP_NEVER };
-    case "contains":
-    case "starts_with":
-    case "ends_with":
-      return typeof value === "string" ? { op: STRING_OPS[operator], value } : { op: OP_NEVER };
-    case "gt":
-    case "gte":
-    case "lt":
-    case "lte": {
-      const [numberOp, dateOp] = ORDER_OPS[operator];
-      if (typeof value === "number") return { op: numberOp, value };
-      const instant = typeof value === "string" ? parseIsoInstant(value) : undefined;
-      return instant === undefined ? { op: OP_NEVER } : { op: dateOp, number: instant };
-    }
-    case "semver_eq":
-    case "semver_gt":
-    case "semver_lt": {
-      const semver = typeof value === "string" ? parseSemver(value) : undefined;
-      return semver ? { op: SEMVER_OPS[operator], semver } : { op: OP_NEVER };
-    }
-    default:
-      throw new Error(`unknown operator ${JSON.stringify(operator)}`);
-  }
-}
-
 /**
- * The rule index that matched (≥ 0) or an OUTCOME_* constant. `userId` is undefined when the
- * context has none (or one that is not a string); `attributes` is undefined or an object.
+ * What the rules decide, once `enabled` and the prerequisites are settled: the index of the rule
+ * that matched, OUTCOME_NO_RULES or OUTCOME_NO_MATCH. `userId` is undefined when the context has
+ * none (or one that is not a string); `attributes` is undefined or an object.
  */
-export function outcomeOf(
+export function ruleOutcome(
   flag: CompiledFlag,
   userId: string | undefined,
   attributes: Record<string, unknown> | undefined,
 ): number {
-  if (flag.problem !== undefined) return OUTCOME_BROKEN;
-  if (!flag.enabled) return OUTCOME_DISABLED;
   const rules = flag.rules;
   const n = rules.length;
   if (n === 0) return OUTCOME_NO_RULES;
@@ -231,7 +248,7 @@ function readAttribute(
   name: string,
   userId: string | undefined,
   attributes: Record<string, unknown> | undefined,
-): unknown {
+): OperatorScalar | undefined {
   if (attributes !== undefined && hasOwn.call(attributes, name)) {
     const value = attributes[name];
     if (typeof value === "string" || typeof value === "boolean") return value;
@@ -246,52 +263,5 @@ function attributeMatches(
   attributes: Record<string, unknown> | undefined,
 ): boolean {
   const actual = readAttribute(r.attribute, userId, attributes);
-  if (actual === undefined) return false;
-  switch (r.op) {
-    case OP_EQUALS:
-      return actual === r.value;
-    case OP_NOT_EQUALS:
-      return actual !== r.value;
-    case OP_PRESENT:
-      return true;
-    case OP_IN:
-      return r.set!.has(actual);
-    case OP_NOT_IN:
-      return !r.set!.has(actual);
-    case OP_CONTAINS:
-      return typeof actual === "string" && actual.includes(r.value as string);
-    case OP_STARTS_WITH:
-      return typeof actual === "string" && actual.startsWith(r.value as string);
-    case OP_ENDS_WITH:
-      return typeof actual === "string" && actual.endsWith(r.value as string);
-    case OP_NUM_GT:
-      return typeof actual === "number" && actual > (r.value as number);
-    case OP_NUM_GTE:
-      return typeof actual === "number" && actual >= (r.value as number);
-    case OP_NUM_LT:
-      return typeof actual === "number" && actual < (r.value as number);
-    case OP_NUM_LTE:
-      return typeof actual === "number" && actual <= (r.value as number);
-    case OP_DATE_GT:
-    case OP_DATE_GTE:
-    case OP_DATE_LT:
-    case OP_DATE_LTE: {
-      const instant = typeof actual === "string" ? parseIsoInstant(actual) : undefined;
-      if (instant === undefined) return false;
-      if (r.op === OP_DATE_GT) return instant > r.number;
-      if (r.op === OP_DATE_GTE) return instant >= r.number;
-      if (r.op === OP_DATE_LT) return instant < r.number;
-      return instant <= r.number;
-    }
-    case OP_SEMVER_EQ:
-    case OP_SEMVER_GT:
-    case OP_SEMVER_LT: {
-      const version = typeof actual === "string" ? parseSemver(actual) : undefined;
-      if (version === undefined) return false;
-      const order = compareSemver(version, r.semver!);
-      return r.op === OP_SEMVER_EQ ? order === 0 : r.op === OP_SEMVER_GT ? order > 0 : order < 0;
-    }
-    default:
-      return false;
-  }
+  return actual !== undefined && r.match(actual, r.arg as never);
 }

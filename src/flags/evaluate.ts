@@ -1,25 +1,65 @@
-import { parseIsoInstant } from "../time.js";
 import { bucketOf, percentageThreshold } from "./bucket.js";
+import { operatorNamed } from "./operators.js";
 import type { AttributeRule, EvaluationContext, EvaluationResult, Flag, Rule, Scalar } from "./schema.js";
-import { compareSemver, parseSemver } from "./semver.js";
 import { variantOf } from "./variants.js";
 
+/** What evaluate() needs of a flag. */
+export type EvaluableFlag = Pick<Flag, "key" | "enabled" | "rules"> & {
+  variants?: Flag["variants"];
+  prerequisites?: Flag["prerequisites"];
+};
+
+/** Finds a prerequisite flag by key; undefined when there is none (the prerequisite is then unmet). */
+export type FlagLookup = (key: string) => EvaluableFlag | undefined;
+
 /**
- * The reference evaluator: pure, allocation-free apart from the result, and the definition every
- * other evaluator (the compiled in-process client, the HTTP route, other SDKs) must agree with.
- * See docs/flags.md for the decisions docs/api.md leaves open.
+ * The reference evaluator: pure, plain (each call compiles what it needs: no caches), and the
+ * definition every other evaluator (the compiled in-process client, the HTTP route, other SDKs)
+ * must agree with. See docs/flags.md for the decisions docs/api.md leaves open.
+ *
+ * Prerequisites are checked after `disabled` and before the rules: each is evaluated for the same
+ * context (its own prerequisites included) through `lookup`, and must answer `enabled` as listed.
+ * A prerequisite that is missing, or that leads back to a flag being evaluated, is unmet.
  */
-export function evaluate(
-  flag: Pick<Flag, "key" | "enabled" | "rules"> & { variants?: Flag["variants"] },
-  context: EvaluationContext = {},
+export function evaluate(flag: EvaluableFlag, context: EvaluationContext = {}, lookup?: FlagLookup): EvaluationResult {
+  return evaluateOn(flag, context, lookup, []);
+}
+
+function evaluateOn(
+  flag: EvaluableFlag,
+  context: EvaluationContext,
+  lookup: FlagLookup | undefined,
+  path: string[],
 ): EvaluationResult {
   if (!flag.enabled) return { enabled: false, reason: "disabled" };
+  if (!prerequisitesMet(flag, context, lookup, path)) return { enabled: false, reason: "prerequisite_failed" };
   if (flag.rules.length === 0) return withVariant(flag, context, { enabled: true, reason: "no_rules" });
   for (let i = 0; i < flag.rules.length; i++) {
     if (ruleMatches(flag.key, flag.rules[i]!, context))
       return withVariant(flag, context, { enabled: true, reason: "rule_match", ruleIndex: i });
   }
   return { enabled: false, reason: "no_rule_match" };
+}
+
+function prerequisitesMet(
+  flag: EvaluableFlag,
+  context: EvaluationContext,
+  lookup: FlagLookup | undefined,
+  path: string[],
+): boolean {
+  const prerequisites = flag.prerequisites ?? [];
+  if (prerequisites.length === 0) return true;
+  path.push(flag.key);
+  try {
+    for (const { flagKey, enabled } of prerequisites) {
+      const prerequisite = path.includes(flagKey) ? undefined : lookup?.(flagKey);
+      if (prerequisite === undefined) return false;
+      if (evaluateOn(prerequisite, context, lookup, path).enabled !== enabled) return false;
+    }
+    return true;
+  } finally {
+    path.pop();
+  }
 }
 
 /** An "on" answer gains the user's variant when the flag has variants and the context a userId. */
@@ -57,60 +97,11 @@ export function readAttribute(context: EvaluationContext, name: string): Scalar 
   return undefined;
 }
 
+/** Whether the attribute's value satisfies the rule, by the operator table (operators.ts). */
 export function attributeMatches(rule: Pick<AttributeRule, "operator" | "value">, actual: Scalar | undefined): boolean {
   if (actual === undefined) return false; // a missing attribute never matches, whatever the operator
-  const expected = rule.value;
-  switch (rule.operator) {
-    case "equals":
-      return actual === expected;
-    case "not_equals":
-      return actual !== expected;
-    case "in":
-      return Array.isArray(expected) && expected.includes(actual);
-    case "not_in":
-      return Array.isArray(expected) && !expected.includes(actual);
-    case "contains":
-      return typeof actual === "string" && typeof expected === "string" && actual.includes(expected);
-    case "starts_with":
-      return typeof actual === "string" && typeof expected === "string" && actual.startsWith(expected);
-    case "ends_with":
-      return typeof actual === "string" && typeof expected === "string" && actual.endsWith(expected);
-    case "gt":
-    case "gte":
-    case "lt":
-    case "lte": {
-      const order = compareOrdered(actual, expected);
-      if (order === undefined) return false;
-      if (rule.operator === "gt") return order > 0;
-      if (rule.operator === "gte") return order >= 0;
-      if (rule.operator === "lt") return order < 0;
-      return order <= 0;
-    }
-    case "semver_eq":
-    case "semver_gt":
-    case "semver_lt": {
-      if (typeof actual !== "string" || typeof expected !== "string") return false;
-      const a = parseSemver(actual);
-      const e = parseSemver(expected);
-      if (!a || !e) return false;
-      const order = compareSemver(a, e);
-      return rule.operator === "semver_eq" ? order === 0 : rule.operator === "semver_gt" ? order > 0 : order < 0;
-    }
-  }
-}
-
-/**
- * Sign of actual − expected: numbers against a number rule, ISO dates (as instants) against a
- * date rule; anything else is not comparable (undefined), so no match — "10" is not 10.
- */
-function compareOrdered(actual: Scalar, expected: Scalar | Scalar[]): number | undefined {
-  if (typeof expected === "number") {
-    return typeof actual === "number" ? Math.sign(actual - expected) : undefined;
-  }
-  if (typeof expected === "string" && typeof actual === "string") {
-    const e = parseIsoInstant(expected);
-    const a = parseIsoInstant(actual);
-    return a === undefined || e === undefined ? undefined : Math.sign(a - e);
-  }
-  return undefined;
+  const operator = operatorNamed(rule.operator);
+  if (operator === undefined) return false;
+  const { match, arg } = operator.compile(rule.value);
+  return match(actual, arg as never);
 }

@@ -1,95 +1,59 @@
 import { errorFields, type Logger, silentLogger } from "../logger.js";
 import {
   type CompiledFlag,
-  compileFlag,
   OUTCOME_BROKEN,
   OUTCOME_DISABLED,
   OUTCOME_NO_RULES,
-  outcomeOf,
+  OUTCOME_PREREQUISITE_FAILED,
   type SnapshotFlag,
 } from "./compile.js";
 import type { ExposureRecorder } from "./exposures.js";
+import type {
+  FlagClientListener,
+  FlagClientOptions,
+  FlagClientStatus,
+  FlagContext,
+  FlagEvaluation,
+  FlagFeed,
+  VariantContext,
+} from "./flag-client-types.js";
+import { countEvaluation, outcomeOf } from "./prerequisite-plan.js";
 import type { EvaluationReason, EvaluationResult } from "./schema.js";
+import { type EvaluationCount, SnapshotState } from "./snapshot-state.js";
+
+export type * from "./flag-client-types.js";
+export type { EvaluationCount } from "./snapshot-state.js";
 
 /**
  * The in-process flag client: an immutable snapshot of compiled flags and synchronous evaluation
  * against it. A source (the FlagStore sync in a flagpost instance, or the HTTP poller of the
  * remote client) feeds it snapshots through the FlagFeed it is created with; readers never wait.
+ *
+ * Every evaluation — `isEnabled`, `evaluate`, `getVariant`, `snapshotEvaluate` — goes through one
+ * private decision (`#decide`): the outcome and the variant packed in one number, with the
+ * evaluation counted for insights and, when asked, the exposure recorded. Each public method only
+ * maps that decision to its own answer.
  */
 
-export interface FlagContext {
-  userId?: string;
-  attributes?: Record<string, unknown>;
-  /** Returned when the flag is unknown, the client is not ready, or anything fails. Default false. */
-  default?: boolean;
-}
-
-export interface VariantContext {
-  userId?: string;
-  attributes?: Record<string, unknown>;
-  /** Returned when the flag is off for the user, has no variants, is unknown, or anything fails. Default undefined. */
-  default?: string;
-}
-
-export type FlagEvaluationReason = EvaluationReason | "flag_not_found" | "error";
-
-export interface FlagEvaluation {
-  enabled: boolean;
-  reason: FlagEvaluationReason;
-  /** Index of the matching rule, present when reason is "rule_match". */
-  ruleIndex?: number;
-  /** The user's variant, when the flag is on for them and has variants. */
-  variant?: string;
-  /** Why, when reason is "error". */
-  errorMessage?: string;
-}
-
-/** Where the client stands: no snapshot yet, serving a fresh one, serving the last good one while refreshes fail, or stopped for good. */
-export type FlagClientStatus = "not_ready" | "ready" | "stale" | "failed";
-
-export type FlagClientEvent =
-  /** A snapshot is loaded and current (first load, or refreshes work again after "stale"). */
-  | { type: "ready" }
-  /** Flags were created, changed or deleted; `keys` lists them. */
-  | { type: "changed"; keys: string[] }
-  /** Refreshing failed; the last good snapshot is still served. */
-  | { type: "stale"; message: string }
-  /** The source gave up (for example, the API key was refused). The last snapshot, if any, is still served. */
-  | { type: "failed"; message: string };
-
-export type FlagClientListener = (event: FlagClientEvent) => void;
-
-/** What a source uses to keep a client current. */
-export interface FlagFeed {
-  /** Replaces every flag. The first call makes the client ready. */
-  replace(flags: Iterable<SnapshotFlag>): void;
-  /** One flag written in this process (the FlagStore change feed). Ignored before the first replace. */
-  upsert(flag: SnapshotFlag): void;
-  remove(key: string): void;
-  /** Refreshing failed; keep serving. */
-  stale(error: unknown): void;
-  /** A refresh confirmed the snapshot is current (e.g. HTTP 304). */
-  fresh(): void;
-  /** Unrecoverable: pending and future `ready()` calls reject when no snapshot was ever loaded. */
-  fail(error: Error): void;
-  /** Rejects the `ready()` calls waiting now (a start-up timeout); later calls wait again. */
-  rejectWaiting(error: Error): void;
-  /** What `client.close()` must stop. */
-  onClose(stop: () => Promise<void>): void;
-}
-
-export interface FlagClientOptions {
-  exposures?: ExposureRecorder;
-  logger?: Logger;
-}
-
 const NOT_READY_MESSAGE = "flag client is not ready: the first flag snapshot has not loaded";
-const EMPTY = new Map<string, CompiledFlag>();
+
+/**
+ * A decision packs the outcome (a rule index ≥ 0 or an OUTCOME_* constant) and the variant index
+ * (-1 for none) as outcome × SLOTS + variant + 1, so the hot path returns it without allocating.
+ */
+const SLOTS = 64;
+/** No flag in the snapshot for the key. */
+const NOT_FOUND = -1_000_000;
+
+const outcomeOfDecision = (decision: number) => Math.floor(decision / SLOTS);
+const variantIndexOf = (decision: number) => decision - outcomeOfDecision(decision) * SLOTS - 1;
+const isOn = (outcome: number) => outcome >= 0 || outcome === OUTCOME_NO_RULES;
 
 function reasonOf(outcome: number): EvaluationReason {
   if (outcome >= 0) return "rule_match";
   if (outcome === OUTCOME_DISABLED) return "disabled";
   if (outcome === OUTCOME_NO_RULES) return "no_rules";
+  if (outcome === OUTCOME_PREREQUISITE_FAILED) return "prerequisite_failed";
   return "no_rule_match";
 }
 
@@ -98,29 +62,27 @@ function message(error: unknown): string {
 }
 
 export class FlagClient {
-  /** The snapshot: replaced whole, never mutated once published. */
-  #flags: ReadonlyMap<string, CompiledFlag> = EMPTY;
-  #status: FlagClientStatus = "not_ready";
-  /** Whether any snapshot was ever published. */
-  #loaded = false;
-  #failure: Error | undefined;
-  #waiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
-  readonly #listeners = new Set<FlagClientListener>();
+  /** The snapshot: replaced whole by the state, never mutated once published. */
+  #flags: ReadonlyMap<string, CompiledFlag>;
+  readonly #state: SnapshotState;
   readonly #exposures: ExposureRecorder | undefined;
   readonly #logger: Logger;
-  readonly #closers: (() => Promise<void>)[] = [];
   #closing: Promise<void> | undefined;
   #errors = 0;
 
   private constructor(options: FlagClientOptions) {
     this.#exposures = options.exposures;
     this.#logger = options.logger ?? silentLogger;
+    this.#state = new SnapshotState(this.#logger, options.collectCounts === true, (flags) => {
+      this.#flags = flags;
+    });
+    this.#flags = this.#state.flags;
   }
 
   /** A client and the feed its source writes to. */
   static create(options: FlagClientOptions = {}): { client: FlagClient; feed: FlagFeed } {
     const client = new FlagClient(options);
-    return { client, feed: client.#feed() };
+    return { client, feed: client.#state.feed() };
   }
 
   /**
@@ -129,21 +91,10 @@ export class FlagClient {
    */
   isEnabled(key: string, context?: FlagContext): boolean {
     try {
-      const flag = this.#flags.get(key);
-      if (flag !== undefined) {
-        const userId = context?.userId;
-        const attributes = context?.attributes;
-        const id = typeof userId === "string" ? userId : undefined;
-        const outcome = outcomeOf(
-          flag,
-          id,
-          typeof attributes === "object" && attributes !== null ? attributes : undefined,
-        );
-        if (outcome !== OUTCOME_BROKEN) {
-          const enabled = outcome >= 0 || outcome === OUTCOME_NO_RULES;
-          if (this.#exposures !== undefined && id !== undefined) this.#expose(flag, id, enabled, outcome);
-          return enabled;
-        }
+      const decision = this.#decide(key, context?.userId, context?.attributes, true);
+      if (decision !== NOT_FOUND) {
+        const outcome = outcomeOfDecision(decision);
+        if (outcome !== OUTCOME_BROKEN) return isOn(outcome);
       }
       return context?.default === true;
     } catch (error) {
@@ -154,33 +105,20 @@ export class FlagClient {
   /** Like isEnabled, with the reason; adds "flag_not_found" and "error" to evaluate()'s reasons. */
   evaluate(key: string, context?: FlagContext): FlagEvaluation {
     try {
-      const flag = this.#flags.get(key);
-      if (flag === undefined) {
-        const enabled = context?.default === true;
-        if (!this.#loaded) return { enabled, reason: "error", errorMessage: NOT_READY_MESSAGE };
-        return { enabled, reason: "flag_not_found" };
+      const decision = this.#decide(key, context?.userId, context?.attributes, true);
+      const result = this.#result(key, decision);
+      if (result !== undefined) return result;
+      const enabled = context?.default === true;
+      if (decision === NOT_FOUND) {
+        return this.#state.loaded
+          ? { enabled, reason: "flag_not_found" }
+          : { enabled, reason: "error", errorMessage: NOT_READY_MESSAGE };
       }
-      const userId = context?.userId;
-      const attributes = context?.attributes;
-      const id = typeof userId === "string" ? userId : undefined;
-      const outcome = outcomeOf(
-        flag,
-        id,
-        typeof attributes === "object" && attributes !== null ? attributes : undefined,
-      );
-      if (outcome === OUTCOME_BROKEN) {
-        return {
-          enabled: context?.default === true,
-          reason: "error",
-          errorMessage: `flag "${key}" cannot be evaluated: ${flag.problem}`,
-        };
-      }
-      const enabled = outcome >= 0 || outcome === OUTCOME_NO_RULES;
-      const variant = this.#expose(flag, id, enabled, outcome);
-      const result: FlagEvaluation =
-        outcome >= 0 ? { enabled, reason: "rule_match", ruleIndex: outcome } : { enabled, reason: reasonOf(outcome) };
-      if (variant !== undefined) result.variant = variant;
-      return result;
+      return {
+        enabled,
+        reason: "error",
+        errorMessage: `flag "${key}" cannot be evaluated: ${this.#flags.get(key)?.problem}`,
+      };
     } catch (error) {
       return { enabled: this.#fallback(error, context), reason: "error", errorMessage: message(error) };
     }
@@ -193,19 +131,12 @@ export class FlagClient {
    */
   getVariant(key: string, context?: VariantContext): string | undefined {
     try {
-      const flag = this.#flags.get(key);
       const userId = context?.userId;
-      if (flag !== undefined && flag.variants !== null && typeof userId === "string") {
-        const attributes = context?.attributes;
-        const outcome = outcomeOf(
-          flag,
-          userId,
-          typeof attributes === "object" && attributes !== null ? attributes : undefined,
-        );
-        if (outcome !== OUTCOME_BROKEN) {
-          const variant = this.#expose(flag, userId, outcome >= 0 || outcome === OUTCOME_NO_RULES, outcome);
-          if (variant !== undefined) return variant;
-        }
+      const variants = this.#flags.get(key)?.variants;
+      if (variants != null && typeof userId === "string") {
+        const decision = this.#decide(key, userId, context?.attributes, true);
+        const index = decision === NOT_FOUND ? -1 : variantIndexOf(decision);
+        if (index >= 0) return variants.keys[index];
       }
       return typeof context?.default === "string" ? context.default : undefined;
     } catch (error) {
@@ -220,35 +151,34 @@ export class FlagClient {
 
   /**
    * What the snapshot answers for this flag, in `evaluate()`'s shape, or undefined when the
-   * snapshot cannot answer: not loaded yet, no such flag, or a flag it could not compile. Records
-   * no exposure: it is for answering on a client's behalf (the HTTP evaluate route), which then
-   * asks storage when this gives undefined. `context` must already be validated.
+   * snapshot cannot answer: not loaded yet, no such flag, or a flag it could not compile. Counted
+   * in the insights, but records no exposure: it answers on a client's behalf (the HTTP evaluate
+   * route, through `fp.flags.evaluateCurrent`). `context` must already be validated.
    */
   snapshotEvaluate(
     key: string,
     context: { userId?: string; attributes?: Record<string, unknown> },
   ): EvaluationResult | undefined {
-    const flag = this.#flags.get(key);
-    if (flag === undefined) return undefined;
-    const outcome = outcomeOf(flag, context.userId, context.attributes);
-    if (outcome === OUTCOME_BROKEN) return undefined;
-    const enabled = outcome >= 0 || outcome === OUTCOME_NO_RULES;
-    const result: EvaluationResult =
-      outcome >= 0 ? { enabled, reason: "rule_match", ruleIndex: outcome } : { enabled, reason: reasonOf(outcome) };
-    const variant = enabled && context.userId !== undefined ? flag.variants?.assign(context.userId) : undefined;
-    if (variant !== undefined) result.variant = variant;
-    return result;
+    return this.#result(key, this.#decide(key, context.userId, context.attributes, false));
+  }
+
+  /** Counts an evaluation answered without the snapshot (from storage) in the insights. */
+  countEvaluation(key: string, result: Pick<EvaluationResult, "enabled" | "variant">): void {
+    this.#state.countElsewhere(key, result.enabled, result.variant);
+  }
+
+  /** The evaluations counted since the last call (per flag and result), and zero again. */
+  takeCounts(): EvaluationCount[] {
+    return this.#state.takeCounts();
   }
 
   /** Resolves once the first snapshot is loaded; rejects if the source failed for good before that. */
   ready(): Promise<void> {
-    if (this.#loaded) return Promise.resolve();
-    if (this.#failure) return Promise.reject(this.#failure);
-    return new Promise((resolve, reject) => this.#waiters.push({ resolve, reject }));
+    return this.#state.ready();
   }
 
   get status(): FlagClientStatus {
-    return this.#status;
+    return this.#state.status;
   }
 
   /** The keys in the current snapshot, sorted. */
@@ -268,8 +198,7 @@ export class FlagClient {
 
   /** Calls `listener` on status changes and snapshot changes. Returns the unsubscribe function. */
   subscribe(listener: FlagClientListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#state.subscribe(listener);
   }
 
   /** Evaluations that failed unexpectedly and answered the default. */
@@ -280,27 +209,60 @@ export class FlagClient {
   /** Stops the source (timers, connections) and flushes exposure events. Safe to call many times. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      await Promise.allSettled(this.#closers.map((stop) => stop()));
+      await this.#state.close();
       this.#exposures?.close();
-      this.#listeners.clear();
     })();
     return this.#closing;
   }
 
   /**
-   * The user's variant when the flag is on and has variants (undefined otherwise), recording the
-   * exposure, with its variant, when exposures are on and there is a userId.
+   * The one decision: NOT_FOUND, or the packed outcome and variant of the flag for this context.
+   * Counts the evaluation (not a broken flag's) and, when `expose`, records the exposure.
    */
-  #expose(flag: CompiledFlag, userId: string | undefined, enabled: boolean, outcome: number): string | undefined {
-    if (userId === undefined) return undefined;
-    const variant = enabled && flag.variants !== null ? flag.variants.assign(userId) : undefined;
-    if (this.#exposures === undefined) return variant;
+  #decide(key: string, userId: unknown, attributes: unknown, expose: boolean): number {
+    const flag = this.#flags.get(key);
+    if (flag === undefined) return NOT_FOUND;
+    const id = typeof userId === "string" ? userId : undefined;
+    const outcome = outcomeOf(
+      flag,
+      id,
+      typeof attributes === "object" && attributes !== null ? (attributes as Record<string, unknown>) : undefined,
+    );
+    if (outcome === OUTCOME_BROKEN) return OUTCOME_BROKEN * SLOTS;
+    const enabled = isOn(outcome);
+    const variant = enabled && id !== undefined && flag.variants !== null ? flag.variants.indexFor(id) : -1;
+    countEvaluation(flag, enabled, variant);
+    if (expose && id !== undefined && this.#exposures !== undefined) this.#expose(flag, id, enabled, outcome, variant);
+    return outcome * SLOTS + variant + 1;
+  }
+
+  /** The decision in evaluate()'s shape; undefined when the flag is missing or broken. */
+  #result(key: string, decision: number): EvaluationResult | undefined {
+    if (decision === NOT_FOUND) return undefined;
+    const outcome = outcomeOfDecision(decision);
+    if (outcome === OUTCOME_BROKEN) return undefined;
+    const enabled = isOn(outcome);
+    const result: EvaluationResult =
+      outcome >= 0 ? { enabled, reason: "rule_match", ruleIndex: outcome } : { enabled, reason: reasonOf(outcome) };
+    const index = variantIndexOf(decision);
+    if (index >= 0) result.variant = this.#flags.get(key)!.variants!.keys[index]!;
+    return result;
+  }
+
+  #expose(flag: CompiledFlag, userId: string, enabled: boolean, outcome: number, variantIndex: number): void {
     try {
-      this.#exposures.record(flag.key, userId, enabled, reasonOf(outcome), outcome >= 0 ? outcome : undefined, variant);
+      const variant = variantIndex >= 0 ? flag.variants!.keys[variantIndex] : undefined;
+      this.#exposures!.record(
+        flag.key,
+        userId,
+        enabled,
+        reasonOf(outcome),
+        outcome >= 0 ? outcome : undefined,
+        variant,
+      );
     } catch (error) {
       this.#logger.warn("exposure could not be recorded", errorFields(error));
     }
-    return variant;
   }
 
   #fallback(error: unknown, context: FlagContext | undefined): boolean {
@@ -316,98 +278,4 @@ export class FlagClient {
       return false;
     }
   }
-
-  #emit(event: FlagClientEvent): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.#logger.error("flag client listener failed", errorFields(error));
-      }
-    }
-  }
-
-  #publish(next: ReadonlyMap<string, CompiledFlag>, changed: string[]): void {
-    const wasLoaded = this.#loaded;
-    this.#flags = next;
-    this.#loaded = true;
-    if (this.#status === "failed") {
-      if (wasLoaded && changed.length > 0) this.#emit({ type: "changed", keys: changed });
-      return;
-    }
-    const previous = this.#status;
-    this.#status = "ready";
-    if (!wasLoaded) {
-      for (const waiter of this.#waiters.splice(0)) waiter.resolve();
-      this.#emit({ type: "ready" });
-      return;
-    }
-    if (previous === "stale") this.#emit({ type: "ready" });
-    if (changed.length > 0) this.#emit({ type: "changed", keys: changed });
-  }
-
-  #feed(): FlagFeed {
-    return {
-      replace: (flags) => {
-        const next = new Map<string, CompiledFlag>();
-        for (const flag of flags) next.set(flag.key, compileFlag(flag));
-        this.#publish(next, changedKeys(this.#flags, next));
-      },
-      upsert: (flag) => {
-        if (!this.#loaded) return;
-        const next = new Map(this.#flags);
-        next.set(flag.key, compileFlag(flag));
-        this.#publish(next, [flag.key]);
-      },
-      remove: (key) => {
-        if (!this.#flags.has(key)) return;
-        const next = new Map(this.#flags);
-        next.delete(key);
-        this.#publish(next, [key]);
-      },
-      stale: (error) => {
-        if (this.#status !== "ready") return;
-        this.#status = "stale";
-        this.#emit({ type: "stale", message: message(error) });
-      },
-      fresh: () => {
-        if (this.#status !== "stale") return;
-        this.#status = "ready";
-        this.#emit({ type: "ready" });
-      },
-      fail: (error) => {
-        if (this.#status === "failed") return;
-        this.#status = "failed";
-        this.#failure = error;
-        for (const waiter of this.#waiters.splice(0)) waiter.reject(error);
-        this.#emit({ type: "failed", message: error.message });
-      },
-      rejectWaiting: (error) => {
-        for (const waiter of this.#waiters.splice(0)) waiter.reject(error);
-      },
-      onClose: (stop) => {
-        this.#closers.push(stop);
-      },
-    };
-  }
-}
-
-/** Keys added, removed or changed between two snapshots. */
-function changedKeys(before: ReadonlyMap<string, CompiledFlag>, after: ReadonlyMap<string, CompiledFlag>): string[] {
-  const keys: string[] = [];
-  for (const [key, flag] of after) {
-    const old = before.get(key);
-    if (old === undefined || !sameFlag(old.source, flag.source)) keys.push(key);
-  }
-  for (const key of before.keys()) if (!after.has(key)) keys.push(key);
-  return keys.sort();
-}
-
-function sameFlag(a: SnapshotFlag, b: SnapshotFlag): boolean {
-  if (a === b) return true;
-  if (a.enabled !== b.enabled || a.id !== b.id || a.updatedAt !== b.updatedAt) return false;
-  // Two writes within one millisecond share updatedAt: compare the rules and variants themselves.
-  return (
-    JSON.stringify(a.rules) === JSON.stringify(b.rules) && JSON.stringify(a.variants) === JSON.stringify(b.variants)
-  );
 }

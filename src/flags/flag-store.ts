@@ -5,7 +5,7 @@ import type { DomainEvent, FlagActor, FlagAudit, FlagChanges, Storage } from "..
 import { parseInput } from "../validation.js";
 import { parseEvaluationContext } from "./context.js";
 import { decodeFlagCursor, encodeFlagCursor } from "./cursor.js";
-import { evaluate } from "./evaluate.js";
+import { type EvaluableFlag, evaluate } from "./evaluate.js";
 import {
   type FlagHistoryPage,
   IN_PROCESS_ACTOR,
@@ -15,6 +15,7 @@ import {
 import {
   type CreateFlagInput,
   createFlagSchema,
+  type EvaluationContext,
   type EvaluationResult,
   type Flag,
   type FlagSummary,
@@ -37,6 +38,20 @@ export interface FlagPage {
 /** Who is writing, for the flag history. Default: `{type: "in_process"}`. */
 export interface FlagWriteOptions {
   actor?: FlagActor;
+}
+
+/**
+ * What the flag store asks of the in-process snapshot (the FlagClient) to answer an evaluation
+ * on a client's behalf, and to count one it answered from storage.
+ */
+export interface SnapshotEvaluator {
+  snapshotEvaluate(key: string, context: EvaluationContext): EvaluationResult | undefined;
+  countEvaluation(key: string, result: EvaluationResult): void;
+}
+
+export interface FlagStoreOptions {
+  /** Answers `evaluateCurrent` without a storage read when it holds the flag. */
+  snapshot?: SnapshotEvaluator;
 }
 
 export interface ListFlagsOptions {
@@ -68,11 +83,18 @@ export class FlagStore {
   readonly #clock: Clock;
   readonly #listeners = new Set<FlagChangeListener>();
   readonly #onListenerError: (error: unknown) => void;
+  readonly #snapshot: SnapshotEvaluator | undefined;
 
-  constructor(storage: Storage, clock: Clock, onListenerError: (error: unknown) => void = () => undefined) {
+  constructor(
+    storage: Storage,
+    clock: Clock,
+    onListenerError: (error: unknown) => void = () => undefined,
+    options: FlagStoreOptions = {},
+  ) {
     this.#storage = storage;
     this.#clock = clock;
     this.#onListenerError = onListenerError;
+    this.#snapshot = options.snapshot;
   }
 
   async create(input: CreateFlagInput, options: FlagWriteOptions = {}): Promise<Flag> {
@@ -125,6 +147,7 @@ export class FlagStore {
     if (patch.enabled !== undefined) changes.enabled = patch.enabled;
     if (patch.rules !== undefined) changes.rules = patch.rules;
     if (patch.variants !== undefined) changes.variants = patch.variants;
+    if (patch.prerequisites !== undefined) changes.prerequisites = patch.prerequisites;
     if (Object.keys(changes).length === 1) return current; // nothing to change: updatedAt stays
     const updated = await this.#storage.flags.update(key, changes, this.#audit(options), (stored) => [
       flagEvent("flag.updated", stored, changes.updatedAt),
@@ -143,12 +166,45 @@ export class FlagStore {
   }
 
   /**
-   * Evaluates against the stored flag (one read). The in-process client answers from a snapshot.
+   * Evaluates against the stored flag, and its prerequisites as stored (one read per flag). The
+   * in-process client answers from a snapshot; `evaluateCurrent` from a snapshot when it can.
    * No context means an empty one; anything that is not an object (null included) is refused.
    */
   async evaluate(key: string, context: unknown = {}): Promise<EvaluationResult> {
+    return this.#evaluateStored(key, parseEvaluationContext(context));
+  }
+
+  /**
+   * What `POST /v1/flags/{key}/evaluate` answers: from the in-process snapshot when it holds the
+   * flag (current with this process's writes at once, with other processes' within the flag sync
+   * bound, docs/flags.md), else from storage, so a flag just created elsewhere is found and an
+   * unknown one is `not_found`. Either way the evaluation is counted in the insights.
+   */
+  async evaluateCurrent(key: string, context: unknown = {}): Promise<EvaluationResult> {
     const parsed = parseEvaluationContext(context);
-    return evaluate(await this.get(key), parsed);
+    const fromSnapshot = this.#snapshot?.snapshotEvaluate(key, parsed);
+    if (fromSnapshot !== undefined) return fromSnapshot;
+    const result = await this.#evaluateStored(key, parsed);
+    this.#snapshot?.countEvaluation(key, result);
+    return result;
+  }
+
+  /** evaluate() on the stored flag, reading the prerequisites it reaches (at most one read each). */
+  async #evaluateStored(key: string, context: EvaluationContext): Promise<EvaluationResult> {
+    const flag = await this.get(key);
+    const reached = new Map<string, EvaluableFlag | undefined>([[key, flag]]);
+    let frontier = flag.prerequisites.map((p) => p.flagKey);
+    while (frontier.length > 0) {
+      const next: string[] = [];
+      for (const prerequisite of frontier) {
+        if (reached.has(prerequisite)) continue;
+        const found = FlagStore.isValidKey(prerequisite) ? await this.#storage.flags.get(prerequisite) : undefined;
+        reached.set(prerequisite, found);
+        if (found) next.push(...found.prerequisites.map((p) => p.flagKey));
+      }
+      frontier = next;
+    }
+    return evaluate(flag, context, (prerequisite) => reached.get(prerequisite));
   }
 
   /** The flag's changes, newest first; still there after the flag is deleted. */

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { RESERVED_KEY } from "../input-policy.js";
-import { parseIsoInstant } from "../time.js";
-import { parseSemver } from "./semver.js";
+import { ATTRIBUTE_OPERATORS, OPERATORS } from "./operators.js";
 
 /**
  * The wire shapes of flags, rules and evaluation, and the TypeScript types derived from them.
@@ -22,28 +21,7 @@ export const flagKeySchema = z.string().regex(FLAG_KEY_PATTERN, {
 
 const userIdSchema = z.string().min(1).max(MAX_ID_LENGTH);
 
-export const ATTRIBUTE_OPERATORS = [
-  "equals",
-  "not_equals",
-  "in",
-  "not_in",
-  "contains",
-  "starts_with",
-  "ends_with",
-  "gt",
-  "gte",
-  "lt",
-  "lte",
-  "semver_eq",
-  "semver_gt",
-  "semver_lt",
-] as const;
-export type AttributeOperator = (typeof ATTRIBUTE_OPERATORS)[number];
-
-const LIST_OPERATORS = new Set<AttributeOperator>(["in", "not_in"]);
-const STRING_OPERATORS = new Set<AttributeOperator>(["contains", "starts_with", "ends_with"]);
-const ORDER_OPERATORS = new Set<AttributeOperator>(["gt", "gte", "lt", "lte"]);
-const SEMVER_OPERATORS = new Set<AttributeOperator>(["semver_eq", "semver_gt", "semver_lt"]);
+export { ATTRIBUTE_OPERATORS, type AttributeOperator } from "./operators.js";
 
 const scalarSchema = z.union([z.string().max(MAX_VALUE_LENGTH), z.number(), z.boolean()], {
   error: "must be a string, a number or a boolean",
@@ -72,31 +50,9 @@ export const attributeRuleSchema = z
     }),
   })
   .superRefine((rule, ctx) => {
-    const problem = valueProblem(rule.operator, rule.value);
+    const problem = OPERATORS[rule.operator].validate(rule.value);
     if (problem) ctx.addIssue({ code: "custom", path: ["value"], message: problem });
   });
-
-/** Why `value` does not fit `operator`, or undefined when it does. */
-function valueProblem(operator: AttributeOperator, value: Scalar | Scalar[]): string | undefined {
-  if (LIST_OPERATORS.has(operator)) {
-    return Array.isArray(value) ? undefined : `must be an array for operator "${operator}"`;
-  }
-  if (Array.isArray(value)) return `must not be an array for operator "${operator}" (use "in" or "not_in")`;
-  if (STRING_OPERATORS.has(operator)) {
-    return typeof value === "string" ? undefined : `must be a string for operator "${operator}"`;
-  }
-  if (ORDER_OPERATORS.has(operator)) {
-    if (typeof value === "number") return undefined;
-    if (typeof value === "string" && parseIsoInstant(value) !== undefined) return undefined;
-    return `must be a number or an ISO 8601 date for operator "${operator}"`;
-  }
-  if (SEMVER_OPERATORS.has(operator)) {
-    return typeof value === "string" && parseSemver(value)
-      ? undefined
-      : `must be a semantic version such as "1.2.3" for operator "${operator}"`;
-  }
-  return undefined; // equals, not_equals: any scalar
-}
 
 export const percentageRuleSchema = z.strictObject({
   type: z.literal("percentage"),
@@ -160,12 +116,39 @@ export const variantsSchema = z
   });
 const descriptionSchema = z.string().max(MAX_DESCRIPTION_LENGTH);
 
+/** At most this many prerequisites per flag; docs/flags.md "Prerequisites". */
+export const MAX_PREREQUISITES = 20;
+
+export const prerequisiteSchema = z.strictObject({
+  flagKey: flagKeySchema,
+  /** The answer the prerequisite flag must give the same context for this flag to be evaluated further. */
+  enabled: z.boolean(),
+});
+export type Prerequisite = z.infer<typeof prerequisiteSchema>;
+
+/**
+ * Distinct flag keys. Whether each names a stored flag, and whether the graph stays acyclic and
+ * shallow, depends on the other flags: the storage checks it inside the write (prerequisites.ts).
+ */
+export const prerequisitesSchema = z
+  .array(prerequisiteSchema)
+  .max(MAX_PREREQUISITES)
+  .superRefine((prerequisites, ctx) => {
+    const seen = new Set<string>();
+    prerequisites.forEach((prerequisite, index) => {
+      if (seen.has(prerequisite.flagKey))
+        ctx.addIssue({ code: "custom", path: [index, "flagKey"], message: `repeats "${prerequisite.flagKey}"` });
+      seen.add(prerequisite.flagKey);
+    });
+  });
+
 export const createFlagSchema = z.strictObject({
   key: flagKeySchema,
   description: descriptionSchema.default(""),
   enabled: z.boolean().default(false),
   rules: rulesSchema.default([]),
   variants: variantsSchema.default([]),
+  prerequisites: prerequisitesSchema.default([]),
 });
 export type CreateFlagInput = z.input<typeof createFlagSchema>;
 
@@ -177,6 +160,7 @@ export const updateFlagSchema = z.strictObject({
   enabled: z.boolean().optional(),
   rules: rulesSchema.optional(),
   variants: variantsSchema.optional(),
+  prerequisites: prerequisitesSchema.optional(),
 });
 export type UpdateFlagInput = z.input<typeof updateFlagSchema>;
 
@@ -188,6 +172,8 @@ export const flagSchema = z.object({
   rules: z.array(ruleSchema),
   /** Empty when the flag is a plain on/off flag. */
   variants: z.array(variantSchema),
+  /** Flags that must answer as listed before this one's rules are tried; empty for most flags. */
+  prerequisites: z.array(prerequisiteSchema),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -200,7 +186,13 @@ export const evaluationContextSchema = z.strictObject({
 });
 export type EvaluationContext = z.infer<typeof evaluationContextSchema>;
 
-export const EVALUATION_REASONS = ["disabled", "no_rules", "rule_match", "no_rule_match"] as const;
+export const EVALUATION_REASONS = [
+  "disabled",
+  "prerequisite_failed",
+  "no_rules",
+  "rule_match",
+  "no_rule_match",
+] as const;
 export type EvaluationReason = (typeof EVALUATION_REASONS)[number];
 
 export interface EvaluationResult {

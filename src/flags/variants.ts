@@ -48,10 +48,16 @@ export class CompiledVariants {
 
   /** The user's variant. Allocation-free for ASCII ids. */
   assign(userId: string): string | undefined {
+    const index = this.indexFor(userId);
+    return index < 0 ? undefined : this.keys[index];
+  }
+
+  /** The index in `keys` of the user's variant, or -1 (weights that do not reach 100). */
+  indexFor(userId: string): number {
     const bucket = murmur3WithPrefix(this.prefix, userId) % BUCKETS;
     const thresholds = this.thresholds;
-    for (let i = 0; i < thresholds.length; i++) if (thresholds[i]! > bucket) return this.keys[i];
-    return undefined;
+    for (let i = 0; i < thresholds.length; i++) if (thresholds[i]! > bucket) return i;
+    return -1;
   }
 }
 

@@ -1,5 +1,6 @@
 import { FlagpostError } from "../errors.js";
 import { flagChanges } from "../flags/history-diff.js";
+import { checkDeletable, checkPrerequisites, type PrerequisiteGraph } from "../flags/prerequisites.js";
 import { uuidv7 } from "../ids.js";
 import type {
   DomainEvent,
@@ -26,6 +27,7 @@ export class MemoryFlagRepository implements FlagRepository {
 
   async insert(flag: FlagRecord, audit?: FlagAudit, events?: readonly DomainEvent[]): Promise<void> {
     if (this.#flags.has(flag.key)) throw new FlagpostError("conflict", `A flag with key "${flag.key}" already exists`);
+    checkPrerequisites(flag.key, flag.prerequisites, this.#graph(), (key) => this.#flags.has(key));
     this.#flags.set(flag.key, structuredClone(flag));
     this.#revision += 1;
     this.#record(flag.key, "created", undefined, flag, audit);
@@ -50,6 +52,8 @@ export class MemoryFlagRepository implements FlagRepository {
   ): Promise<FlagRecord | undefined> {
     const flag = this.#flags.get(key);
     if (!flag) return undefined;
+    if (changes.prerequisites !== undefined)
+      checkPrerequisites(key, changes.prerequisites, this.#graph(), (other) => this.#flags.has(other));
     const { updatedAt, ...fields } = changes;
     const next: FlagRecord = { ...flag, ...structuredClone(fields), updatedAt };
     this.#flags.set(key, next);
@@ -62,6 +66,7 @@ export class MemoryFlagRepository implements FlagRepository {
   async delete(key: string, audit?: FlagAudit, events?: EventsFor<FlagRecord>): Promise<boolean> {
     const flag = this.#flags.get(key);
     if (!flag) return false;
+    checkDeletable(key, this.#graph());
     this.#flags.delete(key);
     this.#revision += 1;
     this.#record(key, "deleted", flag, undefined, audit);
@@ -71,6 +76,18 @@ export class MemoryFlagRepository implements FlagRepository {
 
   async revision(): Promise<number> {
     return this.#revision;
+  }
+
+  /** Every flag's prerequisite keys (src/flags/prerequisites.ts); writes are atomic here, being synchronous. */
+  #graph(): PrerequisiteGraph {
+    const graph = new Map<string, string[]>();
+    for (const flag of this.#flags.values())
+      if (flag.prerequisites.length > 0)
+        graph.set(
+          flag.key,
+          flag.prerequisites.map((p) => p.flagKey),
+        );
+    return graph;
   }
 
   #record(

@@ -12,6 +12,7 @@ export interface FlagChanges {
   enabled?: boolean;
   rules?: Flag["rules"];
   variants?: Flag["variants"];
+  prerequisites?: Flag["prerequisites"];
   updatedAt: string;
 }
 
@@ -27,6 +28,12 @@ export interface FlagRepository {
    *
    * Every write also takes optional domain `events` (see domain-events.ts; for update and delete a
    * function of the flag as stored afterwards / as it was), stored in the same transaction.
+   *
+   * Prerequisites: an insert, or an update that sets a non-empty list, MUST refuse with
+   * `FlagpostError("validation_error")` what `checkPrerequisites` (src/flags/prerequisites.ts)
+   * refuses, run inside the write's transaction on the graph as it stands once no other flag
+   * write can commit before this one (so two racing writes cannot together make a cycle, nor a
+   * write list a flag a racing delete removes); nothing is stored then.
    */
   insert(flag: FlagRecord, audit?: FlagAudit, events?: readonly DomainEvent[]): Promise<void>;
 
@@ -51,7 +58,11 @@ export interface FlagRepository {
     events?: EventsFor<FlagRecord>,
   ): Promise<FlagRecord | undefined>;
 
-  /** Removes the flag; true when it existed. Its history stays. */
+  /**
+   * Removes the flag; true when it existed. Its history stays. MUST refuse with
+   * `FlagpostError("conflict")` (`checkDeletable`, src/flags/prerequisites.ts), inside the
+   * transaction, while another flag lists it as a prerequisite; nothing is deleted then.
+   */
   delete(key: string, audit?: FlagAudit, events?: EventsFor<FlagRecord>): Promise<boolean>;
 
   /**

@@ -22,6 +22,7 @@ const flag = (key: string, overrides: Partial<FlagRecord> = {}): FlagRecord => (
   enabled: false,
   rules: [],
   variants: [],
+  prerequisites: [],
   createdAt: AT,
   updatedAt: AT,
   ...overrides,

@@ -77,6 +77,7 @@ describeEachStorage("experiment results against scipy", (storage, backend) => {
       enabled: true,
       rules: [],
       variants: dataset.flagVariants,
+      prerequisites: [],
       createdAt: "2026-06-01T00:00:00.000Z",
       updatedAt: "2026-06-01T00:00:00.000Z",
     });

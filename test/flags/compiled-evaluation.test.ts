@@ -1,12 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  compileFlag,
-  OUTCOME_DISABLED,
-  OUTCOME_NO_MATCH,
-  OUTCOME_NO_RULES,
-  outcomeOf,
-} from "../../src/flags/compile.js";
+import { compileFlag, OUTCOME_DISABLED, OUTCOME_NO_MATCH, OUTCOME_NO_RULES } from "../../src/flags/compile.js";
+import { outcomeOf } from "../../src/flags/prerequisite-plan.js";
 import { hashPrefix, murmur3WithPrefix } from "../../src/flags/murmur3-prefix.js";
 import { ATTRIBUTE_OPERATORS, type EvaluationResult, evaluate, murmur3Utf8, type Rule } from "../../src/internal.js";
 import { bucketCases } from "./fixtures/index.js";

@@ -13,6 +13,7 @@ export const DASHBOARD_FILES = {
   "flag-editor.js": "text/javascript; charset=utf-8",
   "rule-editor.js": "text/javascript; charset=utf-8",
   "operators.js": "text/javascript; charset=utf-8",
+  "operator-table.js": "text/javascript; charset=utf-8",
   "try-it.js": "text/javascript; charset=utf-8",
   "favicon.svg": "image/svg+xml",
 } as const;

@@ -3,6 +3,7 @@ import { FLAG_KEY_PATTERN, FlagpostError } from "../../../src/internal.js";
 import type { HttpRequest, HttpResponse } from "../types.js";
 import { loadDashboardFiles } from "./assets.js";
 import { DASHBOARD_FILES, type DashboardFile } from "./files.js";
+import { OPERATOR_TABLE_FILE, operatorTableScript } from "./operator-table.js";
 
 export interface DashboardOptions {
   /** Where the dashboard is served, below the app's mount point. Default "/dashboard". */
@@ -61,13 +62,16 @@ function buildAssets(depth: number): Map<DashboardFile, Asset> {
   const assets = new Map<DashboardFile, Asset>();
   for (const [name, text] of loadDashboardFiles()) {
     // The page finds /v1 relative to itself, so it works under any mount prefix ("/api/dashboard/"
-    // → "../v1"), and checks flag keys with the same pattern the server uses.
+    // → "../v1"), and checks flag keys with the same pattern the server uses; the operator
+    // editor reads the server's own operator table.
     const content =
       name === "index.html"
         ? text
             .replace("__FLAGPOST_API_BASE__", escapeAttribute(`${"../".repeat(depth)}v1`))
             .replace("__FLAGPOST_KEY_PATTERN__", escapeAttribute(FLAG_KEY_PATTERN.source))
-        : text;
+        : name === OPERATOR_TABLE_FILE
+          ? operatorTableScript()
+          : text;
     const body = encoder.encode(content);
     const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`;
     assets.set(name, { type: DASHBOARD_FILES[name], body, etag });

@@ -1,9 +1,4 @@
-import {
-  type CreateFlagInput,
-  type Flagpost,
-  parseEvaluationContext,
-  type UpdateFlagInput,
-} from "../../../src/internal.js";
+import { type CreateFlagInput, type Flagpost, type UpdateFlagInput } from "../../../src/internal.js";
 import { nextLink, queryObject } from "../query.js";
 import type { Route, RouteContext } from "../types.js";
 
@@ -107,15 +102,7 @@ export function flagRoutes(fp: Flagpost): Route[] {
       scope: "flags:evaluate",
       body: true,
       async handle(ctx) {
-        // From the in-process snapshot (current with this process's writes at once, with other
-        // processes' within the flag sync interval, see docs/http.md); from storage when the
-        // snapshot does not hold the flag, so a flag just created elsewhere is found.
-        const key = ctx.params.key!;
-        const context = parseEvaluationContext(ctx.body === undefined ? {} : ctx.body);
-        return {
-          status: 200,
-          body: { data: fp.flagClient.snapshotEvaluate(key, context) ?? (await fp.flags.evaluate(key, context)) },
-        };
+        return { status: 200, body: { data: await fp.flags.evaluateCurrent(ctx.params.key!, ctx.body) } };
       },
     },
   ];

@@ -19,6 +19,7 @@ export function durabilityCases(harness: StorageHarness): void {
         enabled: true,
         rules: [{ type: "percentage", percentage: 50 }],
         variants: [],
+        prerequisites: [],
         createdAt: "2026-01-01T00:00:00.000Z",
         updatedAt: "2026-01-01T00:00:00.000Z",
       });

@@ -13,6 +13,7 @@ function flag(key: string, overrides: Partial<FlagRecord> = {}): FlagRecord {
     enabled: false,
     rules: [],
     variants: [],
+    prerequisites: [],
     createdAt: "2026-01-02T03:04:05.006Z",
     updatedAt: "2026-01-02T03:04:05.006Z",
     ...overrides,
@@ -55,6 +56,7 @@ export function flagHistoryCases(harness: StorageHarness): void {
         changes: [
           { path: "description", before: null, after: "d" },
           { path: "enabled", before: null, after: false },
+          { path: "prerequisites", before: null, after: [] },
           { path: "rules", before: null, after: [{ type: "percentage", percentage: 10 }] },
           { path: "variants", before: null, after: [] },
         ],

@@ -13,6 +13,7 @@ function flag(key: string, overrides: Partial<FlagRecord> = {}): FlagRecord {
     enabled: false,
     rules: [],
     variants: [],
+    prerequisites: [],
     createdAt: "2026-01-02T03:04:05.006Z",
     updatedAt: "2026-01-02T03:04:05.006Z",
     ...overrides,

@@ -19,6 +19,7 @@ export function lifecycleCases(harness: StorageHarness): void {
         enabled: true,
         rules: [],
         variants: [],
+        prerequisites: [],
         createdAt: at,
         updatedAt: at,
       });

@@ -12,6 +12,7 @@ function flag(key: string): FlagRecord {
     enabled: false,
     rules: [],
     variants: [],
+    prerequisites: [],
     createdAt: AT,
     updatedAt: AT,
   };

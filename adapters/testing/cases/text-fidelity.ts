@@ -46,6 +46,7 @@ export function textFidelityCases(harness: StorageHarness): void {
         enabled: true,
         rules,
         variants: [],
+        prerequisites: [],
         createdAt: AT,
         updatedAt: AT,
       };

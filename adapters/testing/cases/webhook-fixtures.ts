@@ -35,6 +35,7 @@ export function flag(key: string): FlagRecord {
     enabled: false,
     rules: [],
     variants: [],
+    prerequisites: [],
     createdAt: iso(T0),
     updatedAt: iso(T0),
   };

@@ -49,11 +49,18 @@ export function flagCrudCases(start: Start): void {
         "enabled",
         "id",
         "key",
+        "prerequisites",
         "rules",
         "updatedAt",
         "variants",
       ]);
-      expect(flag).toMatchObject({ key: "new-checkout", description: "", enabled: false, rules: [] });
+      expect(flag).toMatchObject({
+        key: "new-checkout",
+        description: "",
+        enabled: false,
+        rules: [],
+        prerequisites: [],
+      });
       expect(flag.id).toMatch(UUID);
       expect(flag.createdAt).toMatch(ISO_INSTANT);
       expect(flag.updatedAt).toBe(flag.createdAt);

@@ -1,5 +1,8 @@
-// Attribute rule operators (docs/api.md "Flags"), with the kinds of value each accepts.
-// test/dashboard checks this list against the server's ATTRIBUTE_OPERATORS.
+// Attribute rule operators (docs/api.md "Flags"). Names, value kinds and which take a list come
+// from the server's operator table (operator-table.js, generated from src/flags/operators.ts);
+// this file adds only what a person reads: the labels, and how typed text becomes JSON.
+
+import { OPERATOR_TABLE } from "./operator-table.js";
 
 /** Value kinds: how the text in the value field becomes JSON. */
 export const VALUE_KINDS = {
@@ -11,22 +14,30 @@ export const VALUE_KINDS = {
   json: "JSON",
 };
 
-export const OPERATORS = [
-  { op: "equals", label: "equals", kinds: ["string", "number", "boolean", "json"] },
-  { op: "not_equals", label: "does not equal", kinds: ["string", "number", "boolean", "json"] },
-  { op: "in", label: "is one of", kinds: ["string", "number", "boolean", "json"], list: true },
-  { op: "not_in", label: "is none of", kinds: ["string", "number", "boolean", "json"], list: true },
-  { op: "contains", label: "contains", kinds: ["string"] },
-  { op: "starts_with", label: "starts with", kinds: ["string"] },
-  { op: "ends_with", label: "ends with", kinds: ["string"] },
-  { op: "gt", label: "is greater than", kinds: ["number", "date"] },
-  { op: "gte", label: "is at least", kinds: ["number", "date"] },
-  { op: "lt", label: "is less than", kinds: ["number", "date"] },
-  { op: "lte", label: "is at most", kinds: ["number", "date"] },
-  { op: "semver_eq", label: "version equals", kinds: ["version"] },
-  { op: "semver_gt", label: "version is above", kinds: ["version"] },
-  { op: "semver_lt", label: "version is below", kinds: ["version"] },
-];
+const LABELS = {
+  equals: "equals",
+  not_equals: "does not equal",
+  in: "is one of",
+  not_in: "is none of",
+  contains: "contains",
+  starts_with: "starts with",
+  ends_with: "ends with",
+  gt: "is greater than",
+  gte: "is at least",
+  lt: "is less than",
+  lte: "is at most",
+  semver_eq: "version equals",
+  semver_gt: "version is above",
+  semver_lt: "version is below",
+};
+
+export const OPERATORS = OPERATOR_TABLE.map(({ op, kinds, list }) => ({
+  op,
+  // An operator added to the table before it has a label still shows, by its name.
+  label: LABELS[op] ?? op.replaceAll("_", " "),
+  kinds,
+  ...(list ? { list: true } : {}),
+}));
 
 export const operatorInfo = (op) => OPERATORS.find((o) => o.op === op) ?? OPERATORS[0];
 

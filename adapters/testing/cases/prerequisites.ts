@@ -1,0 +1,140 @@
+import { describe, expect, it } from "vitest";
+import { type FlagRecord, FlagpostError, type Prerequisite } from "../../../src/internal.js";
+import type { StorageHarness } from "../harness.js";
+import { useStorage } from "./use-storage.js";
+
+let seq = 0;
+function flag(key: string, prerequisites: Prerequisite[] = []): FlagRecord {
+  seq += 1;
+  return {
+    id: `00000000-0000-7000-8000-${String(seq).padStart(12, "0")}`,
+    key,
+    description: "",
+    enabled: true,
+    rules: [],
+    variants: [],
+    prerequisites,
+    createdAt: "2026-01-02T03:04:05.006Z",
+    updatedAt: "2026-01-02T03:04:05.006Z",
+  };
+}
+
+const on = (flagKey: string): Prerequisite => ({ flagKey, enabled: true });
+let tick = 0;
+const later = () => new Date(Date.UTC(2026, 1, 2) + ++tick).toISOString();
+
+async function refusal(work: Promise<unknown>): Promise<FlagpostError> {
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(FlagpostError);
+  return error as FlagpostError;
+}
+
+/** The port's prerequisite contract (src/storage/flags.ts), checked inside each write. */
+export function prerequisiteCases(harness: StorageHarness): void {
+  describe("flag prerequisites", () => {
+    const storage = useStorage(harness);
+
+    it("stores prerequisites, reads them back, replaces them on update and keeps them when an update omits them", async () => {
+      await storage().flags.insert(flag("base"));
+      await storage().flags.insert(flag("other"));
+      await storage().flags.insert(flag("top", [on("base"), { flagKey: "other", enabled: false }]));
+      expect((await storage().flags.get("top"))?.prerequisites).toEqual([
+        on("base"),
+        { flagKey: "other", enabled: false },
+      ]);
+      expect((await storage().flags.get("base"))?.prerequisites).toEqual([]);
+      await storage().flags.update("top", { description: "kept", updatedAt: later() });
+      expect((await storage().flags.get("top"))?.prerequisites).toHaveLength(2);
+      const replaced = await storage().flags.update("top", { prerequisites: [on("other")], updatedAt: later() });
+      expect(replaced?.prerequisites).toEqual([on("other")]);
+      const cleared = await storage().flags.update("top", { prerequisites: [], updatedAt: later() });
+      expect(cleared?.prerequisites).toEqual([]);
+      expect((await storage().flags.list({ limit: 10 })).map((f) => f.prerequisites)).toEqual([[], [], []]);
+    });
+
+    it("refuses a prerequisite that names no flag, or the flag itself, with a validation error naming it; nothing is stored", async () => {
+      const revision = await storage().flags.revision();
+      const unknown = await refusal(storage().flags.insert(flag("top", [on("ghost")])));
+      expect(unknown.code).toBe("validation_error");
+      expect(unknown.details).toEqual([{ path: "prerequisites.0.flagKey", message: 'names no flag ("ghost")' }]);
+      expect(await storage().flags.get("top")).toBeUndefined();
+      expect(await storage().flags.revision()).toBe(revision);
+
+      await storage().flags.insert(flag("self"));
+      const self = await refusal(storage().flags.update("self", { prerequisites: [on("self")], updatedAt: later() }));
+      expect(self.code).toBe("validation_error");
+      expect(self.details?.[0]?.path).toBe("prerequisites.0.flagKey");
+      expect((await storage().flags.get("self"))?.prerequisites).toEqual([]);
+    });
+
+    it("refuses a write that would close a cycle, and leaves the flag as it was", async () => {
+      await storage().flags.insert(flag("a"));
+      await storage().flags.insert(flag("b", [on("a")]));
+      await storage().flags.insert(flag("c", [on("b")]));
+      const error = await refusal(storage().flags.update("a", { prerequisites: [on("c")], updatedAt: later() }));
+      expect(error.code).toBe("validation_error");
+      expect(error.message).toContain("a → c → b → a");
+      expect(await storage().flags.get("a")).toMatchObject({
+        prerequisites: [],
+        updatedAt: "2026-01-02T03:04:05.006Z",
+      });
+    });
+
+    it("allows a chain of 10 prerequisites below a flag and refuses an 11th, also when the bottom grows", async () => {
+      await storage().flags.insert(flag("f0"));
+      for (let i = 1; i <= 10; i++) await storage().flags.insert(flag(`f${i}`, [on(`f${i - 1}`)]));
+      const deeper = await refusal(storage().flags.insert(flag("f11", [on("f10")])));
+      expect(deeper.code).toBe("validation_error");
+      expect(deeper.message).toContain("at most 10");
+      await storage().flags.insert(flag("root"));
+      const below = await refusal(storage().flags.update("f0", { prerequisites: [on("root")], updatedAt: later() }));
+      expect(below.message).toContain('through "f10"');
+      expect((await storage().flags.get("f0"))?.prerequisites).toEqual([]);
+    });
+
+    it("refuses to delete a flag others list, naming them, and deletes it once they no longer do", async () => {
+      await storage().flags.insert(flag("base"));
+      await storage().flags.insert(flag("x", [on("base")]));
+      await storage().flags.insert(flag("y", [{ flagKey: "base", enabled: false }]));
+      const error = await refusal(storage().flags.delete("base"));
+      expect(error.code).toBe("conflict");
+      expect(error.message).toContain('"x", "y"');
+      expect(await storage().flags.get("base")).toBeDefined();
+      await storage().flags.update("x", { prerequisites: [], updatedAt: later() });
+      await storage().flags.delete("y");
+      expect(await storage().flags.delete("base")).toBe(true);
+    });
+
+    it("lets at most one of two racing writes that would together make a cycle succeed", async () => {
+      await storage().flags.insert(flag("p"));
+      await storage().flags.insert(flag("q"));
+      const results = await Promise.allSettled([
+        storage().flags.update("p", { prerequisites: [on("q")], updatedAt: later() }),
+        storage().flags.update("q", { prerequisites: [on("p")], updatedAt: later() }),
+      ]);
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+      const failed = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+      expect((failed.reason as FlagpostError).code).toBe("validation_error");
+      const stored = [await storage().flags.get("p"), await storage().flags.get("q")];
+      expect(stored.filter((f) => f!.prerequisites.length > 0)).toHaveLength(1);
+    });
+
+    it("never lets a delete and a write that lists the deleted flag both succeed", async () => {
+      for (let round = 0; round < 3; round++) {
+        await storage().flags.insert(flag(`base${round}`));
+        const [removed, created] = await Promise.allSettled([
+          storage().flags.delete(`base${round}`),
+          storage().flags.insert(flag(`needs${round}`, [on(`base${round}`)])),
+        ]);
+        const deleted = removed.status === "fulfilled" && removed.value;
+        expect(deleted !== (created.status === "fulfilled")).toBe(true);
+        const base = await storage().flags.get(`base${round}`);
+        const needs = await storage().flags.get(`needs${round}`);
+        expect(needs === undefined || base !== undefined).toBe(true);
+      }
+    });
+  });
+}
