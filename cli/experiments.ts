@@ -98,7 +98,7 @@ function resultsTable(results: ExperimentResults): string[] {
   if (srm.pValue === null) lines.push("Sample ratio: not checked (fewer than two weighted variants, or no users).");
   else if (srm.detected)
     lines.push(
-      `SAMPLE RATIO MISMATCH: chi-square ${srm.chiSquare.toFixed(4)}, df ${srm.degreesOfFreedom}, p ${pValue(srm.pValue)} < 0.001. ` +
+      `SAMPLE RATIO MISMATCH: chi-square ${srm.chiSquare.toFixed(4)}, df ${srm.degreesOfFreedom}, p ${pValue(srm.pValue)} (below 0.001). ` +
         "Users did not reach the variants in the assigned proportions: do not trust the numbers above (docs/experiments.md).",
     );
   else
@@ -128,7 +128,7 @@ const signed = (n: number, digits: number) => `${n >= 0 ? "+" : "-"}${Math.abs(n
 const points = (fraction: number) => `${signed(fraction * 100, 2)} pp`;
 const money = (n: number) => n.toFixed(2);
 const signedMoney = (n: number) => signed(n, 2);
-const pValue = (p: number) => (p < 0.0001 ? p.toExponential(2) : p.toFixed(4));
+const pValue = (p: number) => (p < 1e-15 ? "< 1e-15" : p < 0.0001 ? p.toExponential(2) : p.toFixed(4));
 
 /** Left-aligned text columns, two spaces apart, without trailing blanks. */
 function align(rows: string[][]): string[] {
