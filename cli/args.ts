@@ -15,6 +15,10 @@ Commands:
   events purge --before <date>   Delete events whose timestamp is before <date>: an ISO 8601
                                  date or date-time with a zone, or "90d" (90 days ago)
   events delete --user <userId>  Delete every event of one user (privacy requests)
+  experiments results <id> --metric <event>
+        [--control <variant>]    Per-variant users, conversion, revenue per user and their
+        [--from <ISO>] [--to <ISO>]  statistics against the control, and the SRM check;
+        [--json]                 --json prints the results object instead of the table
 
 Environment:
   FLAGPOST_DB       ./flagpost.db (default), :memory:, a file path, postgres://…, mysql://…
@@ -32,7 +36,16 @@ Environment:
 `;
 
 export interface Command {
-  name: "serve" | "migrate" | "keys create" | "keys list" | "keys revoke" | "events purge" | "events delete" | "help";
+  name:
+    | "serve"
+    | "migrate"
+    | "keys create"
+    | "keys list"
+    | "keys revoke"
+    | "events purge"
+    | "events delete"
+    | "experiments results"
+    | "help";
   options: Record<string, string | boolean | undefined>;
   positionals: string[];
 }
@@ -48,6 +61,11 @@ export function parseCommand(argv: string[]): Command {
       name: { type: "string" },
       before: { type: "string" },
       user: { type: "string" },
+      metric: { type: "string" },
+      control: { type: "string" },
+      from: { type: "string" },
+      to: { type: "string" },
+      json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -63,6 +81,10 @@ export function parseCommand(argv: string[]): Command {
   if (first === "events" && (second === "purge" || second === "delete")) {
     if (rest.length > 0) throw new UsageError(`"events ${second}" takes options only`);
     return { name: `events ${second}`, options: values, positionals: [] };
+  }
+  if (first === "experiments" && second === "results") {
+    if (rest.length !== 1) throw new UsageError('"experiments results" takes one experiment id (a flag key)');
+    return { name: "experiments results", options: values, positionals: rest };
   }
   throw new UsageError(`Unknown command "${positionals.join(" ")}"`);
 }

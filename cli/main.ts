@@ -2,6 +2,7 @@
 import { type Flagpost, jsonLogger } from "../src/internal.js";
 import { parseCommand, USAGE, UsageError } from "./args.js";
 import { deleteUserEvents, parseBefore, purgeEvents } from "./events.js";
+import { experimentResults, resultsOptions } from "./experiments.js";
 import { createKey, listKeys, parseScopes } from "./keys.js";
 import { openFlagpost, withDatabaseFile } from "./open-flagpost.js";
 import { serve } from "./serve.js";
@@ -54,6 +55,10 @@ async function main(argv: string[]): Promise<void> {
       const userId = command.options.user as string | undefined;
       if (userId === undefined) throw new UsageError("events delete needs --user <userId>");
       return withFlagpost((fp) => deleteUserEvents(fp, userId, out));
+    }
+    case "experiments results": {
+      const options = resultsOptions(command.options);
+      return withFlagpost((fp) => experimentResults(fp, command.positionals[0]!, options, out));
     }
   }
 }

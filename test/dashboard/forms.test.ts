@@ -1,4 +1,3 @@
-import type { Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/http/index.js";
 import { listenUnderApi, startApp, type TestApp } from "../support/servers.js";
@@ -74,13 +73,16 @@ describe("dashboard: keys, errors near their fields, keyboard, paging", { timeou
     await page.close();
   });
 
-  it("checks the key before sending anything", async () => {
+  it("checks the key in the page; a bad key is refused by the server too and creates nothing", async () => {
     const page = await browser.newPage();
     await connect(page, dashboard, app.key);
     await page.getByRole("link", { name: "New flag" }).click();
-    const posts: Request[] = [];
+    const flagKeys = async () =>
+      ((await (await app.call("GET", "/v1/flags")).json()) as { data: { key: string }[] }).data.map((f) => f.key);
+    const before = await flagKeys();
+    const posts: Promise<number>[] = [];
     page.on("request", (r) => {
-      if (r.method() !== "GET") posts.push(r);
+      if (r.method() !== "GET") posts.push(r.response().then((answer) => answer?.status() ?? 0));
     });
     const key = page.getByLabel("Key", { exact: true });
     const error = page.locator("#flag-key-error");
@@ -100,7 +102,9 @@ describe("dashboard: keys, errors near their fields, keyboard, paging", { timeou
     await key.fill("bad key");
     await page.getByLabel("Description").focus();
     await error.waitFor();
-    expect(posts).toEqual([]);
+    // Each Create was sent (so the server could name any other problem) and refused.
+    expect(await Promise.all(posts)).toEqual([422, 422, 422, 422, 422]);
+    expect(await flagKeys()).toEqual(before);
     await page.close();
   });
 

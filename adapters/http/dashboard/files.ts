@@ -6,15 +6,23 @@
 export const DASHBOARD_FILES = {
   "index.html": "text/html; charset=utf-8",
   "dashboard.css": "text/css; charset=utf-8",
+  "experiments.css": "text/css; charset=utf-8",
   "app.js": "text/javascript; charset=utf-8",
   "api.js": "text/javascript; charset=utf-8",
   "dom.js": "text/javascript; charset=utf-8",
   "flag-list.js": "text/javascript; charset=utf-8",
   "flag-editor.js": "text/javascript; charset=utf-8",
+  "flag-actions.js": "text/javascript; charset=utf-8",
+  "leave-guard.js": "text/javascript; charset=utf-8",
   "rule-editor.js": "text/javascript; charset=utf-8",
+  "rule-state.js": "text/javascript; charset=utf-8",
+  "form-fields.js": "text/javascript; charset=utf-8",
   "operators.js": "text/javascript; charset=utf-8",
   "operator-table.js": "text/javascript; charset=utf-8",
   "try-it.js": "text/javascript; charset=utf-8",
+  "experiment-view.js": "text/javascript; charset=utf-8",
+  "experiment-chart.js": "text/javascript; charset=utf-8",
+  "experiment-format.js": "text/javascript; charset=utf-8",
   "favicon.svg": "image/svg+xml",
 } as const;
 

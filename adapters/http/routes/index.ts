@@ -1,6 +1,7 @@
 import type { Flagpost } from "../../../src/internal.js";
 import type { Route } from "../types.js";
 import { emailRoutes } from "./emails.js";
+import { flagAccessRoutes } from "./flag-access.js";
 import { flagSnapshotRoutes } from "./flag-snapshot.js";
 import { eventRoutes } from "./events.js";
 import { experimentRoutes } from "./experiments.js";
@@ -8,9 +9,10 @@ import { flagRoutes } from "./flags.js";
 
 /** Every /v1 route. Each service contributes its own list. */
 export function allRoutes(fp: Flagpost): Route[] {
-  // The snapshot route goes first: the router takes the first match, and /v1/flags/:key would match it too.
+  // The snapshot and access routes go first: the router takes the first match, and /v1/flags/:key would match them too.
   return [
     ...flagSnapshotRoutes(fp),
+    ...flagAccessRoutes(),
     ...flagRoutes(fp),
     ...eventRoutes(fp),
     ...experimentRoutes(fp),

@@ -1,4 +1,4 @@
-// The /v1 flag routes, called with the pasted key. The key lives in this tab's sessionStorage and
+// The /v1 flag and experiment routes, called with the pasted key. The key lives in this tab's sessionStorage and
 // goes only into the Authorization header: never into a URL, a cookie or the console.
 
 const STORAGE_KEY = "flagpost.apiKey";
@@ -123,4 +123,8 @@ export const api = {
     await request("DELETE", flagPath(key));
   },
   evaluate: async (key, context) => (await request("POST", `${flagPath(key)}/evaluate`, { body: context })).data,
+  /** The scopes of the current key (GET /v1/flags/_access). */
+  access: async () => (await request("GET", "/flags/_access")).data,
+  experimentResults: async (id, query) =>
+    (await request("GET", `/experiments/${encodeURIComponent(id)}/results`, { query })).data,
 };

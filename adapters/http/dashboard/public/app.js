@@ -1,12 +1,15 @@
-// The flags dashboard: connects with a pasted key, then routes between the list and the editor
-// (`#/`, `#/new`, `#/flags/{key}`). Only flag keys ever appear in the URL, never the API key.
+// The flags dashboard: connects with a pasted key, then routes between the list, the editor and
+// a flag's experiment (`#/`, `#/new`, `#/flags/{key}`, `#/flags/{key}/experiment?metric=…`).
+// Only flag keys and experiment settings ever appear in the URL, never the API key.
 
 import { api, forgetKey, storedKey, storeKey } from "./api.js";
 import { $, clearFieldErrors, show } from "./dom.js";
+import { ExperimentView } from "./experiment-view.js";
 import { FlagEditor } from "./flag-editor.js";
 import { FlagList } from "./flag-list.js";
+import { LeaveGuard } from "./leave-guard.js";
 
-const views = ["#connect-view", "#list-view", "#editor-view"];
+const views = ["#connect-view", "#list-view", "#editor-view", "#experiment-view"];
 
 function showView(selector) {
   for (const view of views) show($(view), view === selector);
@@ -37,6 +40,24 @@ function handleError(error) {
 
 const list = new FlagList({ onError: handleError, onStatus: status });
 const editor = new FlagEditor({ onError: handleError, onStatus: status, navigate });
+const experiment = new ExperimentView({ onError: handleError, navigate });
+const guard = new LeaveGuard({
+  hasUnsavedChanges: () => !$("#editor-view").hidden && editor.hasUnsavedChanges(),
+  discard: () => editor.discardChanges(),
+});
+
+// What the current key may do, asked once per key: a key without flags:write gets no switch or
+// button that would fail.
+let access = { key: undefined, writable: true };
+
+async function keyMayWrite() {
+  const key = storedKey();
+  if (access.key !== key) {
+    const { scopes } = await api.access();
+    access = { key, writable: scopes.includes("full_access") || scopes.includes("flags:write") };
+  }
+  return access.writable;
+}
 
 // A navigation the page makes itself keeps the message it just set ("Created flag …").
 let keepStatus = false;
@@ -87,20 +108,30 @@ async function route() {
     return;
   }
   showSession(true);
-  const hash = location.hash.replace(/^#/, "") || "/";
-  if (hash === "/new") {
+  let writable;
+  try {
+    writable = await keyMayWrite();
+  } catch (error) {
+    handleError(error);
+    return;
+  }
+  show($("#readonly-note"), !writable);
+  list.setWritable(writable);
+  editor.setWritable(writable);
+  const [hash, search = ""] = (location.hash.replace(/^#/, "") || "/").split("?");
+  const experimentPath = /^\/flags\/([^/]+)\/experiment$/.exec(hash);
+  if (hash === "/new" && writable) {
     showView("#editor-view");
     await editor.open(undefined);
     $("#editor-title").focus();
+  } else if (experimentPath) {
+    showView("#experiment-view");
+    await experiment.open(safeDecode(experimentPath[1]), new URLSearchParams(search));
+    if (storedKey()) $("#experiment-title").focus();
   } else if (hash.startsWith("/flags/")) {
     showView("#editor-view");
-    const key = safeDecode(hash.slice("/flags/".length));
-    const found = await editor.open(key);
-    if (found) $("#editor-title").focus();
-    else if (storedKey()) {
-      show($("#editor-body"), false);
-      $("#editor-title").textContent = key;
-    }
+    await editor.open(safeDecode(hash.slice("/flags/".length)));
+    if (storedKey()) $("#editor-title").focus();
   } else {
     showView("#list-view");
     $("#list-title").focus();
@@ -151,7 +182,8 @@ $("#forget-key").addEventListener("click", () => {
   showConnect();
 });
 
-window.addEventListener("hashchange", () => {
+window.addEventListener("hashchange", (event) => {
+  if (guard.intercept(event.oldURL)) return;
   if (!keepStatus) status("");
   keepStatus = false;
   void route();

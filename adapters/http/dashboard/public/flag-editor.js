@@ -1,24 +1,34 @@
-// Create / edit one flag: key, description, rules; the enabled switch; delete with confirmation.
+// Create / edit one flag: key, description, rules and Save; knows whether edits are unsaved.
+// The enabled switch and delete live in flag-actions.js, the rules in rule-editor.js.
 
 import { api } from "./api.js";
-import { $, clearFieldErrors, setFieldError, show, showFieldErrors, timeElement } from "./dom.js";
+import { $, clearFieldErrors, setFieldError, show, showFieldErrors } from "./dom.js";
+import { FlagActions } from "./flag-actions.js";
 import { RuleEditor } from "./rule-editor.js";
 import { TryIt } from "./try-it.js";
 
 const keyPattern = new RegExp(document.querySelector('meta[name="flagpost-key-pattern"]').content);
 const KEY_RULE = "must be 1 to 128 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit";
 
-/** The client's own check of a key, before anything is sent (the server checks it again). */
+/** The client's own check of a key, as soon as it is typed (the server checks it again). */
 export function keyProblem(key) {
   if (key === "") return "Enter a key";
   return keyPattern.test(key) ? undefined : `The key ${KEY_RULE}`;
 }
 
+// Whether a mouse button or finger is down: a check on blur waits until the press ends (below).
+let pressing = false;
+document.addEventListener("pointerdown", () => (pressing = true), true);
+document.addEventListener("pointerup", () => setTimeout(() => (pressing = false)), true);
+
 export class FlagEditor {
   #flag; // the saved flag, or undefined while creating
   #rules;
   #tryIt;
+  #actions;
   #busy = false;
+  #writable = true;
+  #baseline; // the form as opened or saved; undefined when there is nothing to lose
   #onError;
   #onStatus;
   #navigate;
@@ -29,34 +39,50 @@ export class FlagEditor {
     this.#navigate = navigate;
     this.#rules = new RuleEditor($("#rule-list"), document.querySelectorAll("[data-add-rule]"));
     this.#tryIt = new TryIt({ onError });
+    this.#actions = new FlagActions({
+      onError,
+      onStatus,
+      navigate,
+      onChange: (flag) => {
+        this.#flag = flag;
+        this.#tryIt.setFlag(flag);
+      },
+      onDeleted: () => (this.#baseline = undefined),
+    });
     $("#flag-form").addEventListener("submit", (event) => {
       event.preventDefault();
       void this.#save();
     });
     const key = $("#flag-key");
     key.addEventListener("blur", () => {
-      if (!this.#flag && key.value !== "") this.#checkKey();
+      if (this.#flag || key.value === "") return;
+      // The message moves what is below the field. Focus leaves on the press of a click, so a
+      // message shown now would move the button away before the release, and the click would
+      // be lost: wait until the press is over (after its click).
+      if (pressing) document.addEventListener("pointerup", () => setTimeout(() => this.#checkKey()), { once: true });
+      else this.#checkKey();
     });
     key.addEventListener("input", () => {
       if (key.hasAttribute("aria-invalid")) this.#checkKey();
     });
-    $("#flag-enabled").addEventListener("change", (event) => void this.#setEnabled(event.target));
-    $("#delete-flag").addEventListener("click", () => this.#confirmDelete());
-    $("#cancel-delete").addEventListener("click", () => $("#delete-dialog").close("cancel"));
-    $("#confirm-delete").addEventListener("click", () => $("#delete-dialog").close("delete"));
-    $("#delete-dialog").addEventListener("close", () => {
-      if ($("#delete-dialog").returnValue === "delete") void this.#delete();
-      else $("#delete-flag").focus();
-    });
   }
 
-  /** Opens the form for a new flag (`key` undefined) or for an existing one. */
+  /** Whether the page may change flags with the current key (docs/dashboard.md, "Read-only keys"). */
+  setWritable(writable) {
+    this.#writable = writable;
+  }
+
+  /** Opens the form for a new flag (`key` undefined) or for an existing one; false when it is not shown. */
   async open(key) {
     this.#reset();
     if (key === undefined) {
       this.#showNew();
       return true;
     }
+    // Nothing of the flag shown before stays while this one loads, or when none has this key.
+    this.#flag = undefined;
+    this.#actions.hide();
+    $("#editor-title").textContent = key;
     show($("#editor-loading"), true);
     show($("#editor-body"), false);
     try {
@@ -64,11 +90,35 @@ export class FlagEditor {
       show($("#editor-body"), true);
       return true;
     } catch (error) {
-      this.#onError(error);
+      if (error.code === "not_found") {
+        $("#editor-title").textContent = "Flag not found";
+        $("#flag-missing-text").textContent = `No flag has the key “${key}”. It may have been deleted.`;
+        show($("#flag-missing"), true);
+      } else this.#onError(error);
       return false;
     } finally {
       show($("#editor-loading"), false);
     }
+  }
+
+  /** True when the form holds edits that Save has not sent. */
+  hasUnsavedChanges() {
+    return this.#baseline !== undefined && this.#snapshot() !== this.#baseline;
+  }
+
+  /** The user chose to leave: the edits are dropped. */
+  discardChanges() {
+    this.#baseline = undefined;
+  }
+
+  #snapshot() {
+    const creating = this.#flag === undefined;
+    return JSON.stringify({
+      key: creating ? $("#flag-key").value : undefined,
+      enabled: creating ? this.#actions.enabledForNew : undefined,
+      description: $("#flag-description").value,
+      rules: this.#rules.snapshot(),
+    });
   }
 
   #reset() {
@@ -76,8 +126,9 @@ export class FlagEditor {
     clearFieldErrors(form);
     clearFieldErrors($("#try-it"));
     show($("#form-error"), false);
-    show($("#flag-enabled-error"), false);
+    show($("#flag-missing"), false);
     show($("#editor-body"), true);
+    this.#baseline = undefined;
     this.#tryIt.reset();
   }
 
@@ -90,13 +141,11 @@ export class FlagEditor {
     $("#flag-description").value = "";
     this.#rules.set([]);
     $("#save-flag").textContent = "Create flag";
-    const enabled = $("#flag-enabled");
-    enabled.checked = false;
-    enabled.disabled = true;
-    $("#flag-enabled-help").textContent = "A new flag starts off: create it, then switch it on here.";
-    show($("#flag-meta"), false);
+    this.#showAccess();
+    this.#actions.showNew(this.#writable);
     show($("#try-it"), false);
-    show($("#danger"), false);
+    show($("#experiment-panel"), false);
+    this.#baseline = this.#snapshot();
   }
 
   #showFlag(flag) {
@@ -108,22 +157,21 @@ export class FlagEditor {
     $("#flag-description").value = flag.description;
     this.#rules.set(flag.rules);
     $("#save-flag").textContent = "Save changes";
-    this.#showState(flag);
-    show($("#flag-meta"), true);
+    this.#showAccess();
+    this.#actions.showFlag(flag, this.#writable);
     this.#tryIt.setFlag(flag);
     show($("#try-it"), true);
-    show($("#danger"), true);
+    const variants = flag.variants ?? [];
+    $("#experiment-variants").textContent = variants.map((v) => `${v.key} ${v.weight}`).join(", ");
+    $("#experiment-link").href = `#/flags/${encodeURIComponent(flag.key)}/experiment`;
+    show($("#experiment-panel"), variants.length > 0);
+    this.#baseline = this.#writable ? this.#snapshot() : undefined;
   }
 
-  #showState(flag) {
-    const enabled = $("#flag-enabled");
-    enabled.disabled = false;
-    enabled.checked = flag.enabled;
-    $("#flag-enabled-help").textContent = flag.enabled
-      ? "On: each user is checked against the rules."
-      : "Off: every evaluation answers false.";
-    $("#flag-created").replaceChildren(timeElement(flag.createdAt));
-    $("#flag-updated").replaceChildren(timeElement(flag.updatedAt));
+  /** A key without flags:write reads the form but has nothing to press that would fail. */
+  #showAccess() {
+    $("#flag-fields").disabled = !this.#writable;
+    show($("#save-flag"), this.#writable);
   }
 
   #checkKey() {
@@ -145,20 +193,27 @@ export class FlagEditor {
     const creating = this.#flag === undefined;
     const keyOk = creating ? this.#checkKey() : true;
     const collected = this.#rules.collect();
-    if (!keyOk || collected.errors) {
-      const { firstControl } = showFieldErrors(form, collected.errors ?? []);
+    if (collected.errors) {
+      // A value the page cannot turn into JSON cannot be sent at all.
+      const { firstControl } = showFieldErrors(form, collected.errors);
       this.#formError("Fix the fields marked below; nothing was sent.");
       (keyOk ? firstControl : $("#flag-key"))?.focus();
       return;
     }
+    // A bad key is still sent: the server refuses it for sure (same pattern), and its answer
+    // names every other problem too, so all of them show at once.
     const description = $("#flag-description").value;
     this.#busy = true;
     $("#save-flag").disabled = true;
     try {
       if (creating) {
         const key = $("#flag-key").value;
-        const flag = await api.createFlag({ key, description, rules: collected.rules });
-        this.#onStatus(`Created flag ${flag.key}. It is off: switch it on when you are ready.`);
+        const enabled = this.#actions.enabledForNew;
+        const flag = await api.createFlag({ key, description, enabled, rules: collected.rules });
+        this.#baseline = undefined;
+        this.#onStatus(
+          `Created flag ${flag.key}. ${flag.enabled ? "It is on." : "It is off: switch it on when you are ready."}`,
+        );
         this.#navigate(`#/flags/${encodeURIComponent(flag.key)}`);
       } else {
         const flag = await api.updateFlag(this.#flag.key, { description, rules: collected.rules });
@@ -166,14 +221,14 @@ export class FlagEditor {
         this.#onStatus(`Saved flag ${flag.key}.`);
       }
     } catch (error) {
-      this.#saveFailed(error);
+      this.#saveFailed(error, keyOk);
     } finally {
       this.#busy = false;
       $("#save-flag").disabled = false;
     }
   }
 
-  #saveFailed(error) {
+  #saveFailed(error, keyOk) {
     const form = $("#flag-form");
     if (error.code === "conflict") {
       setFieldError(form, "key", error.message);
@@ -182,14 +237,16 @@ export class FlagEditor {
       return;
     }
     if (error.code === "validation_error" && error.details.length > 0) {
-      const { leftover, firstControl } = showFieldErrors(form, error.details);
-      const n = error.details.length;
+      // The page's own message for the key is already shown; the server's would repeat it.
+      const details = keyOk ? error.details : error.details.filter((d) => d.path !== "key");
+      const { leftover, firstControl } = showFieldErrors(form, details);
+      const n = details.length + (keyOk ? 0 : 1);
       const extra = leftover.map((d) => (d.path ? `“${d.path}” ${d.message}` : d.message));
       this.#formError(
         `The server did not save the flag: ${n} problem${n === 1 ? "" : "s"}${leftover.length < n ? ", shown next to the fields" : ""}.`,
         extra,
       );
-      firstControl?.focus();
+      (keyOk ? firstControl : $("#flag-key"))?.focus();
       return;
     }
     if (error.isAuth) {
@@ -206,52 +263,5 @@ export class FlagEditor {
       ...lines.map((line) => Object.assign(document.createElement("div"), { textContent: line })),
     );
     show(box, true);
-  }
-
-  async #setEnabled(input) {
-    const flag = this.#flag;
-    if (!flag) return;
-    const error = $("#flag-enabled-error");
-    show(error, false);
-    input.disabled = true;
-    try {
-      const updated = await api.updateFlag(flag.key, { enabled: input.checked });
-      this.#flag = updated;
-      this.#showState(updated);
-      this.#tryIt.setFlag(updated);
-      this.#onStatus(`${flag.key} is now ${updated.enabled ? "on" : "off"}.`);
-    } catch (failure) {
-      input.checked = flag.enabled;
-      if (failure.isAuth) this.#onError(failure);
-      else {
-        error.textContent = failure.message;
-        show(error, true);
-      }
-    } finally {
-      input.disabled = false;
-      input.focus();
-    }
-  }
-
-  #confirmDelete() {
-    if (!this.#flag) return;
-    $("#delete-dialog-key").textContent = this.#flag.key;
-    $("#delete-dialog").returnValue = "";
-    $("#delete-dialog").showModal();
-  }
-
-  async #delete() {
-    const key = this.#flag?.key;
-    if (!key) return;
-    try {
-      await api.deleteFlag(key);
-    } catch (error) {
-      if (error.code !== "not_found") {
-        this.#onError(error);
-        return;
-      }
-    }
-    this.#onStatus(`Deleted flag ${key}.`);
-    this.#navigate("#/");
   }
 }

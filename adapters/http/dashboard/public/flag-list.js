@@ -7,6 +7,7 @@ export class FlagList {
   #flags = [];
   #next;
   #loaded = false;
+  #writable = true;
   #onError;
   #onStatus;
 
@@ -15,6 +16,12 @@ export class FlagList {
     this.#onStatus = onStatus;
     $("#search").addEventListener("input", () => this.#render());
     $("#load-more").addEventListener("click", () => this.#loadMore());
+  }
+
+  /** Whether the key may change flags: without flags:write the switches only show the state. */
+  setWritable(writable) {
+    this.#writable = writable;
+    show($("#new-flag"), writable);
   }
 
   /** Loads the first page again (after a write elsewhere, or on opening the view). */
@@ -76,6 +83,7 @@ export class FlagList {
       role: "switch",
       class: "switch",
       checked: flag.enabled,
+      disabled: !this.#writable,
       "aria-label": `Enabled: ${flag.key}`,
       onchange: (event) => this.#toggle(flag, event.target),
     });

@@ -3,63 +3,11 @@
 // user typed is lost while switching types or operators.
 
 import { h, uid } from "./dom.js";
-import { kindOf, OPERATORS, operatorInfo, textToValue, valueToText, VALUE_KINDS } from "./operators.js";
+import { errorSlot, field, placeholderFor, srOnly } from "./form-fields.js";
+import { OPERATORS, operatorInfo, VALUE_KINDS } from "./operators.js";
+import { blankRule, ruleState, toRule } from "./rule-state.js";
 
 const TYPE_LABELS = { users: "Users", attribute: "Attribute", percentage: "Percentage" };
-
-function blankRule(type) {
-  return {
-    id: uid("rule"),
-    type,
-    userIds: "",
-    attribute: "",
-    operator: "equals",
-    kind: "string",
-    value: "",
-    percentage: "",
-  };
-}
-
-/** A rule from the server as editable state. */
-export function ruleState(rule) {
-  const state = blankRule(rule.type);
-  if (rule.type === "users") state.userIds = (rule.userIds ?? []).join("\n");
-  if (rule.type === "attribute") {
-    state.attribute = rule.attribute ?? "";
-    state.operator = rule.operator ?? "equals";
-    state.kind = kindOf(state.operator, rule.value);
-    state.value = valueToText(state.operator, state.kind, rule.value);
-  }
-  if (rule.type === "percentage") state.percentage = rule.percentage === undefined ? "" : String(rule.percentage);
-  return state;
-}
-
-/** State → the wire rule, or the problems that stop it from being sent. */
-function toRule(state, index) {
-  const at = (field) => `rules.${index}.${field}`;
-  if (state.type === "users") {
-    return {
-      rule: {
-        type: "users",
-        userIds: state.userIds
-          .split("\n")
-          .map((s) => s.trim())
-          .filter((s) => s !== ""),
-      },
-    };
-  }
-  if (state.type === "percentage") {
-    const n = Number(state.percentage);
-    if (state.percentage.trim() === "" || !Number.isFinite(n))
-      return { error: { path: at("percentage"), message: "Enter a number from 0 to 100" } };
-    return { rule: { type: "percentage", percentage: n } };
-  }
-  const converted = textToValue(state.operator, state.kind, state.value);
-  if ("error" in converted) return { error: { path: at("value"), message: converted.error } };
-  return {
-    rule: { type: "attribute", attribute: state.attribute.trim(), operator: state.operator, value: converted.value },
-  };
-}
 
 export class RuleEditor {
   #list;
@@ -81,6 +29,11 @@ export class RuleEditor {
     const rule = blankRule(type);
     this.#rules.push(rule);
     this.#render(`${rule.id}:first`);
+  }
+
+  /** The rules as typed, to tell whether anything changed since `set`. */
+  snapshot() {
+    return JSON.stringify(this.#rules.map(({ id: _id, ...typed }) => typed));
   }
 
   /** `{rules}` to send, or `{errors}` found before sending. */
@@ -299,33 +252,4 @@ export class RuleEditor {
     });
     return h("div", { class: "attribute-fields" }, attribute, operator, kind, value);
   }
-}
-
-function placeholderFor(kind) {
-  return { number: "42", date: "2025-01-31T00:00:00Z", version: "1.2.3", string: "pro" }[kind] ?? "";
-}
-
-/** Text for screen readers only: tells apart the same field in several rules. */
-function srOnly(text) {
-  return h("span", { class: "sr-only" }, text);
-}
-
-function errorSlot(path) {
-  return h("p", { class: "field-error", "data-error-slot": path, hidden: true });
-}
-
-/** A labelled control with its error slot (and an optional hint). */
-function field(label, path, control, hint) {
-  const id = uid("field");
-  const errorId = uid("error");
-  const hintId = hint ? uid("hint") : undefined;
-  const describedBy = [errorId, hintId].filter(Boolean).join(" ");
-  return h(
-    "div",
-    { class: "field" },
-    h("label", { for: id }, label),
-    control(id, describedBy),
-    h("p", { id: errorId, class: "field-error", "data-error-slot": path, hidden: true }),
-    hint ? h("p", { id: hintId, class: "hint" }, hint) : undefined,
-  );
 }
