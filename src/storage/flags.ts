@@ -25,8 +25,9 @@ export interface FlagRepository {
    * `flagChanges(before, after)` of the flag as it was and is inside that transaction: both or
    * neither are stored. A write that changes nothing (unknown key) stores no entry.
    *
-   * Every write also takes optional domain `events` (see domain-events.ts; for update and delete a
-   * function of the flag as stored afterwards / as it was), stored in the same transaction.
+   * Every write also takes optional domain `events` (see domain-events.ts; for update a function
+   * of the flag as stored afterwards and as it was before, read in the same transaction as the
+   * history's `before`; for delete a function of the flag as it was), stored in the same transaction.
    */
   insert(flag: FlagRecord, audit?: FlagAudit, events?: readonly DomainEvent[]): Promise<void>;
 
@@ -48,7 +49,7 @@ export interface FlagRepository {
     key: string,
     changes: FlagChanges,
     audit?: FlagAudit,
-    events?: EventsFor<FlagRecord>,
+    events?: (stored: FlagRecord, before: FlagRecord) => readonly DomainEvent[],
   ): Promise<FlagRecord | undefined>;
 
   /** Removes the flag; true when it existed. Its history stays. */
