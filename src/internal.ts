@@ -37,3 +37,4 @@ export * from "./emails/schema.js";
 export type * from "./emails/views.js";
 export * from "./transport.js";
 export type { CreateWebhookInput, PageQuery, UpdateWebhookInput } from "./webhooks/schema.js";
+export type { WebhookOptions } from "./webhooks/webhooks.js";
