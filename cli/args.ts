@@ -33,6 +33,8 @@ Environment:
                     first retry delay ceiling (5000), largest (1800000)
   FLAGPOST_REQUEST_TIMEOUT_MS, FLAGPOST_HEADERS_TIMEOUT_MS
                     time a client has to send a whole request (60000) and its headers (10000)
+  FLAGPOST_WEBHOOK_ALLOW_PRIVATE   true: webhook endpoints may be loopback/private (false)
+  FLAGPOST_WEBHOOK_RETRY_SCHEDULE  waits before each webhook retry (5s,5m,30m,2h,5h,10h,10h)
 `;
 
 export interface Command {

@@ -7,6 +7,7 @@ import { ensureStartupKey } from "./keys.js";
 import { openMailTransport, workerOptionsFrom } from "./mail-transport.js";
 import { DEFAULT_DATABASE } from "./open-database.js";
 import { describeDatabase, openFlagpost } from "./open-flagpost.js";
+import { webhookOptionsFrom } from "./webhook-settings.js";
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -63,7 +64,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const emailWorker = workerOptionsFrom(env);
   const mail = await openMailTransport(env, logger);
   // ready() (inside openFlagpost) starts the outbox worker; fp.close() drains it and closes the transport.
-  const fp = await openFlagpost(env, logger, { transport: mail.transport, emailWorker });
+  const webhooks = webhookOptionsFrom(env);
+  const fp = await openFlagpost(env, logger, { transport: mail.transport, emailWorker, webhooks });
   logger.info("mail transport", { transport: mail.transport.name, target: mail.description });
 
   const bodyBudget = env.FLAGPOST_BODY_BUDGET_BYTES

@@ -11,6 +11,8 @@ import { StoreSync, type StoreSyncOptions } from "./flags/store-sync.js";
 import { defaultLogger, errorFields, type Logger } from "./logger.js";
 import type { Storage } from "./storage/index.js";
 import type { MailTransport } from "./transport.js";
+import type { WebhookService } from "./webhooks/webhook-service.js";
+import { createWebhooks, type WebhookOptions } from "./webhooks/webhooks.js";
 
 export interface FlagpostOptions {
   storage: Storage;
@@ -32,6 +34,8 @@ export interface FlagpostOptions {
   emailWorker?: OutboxWorkerOptions;
   /** Event tracking: the buffer behind `events.enqueue`. */
   events?: EventTrackerOptions;
+  /** Outbound webhooks: private networks, retry schedule, worker settings (docs/webhooks.md). */
+  webhooks?: WebhookOptions;
 }
 
 export interface Flagpost {
@@ -58,6 +62,8 @@ export interface Flagpost {
   readonly events: EventTracker;
   /** `experiments.results(id, {metric, control?, from?, to?})`: per-variant results with statistics (docs/experiments.md). */
   readonly experiments: ExperimentService;
+  /** Outbound webhooks: endpoints, their events and attempts, replay (docs/webhooks.md); `webhooks.worker` sends. */
+  readonly webhooks: WebhookService;
   /** Runs migrations and starts background work. Safe to call many times; resolves once ready. */
   ready(): Promise<void>;
   /**
@@ -89,6 +95,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
   const transport = options.transport;
   const worker = transport ? new OutboxWorker({ storage, transport, clock, logger }, options.emailWorker) : undefined;
   const emails = new EmailService(storage, clock, worker);
+  const webhooks = createWebhooks({ storage, clock, logger }, options.webhooks);
 
   let readying: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
@@ -105,12 +112,14 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
     emails,
     events,
     experiments: new ExperimentService(storage),
+    webhooks: webhooks.service,
     ready() {
       if (closing) return Promise.reject(new Error("flagpost is closed"));
       readying ??= (async () => {
         await storage.migrate();
         await flagSync.start();
         if (worker?.autoStart && !closing) worker.start();
+        if (webhooks.service.worker.autoStart && !closing) webhooks.service.worker.start();
       })();
       return readying;
     },
@@ -120,6 +129,8 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
         await flagClient.close(); // stops the flag sync, hands buffered exposures to the event tracker
         await worker?.stop(); // sends in flight finish and are recorded before storage closes
         await transport?.close?.();
+        await webhooks.service.worker.stop(); // attempts under way finish and are recorded before storage closes
+        webhooks.close();
         // Buffered events are stored (or counted as lost) before storage closes; storage closes either way.
         const drained = await events.close().then(
           () => undefined,

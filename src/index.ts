@@ -31,6 +31,10 @@ export type { ExposureOptions, ExposureEvent, EventSink } from "./flags/exposure
 export type { StoreSyncOptions } from "./flags/store-sync.js";
 export type { OutboxWorkerOptions } from "./emails/outbox-worker.js";
 export type { RetryPolicy } from "./jobs/retry-policy.js";
+export type { WebhookService } from "./webhooks/webhook-service.js";
+export type { WebhookOptions } from "./webhooks/webhooks.js";
+export type { WebhookWorkerOptions } from "./webhooks/delivery-worker.js";
+export type { ResolvedAddress, Resolver } from "./webhooks/address-policy.js";
 
 // What goes in and comes out of them.
 export type {
@@ -60,6 +64,15 @@ export type {
   TrackedEvent,
 } from "./events/schema.js";
 export type { ExperimentResults, ExperimentResultsInput, VariantResult, VersusControl } from "./experiments/schema.js";
+export type { CreateWebhookInput, PageQuery, UpdateWebhookInput } from "./webhooks/schema.js";
+export type {
+  ListView,
+  WebhookAttemptView,
+  WebhookEventLogView,
+  WebhookEventView,
+  WebhookSummaryView,
+  WebhookView,
+} from "./webhooks/views.js";
 
 // The ports: storage, mail transport, logger, clock.
 export type * from "./storage/index.js";

@@ -36,3 +36,5 @@ export { parseAddress } from "./emails/addresses.js";
 export * from "./emails/schema.js";
 export type * from "./emails/views.js";
 export * from "./transport.js";
+export type { CreateWebhookInput, PageQuery, UpdateWebhookInput } from "./webhooks/schema.js";
+export type { WebhookOptions } from "./webhooks/webhooks.js";

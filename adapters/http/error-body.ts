@@ -28,7 +28,8 @@ export function errorResponse(style: ErrorStyle, error: unknown, headers: Record
 }
 
 export function styleForPath(path: string): ErrorStyle {
-  return path === "/v1/emails" || path.startsWith("/v1/emails/") ? "resend" : "data";
+  const resend = ["/v1/emails", "/v1/webhooks"].some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+  return resend ? "resend" : "data";
 }
 
 /** The answer to a path outside /v1 when there is no app behind flagpost to pass it to. */

@@ -3,6 +3,7 @@ import { uuidv7 } from "../../src/ids.js";
 import type { DomainEvent } from "../../src/storage/index.js";
 import { toEpochMs } from "./row-codec.js";
 import type { FlagpostTables, WebhookDeliveriesTable, WebhookEventsTable } from "./tables.js";
+import { markDeliveriesStored } from "./transaction.js";
 
 /** Rows per INSERT statement: far below every engine's limit on bound parameters. */
 const INSERT_CHUNK = 100;
@@ -11,7 +12,8 @@ const INSERT_CHUNK = 100;
  * Emits domain events inside the transaction of the change that causes them: one delivery per
  * enabled endpoint subscribed to each event's type, due at once, and the event itself (once, for
  * all its deliveries). An event nobody is subscribed to leaves no row. Every repository write that
- * causes events calls this, so a change and its deliveries commit (or roll back) together.
+ * causes events calls this, so a change and its deliveries commit (or roll back) together. The
+ * transaction MUST run through inTransaction, which reports its commit to the delivery worker.
  */
 export async function recordDomainEvents(
   trx: Transaction<FlagpostTables>,
@@ -60,4 +62,5 @@ export async function recordDomainEvents(
       .insertInto("flagpost_webhook_deliveries")
       .values(deliveryRows.slice(i, i + INSERT_CHUNK))
       .execute();
+  if (deliveryRows.length > 0) markDeliveriesStored(trx);
 }

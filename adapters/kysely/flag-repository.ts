@@ -159,7 +159,7 @@ export class KyselyFlagRepository implements FlagRepository {
     key: string,
     changes: FlagChanges,
     audit?: FlagAudit,
-    events?: EventsFor<FlagRecord>,
+    events?: (stored: FlagRecord, before: FlagRecord) => readonly DomainEvent[],
   ): Promise<FlagRecord | undefined> {
     // Only the columns given are SET, so concurrent updates of different fields both survive.
     const set: Updateable<FlagsTable> = { updated_at: toEpochMs(changes.updatedAt, "updatedAt") };
@@ -177,8 +177,9 @@ export class KyselyFlagRepository implements FlagRepository {
         if (changes.prerequisites !== undefined) await checkGraph(trx, key, changes.prerequisites);
         const row = await trx.selectFrom("flagpost_flags").selectAll().where("key", "=", key).executeTakeFirstOrThrow();
         const after = toFlag(row);
-        await record(trx, key, audit?.action ?? "updated", toFlag(before), after, audit);
-        await recordDomainEvents(trx, events?.(after));
+        const previous = toFlag(before);
+        await record(trx, key, audit?.action ?? "updated", previous, after, audit);
+        await recordDomainEvents(trx, events?.(after, previous));
         return after;
       }),
     );

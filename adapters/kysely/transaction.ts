@@ -8,10 +8,30 @@ const MAX_ATTEMPTS = 4;
 /** Short waits between deadlock retries: 10 ms doubling to 40 ms, full jitter. */
 const DEADLOCK_BACKOFF = exponential(10, 40);
 
+/** Transactions that stored webhook deliveries (recordDomainEvents marks them). */
+const storedDeliveries = new WeakSet<object>();
+/** Who to tell once such a transaction commits, per Kysely instance (one per storage). */
+const committedListeners = new WeakMap<object, Set<() => void>>();
+
+/** Marks `trx` as one that stored webhook deliveries: its commit is reported to onDeliveriesCommitted's listeners. */
+export function markDeliveriesStored(trx: object): void {
+  storedDeliveries.add(trx);
+}
+
+/** Calls `listener` after each transaction run through `db` by inTransaction that stored deliveries commits. */
+export function onDeliveriesCommitted(db: object, listener: () => void): () => void {
+  let listeners = committedListeners.get(db);
+  if (!listeners) committedListeners.set(db, (listeners = new Set()));
+  const own = () => listener();
+  listeners.add(own);
+  return () => listeners.delete(own);
+}
+
 /**
  * Runs `work` in one transaction, and runs it again (up to 4 times in all) when the engine
  * aborted it to break a deadlock, which InnoDB does under ordinary unique-key and gap-lock
- * contention. `work` must therefore only touch the database.
+ * contention. `work` must therefore only touch the database. Once it commits, a transaction that
+ * stored webhook deliveries is reported (the delivery worker wakes instead of waiting for a poll).
  */
 export async function inTransaction<DB, T>(
   db: Kysely<DB>,
@@ -19,8 +39,15 @@ export async function inTransaction<DB, T>(
   work: (trx: Transaction<DB>) => Promise<T>,
 ): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
+    let used: Transaction<DB> | undefined;
     try {
-      return await db.transaction().execute(work);
+      const result = await db.transaction().execute((trx) => {
+        used = trx;
+        return work(trx);
+      });
+      if (used && storedDeliveries.has(used))
+        for (const listener of committedListeners.get(db) ?? []) queueMicrotask(listener);
+      return result;
     } catch (error) {
       if (attempt >= MAX_ATTEMPTS || !isTransientConflict(engine, error)) throw error;
       await delay(backoffDelay(DEADLOCK_BACKOFF, attempt));

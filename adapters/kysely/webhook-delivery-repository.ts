@@ -13,8 +13,8 @@ import type { Engine } from "./dialect.js";
 import { guard } from "./driver-errors.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";
 import type { FlagpostTables, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable } from "./tables.js";
-import { inTransaction } from "./transaction.js";
-import { claimDueDeliveryRows, renewDeliveryRows } from "./webhook-delivery-claim.js";
+import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
+import { inTransaction, onDeliveriesCommitted } from "./transaction.js";
 import { pageQuery, toWebhook } from "./webhook-repository.js";
 
 type Db = Kysely<FlagpostTables>;
@@ -22,6 +22,12 @@ type Trx = Transaction<FlagpostTables>;
 type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 
 const INSERT_CHUNK = 100;
+
+/** The deliveries still to be made: what claims, renewals and lease releases are about. */
+const DELIVERIES: JobTableSpec = {
+  table: "flagpost_webhook_deliveries",
+  ready: (eb) => eb("status", "in", ["pending", "attempting"]),
+};
 
 export function toDelivery(row: DeliveryRow): DeliveryRecord {
   const record: DeliveryRecord = {
@@ -92,7 +98,7 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
     const at = toEpochMs(now, "now");
     if (limit <= 0) return [];
     return guard(this.#engine, "claim due webhook deliveries", async () => {
-      const rows = await claimDueDeliveryRows(this.#db, this.#engine, at, limit, at + leaseMs, owner);
+      const rows = await claimDueRows<DeliveryRow>(this.#db, this.#engine, DELIVERIES, at, limit, at + leaseMs, owner);
       if (rows.length === 0) return [];
       const events = await this.#db
         .selectFrom("flagpost_webhook_events")
@@ -132,7 +138,24 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
 
   async renewDeliveryLeases(ids: readonly string[], owner: string, until: string): Promise<string[]> {
     const at = toEpochMs(until, "until");
-    return guard(this.#engine, "renew webhook delivery leases", () => renewDeliveryRows(this.#db, ids, owner, at));
+    return guard(this.#engine, "renew webhook delivery leases", () =>
+      renewLeases(this.#db, this.#engine, DELIVERIES.table, [...new Set(ids)], owner, at),
+    );
+  }
+
+  async listDeliveryLeaseOwners(now: string): Promise<string[]> {
+    const at = toEpochMs(now, "now");
+    return guard(this.#engine, "list the webhook delivery lease owners", () =>
+      listLeaseOwners(this.#db, DELIVERIES, at),
+    );
+  }
+
+  async releaseDeliveryLeases(owners: readonly string[]): Promise<number> {
+    return guard(this.#engine, "release webhook delivery leases", () => releaseLeases(this.#db, DELIVERIES, owners));
+  }
+
+  onDeliveriesStored(listener: () => void): () => void {
+    return onDeliveriesCommitted(this.#db, listener);
   }
 
   /**

@@ -13,6 +13,7 @@ import { prerequisiteCases } from "./cases/prerequisites.js";
 import { lifecycleCases } from "./cases/lifecycle.js";
 import { sharedCases } from "./cases/shared.js";
 import { textFidelityCases } from "./cases/text-fidelity.js";
+import { webhookLeaseCases } from "./cases/webhook-leases.js";
 import { webhookCases } from "./cases/webhooks.js";
 import type { StorageHarness } from "./harness.js";
 
@@ -36,5 +37,6 @@ export function describeStorageConformance(harness: StorageHarness): void {
     experimentCases(harness);
     domainEventCases(harness);
     webhookCases(harness);
+    webhookLeaseCases(harness);
   });
 }

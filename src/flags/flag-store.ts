@@ -6,6 +6,7 @@ import { parseInput } from "../validation.js";
 import { parseEvaluationContext } from "./context.js";
 import { decodeFlagCursor, encodeFlagCursor } from "./cursor.js";
 import { type EvaluableFlag, evaluate } from "./evaluate.js";
+import { flagChanges } from "./history-diff.js";
 import {
   type FlagHistoryPage,
   IN_PROCESS_ACTOR,
@@ -69,9 +70,17 @@ function summary(flag: Flag): FlagSummary {
   };
 }
 
-/** `flag.created` / `flag.updated` / `flag.deleted` with the flag as `data`, at `at` (ISO). */
-function flagEvent(type: "flag.created" | "flag.updated" | "flag.deleted", flag: Flag, at: string): DomainEvent {
-  return { id: uuidv7(Date.parse(at)), type, createdAt: at, data: { ...flag } };
+/**
+ * `flag.created` / `flag.updated` / `flag.deleted` with the flag as `data`, at `at` (ISO); an
+ * update adds `changes` and `actor` exactly as the flag history records them.
+ */
+function flagEvent(
+  type: "flag.created" | "flag.updated" | "flag.deleted",
+  flag: Flag,
+  at: string,
+  extra: Record<string, unknown> = {},
+): DomainEvent {
+  return { id: uuidv7(Date.parse(at)), type, createdAt: at, data: { ...flag, ...extra } };
 }
 
 /**
@@ -149,8 +158,12 @@ export class FlagStore {
     if (patch.variants !== undefined) changes.variants = patch.variants;
     if (patch.prerequisites !== undefined) changes.prerequisites = patch.prerequisites;
     if (Object.keys(changes).length === 1) return current; // nothing to change: updatedAt stays
-    const updated = await this.#storage.flags.update(key, changes, this.#audit(options), (stored) => [
-      flagEvent("flag.updated", stored, changes.updatedAt),
+    const audit = this.#audit(options);
+    const updated = await this.#storage.flags.update(key, changes, audit, (stored, before) => [
+      flagEvent("flag.updated", stored, changes.updatedAt, {
+        changes: flagChanges(before, stored),
+        actor: audit.actor,
+      }),
     ]);
     if (!updated) throw notFound("Flag", key);
     this.#emit({ type: "updated", key, flag: updated });

@@ -11,11 +11,12 @@ import { FlagpostError } from "../errors.js";
  *   "full" draws uniformly in [0, ceiling], "equal" in [ceiling/2, ceiling] (never retries at once),
  *   "none" waits the ceiling;
  * - schedule: explicit delays per attempt (`parseSchedule("5s,5m,30m,2h")`), the last one repeated;
- *   webhook-style retry tables.
+ *   webhook-style retry tables. `spread` (a fraction, default 0) draws each delay uniformly in
+ *   [delay × (1 − spread), delay × (1 + spread)], so retries of many failures spread out.
  */
 export type Backoff =
   | { kind: "exponential"; initialMs: number; maxMs: number; jitter: "full" | "equal" | "none" }
-  | { kind: "schedule"; delaysMs: readonly number[] };
+  | { kind: "schedule"; delaysMs: readonly number[]; spread?: number };
 
 /** Exponential backoff; `jitter` defaults to "full". */
 export function exponential(initialMs: number, maxMs: number, jitter: "full" | "equal" | "none" = "full"): Backoff {
@@ -25,7 +26,8 @@ export function exponential(initialMs: number, maxMs: number, jitter: "full" | "
 /** The largest delay after `attempt` failed attempts (1-based; below 1 counts as 1). */
 export function backoffCeiling(backoff: Backoff, attempt: number): number {
   const n = Math.max(1, Math.floor(attempt));
-  if (backoff.kind === "schedule") return backoff.delaysMs[Math.min(n, backoff.delaysMs.length) - 1] ?? 0;
+  if (backoff.kind === "schedule")
+    return (backoff.delaysMs[Math.min(n, backoff.delaysMs.length) - 1] ?? 0) * (1 + (backoff.spread ?? 0));
   // 2^30 is far past any cap; the bound keeps the power finite for absurd attempt counts.
   return Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(30, n - 1));
 }
@@ -33,7 +35,12 @@ export function backoffCeiling(backoff: Backoff, attempt: number): number {
 /** The delay in ms before the next attempt, after `attempt` failed ones (1-based). */
 export function backoffDelay(backoff: Backoff, attempt: number, random: () => number = Math.random): number {
   const ceiling = backoffCeiling(backoff, attempt);
-  if (backoff.kind === "schedule" || backoff.jitter === "none") return ceiling;
+  if (backoff.kind === "schedule") {
+    const spread = backoff.spread ?? 0;
+    const nominal = ceiling / (1 + spread);
+    return nominal * (1 - spread + random() * 2 * spread);
+  }
+  if (backoff.jitter === "none") return ceiling;
   if (backoff.jitter === "equal") return ceiling / 2 + random() * (ceiling / 2);
   return random() * ceiling;
 }
@@ -63,6 +70,9 @@ export function checkBackoff(backoff: Backoff, name: string): void {
     if (backoff.delaysMs.length === 0 || !backoff.delaysMs.every((d) => Number.isFinite(d) && d >= 0)) {
       throw new FlagpostError("validation_error", `${name} must list at least one delay of 0 ms or more`);
     }
+    const spread = backoff.spread ?? 0;
+    if (!(spread >= 0 && spread < 1))
+      throw new FlagpostError("validation_error", `${name}: the spread must be in [0, 1)`);
     return;
   }
   if (!Number.isFinite(backoff.initialMs) || backoff.initialMs < 0)

@@ -15,6 +15,8 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** Explicit delays in ms, one per retry, the last repeated; when set, the exponential fields are unused. */
   schedule?: readonly number[];
+  /** With `schedule`: each delay is drawn within ± this fraction of it (default 0, exactly as listed). */
+  scheduleSpread?: number;
 }
 
 /** The outbox's defaults: 8 attempts, 5 s doubling to at most 30 min, full jitter. */
@@ -26,7 +28,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
 
 export function retryBackoff(policy: RetryPolicy): Backoff {
   return policy.schedule
-    ? { kind: "schedule", delaysMs: policy.schedule }
+    ? { kind: "schedule", delaysMs: policy.schedule, spread: policy.scheduleSpread ?? 0 }
     : exponential(policy.initialDelayMs, policy.maxDelayMs, "full");
 }
 

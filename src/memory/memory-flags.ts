@@ -48,7 +48,7 @@ export class MemoryFlagRepository implements FlagRepository {
     key: string,
     changes: FlagChanges,
     audit?: FlagAudit,
-    events?: EventsFor<FlagRecord>,
+    events?: (stored: FlagRecord, before: FlagRecord) => readonly DomainEvent[],
   ): Promise<FlagRecord | undefined> {
     const flag = this.#flags.get(key);
     if (!flag) return undefined;
@@ -59,7 +59,7 @@ export class MemoryFlagRepository implements FlagRepository {
     this.#flags.set(key, next);
     this.#revision += 1;
     this.#record(key, audit?.action ?? "updated", flag, next, audit);
-    this.#webhooks.recordDomainEvents(events?.(structuredClone(next)));
+    this.#webhooks.recordDomainEvents(events?.(structuredClone(next), structuredClone(flag)));
     return structuredClone(next);
   }
 

@@ -20,6 +20,9 @@ const byDue = (a: DeliveryRecord, b: DeliveryRecord) =>
           ? 1
           : 0;
 
+/** Still to be delivered: the deliveries claims and lease releases are about. */
+const isOpen = (d: DeliveryRecord) => d.status === "pending" || d.status === "attempting";
+
 export class MemoryWebhookDeliveryRepository implements WebhookDeliveryRepository {
   readonly #state: MemoryWebhookState;
 
@@ -29,12 +32,7 @@ export class MemoryWebhookDeliveryRepository implements WebhookDeliveryRepositor
 
   async claimDueDeliveries(now: string, limit: number, leaseMs: number, owner: string): Promise<ClaimedDelivery[]> {
     const due = [...this.#state.deliveries.values()]
-      .filter(
-        (d) =>
-          (d.status === "pending" || d.status === "attempting") &&
-          d.nextAttemptAt <= now &&
-          (d.leaseUntil === undefined || d.leaseUntil <= now),
-      )
+      .filter((d) => isOpen(d) && d.nextAttemptAt <= now && (d.leaseUntil === undefined || d.leaseUntil <= now))
       .sort(byDue)
       .slice(0, Math.max(0, limit));
     const leaseUntil = new Date(Date.parse(now) + leaseMs).toISOString();
@@ -57,6 +55,31 @@ export class MemoryWebhookDeliveryRepository implements WebhookDeliveryRepositor
       delivery.leaseUntil = until;
       return true;
     });
+  }
+
+  async listDeliveryLeaseOwners(now: string): Promise<string[]> {
+    const owners = new Set<string>();
+    for (const d of this.#state.deliveries.values())
+      if (isOpen(d) && d.leaseOwner !== undefined && d.leaseUntil !== undefined && d.leaseUntil > now)
+        owners.add(d.leaseOwner);
+    return [...owners];
+  }
+
+  async releaseDeliveryLeases(owners: readonly string[]): Promise<number> {
+    let freed = 0;
+    for (const d of this.#state.deliveries.values()) {
+      if (!isOpen(d) || d.leaseOwner === undefined || !owners.includes(d.leaseOwner)) continue;
+      delete d.leaseOwner;
+      delete d.leaseUntil;
+      freed += 1;
+    }
+    return freed;
+  }
+
+  onDeliveriesStored(listener: () => void): () => void {
+    const own = () => listener(); // one registration per call, even for the same function
+    this.#state.storedListeners.add(own);
+    return () => this.#state.storedListeners.delete(own);
   }
 
   async recordDeliveryOutcomes(outcomes: readonly DeliveryOutcome[]): Promise<boolean[]> {

@@ -12,6 +12,8 @@ export class MemoryWebhookState {
   /** By delivery id. */
   readonly deliveries = new Map<string, DeliveryRecord>();
   readonly attempts: AttemptRecord[] = [];
+  /** Told after a write stored deliveries (onDeliveriesStored). */
+  readonly storedListeners = new Set<() => void>();
 
   /**
    * The memory twin of the kysely adapter's recordDomainEvents: one delivery per enabled endpoint
@@ -19,12 +21,14 @@ export class MemoryWebhookState {
    * endpoint wants it. Called by writes after their own change applied, in the same turn.
    */
   recordDomainEvents(events: readonly DomainEvent[] | undefined): void {
+    let stored = false;
     for (const event of events ?? []) {
       const subscribers = [...this.webhooks.values()].filter(
         (w) => w.status === "enabled" && w.events.includes(event.type),
       );
       if (subscribers.length === 0) continue;
       this.events.set(event.id, structuredClone(event));
+      stored = true;
       for (const webhook of subscribers) {
         const id = uuidv7(Date.parse(event.createdAt));
         this.deliveries.set(id, {
@@ -39,6 +43,8 @@ export class MemoryWebhookState {
         });
       }
     }
+    // After the write that called this has applied: listeners run once the current turn ends.
+    if (stored) for (const listener of this.storedListeners) queueMicrotask(listener);
   }
 
   /** The delivery of this event to this endpoint (the pair is unique). */

@@ -26,8 +26,9 @@ export interface FlagRepository {
    * `flagChanges(before, after)` of the flag as it was and is inside that transaction: both or
    * neither are stored. A write that changes nothing (unknown key) stores no entry.
    *
-   * Every write also takes optional domain `events` (see domain-events.ts; for update and delete a
-   * function of the flag as stored afterwards / as it was), stored in the same transaction.
+   * Every write also takes optional domain `events` (see domain-events.ts; for update a function
+   * of the flag as stored afterwards and as it was before, read in the same transaction as the
+   * history's `before`; for delete a function of the flag as it was), stored in the same transaction.
    *
    * Prerequisites: an insert, or an update that sets a non-empty list, MUST refuse with
    * `FlagpostError("validation_error")` what `checkPrerequisites` (src/flags/prerequisites.ts)
@@ -55,7 +56,7 @@ export interface FlagRepository {
     key: string,
     changes: FlagChanges,
     audit?: FlagAudit,
-    events?: EventsFor<FlagRecord>,
+    events?: (stored: FlagRecord, before: FlagRecord) => readonly DomainEvent[],
   ): Promise<FlagRecord | undefined>;
 
   /**

@@ -143,6 +143,13 @@ export interface WebhookDeliveryRepository {
   claimDueDeliveries(now: string, limit: number, leaseMs: number, owner: string): Promise<ClaimedDelivery[]>;
   /** Extends to `until` the leases `owner` still holds among `ids`; returns those ids. */
   renewDeliveryLeases(ids: readonly string[], owner: string, until: string): Promise<string[]>;
+  /** The distinct owners of delivery leases that have not ended at `now` (pending or attempting deliveries). */
+  listDeliveryLeaseOwners(now: string): Promise<string[]>;
+  /**
+   * MUST free every lease held by one of `owners` (processes known to be dead) on pending or
+   * attempting deliveries, so they are due at once; `attempts` is kept. Returns how many were freed.
+   */
+  releaseDeliveryLeases(owners: readonly string[]): Promise<number>;
   /**
    * Applies outcomes in one transaction, each only while its `leaseOwner` holds the delivery:
    * stores the attempt, sets the status (and next attempt time), releases the lease and updates
@@ -163,4 +170,11 @@ export interface WebhookDeliveryRepository {
   replayDelivery(webhookId: string, eventId: string, now: string): Promise<DeliveryRecord | undefined>;
   /** The delivery's attempts, newest first, paged by attempt id. */
   listAttempts(webhookId: string, eventId: string, page: PageRequest): Promise<AttemptRecord[]>;
+  /**
+   * MUST call `listener` after each write made through this storage object that stored at least
+   * one delivery, once that write has committed (so a claim made from the listener sees them),
+   * and not for writes that stored none. Writes of other processes are not reported: the worker
+   * finds those by polling. Returns the function that unsubscribes.
+   */
+  onDeliveriesStored(listener: () => void): () => void;
 }

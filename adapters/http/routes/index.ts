@@ -6,6 +6,7 @@ import { flagSnapshotRoutes } from "./flag-snapshot.js";
 import { eventRoutes } from "./events.js";
 import { experimentRoutes } from "./experiments.js";
 import { flagRoutes } from "./flags.js";
+import { webhookRoutes } from "./webhooks.js";
 
 /** Every /v1 route. Each service contributes its own list. */
 export function allRoutes(fp: Flagpost): Route[] {
@@ -17,5 +18,6 @@ export function allRoutes(fp: Flagpost): Route[] {
     ...eventRoutes(fp),
     ...experimentRoutes(fp),
     ...emailRoutes(fp),
+    ...webhookRoutes(fp),
   ];
 }

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import type { Storage } from "../../../src/internal.js";
+import type { StorageHarness } from "../harness.js";
+import { useStorage } from "./use-storage.js";
+import { deliveriesOf, domainEvent, flag, iso, T0, webhook } from "./webhook-fixtures.js";
+
+const LEASE = 30_000;
+
+async function endpointWithDeliveries(storage: Storage, count: number) {
+  const hook = webhook({ events: ["flag.created", "flag.updated"] });
+  await storage.webhooks.insertWebhook(hook);
+  for (let i = 0; i < count; i++)
+    await storage.flags.insert(flag(`lease-${i}`), undefined, [domainEvent("flag.created", { i }, T0 + i)]);
+  return hook;
+}
+
+/**
+ * What the delivery worker needs beyond claims: freeing a dead process's leases at once, hearing
+ * of this storage's own new deliveries right after they commit, and the flag as it was for the
+ * `flag.updated` payload's changes.
+ */
+export function webhookLeaseCases(harness: StorageHarness): void {
+  describe("webhook delivery leases and notices", () => {
+    const storage = useStorage(harness);
+
+    it("lists the owners of live leases and frees the ones of dead owners, keeping attempts", async () => {
+      await endpointWithDeliveries(storage(), 3);
+      const deliveries = storage().webhookDeliveries;
+      await deliveries.claimDueDeliveries(iso(T0 + 10), 1, LEASE, "dead");
+      const [held] = await deliveries.claimDueDeliveries(iso(T0 + 10), 1, LEASE, "alive");
+      const [done] = await deliveries.claimDueDeliveries(iso(T0 + 10), 1, LEASE, "dead");
+      await deliveries.recordDeliveryOutcomes([
+        { id: done!.id, webhookId: done!.webhookId, leaseOwner: "dead", next: { status: "success" } },
+      ]);
+      expect((await deliveries.listDeliveryLeaseOwners(iso(T0 + 10))).sort()).toEqual(["alive", "dead"]);
+      expect(await deliveries.listDeliveryLeaseOwners(iso(T0 + 10 + LEASE))).toEqual([]);
+      expect(await deliveries.releaseDeliveryLeases([])).toBe(0);
+      expect(await deliveries.releaseDeliveryLeases(["dead", "nobody"])).toBe(1);
+      expect(await deliveries.listDeliveryLeaseOwners(iso(T0 + 10))).toEqual(["alive"]);
+      const again = await deliveries.claimDueDeliveries(iso(T0 + 11), 10, LEASE, "next");
+      expect(again).toHaveLength(1);
+      expect(again[0]).toMatchObject({ attempts: 2, leaseOwner: "next" });
+      expect(again[0]!.id).not.toBe(held!.id);
+    });
+
+    it("tells subscribers after a write that stored deliveries commits, and not otherwise", async () => {
+      const hook = webhook({ events: ["flag.created"] });
+      await storage().webhooks.insertWebhook(hook);
+      const seen: string[][] = [];
+      const unsubscribe = storage().webhookDeliveries.onDeliveriesStored(() => {
+        // Whatever a listener reads from then on includes the write's deliveries.
+        void deliveriesOf(storage(), [hook]).then((d) => seen.push(d));
+      });
+      await storage().flags.insert(flag("nobody-wants"), undefined, [domainEvent("flag.deleted")]);
+      await storage().flags.insert(flag("plain"));
+      await storage().flags.insert(flag("wanted"), undefined, [domainEvent("flag.created")]);
+      for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(seen).toEqual([["0:flag.created"]]);
+      unsubscribe();
+      await storage().flags.insert(flag("after"), undefined, [domainEvent("flag.created")]);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(seen).toHaveLength(1);
+    });
+
+    it("builds a flag update's events from the flag as stored and as it was, in the write", async () => {
+      await storage().flags.insert(flag("versions"));
+      const before = await storage().flags.get("versions");
+      let seen: unknown[] = [];
+      const updated = await storage().flags.update(
+        "versions",
+        { enabled: true, updatedAt: iso(T0 + 5) },
+        undefined,
+        (stored, previous) => {
+          seen = [stored, previous];
+          return [];
+        },
+      );
+      expect(seen).toEqual([updated, before]);
+    });
+  });
+}
