@@ -7,6 +7,7 @@ import { OutboxWorker, type OutboxWorkerOptions } from "./emails/outbox-worker.j
 import { EventTracker, type EventTrackerOptions } from "./events/event-tracker.js";
 import { ExperimentService } from "./experiments/experiment-results.js";
 import { FlagStore } from "./flags/flag-store.js";
+import { ScheduleWorker, type ScheduleWorkerOptions } from "./flags/schedule-worker.js";
 import { StoreSync, type StoreSyncOptions } from "./flags/store-sync.js";
 import { defaultLogger, errorFields, type Logger } from "./logger.js";
 import type { Storage } from "./storage/index.js";
@@ -32,6 +33,8 @@ export interface FlagpostOptions {
   emailWorker?: OutboxWorkerOptions;
   /** Event tracking: the buffer behind `events.enqueue`. */
   events?: EventTrackerOptions;
+  /** The worker applying scheduled flag changes (docs/flags.md): `autoStart`, poll interval, lease, retry. */
+  flagSchedules?: ScheduleWorkerOptions;
 }
 
 export interface Flagpost {
@@ -86,6 +89,8 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
   const transport = options.transport;
   const worker = transport ? new OutboxWorker({ storage, transport, clock, logger }, options.emailWorker) : undefined;
   const emails = new EmailService(storage, clock, worker);
+  const scheduleWorker = new ScheduleWorker({ storage, flags, clock, logger }, options.flagSchedules);
+  flags.schedules.subscribe((schedule) => scheduleWorker.wakeAt(Date.parse(schedule.at)));
 
   let readying: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
@@ -108,12 +113,14 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
         await storage.migrate();
         await flagSync.start();
         if (worker?.autoStart && !closing) worker.start();
+        if (scheduleWorker.autoStart && !closing) scheduleWorker.start();
       })();
       return readying;
     },
     close() {
       closing ??= (async () => {
         await readying?.catch(() => undefined); // a failed start has nothing to drain
+        await scheduleWorker.stop(); // a schedule being applied is recorded before storage closes
         await flagClient.close(); // stops the flag sync, hands buffered exposures to the event tracker
         await worker?.stop(); // sends in flight finish and are recorded before storage closes
         await transport?.close?.();

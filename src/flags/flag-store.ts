@@ -6,6 +6,7 @@ import { parseInput } from "../validation.js";
 import { parseEvaluationContext } from "./context.js";
 import { decodeFlagCursor, encodeFlagCursor } from "./cursor.js";
 import { evaluate } from "./evaluate.js";
+import { FlagSchedules } from "./flag-schedules.js";
 import {
   type FlagHistoryPage,
   IN_PROCESS_ACTOR,
@@ -37,6 +38,12 @@ export interface FlagPage {
 /** Who is writing, for the flag history. Default: `{type: "in_process"}`. */
 export interface FlagWriteOptions {
   actor?: FlagActor;
+  /**
+   * Set by the schedule worker only: the update applies this claimed schedule, recorded as
+   * `scheduled_change_applied`, and fails with `conflict` (changing nothing) when the schedule is
+   * no longer pending under that lease (see FlagAudit.schedule).
+   */
+  schedule?: { id: string; leaseOwner: string };
 }
 
 export interface ListFlagsOptions {
@@ -68,11 +75,14 @@ export class FlagStore {
   readonly #clock: Clock;
   readonly #listeners = new Set<FlagChangeListener>();
   readonly #onListenerError: (error: unknown) => void;
+  /** Scheduled changes: create, list, delete (applied by the ScheduleWorker). */
+  readonly schedules: FlagSchedules;
 
   constructor(storage: Storage, clock: Clock, onListenerError: (error: unknown) => void = () => undefined) {
     this.#storage = storage;
     this.#clock = clock;
     this.#onListenerError = onListenerError;
+    this.schedules = new FlagSchedules(storage, clock);
   }
 
   async create(input: CreateFlagInput, options: FlagWriteOptions = {}): Promise<Flag> {
@@ -125,7 +135,8 @@ export class FlagStore {
     if (patch.enabled !== undefined) changes.enabled = patch.enabled;
     if (patch.rules !== undefined) changes.rules = patch.rules;
     if (patch.variants !== undefined) changes.variants = patch.variants;
-    if (Object.keys(changes).length === 1) return current; // nothing to change: updatedAt stays
+    // Nothing to change: updatedAt stays (a schedule is still written, so it is completed).
+    if (Object.keys(changes).length === 1 && !options.schedule) return current;
     const updated = await this.#storage.flags.update(key, changes, this.#audit(options), (stored) => [
       flagEvent("flag.updated", stored, changes.updatedAt),
     ]);
@@ -184,7 +195,12 @@ export class FlagStore {
   }
 
   #audit(options: FlagWriteOptions): FlagAudit {
-    return { at: new Date(this.#clock.now()).toISOString(), actor: options.actor ?? IN_PROCESS_ACTOR };
+    const audit: FlagAudit = {
+      at: new Date(this.#clock.now()).toISOString(),
+      actor: options.actor ?? IN_PROCESS_ACTOR,
+    };
+    if (options.schedule) Object.assign(audit, { action: "scheduled_change_applied", schedule: options.schedule });
+    return audit;
   }
 
   #emit(change: FlagChange): void {

@@ -5,6 +5,7 @@ import { flagSnapshotRoutes } from "./flag-snapshot.js";
 import { eventRoutes } from "./events.js";
 import { experimentRoutes } from "./experiments.js";
 import { flagRoutes } from "./flags.js";
+import { flagScheduleRoutes } from "./flag-schedules.js";
 
 /** Every /v1 route. Each service contributes its own list. */
 export function allRoutes(fp: Flagpost): Route[] {
@@ -12,6 +13,7 @@ export function allRoutes(fp: Flagpost): Route[] {
   return [
     ...flagSnapshotRoutes(fp),
     ...flagRoutes(fp),
+    ...flagScheduleRoutes(fp),
     ...eventRoutes(fp),
     ...experimentRoutes(fp),
     ...emailRoutes(fp),

@@ -6,6 +6,7 @@ import { flagCrudCases } from "./flags-crud.js";
 import { flagEvaluateCases } from "./flags-evaluate.js";
 import { flagHistoryCases } from "./flags-history.js";
 import { flagListCases } from "./flags-list.js";
+import { flagScheduleCases } from "./flags-schedules.js";
 import { internalErrorCases } from "./internal-error.js";
 import { loggingCases } from "./logging.js";
 import { type PropertyOptions, propertyCases } from "./properties.js";
@@ -18,6 +19,7 @@ export function httpCases(variant: Variant, options: PropertyOptions = { numRuns
     describe("flag routes", () => flagCrudCases(variant.start));
     flagEvaluateCases(variant.start);
     flagHistoryCases(variant.start);
+    flagScheduleCases(variant.start);
     authCases(variant.start);
     errorCases(variant.start);
     rateLimitCases(variant.start);
