@@ -7,6 +7,7 @@ import { OutboxWorker, type OutboxWorkerOptions } from "./emails/outbox-worker.j
 import { EventTracker, type EventTrackerOptions } from "./events/event-tracker.js";
 import { ExperimentService } from "./experiments/experiment-results.js";
 import { FlagStore } from "./flags/flag-store.js";
+import { ScheduleWorker, type ScheduleWorkerOptions } from "./flags/schedule-worker.js";
 import { StoreSync, type StoreSyncOptions } from "./flags/store-sync.js";
 import { defaultLogger, errorFields, type Logger } from "./logger.js";
 import type { Storage } from "./storage/index.js";
@@ -36,6 +37,8 @@ export interface FlagpostOptions {
   events?: EventTrackerOptions;
   /** Outbound webhooks: private networks, retry schedule, worker settings (docs/webhooks.md). */
   webhooks?: WebhookOptions;
+  /** The worker applying scheduled flag changes (docs/flags.md): `autoStart`, poll interval, lease, retry. */
+  flagSchedules?: ScheduleWorkerOptions;
 }
 
 export interface Flagpost {
@@ -96,6 +99,8 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
   const worker = transport ? new OutboxWorker({ storage, transport, clock, logger }, options.emailWorker) : undefined;
   const emails = new EmailService(storage, clock, worker);
   const webhooks = createWebhooks({ storage, clock, logger }, options.webhooks);
+  const scheduleWorker = new ScheduleWorker({ storage, flags, clock, logger }, options.flagSchedules);
+  flags.schedules.subscribe((schedule) => scheduleWorker.wakeAt(Date.parse(schedule.at)));
 
   let readying: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
@@ -120,12 +125,14 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
         await flagSync.start();
         if (worker?.autoStart && !closing) worker.start();
         if (webhooks.service.worker.autoStart && !closing) webhooks.service.worker.start();
+        if (scheduleWorker.autoStart && !closing) scheduleWorker.start();
       })();
       return readying;
     },
     close() {
       closing ??= (async () => {
         await readying?.catch(() => undefined); // a failed start has nothing to drain
+        await scheduleWorker.stop(); // a schedule being applied is recorded before storage closes
         await flagClient.close(); // stops the flag sync, hands buffered exposures to the event tracker
         await worker?.stop(); // sends in flight finish and are recorded before storage closes
         await transport?.close?.();

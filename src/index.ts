@@ -29,6 +29,14 @@ export type { ApiKeys, ApiKeyInfo, CreatedApiKey, CreateKeyInput } from "./auth/
 export type { Scope } from "./auth/scopes.js";
 export type { ExposureOptions, ExposureEvent, EventSink } from "./flags/exposures.js";
 export type { StoreSyncOptions } from "./flags/store-sync.js";
+export type {
+  CreateScheduleInput,
+  FlagSchedulePage,
+  FlagSchedules,
+  FlagScheduleView,
+  ListSchedulesOptions,
+} from "./flags/flag-schedules.js";
+export type { ScheduleWorkerOptions } from "./flags/schedule-worker.js";
 export type { OutboxWorkerOptions } from "./emails/outbox-worker.js";
 export type { RetryPolicy } from "./jobs/retry-policy.js";
 export type { WebhookService } from "./webhooks/webhook-service.js";

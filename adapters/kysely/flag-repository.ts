@@ -15,6 +15,7 @@ import { type Engine, encodeBoolean } from "./dialect.js";
 import { recordDomainEvents } from "./domain-events.js";
 import { guard } from "./driver-errors.js";
 import { recordFlagHistory } from "./flag-history-repository.js";
+import { completeSchedule } from "./flag-schedule-repository.js";
 import { toBoolean, toEpochMs, toIso, toNumber } from "./row-codec.js";
 import { FLAGS_REVISION, type FlagpostTables, type FlagsTable } from "./tables.js";
 import { inTransaction } from "./transaction.js";
@@ -172,6 +173,7 @@ export class KyselyFlagRepository implements FlagRepository {
       inTransaction(this.#db, this.#engine, async (trx) => {
         const before = await this.#lockedRead(trx, key);
         if (!before) return undefined;
+        if (audit?.schedule) await completeSchedule(trx, audit.schedule, audit.at);
         await trx.updateTable("flagpost_flags").set(set).where("key", "=", key).execute();
         await bumpRevision(trx);
         if (changes.prerequisites !== undefined) await checkGraph(trx, key, changes.prerequisites);

@@ -9,6 +9,7 @@ import { KyselyEventRepository } from "./event-repository.js";
 import { KyselyFlagHistoryRepository } from "./flag-history-repository.js";
 import { KyselyExperimentRepository } from "./experiment-repository.js";
 import { KyselyFlagRepository } from "./flag-repository.js";
+import { KyselyFlagScheduleRepository } from "./flag-schedule-repository.js";
 import { KyselyIdempotencyRepository } from "./idempotency-repository.js";
 import { migrateToLatest } from "./migrations.js";
 import { type PgListenConnect, watchPostgresFlags } from "./postgres-flag-watch.js";
@@ -57,6 +58,7 @@ export function kyselyStorage(db: AnyKysely, options: KyselyStorageOptions = {})
     name: engine,
     flags: new KyselyFlagRepository(typed, engine),
     flagHistory: new KyselyFlagHistoryRepository(typed, engine),
+    flagSchedules: new KyselyFlagScheduleRepository(typed, engine),
     apiKeys: new KyselyApiKeyRepository(typed, engine),
     idempotency: new KyselyIdempotencyRepository(typed, engine),
     events: new KyselyEventRepository(typed, engine),

@@ -170,10 +170,32 @@ export interface WebhookAttemptsTable {
   response: string;
 }
 
+/**
+ * Scheduled flag changes (migration 0014-flag-schedules): a jobs-shaped table (job-claims.ts).
+ * `changes`, `created_by` are JSON text; `at` and the times are epoch ms.
+ */
+export interface FlagSchedulesTable {
+  id: string;
+  flag_key: string;
+  at: Int;
+  changes: string;
+  status: string;
+  created_at: Int;
+  created_by: string;
+  attempts: Int;
+  next_attempt_at: Int;
+  lease_owner: string | null;
+  lease_until: NullableInt;
+  finished_at: NullableInt;
+  failure_reason: string | null;
+  failure_message: string | null;
+}
+
 export interface FlagpostTables {
   flagpost_flags: FlagsTable;
   flagpost_flag_history: FlagHistoryTable;
   flagpost_flag_insights: FlagInsightsTable;
+  flagpost_flag_schedules: FlagSchedulesTable;
   flagpost_api_keys: ApiKeysTable;
   flagpost_idempotency: IdempotencyTable;
   flagpost_meta: MetaTable;

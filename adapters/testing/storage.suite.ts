@@ -5,6 +5,7 @@ import { durabilityCases } from "./cases/durability.js";
 import { eventCases } from "./cases/events.js";
 import { emailCases } from "./cases/emails.js";
 import { flagHistoryCases } from "./cases/flag-history.js";
+import { flagScheduleCases } from "./cases/flag-schedules.js";
 import { experimentCases } from "./cases/experiments.js";
 import { flagCases } from "./cases/flags.js";
 import { idempotencyCases } from "./cases/idempotency.js";
@@ -25,6 +26,7 @@ export function describeStorageConformance(harness: StorageHarness): void {
     flagCases(harness);
     flagHistoryCases(harness);
     prerequisiteCases(harness);
+    flagScheduleCases(harness);
     apiKeyCases(harness);
     idempotencyCases(harness);
     durabilityCases(harness);

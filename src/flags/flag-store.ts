@@ -7,6 +7,7 @@ import { parseEvaluationContext } from "./context.js";
 import { decodeFlagCursor, encodeFlagCursor } from "./cursor.js";
 import { type EvaluableFlag, evaluate } from "./evaluate.js";
 import { flagChanges } from "./history-diff.js";
+import { FlagSchedules } from "./flag-schedules.js";
 import {
   type FlagHistoryPage,
   IN_PROCESS_ACTOR,
@@ -39,6 +40,12 @@ export interface FlagPage {
 /** Who is writing, for the flag history. Default: `{type: "in_process"}`. */
 export interface FlagWriteOptions {
   actor?: FlagActor;
+  /**
+   * Set by the schedule worker only: the update applies this claimed schedule, recorded as
+   * `scheduled_change_applied`, and fails with `conflict` (changing nothing) when the schedule is
+   * no longer pending under that lease (see FlagAudit.schedule).
+   */
+  schedule?: { id: string; leaseOwner: string };
 }
 
 /**
@@ -93,6 +100,8 @@ export class FlagStore {
   readonly #listeners = new Set<FlagChangeListener>();
   readonly #onListenerError: (error: unknown) => void;
   readonly #snapshot: SnapshotEvaluator | undefined;
+  /** Scheduled changes: create, list, delete (applied by the ScheduleWorker). */
+  readonly schedules: FlagSchedules;
 
   constructor(
     storage: Storage,
@@ -104,6 +113,7 @@ export class FlagStore {
     this.#clock = clock;
     this.#onListenerError = onListenerError;
     this.#snapshot = options.snapshot;
+    this.schedules = new FlagSchedules(storage, clock);
   }
 
   async create(input: CreateFlagInput, options: FlagWriteOptions = {}): Promise<Flag> {
@@ -157,7 +167,8 @@ export class FlagStore {
     if (patch.rules !== undefined) changes.rules = patch.rules;
     if (patch.variants !== undefined) changes.variants = patch.variants;
     if (patch.prerequisites !== undefined) changes.prerequisites = patch.prerequisites;
-    if (Object.keys(changes).length === 1) return current; // nothing to change: updatedAt stays
+    // Nothing to change: updatedAt stays (a schedule is still written, so it is completed).
+    if (Object.keys(changes).length === 1 && !options.schedule) return current;
     const audit = this.#audit(options);
     const updated = await this.#storage.flags.update(key, changes, audit, (stored, before) => [
       flagEvent("flag.updated", stored, changes.updatedAt, {
@@ -253,7 +264,12 @@ export class FlagStore {
   }
 
   #audit(options: FlagWriteOptions): FlagAudit {
-    return { at: new Date(this.#clock.now()).toISOString(), actor: options.actor ?? IN_PROCESS_ACTOR };
+    const audit: FlagAudit = {
+      at: new Date(this.#clock.now()).toISOString(),
+      actor: options.actor ?? IN_PROCESS_ACTOR,
+    };
+    if (options.schedule) Object.assign(audit, { action: "scheduled_change_applied", schedule: options.schedule });
+    return audit;
   }
 
   #emit(change: FlagChange): void {

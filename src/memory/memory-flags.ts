@@ -12,17 +12,24 @@ import type {
   FlagRepository,
 } from "../storage/index.js";
 import type { MemoryFlagHistoryRepository } from "./memory-flag-history.js";
+import type { MemoryFlagScheduleRepository } from "./memory-flag-schedules.js";
 import type { MemoryWebhookState } from "./memory-webhook-state.js";
 
 export class MemoryFlagRepository implements FlagRepository {
   readonly #flags = new Map<string, FlagRecord>();
   readonly #history: MemoryFlagHistoryRepository;
   readonly #webhooks: MemoryWebhookState;
+  readonly #schedules: MemoryFlagScheduleRepository;
   #revision = 0;
 
-  constructor(history: MemoryFlagHistoryRepository, webhooks: MemoryWebhookState) {
+  constructor(
+    history: MemoryFlagHistoryRepository,
+    webhooks: MemoryWebhookState,
+    schedules: MemoryFlagScheduleRepository,
+  ) {
     this.#history = history;
     this.#webhooks = webhooks;
+    this.#schedules = schedules;
   }
 
   async insert(flag: FlagRecord, audit?: FlagAudit, events?: readonly DomainEvent[]): Promise<void> {
@@ -54,6 +61,9 @@ export class MemoryFlagRepository implements FlagRepository {
     if (!flag) return undefined;
     if (changes.prerequisites !== undefined)
       checkPrerequisites(key, changes.prerequisites, this.#graph(), (other) => this.#flags.has(other));
+    const schedule = audit?.schedule;
+    if (schedule && !this.#schedules.complete(schedule.id, schedule.leaseOwner, audit.at))
+      throw new FlagpostError("conflict", `Schedule "${schedule.id}" is no longer pending under this lease`);
     const { updatedAt, ...fields } = changes;
     const next: FlagRecord = { ...flag, ...structuredClone(fields), updatedAt };
     this.#flags.set(key, next);

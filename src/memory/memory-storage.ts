@@ -3,6 +3,7 @@ import { MemoryApiKeyRepository } from "./memory-api-keys.js";
 import { MemoryEventRepository } from "./memory-events.js";
 import { MemoryEmailRepository } from "./memory-emails.js";
 import { MemoryFlagHistoryRepository } from "./memory-flag-history.js";
+import { MemoryFlagScheduleRepository } from "./memory-flag-schedules.js";
 import { MemoryExperimentRepository } from "./memory-experiments.js";
 import { MemoryFlagRepository } from "./memory-flags.js";
 import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
@@ -20,10 +21,12 @@ export function memoryStorage(): Storage {
   const flagHistory = new MemoryFlagHistoryRepository();
   const events = new MemoryEventRepository(idempotency);
   const webhooks = new MemoryWebhookState();
+  const flagSchedules = new MemoryFlagScheduleRepository();
   return {
     name: "memory",
-    flags: new MemoryFlagRepository(flagHistory, webhooks),
+    flags: new MemoryFlagRepository(flagHistory, webhooks, flagSchedules),
     flagHistory,
+    flagSchedules,
     apiKeys: new MemoryApiKeyRepository(),
     idempotency,
     events,

@@ -45,6 +45,14 @@ export interface FlagAudit {
   actor: FlagActor;
   /** Update only: "scheduled_change_applied" for a schedule's write. Default "updated". */
   action?: Extract<FlagHistoryAction, "updated" | "scheduled_change_applied">;
+  /**
+   * Update only: the write applies this schedule (src/storage/flag-schedules.ts). In the same
+   * transaction the repository MUST move it from pending, leased by `leaseOwner`, to applied
+   * (`finishedAt` = `at`, lease dropped); when it is not pending under that lease (deleted,
+   * applied already, lease lost), the write MUST change nothing and throw
+   * `FlagpostError("conflict")`. An unknown flag still gives undefined, schedule untouched.
+   */
+  schedule?: { id: string; leaseOwner: string };
 }
 
 export interface FlagHistoryRepository {

@@ -17,6 +17,7 @@ import type { ApiKeyRepository } from "./api-keys.js";
 import type { EmailRepository } from "./emails.js";
 import type { EventRepository } from "./events.js";
 import type { FlagHistoryRepository } from "./flag-history.js";
+import type { FlagScheduleRepository } from "./flag-schedules.js";
 import type { ExperimentRepository } from "./experiments.js";
 import type { FlagRepository, FlagWatcher, FlagWatchListener } from "./flags.js";
 import type { IdempotencyRepository } from "./idempotency.js";
@@ -27,6 +28,7 @@ export type * from "./domain-events.js";
 export type * from "./emails.js";
 export type * from "./events.js";
 export type * from "./flag-history.js";
+export type * from "./flag-schedules.js";
 export type * from "./experiments.js";
 export type * from "./flags.js";
 export type * from "./idempotency.js";
@@ -40,6 +42,8 @@ export interface Storage {
   readonly flags: FlagRepository;
   /** Read side of the flag history; entries are written by `flags`' writes. */
   readonly flagHistory: FlagHistoryRepository;
+  /** Scheduled flag changes; applied through `flags.update` with `audit.schedule`. */
+  readonly flagSchedules: FlagScheduleRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly idempotency: IdempotencyRepository;
   readonly events: EventRepository;

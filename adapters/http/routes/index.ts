@@ -7,6 +7,7 @@ import { eventRoutes } from "./events.js";
 import { experimentRoutes } from "./experiments.js";
 import { flagRoutes } from "./flags.js";
 import { webhookRoutes } from "./webhooks.js";
+import { flagScheduleRoutes } from "./flag-schedules.js";
 
 /** Every /v1 route. Each service contributes its own list. */
 export function allRoutes(fp: Flagpost): Route[] {
@@ -15,6 +16,7 @@ export function allRoutes(fp: Flagpost): Route[] {
     ...flagSnapshotRoutes(fp),
     ...flagAccessRoutes(),
     ...flagRoutes(fp),
+    ...flagScheduleRoutes(fp),
     ...eventRoutes(fp),
     ...experimentRoutes(fp),
     ...emailRoutes(fp),

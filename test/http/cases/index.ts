@@ -7,6 +7,7 @@ import { flagEvaluateCases } from "./flags-evaluate.js";
 import { flagHistoryCases } from "./flags-history.js";
 import { flagListCases } from "./flags-list.js";
 import { flagPrerequisiteCases } from "./flags-prerequisites.js";
+import { flagScheduleCases } from "./flags-schedules.js";
 import { internalErrorCases } from "./internal-error.js";
 import { loggingCases } from "./logging.js";
 import { type PropertyOptions, propertyCases } from "./properties.js";
@@ -20,6 +21,7 @@ export function httpCases(variant: Variant, options: PropertyOptions = { numRuns
     flagEvaluateCases(variant.start);
     flagHistoryCases(variant.start);
     flagPrerequisiteCases(variant.start);
+    flagScheduleCases(variant.start);
     authCases(variant.start);
     errorCases(variant.start);
     rateLimitCases(variant.start);

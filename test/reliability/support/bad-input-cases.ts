@@ -76,6 +76,20 @@ export const FIELD_CASES: FieldCase[] = [
     field: "attributes.plan",
     poison: ALL,
   },
+  {
+    method: "POST",
+    path: "/v1/flags/{seed}/schedules",
+    body: '{"at":$,"changes":{"enabled":true}}',
+    field: "at",
+    poison: STRINGS,
+  },
+  {
+    method: "POST",
+    path: "/v1/flags/{seed}/schedules",
+    body: '{"at":"2030-01-01T00:00:00Z","changes":{"rules":[{"type":"users","userIds":[$]}]}}',
+    field: "changes.rules.0.userIds.0",
+    poison: STRINGS,
+  },
   { method: "POST", path: "/v1/events", body: '{"event":$,"userId":"u"}', field: "event", poison: STRINGS },
   { method: "POST", path: "/v1/events", body: '{"event":"e","userId":$}', field: "userId", poison: STRINGS },
   {
@@ -187,6 +201,13 @@ export const ID_ROUTES: { method: FieldCase["method"]; path: (id: string) => str
   { method: "PATCH", path: (id) => `/v1/flags/${id}`, body: '{"enabled":true}' },
   { method: "DELETE", path: (id) => `/v1/flags/${id}` },
   { method: "POST", path: (id) => `/v1/flags/${id}/evaluate`, body: "{}" },
+  { method: "GET", path: (id) => `/v1/flags/${id}/schedules` },
+  {
+    method: "POST",
+    path: (id) => `/v1/flags/${id}/schedules`,
+    body: '{"at":"2030-01-01T00:00:00Z","changes":{"enabled":true}}',
+  },
+  { method: "DELETE", path: (id) => `/v1/flags/{seed}/schedules/${id}` },
   { method: "GET", path: (id) => `/v1/emails/${id}` },
   { method: "GET", path: (id) => `/v1/emails/${id}/events` },
   { method: "POST", path: (id) => `/v1/emails/${id}/events`, body: '{"type":"delivered"}' },
@@ -198,4 +219,5 @@ export const QUERY_CASES: { path: string; field: string }[] = [
   { path: "/v1/events?cursor=%00", field: "cursor" },
   { path: "/v1/flags?cursor=AA", field: "cursor" }, // base64url of "\0"
   { path: "/v1/flags?cursor=%00", field: "cursor" },
+  { path: "/v1/flags/{seed}/schedules?cursor=%00", field: "cursor" },
 ];

@@ -1,0 +1,186 @@
+import type { Kysely, Selectable, Transaction } from "kysely";
+import { FlagpostError } from "../../src/errors.js";
+import type {
+  FlagActor,
+  FlagScheduleFailureReason,
+  FlagScheduleOutcome,
+  FlagScheduleRecord,
+  FlagScheduleRepository,
+  FlagScheduleStatus,
+} from "../../src/storage/index.js";
+import type { Engine } from "./dialect.js";
+import { guard } from "./driver-errors.js";
+import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
+import { toEpochMs, toIso, toNumber } from "./row-codec.js";
+import type { FlagpostTables, FlagSchedulesTable } from "./tables.js";
+
+type Db = Kysely<FlagpostTables>;
+type Row = Selectable<FlagSchedulesTable>;
+
+const TABLE = "flagpost_flag_schedules";
+/** Only pending schedules are claimed, renewed by owner lists, or freed. */
+const SCHEDULES: JobTableSpec = { table: TABLE, ready: (eb) => eb("status", "=", "pending") };
+
+function toRecord(row: Row): FlagScheduleRecord {
+  const record: FlagScheduleRecord = {
+    id: row.id,
+    flagKey: row.flag_key,
+    at: toIso(row.at),
+    changes: JSON.parse(row.changes) as Record<string, unknown>,
+    status: row.status as FlagScheduleStatus,
+    createdAt: toIso(row.created_at),
+    createdBy: JSON.parse(row.created_by) as FlagActor,
+    attempts: toNumber(row.attempts),
+    nextAttemptAt: toIso(row.next_attempt_at),
+  };
+  if (row.lease_owner !== null) record.leaseOwner = row.lease_owner;
+  if (row.lease_until !== null) record.leaseUntil = toIso(row.lease_until);
+  if (row.finished_at !== null) record.finishedAt = toIso(row.finished_at);
+  if (row.failure_reason !== null)
+    record.failure = { reason: row.failure_reason as FlagScheduleFailureReason, message: row.failure_message ?? "" };
+  return record;
+}
+
+/**
+ * The applied half of a scheduled flag update, inside the update's transaction (after the flag
+ * row is locked, so every writer takes flag row, then schedule row): pending and leased by
+ * `owner` → applied. Throws `conflict` when the schedule is not held, so the update rolls back.
+ */
+export async function completeSchedule(
+  trx: Transaction<FlagpostTables>,
+  schedule: { id: string; leaseOwner: string },
+  at: string,
+): Promise<void> {
+  const result = await trx
+    .updateTable(TABLE)
+    .set({ status: "applied", finished_at: toEpochMs(at, "at"), lease_owner: null, lease_until: null })
+    .where("id", "=", schedule.id)
+    .where("status", "=", "pending")
+    .where("lease_owner", "=", schedule.leaseOwner)
+    .executeTakeFirst();
+  if (result.numUpdatedRows === 0n)
+    throw new FlagpostError("conflict", `Schedule "${schedule.id}" is no longer pending under this lease`);
+}
+
+/** `flagpost_flag_schedules`: claims and leases through job-claims.ts, like the email outbox. */
+export class KyselyFlagScheduleRepository implements FlagScheduleRepository {
+  readonly #db: Db;
+  readonly #engine: Engine;
+
+  constructor(db: Db, engine: Engine) {
+    this.#db = db;
+    this.#engine = engine;
+  }
+
+  async insert(s: FlagScheduleRecord): Promise<void> {
+    const row = {
+      id: s.id,
+      flag_key: s.flagKey,
+      at: toEpochMs(s.at, "at"),
+      changes: JSON.stringify(s.changes),
+      status: s.status,
+      created_at: toEpochMs(s.createdAt, "createdAt"),
+      created_by: JSON.stringify(s.createdBy),
+      attempts: s.attempts,
+      next_attempt_at: toEpochMs(s.nextAttemptAt, "nextAttemptAt"),
+    };
+    await guard(
+      this.#engine,
+      "store the schedule",
+      () => this.#db.insertInto(TABLE).values(row).execute(),
+      `A schedule with id "${s.id}" already exists`,
+    );
+  }
+
+  async get(id: string): Promise<FlagScheduleRecord | undefined> {
+    return guard(this.#engine, "read the schedule", async () => {
+      const row = await this.#db.selectFrom(TABLE).selectAll().where("id", "=", id).executeTakeFirst();
+      return row && toRecord(row);
+    });
+  }
+
+  async list(
+    flagKey: string,
+    options: { status?: FlagScheduleStatus; after?: { at: string; id: string }; limit: number },
+  ): Promise<FlagScheduleRecord[]> {
+    const { status, after, limit } = options;
+    return guard(this.#engine, "list the schedules", async () => {
+      let query = this.#db
+        .selectFrom(TABLE)
+        .selectAll()
+        .where("flag_key", "=", flagKey)
+        .orderBy("at")
+        .orderBy("id")
+        .limit(limit);
+      if (status !== undefined) query = query.where("status", "=", status);
+      if (after !== undefined) {
+        const at = toEpochMs(after.at, "after.at");
+        query = query.where((eb) => eb.or([eb("at", ">", at), eb.and([eb("at", "=", at), eb("id", ">", after.id)])]));
+      }
+      return (await query.execute()).map(toRecord);
+    });
+  }
+
+  async delete(flagKey: string, id: string): Promise<boolean> {
+    return guard(this.#engine, "delete the schedule", async () => {
+      const result = await this.#db
+        .deleteFrom(TABLE)
+        .where("id", "=", id)
+        .where("flag_key", "=", flagKey)
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    });
+  }
+
+  async claimDue(now: string, limit: number, leaseMs: number, owner: string): Promise<FlagScheduleRecord[]> {
+    const at = toEpochMs(now, "now");
+    return guard(this.#engine, "claim due schedules", async () => {
+      const rows = await claimDueRows<Row>(this.#db, this.#engine, SCHEDULES, at, limit, at + leaseMs, owner);
+      return rows
+        .map(toRecord)
+        .sort((a, b) =>
+          a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1,
+        );
+    });
+  }
+
+  async renewLeases(ids: readonly string[], owner: string, until: string): Promise<string[]> {
+    const leaseUntil = toEpochMs(until, "until");
+    return guard(this.#engine, "renew the schedule leases", () =>
+      renewLeases(this.#db, this.#engine, TABLE, [...new Set(ids)], owner, leaseUntil),
+    );
+  }
+
+  async listLeaseOwners(now: string): Promise<string[]> {
+    const at = toEpochMs(now, "now");
+    return guard(this.#engine, "list the schedule lease owners", () => listLeaseOwners(this.#db, SCHEDULES, at));
+  }
+
+  async releaseLeases(owners: readonly string[]): Promise<number> {
+    return guard(this.#engine, "release the schedule leases", () => releaseLeases(this.#db, SCHEDULES, owners));
+  }
+
+  async finish(id: string, owner: string, outcome: FlagScheduleOutcome): Promise<boolean> {
+    const set =
+      outcome.kind === "retry"
+        ? { next_attempt_at: toEpochMs(outcome.nextAttemptAt, "nextAttemptAt"), lease_owner: null, lease_until: null }
+        : {
+            status: "failed",
+            finished_at: toEpochMs(outcome.at, "at"),
+            failure_reason: outcome.reason,
+            failure_message: outcome.message,
+            lease_owner: null,
+            lease_until: null,
+          };
+    return guard(this.#engine, "record the schedule's outcome", async () => {
+      const result = await this.#db
+        .updateTable(TABLE)
+        .set(set)
+        .where("id", "=", id)
+        .where("status", "=", "pending")
+        .where("lease_owner", "=", owner)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    });
+  }
+}
