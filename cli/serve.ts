@@ -63,7 +63,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const emailWorker = workerOptionsFrom(env);
   const mail = await openMailTransport(env, logger);
   // ready() (inside openFlagpost) starts the outbox worker; fp.close() drains it and closes the transport.
-  const fp = await openFlagpost(env, logger, { transport: mail.transport, emailWorker });
+  const fp = await openFlagpost(env, logger, { transport: mail.transport, emailWorker }, { listen: true });
   logger.info("mail transport", { transport: mail.transport.name, target: mail.description });
 
   const bodyBudget = env.FLAGPOST_BODY_BUDGET_BYTES
