@@ -11,6 +11,7 @@ export default defineConfig({
     openfeature: "adapters/openfeature/index.ts",
     client: "src/client.ts",
     nodemailer: "adapters/nodemailer/index.ts",
+    redis: "adapters/redis/index.ts",
     cli: "cli/main.ts",
   },
   format: ["esm"],
@@ -24,6 +25,7 @@ export default defineConfig({
       nodemailer: "adapters/nodemailer/index.ts",
       openfeature: "adapters/openfeature/index.ts",
       client: "src/client.ts",
+      redis: "adapters/redis/index.ts",
     },
   },
   splitting: true,
@@ -43,5 +45,7 @@ export default defineConfig({
     /^hono/,
     /^@hono\//,
     /^@openfeature\//,
+    "rate-limiter-flexible",
+    "ioredis",
   ],
 });

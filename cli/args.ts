@@ -29,6 +29,12 @@ Environment:
                     first retry delay ceiling (5000), largest (1800000)
   FLAGPOST_REQUEST_TIMEOUT_MS, FLAGPOST_HEADERS_TIMEOUT_MS
                     time a client has to send a whole request (60000) and its headers (10000)
+  FLAGPOST_RATE_LIMIT_BURST, FLAGPOST_RATE_LIMIT_PER_SECOND
+                    per-key rate limit: burst (2000) and sustained requests per second (1000)
+  FLAGPOST_RATE_LIMIT_STORE
+                    where the per-key limit is counted: memory (default, each process alone),
+                    postgres (shared by every process on FLAGPOST_DB) or redis (shared, in
+                    the Redis at FLAGPOST_REDIS_URL, e.g. redis://127.0.0.1:6379)
 `;
 
 export interface Command {

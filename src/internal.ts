@@ -36,3 +36,4 @@ export { parseAddress } from "./emails/addresses.js";
 export * from "./emails/schema.js";
 export type * from "./emails/views.js";
 export * from "./transport.js";
+export { windowFor, type RateLimitStore } from "./rate-limit-store.js";

@@ -11,6 +11,7 @@ import { webhooksMigration } from "./migrations/0008-webhooks.js";
 import { flagGovernanceMigration } from "./migrations/0009-flag-governance.js";
 import { experimentIndexMigration } from "./migrations/0010-results-index.js";
 import { flagVariantsMigration } from "./migrations/0010-flag-variants.js";
+import { rateLimitsMigration } from "./migrations/0016-rate-limits.js";
 
 /**
  * The schema's history, oldest first. Names sort in the order they run; a released migration is
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0009-flag-governance": flagGovernanceMigration,
   "0010-flag-variants": flagVariantsMigration,
   "0010-results-index": experimentIndexMigration,
+  "0016-rate-limits": rateLimitsMigration,
 };
 
 export const MIGRATION_TABLE = "flagpost_migration";

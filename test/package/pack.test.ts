@@ -79,10 +79,11 @@ describe("the published package", () => {
     const names: Record<string, string[]> = {
       ".": ["createFlagpost", "memoryStorage", "FlagpostError", "evaluate"],
       "./http": ["toNodeHandler", "toExpress", "toFastify", "toHono", "toFetchHandler", "createHandler"],
-      "./kysely": ["kyselyStorage"],
+      "./kysely": ["kyselyStorage", "postgresRateLimitStore"],
       "./nodemailer": ["nodemailerTransport"],
       "./openfeature": ["FlagpostProvider"],
       "./client": ["createRemoteFlagClient"],
+      "./redis": ["redisRateLimitStore"],
     };
     const script = subpaths
       .map((subpath) => {
@@ -101,12 +102,13 @@ describe("the published package", () => {
       [
         'import { createFlagpost, memoryStorage, type Flag } from "flagpost";',
         'import { toNodeHandler, type HttpOptions } from "flagpost/http";',
-        'import { kyselyStorage } from "flagpost/kysely";',
+        'import { kyselyStorage, postgresRateLimitStore } from "flagpost/kysely";',
+        'import { redisRateLimitStore } from "flagpost/redis";',
         "const fp = createFlagpost({ storage: memoryStorage() });",
         "const options: HttpOptions = { bodyLimit: 1024 };",
         "const handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void = toNodeHandler(fp, options);",
         "const flag: Promise<Flag> = fp.flags.get('x');",
-        "void handler; void flag; void kyselyStorage;",
+        "void handler; void flag; void kyselyStorage; void postgresRateLimitStore; void redisRateLimitStore;",
       ].join("\n"),
     );
     const tsconfig = {
