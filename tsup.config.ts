@@ -12,6 +12,7 @@ export default defineConfig({
     client: "src/client.ts",
     nodemailer: "adapters/nodemailer/index.ts",
     testing: "adapters/testing/index.ts",
+    redis: "adapters/redis/index.ts",
     cli: "cli/main.ts",
   },
   format: ["esm"],
@@ -26,6 +27,7 @@ export default defineConfig({
       openfeature: "adapters/openfeature/index.ts",
       client: "src/client.ts",
       testing: "adapters/testing/index.ts",
+      redis: "adapters/redis/index.ts",
     },
   },
   splitting: true,
@@ -48,5 +50,7 @@ export default defineConfig({
     // flagpost/testing runs inside the author's vitest, with the author's mailparser.
     /^vitest/,
     "mailparser",
+    "rate-limiter-flexible",
+    "ioredis",
   ],
 });

@@ -1,4 +1,5 @@
 import type { AnyDatabase, AnyKysely } from "../adapters/kysely/dialect.js";
+import type { PgListenConnect } from "../adapters/kysely/postgres-flag-watch.js";
 import { resolve } from "node:path";
 import { FlagpostError } from "../src/errors.js";
 
@@ -88,6 +89,27 @@ async function openPostgres(url: string): Promise<AnyKysely> {
   const { default: pg } = await load("pg", "PostgreSQL", () => import("pg"));
   const { Kysely, PostgresDialect } = await load("kysely", "PostgreSQL", () => import("kysely"));
   return new Kysely<AnyDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) });
+}
+
+/**
+ * For PostgreSQL: how to open the dedicated connection kyselyStorage LISTENs on for flag changes
+ * (a `pg.Client` beside the pool, so the pool keeps every slot for queries). Undefined for the
+ * other engines, which have no notifications and are polled.
+ */
+export async function listenConnectFor(url: string = DEFAULT_DATABASE): Promise<PgListenConnect | undefined> {
+  const target = parseDatabaseUrl(url);
+  if (target.engine !== "postgres") return undefined;
+  const { default: pg } = await load("pg", "PostgreSQL", () => import("pg"));
+  return async () => {
+    const client = new pg.Client({ connectionString: target.url });
+    try {
+      await client.connect();
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    return client;
+  };
 }
 
 async function openMysql(url: string): Promise<AnyKysely> {

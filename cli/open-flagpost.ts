@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { isSqliteFileError } from "../adapters/kysely/driver-errors.js";
 import { kyselyStorage } from "../adapters/kysely/index.js";
 import { createFlagpost, type Flagpost, FlagpostError, type FlagpostOptions, type Logger } from "../src/internal.js";
-import { DEFAULT_DATABASE, openDatabase, parseDatabaseUrl } from "./open-database.js";
+import { DEFAULT_DATABASE, listenConnectFor, openDatabase, parseDatabaseUrl } from "./open-database.js";
 
 /** FLAGPOST_DB as it may be shown: a URL's password is masked. */
 export function describeDatabase(url: string): string {
@@ -18,14 +18,20 @@ export function describeDatabase(url: string): string {
 /**
  * Builds the storage from FLAGPOST_DB (the one place that turns a URL into a connection).
  * `extra` adds what only some commands need (serve: the mail transport and worker settings).
+ * `listen`: on PostgreSQL, LISTEN for flag changes on a connection of its own (serve does, so
+ * another process's flag write reaches this one's snapshot in milliseconds instead of a poll).
  */
 export async function openFlagpost(
   env: NodeJS.ProcessEnv,
   logger: Logger,
   extra: Omit<Partial<FlagpostOptions>, "storage" | "logger"> = {},
+  { listen = false }: { listen?: boolean } = {},
 ): Promise<Flagpost> {
-  const db = await openDatabase(env.FLAGPOST_DB ?? DEFAULT_DATABASE);
-  const fp = createFlagpost({ ...extra, storage: kyselyStorage(db, { destroyOnClose: true }), logger });
+  const url = env.FLAGPOST_DB ?? DEFAULT_DATABASE;
+  const db = await openDatabase(url);
+  const connect = listen ? await listenConnectFor(url) : undefined;
+  const storage = kyselyStorage(db, { destroyOnClose: true, ...(connect && { listen: connect }) });
+  const fp = createFlagpost({ ...extra, storage, logger });
   try {
     await fp.ready();
   } catch (error) {

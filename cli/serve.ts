@@ -8,6 +8,7 @@ import { openMailTransport, workerOptionsFrom } from "./mail-transport.js";
 import { DEFAULT_DATABASE } from "./open-database.js";
 import { describeDatabase, openFlagpost } from "./open-flagpost.js";
 import { webhookOptionsFrom } from "./webhook-settings.js";
+import { openRateLimit } from "./rate-limit.js";
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -65,15 +66,25 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const mail = await openMailTransport(env, logger);
   // ready() (inside openFlagpost) starts the outbox worker; fp.close() drains it and closes the transport.
   const webhooks = webhookOptionsFrom(env);
-  const fp = await openFlagpost(env, logger, { transport: mail.transport, emailWorker, webhooks });
+  const fp = await openFlagpost(env, logger, { transport: mail.transport, emailWorker, webhooks }, { listen: true });
   logger.info("mail transport", { transport: mail.transport.name, target: mail.description });
+  const rateLimit = await openRateLimit(env, logger).catch(async (error: unknown) => {
+    await fp.close();
+    throw error;
+  });
+  logger.info("rate limit", { counted: rateLimit.description });
 
   const bodyBudget = env.FLAGPOST_BODY_BUDGET_BYTES
     ? positiveIntegerFrom(env, "FLAGPOST_BODY_BUDGET_BYTES", 0)
     : undefined;
   const server = createServer(
     timeouts,
-    toNodeHandler(fp, { logRequests: true, logger, ...(bodyBudget === undefined ? {} : { bodyBudget }) }),
+    toNodeHandler(fp, {
+      logRequests: true,
+      logger,
+      ...(bodyBudget === undefined ? {} : { bodyBudget }),
+      ...(rateLimit.options && { rateLimit: rateLimit.options }),
+    }),
   );
 
   // Signal handlers go in before the server listens (and before "listening" is logged): a signal
@@ -88,7 +99,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
     const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     force.unref();
     const closeStorage = () =>
-      fp.close().then(
+      Promise.all([fp.close(), rateLimit.close()]).then(
         () => logger.info("stopped"),
         (error: unknown) => {
           logger.error("shutdown failed", { error: error instanceof Error ? error.name : String(error) });
@@ -111,7 +122,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
       server.listen(port, host, () => resolve());
     });
   } catch (error) {
-    await fp.close(); // e.g. the port is taken: release the database so the process can exit
+    await Promise.all([fp.close(), rateLimit.close()]); // e.g. the port is taken: release the database so the process can exit
     throw error;
   }
   // The key comes after the port is bound: a key printed by a server that then cannot listen
@@ -122,7 +133,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
     if (stopping) return; // a signal closed storage under the key check: the shutdown is under way
     server.close();
     server.closeAllConnections();
-    await fp.close(); // the outbox worker would keep the process alive
+    await Promise.all([fp.close(), rateLimit.close()]); // the outbox worker would keep the process alive
     throw error;
   }
   if (stopping) return;

@@ -40,3 +40,4 @@ export type * from "./emails/views.js";
 export * from "./transport.js";
 export type { CreateWebhookInput, PageQuery, UpdateWebhookInput } from "./webhooks/schema.js";
 export type { WebhookOptions } from "./webhooks/webhooks.js";
+export { windowFor, type RateLimitStore } from "./rate-limit-store.js";

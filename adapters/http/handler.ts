@@ -9,7 +9,8 @@ import {
 import { createDashboard, type DashboardOptions } from "./dashboard/serve.js";
 import { errorResponse, jsonResponse, styleForPath } from "./error-body.js";
 import { BODY_RETRY_AFTER, BodyBudget, budgetExceeded, bytesToHold, DEFAULT_BODY_BUDGET } from "./body-budget.js";
-import { ANONYMOUS_DEFAULTS, type RateLimitOptions, RateLimiter } from "./rate-limit.js";
+import { ANONYMOUS_DEFAULTS, DEFAULT_KEY_LIMIT, type RateLimitOptions, RateLimiter } from "./rate-limit.js";
+import { SharedRateLimiter } from "./shared-rate-limit.js";
 import { Router } from "./router.js";
 import { allRoutes } from "./routes/index.js";
 import type { HttpRequest, HttpResponse, RequestBody, Route, RouteContext } from "./types.js";
@@ -110,12 +111,23 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
   const router = new Router(allRoutes(fp));
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? {}, fp.clock);
+  const logger = options.logger ?? fp.logger;
+  // Only with a store: without one the per-key check stays synchronous.
+  const shared =
+    limiter && options.rateLimit && options.rateLimit.store
+      ? new SharedRateLimiter(
+          options.rateLimit.store,
+          options.rateLimit.burst ?? DEFAULT_KEY_LIMIT.burst,
+          options.rateLimit.perSecond ?? DEFAULT_KEY_LIMIT.perSecond,
+          limiter,
+          logger,
+        )
+      : undefined;
   const anonymousLimiter =
     options.rateLimit === false
       ? undefined
       : new RateLimiter({ ...ANONYMOUS_DEFAULTS, ...options.rateLimit?.anonymous }, fp.clock);
   const addressOf = (request: HttpRequest) => request.remoteAddress ?? "unknown";
-  const logger = options.logger ?? fp.logger;
   const dashboard = options.dashboard === false ? undefined : createDashboard(options.dashboard);
   const hrefs = new HrefCache();
   const budget = options.bodyBudget === false ? undefined : new BodyBudget(options.bodyBudget ?? DEFAULT_BODY_BUDGET);
@@ -146,7 +158,9 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
     const apiKey = await fp.keys.verify(token);
     // A valid key pays from its own bucket; a revoked one (known, so not charged above) from the address's.
     const decision = apiKey
-      ? limiter?.take(apiKey.id, rateHeaders)
+      ? shared
+        ? await shared.take(apiKey.id, rateHeaders)
+        : limiter?.take(apiKey.id, rateHeaders)
       : "ratelimit-limit" in rateHeaders
         ? undefined
         : anonymousLimiter?.take(addressOf(request), rateHeaders);

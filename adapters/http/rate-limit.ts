@@ -1,4 +1,4 @@
-import type { Clock } from "../../src/internal.js";
+import type { Clock, RateLimitStore } from "../../src/internal.js";
 
 export interface RateLimitOptions {
   /** Bucket size: requests a key may make in a burst. Default 2000. */
@@ -11,9 +11,18 @@ export interface RateLimitOptions {
    * made-up keys costs no database reads past it. Default `{ burst: 100, perSecond: 20 }`.
    */
   anonymous?: { burst?: number; perSecond?: number };
+  /**
+   * Count the per-key limit in this store, shared by every process that uses it, instead of in
+   * this process's memory (`postgresRateLimitStore` from flagpost/kysely, `redisRateLimitStore`
+   * from flagpost/redis). It counts `burst` requests per window of `burst / perSecond` seconds.
+   * The per-address bucket stays in the process: it guards storage from floods of made-up keys,
+   * which a store on the database would turn back into database writes. Default: none.
+   */
+  store?: RateLimitStore;
 }
 
 export const ANONYMOUS_DEFAULTS = { burst: 100, perSecond: 20 } as const;
+export const DEFAULT_KEY_LIMIT = { burst: 2000, perSecond: 1000 } as const;
 
 export interface RateDecision {
   allowed: boolean;
@@ -41,8 +50,8 @@ export class RateLimiter {
   readonly #limitHeader: string;
 
   constructor(options: Pick<RateLimitOptions, "burst" | "perSecond">, clock: Clock) {
-    const burst = options.burst ?? 2000;
-    const perSecond = options.perSecond ?? 1000;
+    const burst = options.burst ?? DEFAULT_KEY_LIMIT.burst;
+    const perSecond = options.perSecond ?? DEFAULT_KEY_LIMIT.perSecond;
     // A zero rate would divide by zero in Retry-After; a bucket below 1 would refuse everything.
     if (!Number.isFinite(burst) || burst < 1)
       throw new RangeError(`rateLimit.burst must be a number of at least 1 (got ${burst})`);

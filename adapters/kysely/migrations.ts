@@ -12,6 +12,7 @@ import { flagGovernanceMigration } from "./migrations/0009-flag-governance.js";
 import { experimentIndexMigration } from "./migrations/0010-results-index.js";
 import { flagVariantsMigration } from "./migrations/0010-flag-variants.js";
 import { flagSchedulesMigration } from "./migrations/0014-flag-schedules.js";
+import { rateLimitsMigration } from "./migrations/0016-rate-limits.js";
 
 /**
  * The schema's history, oldest first. Names sort in the order they run; a released migration is
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0010-flag-variants": flagVariantsMigration,
   "0010-results-index": experimentIndexMigration,
   "0014-flag-schedules": flagSchedulesMigration,
+  "0016-rate-limits": rateLimitsMigration,
 };
 
 export const MIGRATION_TABLE = "flagpost_migration";

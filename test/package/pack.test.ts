@@ -80,11 +80,12 @@ describe("the published package", () => {
     const names: Record<string, string[]> = {
       ".": ["createFlagpost", "memoryStorage", "FlagpostError", "evaluate"],
       "./http": ["toNodeHandler", "toExpress", "toFastify", "toHono", "toFetchHandler", "createHandler"],
-      "./kysely": ["kyselyStorage"],
+      "./kysely": ["kyselyStorage", "postgresRateLimitStore"],
       "./nodemailer": ["nodemailerTransport"],
       "./openfeature": ["FlagpostProvider"],
       "./client": ["createRemoteFlagClient"],
       "./testing": ["describeStorageConformance", "describeTransportConformance"],
+      "./redis": ["redisRateLimitStore"],
     };
     const script = subpaths
       .map((subpath) => {
@@ -103,14 +104,16 @@ describe("the published package", () => {
       [
         'import { createFlagpost, memoryStorage, type Flag } from "flagpost";',
         'import { toNodeHandler, type HttpOptions } from "flagpost/http";',
-        'import { kyselyStorage } from "flagpost/kysely";',
+        'import { kyselyStorage, postgresRateLimitStore } from "flagpost/kysely";',
         'import type { StorageHarness } from "flagpost/testing";',
+        'import { redisRateLimitStore } from "flagpost/redis";',
         "const fp = createFlagpost({ storage: memoryStorage() });",
         "const options: HttpOptions = { bodyLimit: 1024 };",
         "const handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void = toNodeHandler(fp, options);",
         "const flag: Promise<Flag> = fp.flags.get('x');",
-        "const harness: StorageHarness = { name: 'memory', create: async () => memoryStorage(), destroy: (s) => s.close() };",
-        "void handler; void flag; void kyselyStorage; void harness;",
+        'import { kyselyStorage, postgresRateLimitStore } from "flagpost/kysely";',
+        'import type { StorageHarness } from "flagpost/testing";',
+        'import { redisRateLimitStore } from "flagpost/redis";',
       ].join("\n"),
     );
     const tsconfig = {

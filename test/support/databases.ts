@@ -77,6 +77,8 @@ export interface TestDatabase {
   readonly backend: Backend;
   /** An instance on the isolated database (destroyed by `drop`). */
   readonly db: Kysely<any>;
+  /** The database as `FLAGPOST_DB` names it, for a `flagpost serve` child process. */
+  readonly url: string;
   /**
    * Opens another instance on the same database with its own pool or SQLite handle, as another
    * process would. Destroyed by `drop` unless the caller destroyed it before.
@@ -129,6 +131,7 @@ function uniqueName(): string {
 /** Tracks the instances of one test database and builds its TestDatabase. */
 function testDatabase(
   backend: Backend,
+  url: string,
   connect: (options: OpenOptions) => Kysely<any>,
   remove: () => Promise<void>,
 ): TestDatabase {
@@ -142,6 +145,7 @@ function testDatabase(
   return {
     backend,
     db,
+    url,
     open,
     clear: () => clearTables(backend, db),
     async drop() {
@@ -166,7 +170,7 @@ async function sqliteDatabase(): Promise<TestDatabase> {
         },
       }),
     });
-  return testDatabase("sqlite", connect, () => rm(dir, { recursive: true, force: true }));
+  return testDatabase("sqlite", file, connect, () => rm(dir, { recursive: true, force: true }));
 }
 
 async function postgresDatabase(url: string): Promise<TestDatabase> {
@@ -185,7 +189,9 @@ async function postgresDatabase(url: string): Promise<TestDatabase> {
         pool: new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 10 }),
       }),
     });
-  return testDatabase("postgres", connect, async () => {
+  const schemaUrl = new URL(url);
+  schemaUrl.searchParams.set("options", `-c search_path=${schema}`);
+  return testDatabase("postgres", schemaUrl.toString(), connect, async () => {
     try {
       await admin.query(`drop schema if exists "${schema}" cascade`);
     } finally {
@@ -220,7 +226,9 @@ async function mysqlDatabase(url: string): Promise<TestDatabase> {
     new Kysely<any>({
       dialect: new MysqlDialect({ pool: createPool({ ...base, database: name, connectionLimit: 10 }) }),
     });
-  return testDatabase("mysql", connect, async () => {
+  const databaseUrl = new URL(url);
+  databaseUrl.pathname = `/${name}`;
+  return testDatabase("mysql", databaseUrl.toString(), connect, async () => {
     try {
       await admin.query(`drop database if exists \`${name}\``);
     } finally {
