@@ -12,6 +12,7 @@ export default defineConfig({
     client: "src/client.ts",
     nodemailer: "adapters/nodemailer/index.ts",
     testing: "adapters/testing/index.ts",
+    inbound: "adapters/inbound/index.ts",
     cli: "cli/main.ts",
   },
   format: ["esm"],
@@ -23,6 +24,7 @@ export default defineConfig({
       http: "adapters/http/index.ts",
       kysely: "adapters/kysely/index.ts",
       nodemailer: "adapters/nodemailer/index.ts",
+      inbound: "adapters/inbound/index.ts",
       openfeature: "adapters/openfeature/index.ts",
       client: "src/client.ts",
       testing: "adapters/testing/index.ts",
@@ -40,6 +42,8 @@ export default defineConfig({
     "pg",
     "mysql2",
     /^nodemailer/,
+    "mailparser",
+    "smtp-server",
     "express",
     "fastify",
     /^hono/,
@@ -47,6 +51,5 @@ export default defineConfig({
     /^@openfeature\//,
     // flagpost/testing runs inside the author's vitest, with the author's mailparser.
     /^vitest/,
-    "mailparser",
   ],
 });

@@ -33,6 +33,8 @@ export { type OutboxWorkerOptions } from "./emails/outbox-worker.js";
 export { DEFAULT_RETRY_POLICY, retryDelay, delayCeiling } from "./jobs/retry-policy.js";
 export { TRANSITIONS, applyTransition, sourcesOf, EMAIL_STATUSES } from "./emails/lifecycle.js";
 export { parseAddress } from "./emails/addresses.js";
+export type * from "./emails/reports.js";
+export * from "./emails/report-fields.js";
 export * from "./emails/schema.js";
 export type * from "./emails/views.js";
 export * from "./transport.js";
