@@ -5,3 +5,4 @@
  * by an app that imports this entry.
  */
 export { mailReportParser } from "./report-parser.js";
+export { startInboundSmtp, type InboundSmtp, type InboundSmtpOptions } from "./smtp-listener.js";
