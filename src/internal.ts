@@ -10,6 +10,7 @@ export { type Logger, jsonLogger, silentLogger, errorFields } from "./logger.js"
 export { uuidv7 } from "./ids.js";
 export { SCOPES, hasScope, isScope, type Scope } from "./auth/scopes.js";
 export { ApiKeys, type ApiKeyInfo } from "./auth/api-keys.js";
+export { sameSecret } from "./auth/key-hash.js";
 export { evaluate } from "./flags/evaluate.js";
 export { parseEvaluationContext } from "./flags/context.js";
 export { FlagClient, type FlagClientEvent, type FlagContext } from "./flags/flag-client.js";
