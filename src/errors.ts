@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   missing_api_key: "No `Authorization: Bearer <API_KEY>` header.",
   invalid_api_key: "The API key is unknown or revoked.",
   restricted_api_key: "The API key lacks the scope this operation needs.",
+  missing_signature: "A provider webhook came without its signature or credentials.",
+  invalid_signature: "A provider webhook's signature or credentials do not verify.",
   unavailable: "A dependency (storage, transport) did not answer.",
   internal_server_error: "Something unexpected went wrong.",
 } as const;

@@ -10,6 +10,7 @@ export { type Logger, jsonLogger, silentLogger, errorFields } from "./logger.js"
 export { uuidv7 } from "./ids.js";
 export { SCOPES, hasScope, isScope, type Scope } from "./auth/scopes.js";
 export { ApiKeys, type ApiKeyInfo } from "./auth/api-keys.js";
+export { sameSecret } from "./auth/key-hash.js";
 export { evaluate } from "./flags/evaluate.js";
 export { parseEvaluationContext } from "./flags/context.js";
 export { FlagClient, type FlagClientEvent, type FlagContext } from "./flags/flag-client.js";
@@ -35,6 +36,8 @@ export { type OutboxWorkerOptions } from "./emails/outbox-worker.js";
 export { DEFAULT_RETRY_POLICY, retryDelay, delayCeiling } from "./jobs/retry-policy.js";
 export { TRANSITIONS, applyTransition, sourcesOf, EMAIL_STATUSES } from "./emails/lifecycle.js";
 export { parseAddress } from "./emails/addresses.js";
+export type * from "./emails/reports.js";
+export * from "./emails/report-fields.js";
 export * from "./emails/schema.js";
 export type * from "./emails/views.js";
 export * from "./transport.js";

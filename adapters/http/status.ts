@@ -6,6 +6,8 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   missing_api_key: 401,
   invalid_api_key: 403,
   restricted_api_key: 403,
+  missing_signature: 401,
+  invalid_signature: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

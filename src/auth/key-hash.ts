@@ -28,3 +28,11 @@ export function digestBytes(hex: string): Buffer {
 export function digestsEqual(a: Buffer, b: Buffer): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
+
+/**
+ * Whether a secret someone sent (a password, an HMAC in hex) equals the expected one, in time that
+ * depends on neither: both are hashed first, so even their lengths are not compared directly.
+ */
+export function sameSecret(given: string, expected: string): boolean {
+  return digestsEqual(hash("sha256", given, "buffer"), hash("sha256", expected, "buffer"));
+}

@@ -1,0 +1,96 @@
+import { createHmac } from "node:crypto";
+import { z } from "zod";
+import {
+  bounceOf,
+  clippedText,
+  type DeliveryReport,
+  emailIdFromVerp,
+  enhancedStatus,
+  isoTime,
+  normalMessageId,
+  normalRecipient,
+  parseInput,
+  sameSecret,
+} from "../../../src/internal.js";
+import { type InboundSource, invalidSignature, jsonOf, missingSignature } from "./source.js";
+
+/**
+ * Mailgun's webhooks (the JSON form: `{signature, "event-data"}`). The signature is the hex
+ * HMAC-SHA256 of `timestamp + token` with the domain's webhook signing key, compared in constant
+ * time. The email is found by the Message-ID Mailgun reports, or by a VERP envelope sender.
+ */
+export interface MailgunOptions {
+  /** The "HTTP webhook signing key" of the Mailgun account. */
+  signingKey: string;
+}
+
+const text = (max: number) => z.string().max(max).optional();
+const signatureSchema = z.object({
+  timestamp: z.string().min(1).max(32),
+  token: z.string().min(1).max(256),
+  signature: z.string().min(1).max(256),
+});
+const eventSchema = z.looseObject({
+  event: z.string().max(64),
+  severity: text(32),
+  recipient: text(320),
+  timestamp: z.number().optional(),
+  envelope: z.looseObject({ sender: text(512) }).optional(),
+  message: z.looseObject({ headers: z.looseObject({ "message-id": text(998) }).optional() }).optional(),
+  "delivery-status": z
+    .looseObject({
+      code: z.union([z.number(), z.string().max(16)]).optional(),
+      "enhanced-code": text(32),
+      message: text(64 * 1024),
+      description: text(64 * 1024),
+    })
+    .optional(),
+  reason: text(256),
+});
+const payloadSchema = z.looseObject({ "event-data": eventSchema });
+
+export function mailgunSource(options: MailgunOptions): InboundSource {
+  return {
+    async receive(request) {
+      const body = jsonOf(request.body);
+      const signature = signatureSchema.safeParse((body as { signature?: unknown } | undefined)?.signature);
+      if (!signature.success) throw missingSignature("Mailgun signature (signature.timestamp, token, signature)");
+      const { timestamp, token, signature: given } = signature.data;
+      const expected = createHmac("sha256", options.signingKey)
+        .update(timestamp + token)
+        .digest("hex");
+      if (!sameSecret(given.toLowerCase(), expected)) throw invalidSignature("Mailgun signature");
+      const report = reportOf(parseInput(payloadSchema, body)["event-data"]);
+      return report ? [report] : [];
+    },
+  };
+}
+
+function reportOf(event: z.infer<typeof eventSchema>): DeliveryReport | undefined {
+  const severity = event.severity?.toLowerCase();
+  let type: DeliveryReport["type"];
+  if (event.event === "delivered") type = "delivered";
+  else if (event.event === "complained") type = "complained";
+  else if (event.event === "failed") type = severity === "temporary" ? "delayed" : "bounced";
+  else return undefined; // accepted, rejected, opened, clicked, unsubscribed, stored
+  const report: DeliveryReport = { type, source: "mailgun" };
+  const recipient = normalRecipient(event.recipient);
+  const emailId = emailIdFromVerp(event.envelope?.sender);
+  const messageId = normalMessageId(event.message?.headers?.["message-id"]);
+  const occurredAt = isoTime(event.timestamp);
+  const delivery = event["delivery-status"];
+  const diagnostic = clippedText(delivery?.message) ?? clippedText(delivery?.description) ?? clippedText(event.reason);
+  const status = enhancedStatus(delivery?.["enhanced-code"]) ?? enhancedStatus(diagnostic);
+  if (recipient !== undefined) report.recipient = recipient;
+  if (emailId !== undefined) report.emailId = emailId;
+  if (messageId !== undefined) report.messageId = messageId;
+  if (occurredAt !== undefined) report.occurredAt = occurredAt;
+  if (status !== undefined) report.status = status;
+  if (diagnostic !== undefined) report.diagnostic = diagnostic;
+  if (type === "complained") report.feedbackType = "abuse";
+  if (type === "bounced") {
+    // Mailgun says permanent: that is the bounce's type, whatever code the remote server gave.
+    report.bounce = { ...bounceOf(status, diagnostic), type: "Permanent" };
+  }
+  return report;
+}

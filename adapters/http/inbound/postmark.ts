@@ -1,0 +1,115 @@
+import { z } from "zod";
+import {
+  bounceOf,
+  clippedText,
+  type DeliveryReport,
+  isoTime,
+  normalRecipient,
+  parseInput,
+  sameSecret,
+} from "../../../src/internal.js";
+import { type InboundSource, invalidSignature, jsonOf, missingSignature } from "./source.js";
+
+/**
+ * Postmark's webhooks (Bounce, Delivery, SpamComplaint). Postmark signs nothing; its webhook URL
+ * carries Basic credentials (`https://user:password@host/v1/inbound/postmark`), which are checked
+ * here in constant time. Postmark's own MessageID is the provider message id.
+ */
+export interface PostmarkOptions {
+  user: string;
+  password: string;
+}
+
+const text = (max: number) => z.string().max(max).optional();
+const recordSchema = z.looseObject({
+  RecordType: z.string().max(64),
+  MessageID: text(255),
+  Type: text(64),
+  Email: text(320),
+  Recipient: text(320),
+  BouncedAt: text(64),
+  DeliveredAt: text(64),
+  Description: text(64 * 1024),
+  Details: text(64 * 1024),
+});
+
+/**
+ * Postmark's bounce types (its "Bounce types" table) as Resend's bounce type and SES's sub-type.
+ * Types that are no delivery failure (AutoResponder, Subscribe, Unsubscribe, AddressChange,
+ * ChallengeVerification, OpenRelayTest, InboundError, SMTPApiError, TemplateRenderingFailed…)
+ * give no report.
+ */
+const BOUNCE_TYPES: Record<string, { type: "Permanent" | "Transient" | "Undetermined"; subType: string }> = {
+  HardBounce: { type: "Permanent", subType: "General" },
+  BadEmailAddress: { type: "Permanent", subType: "NoEmail" },
+  ManuallyDeactivated: { type: "Permanent", subType: "Suppressed" },
+  DMARCPolicy: { type: "Permanent", subType: "ContentRejected" },
+  SoftBounce: { type: "Transient", subType: "General" },
+  Transient: { type: "Transient", subType: "General" },
+  DnsError: { type: "Transient", subType: "General" },
+  Blocked: { type: "Transient", subType: "ContentRejected" },
+  Unknown: { type: "Undetermined", subType: "General" },
+  SpamNotification: { type: "Undetermined", subType: "ContentRejected" },
+  VirusNotification: { type: "Undetermined", subType: "ContentRejected" },
+};
+
+function credentialsOf(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const space = header.indexOf(" ");
+  if (space < 0 || header.slice(0, space).toLowerCase() !== "basic") return undefined;
+  const decoded = Buffer.from(header.slice(space + 1).trim(), "base64").toString("utf8");
+  return decoded.includes(":") ? decoded : undefined;
+}
+
+export function postmarkSource(options: PostmarkOptions): InboundSource {
+  const expected = `${options.user}:${options.password}`;
+  return {
+    async receive(request) {
+      const given = credentialsOf(request.headers.authorization);
+      if (given === undefined) throw missingSignature("Basic credentials (configure them in Postmark's webhook URL)");
+      if (!sameSecret(given, expected)) throw invalidSignature("Basic credentials");
+      const record = parseInput(recordSchema, jsonOf(request.body) ?? null);
+      const report = reportOf(record);
+      return report ? [report] : [];
+    },
+  };
+}
+
+function reportOf(record: z.infer<typeof recordSchema>): DeliveryReport | undefined {
+  const base: DeliveryReport = { type: "delivered", source: "postmark" };
+  if (record.MessageID !== undefined) base.providerMessageId = record.MessageID;
+  const diagnostic = clippedText(record.Details) ?? clippedText(record.Description);
+  if (record.RecordType === "Delivery") {
+    return withFields(base, record.Recipient, isoTime(record.DeliveredAt), diagnostic);
+  }
+  if (record.RecordType === "SpamComplaint") {
+    const report = withFields({ ...base, type: "complained" }, record.Email, isoTime(record.BouncedAt), undefined);
+    report.feedbackType = "abuse";
+    return report;
+  }
+  if (record.RecordType !== "Bounce") return undefined; // Open, Click, SubscriptionChange…
+  const kind = BOUNCE_TYPES[record.Type ?? ""];
+  if (kind === undefined) return undefined;
+  const report = withFields({ ...base, type: "bounced" }, record.Email, isoTime(record.BouncedAt), diagnostic);
+  // A status code in Postmark's details (`smtp;550 5.1.1 …`) refines the sub-type; the type stays Postmark's.
+  const fromStatus = bounceOf(undefined, diagnostic);
+  report.bounce = {
+    type: kind.type,
+    subType: kind.subType === "General" && fromStatus.type === kind.type ? fromStatus.subType : kind.subType,
+    message: diagnostic ?? record.Type ?? "",
+  };
+  return report;
+}
+
+function withFields(
+  report: DeliveryReport,
+  recipient: string | undefined,
+  occurredAt: string | undefined,
+  diagnostic: string | undefined,
+): DeliveryReport {
+  const address = normalRecipient(recipient);
+  if (address !== undefined) report.recipient = address;
+  if (occurredAt !== undefined) report.occurredAt = occurredAt;
+  if (diagnostic !== undefined) report.diagnostic = diagnostic;
+  return report;
+}

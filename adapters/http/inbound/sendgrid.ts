@@ -1,0 +1,121 @@
+import { createPublicKey, type KeyObject, verify } from "node:crypto";
+import { z } from "zod";
+import {
+  bounceOf,
+  clippedText,
+  type DeliveryReport,
+  enhancedStatus,
+  FlagpostError,
+  isoTime,
+  normalMessageId,
+  normalRecipient,
+  parseInput,
+} from "../../../src/internal.js";
+import { type InboundSource, invalidSignature, jsonOf, missingSignature } from "./source.js";
+
+/**
+ * SendGrid's signed Event Webhook: a JSON array of events, signed with ECDSA (P-256, SHA-256) over
+ * the `X-Twilio-Email-Event-Webhook-Timestamp` value followed by the raw body; the signature (DER,
+ * base64) is in `X-Twilio-Email-Event-Webhook-Signature`, checked against the verification key
+ * SendGrid shows when signing is enabled.
+ */
+export interface SendGridOptions {
+  /** The verification key: base64 of the DER public key, as SendGrid shows it, or PEM. */
+  publicKey: string;
+}
+
+const SIGNATURE_HEADER = "x-twilio-email-event-webhook-signature";
+const TIMESTAMP_HEADER = "x-twilio-email-event-webhook-timestamp";
+
+const text = (max: number) => z.string().max(max).optional();
+const eventSchema = z.looseObject({
+  event: z.string().max(64),
+  email: text(320),
+  timestamp: z.number().optional(),
+  "smtp-id": text(998),
+  sg_message_id: text(255),
+  type: text(32),
+  status: text(32),
+  reason: text(64 * 1024),
+  response: text(64 * 1024),
+});
+const eventsSchema = z.array(eventSchema).max(10_000);
+
+function sendgridKey(publicKey: string): KeyObject {
+  const trimmed = publicKey.trim();
+  let key: KeyObject;
+  try {
+    key = trimmed.startsWith("-----")
+      ? createPublicKey(trimmed)
+      : createPublicKey({ key: Buffer.from(trimmed, "base64"), format: "der", type: "spki" });
+  } catch (cause) {
+    throw new FlagpostError("validation_error", "The SendGrid verification key is not a public key", { cause });
+  }
+  if (key.asymmetricKeyType !== "ec" || key.asymmetricKeyDetails?.namedCurve !== "prime256v1")
+    throw new FlagpostError("validation_error", "The SendGrid verification key must be an ECDSA P-256 key");
+  return key;
+}
+
+export function sendgridSource(options: SendGridOptions): InboundSource {
+  const key = sendgridKey(options.publicKey);
+  return {
+    async receive(request) {
+      const signature = request.headers[SIGNATURE_HEADER]?.trim();
+      const timestamp = request.headers[TIMESTAMP_HEADER]?.trim();
+      if (!signature || !timestamp) throw missingSignature("SendGrid signature headers");
+      const signed = Buffer.concat([Buffer.from(timestamp, "utf8"), request.body]);
+      let valid: boolean;
+      try {
+        valid = verify("sha256", signed, key, Buffer.from(signature, "base64"));
+      } catch {
+        valid = false; // a signature that is not DER at all
+      }
+      if (!valid) throw invalidSignature("SendGrid signature");
+      const events = parseInput(eventsSchema, jsonOf(request.body) ?? null);
+      return events.flatMap((event) => reportOf(event) ?? []);
+    },
+  };
+}
+
+/** `processed`, `open`, `click`, `unsubscribe`… are no delivery outcome. */
+function typeOf(event: z.infer<typeof eventSchema>): DeliveryReport["type"] | undefined {
+  if (event.event === "delivered") return "delivered";
+  if (event.event === "deferred") return "delayed";
+  if (event.event === "bounce" || event.event === "blocked") return "bounced";
+  if (event.event === "spamreport") return "complained";
+  if (event.event === "dropped") {
+    // SendGrid dropped it for an address it already knows is bad, or that complained before.
+    const reason = event.reason ?? "";
+    if (reason.startsWith("Bounced Address") || reason.startsWith("Invalid")) return "bounced";
+    if (reason.startsWith("Spam Reporting Address")) return "complained";
+  }
+  return undefined;
+}
+
+function reportOf(event: z.infer<typeof eventSchema>): DeliveryReport | undefined {
+  const type = typeOf(event);
+  if (type === undefined) return undefined;
+  const report: DeliveryReport = { type, source: "sendgrid" };
+  const recipient = normalRecipient(event.email);
+  const messageId = normalMessageId(event["smtp-id"]);
+  // sg_message_id is the id SendGrid answered the send with (X-Message-Id), plus ".filter…".
+  const providerId = event.sg_message_id?.split(".", 1)[0];
+  const occurredAt = isoTime(event.timestamp);
+  const diagnostic = clippedText(event.reason) ?? clippedText(event.response);
+  const status = enhancedStatus(event.status) ?? enhancedStatus(diagnostic);
+  if (recipient !== undefined) report.recipient = recipient;
+  if (messageId !== undefined) report.messageId = messageId;
+  if (providerId) report.providerMessageId = providerId;
+  if (occurredAt !== undefined) report.occurredAt = occurredAt;
+  if (status !== undefined) report.status = status;
+  if (diagnostic !== undefined) report.diagnostic = diagnostic;
+  if (type === "complained") report.feedbackType = "abuse";
+  if (type === "bounced") {
+    const bounce = bounceOf(status, diagnostic);
+    // "bounce" is SendGrid's hard bounce, "blocked" its soft one; a drop comes from its suppression list.
+    if (event.event === "dropped") report.bounce = { ...bounce, type: "Permanent", subType: "Suppressed" };
+    else if (event.event === "blocked" || event.type === "blocked") report.bounce = { ...bounce, type: "Transient" };
+    else report.bounce = { ...bounce, type: "Permanent" };
+  }
+  return report;
+}

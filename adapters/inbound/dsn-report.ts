@@ -1,0 +1,87 @@
+import {
+  bounceOf,
+  clippedText,
+  type DeliveryReport,
+  type DeliveryReportType,
+  enhancedStatus,
+  firstVerpId,
+  isoTime,
+  normalMessageId,
+  normalRecipient,
+} from "../../src/internal.js";
+import { field, type FieldBlock, parseFieldBlocks } from "./field-blocks.js";
+import type { ReportMessage } from "./report-parser.js";
+
+/**
+ * RFC 3464 delivery status notifications: one report per recipient block of the
+ * `message/delivery-status` part.
+ *
+ * Action → report: `failed` → bounced (hard or soft by the Status class); `delayed` → delayed;
+ * `delivered`, `relayed` and `expanded` → delivered. `relayed` is what Postfix writes when the
+ * next hop (the recipient's own server, for a relay that sends straight to MX) took the message
+ * without offering DSN itself: the same "the recipient's server accepted it" that Resend and SES
+ * call delivered, and no later report will come. An Action that is missing or unknown is read
+ * from the Status class (2 delivered, 4 delayed, 5 failed); with neither, the block is skipped.
+ */
+
+function actionOf(block: FieldBlock, status: string | undefined): DeliveryReportType | undefined {
+  // "failed (bad destination mailbox address)": the keyword is the first word.
+  const action = field(block, "action")
+    ?.split(/[\s(;]/, 1)[0]!
+    .toLowerCase();
+  if (action === "failed") return "bounced";
+  if (action === "delayed") return "delayed";
+  if (action === "delivered" || action === "relayed" || action === "expanded") return "delivered";
+  if (status?.startsWith("5.")) return "bounced";
+  if (status?.startsWith("4.")) return "delayed";
+  if (status?.startsWith("2.")) return "delivered";
+  return undefined;
+}
+
+/** `smtp; 550 5.1.1 …` → `550 5.1.1 …`: the diagnostic type is not the server's words. */
+function diagnosticText(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const semicolon = value.indexOf(";");
+  const type = semicolon > 0 ? value.slice(0, semicolon) : "";
+  return clippedText(type !== "" && !/\s/.test(type) ? value.slice(semicolon + 1) : value);
+}
+
+function isRecipientBlock(block: FieldBlock): boolean {
+  return block.has("final-recipient") || block.has("original-recipient") || block.has("action");
+}
+
+export function dsnReports(statusPart: string, message: ReportMessage): DeliveryReport[] {
+  const blocks = parseFieldBlocks(statusPart);
+  const perMessage = blocks[0] && !isRecipientBlock(blocks[0]) ? blocks[0] : undefined;
+  const emailId = firstVerpId([
+    ...message.sentTo,
+    field(message.returned, "return-path"),
+    field(perMessage, "x-postfix-sender"),
+  ]);
+  const messageId =
+    normalMessageId(field(message.returned, "message-id")) ??
+    normalMessageId(field(perMessage, "x-original-message-id")) ??
+    normalMessageId(message.inReplyTo);
+  const reports: DeliveryReport[] = [];
+  for (const block of blocks) {
+    if (!isRecipientBlock(block)) continue;
+    const status = enhancedStatus(field(block, "status"));
+    const type = actionOf(block, status);
+    if (type === undefined) continue;
+    // Original-Recipient is the address as flagpost gave it; Final-Recipient may be an alias's target.
+    const recipient =
+      normalRecipient(field(block, "original-recipient")) ?? normalRecipient(field(block, "final-recipient"));
+    const diagnostic = diagnosticText(field(block, "diagnostic-code"));
+    const occurredAt = isoTime(field(block, "last-attempt-date")) ?? isoTime(message.date);
+    const report: DeliveryReport = { type, source: "dsn" };
+    if (recipient !== undefined) report.recipient = recipient;
+    if (emailId !== undefined) report.emailId = emailId;
+    if (messageId !== undefined) report.messageId = messageId;
+    if (occurredAt !== undefined) report.occurredAt = occurredAt;
+    if (status !== undefined) report.status = status;
+    if (diagnostic !== undefined) report.diagnostic = diagnostic;
+    if (type === "bounced") report.bounce = bounceOf(status, diagnostic);
+    reports.push(report);
+  }
+  return reports;
+}

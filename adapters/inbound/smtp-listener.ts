@@ -1,0 +1,144 @@
+import type { AddressInfo } from "node:net";
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
+import { errorFields, type Logger, silentLogger } from "../../src/internal.js";
+
+/**
+ * The inbound SMTP listener: where DSNs and feedback reports addressed to the bounce domain
+ * arrive (straight from the internet, or passed on by the app's own MTA). It is a mailbox, not a
+ * relay: it never sends or forwards anything, refuses recipients outside its domains, and hands
+ * every message it accepts to `ingest` — which parses it and applies what it reports. A message
+ * that reports nothing flagpost knows is still answered 250: a sender told "no" would only retry
+ * or bounce the bounce. Only a failure to store (storage down) answers 451, so the sender retries.
+ */
+export interface InboundSmtpOptions {
+  /** Takes one whole message; `flagpost serve` passes `fp.emails.ingestReport`. */
+  ingest(raw: Buffer): Promise<unknown>;
+  /** Default 127.0.0.1: put the MTA that receives the bounce domain's mail in front. */
+  host?: string;
+  /** Default 0 (a free port; read it from the result). */
+  port?: number;
+  /** Largest message in bytes (announced with SIZE, refused with 552 past it). Default 10 MiB. */
+  maxBytes?: number;
+  /** Recipient domains accepted (the bounce domain); empty or absent accepts any domain. */
+  domains?: string[];
+  /** Most recipients of one message. Default 50. */
+  maxRecipients?: number;
+  /** Most connections at once. Default 50. */
+  maxClients?: number;
+  logger?: Logger;
+}
+
+export interface InboundSmtp {
+  readonly host: string;
+  readonly port: number;
+  /** Stops accepting, lets sessions end (at most 5 s), and waits for messages still being ingested. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_INBOUND_MAX_BYTES = 10 * 1024 * 1024;
+
+type SmtpError = Error & { responseCode: number };
+
+function smtpError(code: number, message: string): SmtpError {
+  return Object.assign(new Error(message), { responseCode: code });
+}
+
+function domainOf(address: string): string {
+  return address.slice(address.lastIndexOf("@") + 1).toLowerCase();
+}
+
+/**
+ * The message as a mailbox would store it: one `Delivered-To` line per envelope recipient on top
+ * (as Postfix's local delivery writes it), so the VERP address survives into the parser even when
+ * the report's own headers do not name it.
+ */
+function withDeliveredTo(session: SMTPServerSession, message: Buffer): Buffer {
+  const lines = session.envelope.rcptTo.map((rcpt) => `Delivered-To: ${rcpt.address}\r\n`).join("");
+  return Buffer.concat([Buffer.from(lines, "utf8"), message]);
+}
+
+export async function startInboundSmtp(options: InboundSmtpOptions): Promise<InboundSmtp> {
+  const host = options.host ?? "127.0.0.1";
+  const maxBytes = options.maxBytes ?? DEFAULT_INBOUND_MAX_BYTES;
+  const domains = new Set((options.domains ?? []).map((d) => d.trim().toLowerCase()).filter((d) => d !== ""));
+  const maxRecipients = options.maxRecipients ?? 50;
+  const logger = options.logger ?? silentLogger;
+  const ingesting = new Set<Promise<unknown>>();
+
+  const receive = (
+    stream: SMTPServerDataStream,
+    session: SMTPServerSession,
+    callback: (error?: Error | null) => void,
+  ) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) chunks.push(chunk);
+    });
+    stream.on("error", () => callback(smtpError(451, "4.3.0 The message could not be read; try again later")));
+    stream.on("end", () => {
+      if (stream.sizeExceeded || size > maxBytes) {
+        callback(smtpError(552, `5.3.4 Message larger than ${maxBytes} bytes`));
+        return;
+      }
+      const ingest = options.ingest(withDeliveredTo(session, Buffer.concat(chunks, size))).then(
+        () => callback(null),
+        (error: unknown) => {
+          logger.error("inbound report not stored", { ...errorFields(error) });
+          callback(smtpError(451, "4.3.0 The report could not be stored; try again later"));
+        },
+      );
+      ingesting.add(ingest);
+      void ingest.finally(() => ingesting.delete(ingest));
+    });
+  };
+
+  const server = new SMTPServer({
+    banner: "flagpost delivery report receiver",
+    size: maxBytes,
+    authOptional: true,
+    disabledCommands: ["AUTH", "STARTTLS"],
+    disableReverseLookup: true,
+    logger: false,
+    maxClients: options.maxClients ?? 50,
+    socketTimeout: 60_000,
+    closeTimeout: 5_000,
+    onRcptTo(address, session, callback) {
+      if (session.envelope.rcptTo.length >= maxRecipients) {
+        callback(smtpError(452, "4.5.3 Too many recipients"));
+      } else if (!address.address.includes("@")) {
+        callback(smtpError(550, "5.1.3 A recipient needs a domain"));
+      } else if (domains.size > 0 && !domains.has(domainOf(address.address))) {
+        // Not ours: this server relays nothing, for anybody.
+        callback(smtpError(550, "5.7.1 Relaying denied: this server only takes delivery reports"));
+      } else {
+        callback();
+      }
+    },
+    onData: receive,
+  });
+  server.on("error", (error) => logger.warn("inbound smtp session failed", { ...errorFields(error) }));
+
+  await new Promise<void>((resolve, reject) => {
+    const inner = (server as unknown as { server: import("node:net").Server }).server;
+    inner.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      inner.off("error", reject);
+      resolve();
+    });
+  });
+  const address = (server as unknown as { server: import("node:net").Server }).server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+  return {
+    host: address.address,
+    port: address.port,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        while (ingesting.size > 0) await Promise.allSettled([...ingesting]);
+      })();
+      return closing;
+    },
+  };
+}
