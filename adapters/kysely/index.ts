@@ -1,2 +1,11 @@
-export { kyselyStorage, type KyselyStorageOptions } from "./kysely-storage.js";
+import { importWithPeers } from "../../src/optional-peer.js";
+import type { kyselyStorage as KyselyStorage } from "./kysely-storage.js";
+
+export type { KyselyStorageOptions } from "./kysely-storage.js";
 export type { PgListenConnect, PgListenConnection } from "./postgres-flag-watch.js";
+
+// kysely is an optional peer. A static import of it would fail at link time with Node's raw
+// "Cannot find package" before any of our code runs; importing the adapter here lets us name it.
+const adapter = await importWithPeers("flagpost/kysely", ["kysely"], () => import("./kysely-storage.js"));
+
+export const kyselyStorage: typeof KyselyStorage = adapter.kyselyStorage;
