@@ -1,4 +1,5 @@
 import type { Logger, MailTransport, OutboxWorkerOptions } from "../src/internal.js";
+import { importWithPeers } from "../src/optional-peer.js";
 import { UsageError } from "./args.js";
 
 /**
@@ -32,17 +33,9 @@ export function maskUrl(url: string): string {
 
 /** nodemailer is an optional peer dependency: loaded only by `serve`, with a clear message when missing. */
 async function loadNodemailer() {
-  try {
-    const [{ default: nodemailer }, adapter] = await Promise.all([
-      import("nodemailer"),
-      import("../adapters/nodemailer/index.js"),
-    ]);
-    return { nodemailer, ...adapter };
-  } catch (error) {
-    throw new UsageError(
-      `flagpost serve sends mail with the "nodemailer" package: npm install nodemailer (${(error as Error).message})`,
-    );
-  }
+  // nodemailer first: without it the adapter's entry would report itself, not `flagpost serve`.
+  const { default: nodemailer } = await importWithPeers("flagpost serve", ["nodemailer"], () => import("nodemailer"));
+  return { nodemailer, ...(await import("../adapters/nodemailer/index.js")) };
 }
 
 export async function openMailTransport(env: NodeJS.ProcessEnv, logger: Logger): Promise<MailSetup> {

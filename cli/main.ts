@@ -63,7 +63,7 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
+main(process.argv.slice(2)).catch(async (error: unknown) => {
   if (
     error instanceof UsageError ||
     (error instanceof Error &&
@@ -75,7 +75,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     process.exitCode = 2;
     return;
   }
-  const explained = withDatabaseFile(error, process.env.FLAGPOST_DB || undefined);
+  const explained = await withDatabaseFile(error, process.env.FLAGPOST_DB || undefined);
   const message = explained instanceof Error ? explained.message : String(explained);
   process.stderr.write(`flagpost: ${message}\n`);
   process.exitCode = 1;

@@ -2,6 +2,7 @@ import type { AnyDatabase, AnyKysely } from "../adapters/kysely/dialect.js";
 import type { PgListenConnect } from "../adapters/kysely/postgres-flag-watch.js";
 import { resolve } from "node:path";
 import { FlagpostError } from "../src/errors.js";
+import { importWithPeers } from "../src/optional-peer.js";
 
 /**
  * Builds the Kysely instance the CLI hands to kyselyStorage, from FLAGPOST_DB. This is the one
@@ -45,15 +46,7 @@ export async function openDatabase(url: string = DEFAULT_DATABASE): Promise<AnyK
 }
 
 async function load<T>(name: string, what: string, importer: () => Promise<T>): Promise<T> {
-  try {
-    return await importer();
-  } catch (error) {
-    throw new FlagpostError(
-      "unavailable",
-      `FLAGPOST_DB points to ${what}, which needs the "${name}" package: npm install ${name}`,
-      { cause: error },
-    );
-  }
+  return importWithPeers(`FLAGPOST_DB points to ${what}, which`, [name], importer);
 }
 
 /**

@@ -1,6 +1,4 @@
 import { resolve } from "node:path";
-import { isSqliteFileError } from "../adapters/kysely/driver-errors.js";
-import { kyselyStorage } from "../adapters/kysely/index.js";
 import { createFlagpost, type Flagpost, FlagpostError, type FlagpostOptions, type Logger } from "../src/internal.js";
 import { DEFAULT_DATABASE, listenConnectFor, openDatabase, parseDatabaseUrl } from "./open-database.js";
 
@@ -30,6 +28,8 @@ export async function openFlagpost(
   const url = env.FLAGPOST_DB ?? DEFAULT_DATABASE;
   const db = await openDatabase(url);
   const connect = listen ? await listenConnectFor(url) : undefined;
+  // Imported here, after openDatabase named a missing kysely or driver, so `flagpost --help` needs neither.
+  const { kyselyStorage } = await import("../adapters/kysely/index.js");
   const storage = kyselyStorage(db, { destroyOnClose: true, ...(connect && { listen: connect }) });
   const fp = createFlagpost({ ...extra, storage, logger });
   try {
@@ -42,8 +42,11 @@ export async function openFlagpost(
 }
 
 /** A SQLite file-level error (read-only, not a database…) with the file it is about, when it does not say. */
-export function withDatabaseFile(error: unknown, url: string = DEFAULT_DATABASE): unknown {
-  if (!(error instanceof FlagpostError) || !isSqliteFileError(error) || error.message.includes("file: ")) return error;
+export async function withDatabaseFile(error: unknown, url: string = DEFAULT_DATABASE): Promise<unknown> {
+  if (!(error instanceof FlagpostError) || error.message.includes("file: ")) return error;
+  // Without kysely installed no SQLite error can have happened; the error says what is missing.
+  const driverErrors = await import("../adapters/kysely/driver-errors.js").catch(() => undefined);
+  if (!driverErrors?.isSqliteFileError(error)) return error;
   let target: ReturnType<typeof parseDatabaseUrl>;
   try {
     target = parseDatabaseUrl(url);

@@ -1,6 +1,7 @@
 import type { ParsedMail } from "mailparser";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { MailTransport, OutgoingMessage } from "../../src/internal.js";
+import { importWithPeers } from "../../src/optional-peer.js";
 
 /** One message as it reached the other end: its bytes (RFC 5322) and the envelope recipients. */
 export interface DeliveredMessage {
@@ -25,7 +26,11 @@ export interface TransportHarness {
 
 // mailparser is loaded when a transport test runs, so a storage author needs only vitest.
 async function parsedDeliveries(under: TransportUnderTest): Promise<(DeliveredMessage & { parsed: ParsedMail })[]> {
-  const { simpleParser } = await import("mailparser");
+  const { simpleParser } = await importWithPeers(
+    "the transport suite of flagpost/testing",
+    ["mailparser"],
+    () => import("mailparser"),
+  );
   const delivered = await under.delivered();
   return Promise.all(delivered.map(async (d) => ({ ...d, parsed: await simpleParser(d.raw) })));
 }

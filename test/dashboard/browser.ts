@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 
-/** Debian's chromium; CI installs it (.ci/run). Override with FLAGPOST_CHROMIUM. */
+/** Debian's chromium; `npm test` installs it when missing and it may (.ci/ensure-chromium). Override with FLAGPOST_CHROMIUM. */
 export const CHROMIUM_PATH = process.env.FLAGPOST_CHROMIUM ?? "/usr/bin/chromium";
 
 /** Without these flags Chromium keeps calling home, which a closed network turns into noise and stalls. */
@@ -35,7 +35,7 @@ export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(
       `Chromium not found at ${CHROMIUM_PATH}. The dashboard tests drive a real browser: ` +
-        "install Debian's chromium (apt-get update && apt-get install -y chromium; .ci/run does this), " +
+        "install Debian's chromium (apt-get update && apt-get install -y chromium; npm test's pretest, .ci/ensure-chromium, does this when it may), " +
         "or point FLAGPOST_CHROMIUM at a Chromium binary.",
     );
   }

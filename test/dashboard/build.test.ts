@@ -23,9 +23,13 @@ describe("dashboard: from the package build", () => {
   let fp: Core.Flagpost;
 
   beforeAll(async () => {
-    const options = Array.isArray(config) ? config[0] : config;
-    if (typeof options === "function") throw new Error("tsup.config.ts is expected to export an object");
-    await build({ ...options, config: false, outDir, dts: false, sourcemap: false, silent: true, clean: true });
+    if (typeof config !== "function")
+      throw new Error("tsup.config.ts is expected to export a function of the CLI flags");
+    const options = await config({ dts: false });
+    if (Array.isArray(options)) throw new Error("tsup.config.ts is expected to build one configuration");
+    // onSuccess writes the CommonJS stubs into dist/, which this build must leave alone.
+    const { onSuccess: _stubs, ...js } = options;
+    await build({ ...js, config: false, outDir, dts: false, sourcemap: false, silent: true, clean: true });
     const core = (await import(pathToFileURL(join(outDir, "index.js")).href)) as typeof Core;
     const http = (await import(pathToFileURL(join(outDir, "http.js")).href)) as typeof Http;
     fp = core.createFlagpost({ storage: core.memoryStorage(), logger: core.silentLogger });

@@ -18,12 +18,14 @@ interface PackageJson {
 
 /**
  * What users install is the `npm pack` tarball, not this tree: pack it (which builds through
- * `prepare`), install it into an empty app, and import, type-check and run every entry point.
+ * `prepack`), install it into an empty app, and import, type-check and run every entry point.
  * An export-map or declaration mistake fails here instead of in a user's app.
  */
 describe("the published package", () => {
   let dir: string;
   let app: string;
+  /** An app with the tarball and its dependencies only: no optional peer. */
+  let bare: string;
   let files: string[];
   const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as PackageJson;
   const subpaths = Object.keys(pkg.exports).filter((p) => p !== "./package.json");
@@ -58,6 +60,20 @@ describe("the published package", () => {
     for (const scope of ["@types", "@openfeature"]) await mkdir(join(modules, scope), { recursive: true });
     for (const name of bring) await symlink(join(ROOT, "node_modules", name), join(modules, name), "dir");
     await writeFile(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
+
+    bare = join(dir, "bare");
+    await mkdir(join(bare, "node_modules", "flagpost"), { recursive: true });
+    await exec("tar", [
+      "-xzf",
+      join(dir, packed.filename),
+      "-C",
+      join(bare, "node_modules", "flagpost"),
+      "--strip-components=1",
+    ]);
+    for (const name of Object.keys(pkg.dependencies)) {
+      await symlink(join(ROOT, "node_modules", name), join(bare, "node_modules", name), "dir");
+    }
+    await writeFile(join(bare, "package.json"), JSON.stringify({ name: "bare", private: true, type: "module" }));
   }, 180_000);
 
   afterAll(async () => {
@@ -68,6 +84,15 @@ describe("the published package", () => {
     for (const path of files) expect(path, path).toMatch(/^(dist\/|package\.json$|README\.md$|LICENSE$)/);
     expect(files).toContain("dist/index.js");
     expect(files).toContain("dist/index.d.ts");
+  });
+
+  it("runs nothing when installed: no prepare or install script ships", () => {
+    const shipped = JSON.parse(readFileSync(join(app, "node_modules", "flagpost", "package.json"), "utf8")) as {
+      scripts?: Record<string, string>;
+    };
+    for (const hook of ["prepare", "preinstall", "install", "postinstall"]) {
+      expect(shipped.scripts?.[hook], hook).toBeUndefined();
+    }
   });
 
   it("has a JavaScript and a declaration file for every export", () => {
@@ -139,7 +164,7 @@ describe("the published package", () => {
       (error: { stdout?: string }) => error.stdout ?? String(error),
     );
     expect(result).toBe("");
-  }, 60_000);
+  }, 120_000);
 
   it("runs flagpost/testing's storage suite on a storage from outside, with the app's vitest", async () => {
     // What an outside author writes: their Storage (here memoryStorage, taken from the package as
@@ -167,6 +192,71 @@ describe("the published package", () => {
     expect(stdout).not.toMatch(/failed/);
     expect(Number(passed?.[1])).toBeGreaterThan(50);
   }, 120_000);
+
+  it("names the missing optional peer of an adapter entry, and needs none for the others", async () => {
+    const peerOf: Record<string, string> = {
+      "./kysely": "kysely",
+      "./nodemailer": "nodemailer",
+      "./openfeature": "@openfeature/server-sdk",
+      "./testing": "vitest",
+    };
+    const script = subpaths
+      .map((subpath) => {
+        const spec = subpath === "." ? "flagpost" : `flagpost/${subpath.slice(2)}`;
+        return `await import(${JSON.stringify(spec)}).then(() => console.log(${JSON.stringify(`${spec}: ok`)}), (e) => console.log(${JSON.stringify(`${spec}: `)} + e.message));`;
+      })
+      .join("\n");
+    await writeFile(join(bare, "imports.mjs"), script);
+    const { stdout } = await exec(process.execPath, ["imports.mjs"], { cwd: bare });
+    const lines = stdout.trim().split("\n");
+    expect(lines).toHaveLength(subpaths.length);
+    for (const subpath of subpaths) {
+      const spec = subpath === "." ? "flagpost" : `flagpost/${subpath.slice(2)}`;
+      const peer = peerOf[subpath];
+      // flagpost/http needs no framework at run time: the mounts only take the app they are given.
+      const expected =
+        peer === undefined ? `${spec}: ok` : `${spec}: ${spec} needs the package ${peer}: npm install ${peer}`;
+      expect(lines, spec).toContain(expected);
+    }
+  });
+
+  it("tells the CLI user which package a database needs, and runs --help without any", async () => {
+    const bin = join(bare, "node_modules", "flagpost", pkg.bin.flagpost!);
+    const help = await exec(process.execPath, [bin, "--help"], { cwd: bare });
+    expect(help.stdout).toContain("Usage: flagpost <command>");
+    const failed = await exec(process.execPath, [bin, "migrate"], {
+      cwd: bare,
+      env: { ...process.env, FLAGPOST_DB: "" },
+    }).then(
+      () => ({ stderr: "exited 0", code: 0 }),
+      (error: { stderr: string; code: number }) => error,
+    );
+    expect(failed.code).toBe(1);
+    expect(failed.stderr.trim()).toMatch(
+      /^flagpost: FLAGPOST_DB points to a SQLite database, which needs the package (better-sqlite3|kysely): npm install \1$/,
+    );
+  });
+
+  it("loads from CommonJS: require() of the plain entries, a clear message for the ones with a peer", async () => {
+    await writeFile(
+      join(app, "require.cjs"),
+      [
+        'const { createFlagpost, memoryStorage } = require("flagpost");',
+        'const { toNodeHandler } = require("flagpost/http");',
+        "const fp = createFlagpost({ storage: memoryStorage() });",
+        'fp.ready().then(() => fp.flags.create({ key: "cjs", enabled: true })).then(() => {',
+        '  console.log(typeof toNodeHandler, fp.isEnabled("cjs"));',
+        '  try { require("flagpost/kysely"); } catch (e) { console.log(e.message); }',
+        "  return fp.close();",
+        "});",
+      ].join("\n"),
+    );
+    const { stdout } = await exec(process.execPath, ["require.cjs"], { cwd: app });
+    expect(stdout.trim().split("\n")).toEqual([
+      "function true",
+      'flagpost/kysely is an ES module that require() cannot load: use import { … } from "flagpost/kysely", or await import("flagpost/kysely") in CommonJS',
+    ]);
+  });
 
   it("installs a working flagpost command", async () => {
     const bin = join(app, "node_modules", "flagpost", pkg.bin.flagpost!);
