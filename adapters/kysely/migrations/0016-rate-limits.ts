@@ -1,5 +1,5 @@
 import type { Migration } from "kysely";
-import { detectEngine, type AnyKysely } from "../dialect.js";
+import { columnTypes, detectEngine, type AnyKysely } from "../dialect.js";
 import { createTableIfAbsent } from "./schema-steps.js";
 
 /** The table postgresRateLimitStore counts in; its columns are rate-limiter-flexible's. */
@@ -17,7 +17,8 @@ export const rateLimitsMigration: Migration = {
     const engine = detectEngine(db);
     if (engine !== "postgres") return;
     await createTableIfAbsent(db, engine, RATE_LIMIT_TABLE)
-      .addColumn("key", "varchar(255)", (c) => c.primaryKey())
+      // Byte-wise like every other identifier column (the ids it counts are keys' hashes and addresses).
+      .addColumn("key", columnTypes(engine).exactText(255), (c) => c.primaryKey())
       .addColumn("points", "integer", (c) => c.notNull().defaultTo(0))
       .addColumn("expire", "bigint")
       .execute();
