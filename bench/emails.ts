@@ -60,7 +60,7 @@ function variants(pgUrl: string | undefined): Variant[] {
 }
 
 /** The PostgreSQL URL to use, or why there is none. */
-async function postgresUrl(smoke: boolean): Promise<{ url?: string; why?: string }> {
+export async function postgresUrl(smoke: boolean): Promise<{ url?: string; why?: string }> {
   const url =
     process.env.FLAGPOST_BENCH_PG_URL ??
     process.env.FLAGPOST_TEST_PG_URL ??

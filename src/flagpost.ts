@@ -7,6 +7,7 @@ import { OutboxWorker, type OutboxWorkerOptions } from "./emails/outbox-worker.j
 import { EventTracker, type EventTrackerOptions } from "./events/event-tracker.js";
 import { ExperimentService } from "./experiments/experiment-results.js";
 import { FlagStore } from "./flags/flag-store.js";
+import { FlagStream, type FlagStreamOptions } from "./flags/flag-stream.js";
 import { ScheduleWorker, type ScheduleWorkerOptions } from "./flags/schedule-worker.js";
 import { StoreSync, type StoreSyncOptions } from "./flags/store-sync.js";
 import { defaultLogger, errorFields, type Logger } from "./logger.js";
@@ -39,6 +40,8 @@ export interface FlagpostOptions {
   webhooks?: WebhookOptions;
   /** The worker applying scheduled flag changes (docs/flags.md): `autoStart`, poll interval, lease, retry. */
   flagSchedules?: ScheduleWorkerOptions;
+  /** The change feed behind `GET /v1/flags/_stream`: keep-alive period, batches kept for resuming. */
+  flagStream?: FlagStreamOptions;
 }
 
 export interface Flagpost {
@@ -47,6 +50,11 @@ export interface Flagpost {
   readonly logger: Logger;
   readonly flags: FlagStore;
   readonly keys: ApiKeys;
+  /**
+   * Every flag change from any process sharing the storage, as batches labelled with the flags
+   * revision (what `GET /v1/flags/_stream` sends): `flagStream.subscribe(subscriber, lastRevision?)`.
+   */
+  readonly flagStream: FlagStream;
   /** The in-process flag snapshot; `flagClient.evaluate(key, ctx)` gives the reason too. */
   readonly flagClient: FlagClient;
   /**
@@ -95,6 +103,8 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
     { snapshot: flagClient },
   );
   const flagSync = new StoreSync(flags, storage, feed, logger, options.flagSync);
+  const flagStream = new FlagStream(flags, logger, options.flagStream);
+  flagSync.onReload((revision, all) => flagStream.offer(revision, all));
   const transport = options.transport;
   const worker = transport ? new OutboxWorker({ storage, transport, clock, logger }, options.emailWorker) : undefined;
   const emails = new EmailService(storage, clock, worker);
@@ -111,6 +121,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
     logger,
     flags,
     keys,
+    flagStream,
     flagClient,
     isEnabled: (key, context) => flagClient.isEnabled(key, context),
     getVariant: (key, context) => flagClient.getVariant(key, context),
@@ -131,6 +142,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
     },
     close() {
       closing ??= (async () => {
+        flagStream.close(); // open streams end cleanly, before the storage behind them goes
         await readying?.catch(() => undefined); // a failed start has nothing to drain
         await scheduleWorker.stop(); // a schedule being applied is recorded before storage closes
         await flagClient.close(); // stops the flag sync, hands buffered exposures to the event tracker

@@ -37,6 +37,15 @@ export type {
   ListSchedulesOptions,
 } from "./flags/flag-schedules.js";
 export type { ScheduleWorkerOptions } from "./flags/schedule-worker.js";
+export type {
+  FlagStream,
+  FlagStreamBatch,
+  FlagStreamChange,
+  FlagStreamOptions,
+  FlagStreamStart,
+  FlagStreamSubscriber,
+  FlagStreamSubscription,
+} from "./flags/flag-stream.js";
 export type { OutboxWorkerOptions } from "./emails/outbox-worker.js";
 export type { RetryPolicy } from "./jobs/retry-policy.js";
 export type { WebhookService } from "./webhooks/webhook-service.js";

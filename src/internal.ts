@@ -19,6 +19,7 @@ export type { SnapshotFlag } from "./flags/compile.js";
 export { createRemoteFlagClient, parseSnapshot } from "./flags/remote-flag-client.js";
 export { type CreateScheduleInput } from "./flags/flag-schedules.js";
 export { ScheduleWorker } from "./flags/schedule-worker.js";
+export type { FlagStreamBatch, FlagStreamStart, FlagStreamSubscription } from "./flags/flag-stream.js";
 export { EXPOSURE_EVENT, ExposureRecorder, type EventSink } from "./flags/exposures.js";
 export { bucketOf, murmur3Utf8 } from "./flags/bucket.js";
 export * from "./flags/schema.js";

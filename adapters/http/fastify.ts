@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import { type Flagpost, FlagpostError } from "../../src/internal.js";
 import { notFoundResponse } from "./error-body.js";
@@ -17,6 +17,7 @@ export interface FastifyRequestLike {
 }
 
 export interface FastifyReplyLike {
+  raw: ServerResponse;
   code(statusCode: number): FastifyReplyLike;
   headers(values: Record<string, string>): FastifyReplyLike;
   send(payload?: unknown): FastifyReplyLike;
@@ -33,6 +34,7 @@ export interface FastifyInstanceLike {
   ): void;
   setErrorHandler(handler: (error: Error, request: FastifyRequestLike, reply: FastifyReplyLike) => unknown): unknown;
   all(path: string, handler: (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<unknown>): unknown;
+  addHook(name: "preClose", hook: () => Promise<void>): unknown;
 }
 
 export type FastifyPlugin = (instance: FastifyInstanceLike) => Promise<void>;
@@ -65,6 +67,12 @@ export function toFastify(fp: Flagpost, options?: HttpOptions): FastifyPlugin {
   return async (instance) => {
     const prefix = instance.prefix;
 
+    // Streams being sent (the flag stream): `app.close()` waits for open connections, so they end first.
+    const streaming = new Set<ServerResponse>();
+    instance.addHook("preClose", async () => {
+      for (const res of streaming) res.end();
+    });
+
     const serve = async (request: FastifyRequestLike, reply: FastifyReplyLike, body?: RequestBody) => {
       const url = request.url.toLowerCase().startsWith(prefix.toLowerCase())
         ? request.url.slice(prefix.length)
@@ -77,6 +85,12 @@ export function toFastify(fp: Flagpost, options?: HttpOptions): FastifyPlugin {
       });
       const response = (await handle(httpRequest)) ?? notFoundResponse(httpRequest.path);
       reply.code(response.status).headers(response.headers);
+      if (response.stream) {
+        streaming.add(reply.raw);
+        reply.raw.once("close", () => streaming.delete(reply.raw));
+        // Fastify writes a web stream chunk by chunk and cancels it when the client goes away.
+        return reply.send(response.stream);
+      }
       return reply.send(response.body);
     };
 

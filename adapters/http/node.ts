@@ -46,7 +46,45 @@ export function fromNodeRequest(req: IncomingMessage, options: FromNodeOptions =
 
 export function writeNodeResponse(res: ServerResponse, response: HttpResponse): void {
   res.writeHead(response.status, response.headers);
-  res.end(response.body);
+  if (response.stream) void pipeStream(res, response.stream);
+  else res.end(response.body);
+}
+
+/**
+ * Writes a streamed body chunk by chunk: headers at once, each chunk as it comes, waiting for
+ * the socket to drain when it is full (so a slow client slows the stream, which then drops it),
+ * and cancels the stream when the client goes away.
+ */
+async function pipeStream(res: ServerResponse, stream: ReadableStream<Uint8Array>): Promise<void> {
+  res.flushHeaders();
+  const reader = stream.getReader();
+  let gone = false;
+  let resume: (() => void) | undefined;
+  const onClose = () => {
+    gone = true;
+    resume?.();
+    reader.cancel().catch(() => undefined);
+  };
+  res.once("close", onClose);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || gone) break;
+      if (!res.write(value)) {
+        await new Promise<void>((resolve) => {
+          resume = resolve;
+          res.once("drain", resolve);
+        });
+        if (resume) res.off("drain", resume);
+        resume = undefined;
+      }
+    }
+    if (!gone) res.end();
+  } catch {
+    res.destroy(); // the stream failed (or dropped a client too slow to keep up)
+  } finally {
+    res.off("close", onClose);
+  }
 }
 
 /**

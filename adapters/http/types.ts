@@ -30,6 +30,11 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
   body?: string | Uint8Array;
+  /**
+   * Instead of `body`: bytes written as they come (Server-Sent Events), until the stream ends.
+   * A translator MUST write each chunk at once and cancel the stream when the client goes away.
+   */
+  stream?: ReadableStream<Uint8Array>;
 }
 
 export type ErrorStyle = "resend" | "data";
@@ -49,6 +54,8 @@ export interface RouteResult {
   status: number;
   /** Serialised as JSON; omitted for 204. */
   body?: unknown;
+  /** A streamed body instead (see HttpResponse.stream); `body` is then ignored. */
+  stream?: ReadableStream<Uint8Array>;
   headers?: Record<string, string>;
 }
 

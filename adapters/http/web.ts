@@ -63,7 +63,8 @@ export function fromWebRequest(
 }
 
 export function toWebResponse(response: HttpResponse): Response {
-  const body = response.status === 204 || response.status === 304 ? null : (response.body ?? null);
+  // A streamed body is handed over as is: the runtime cancels it when the client goes away.
+  const body = response.status === 204 || response.status === 304 ? null : (response.stream ?? response.body ?? null);
   return new Response(body, { status: response.status, headers: response.headers });
 }
 

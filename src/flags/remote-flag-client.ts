@@ -1,18 +1,21 @@
 import { type Clock, systemClock } from "../clock.js";
-import { type ErrorCode, FlagpostError } from "../errors.js";
+import { FlagpostError } from "../errors.js";
 import { defaultLogger, errorFields, type Logger } from "../logger.js";
 import type { SnapshotFlag } from "./compile.js";
 import { type ExposureOptions, ExposureRecorder } from "./exposures.js";
 import { backoffDelay, exponential } from "../jobs/backoff.js";
 import { FlagClient, type FlagFeed } from "./flag-client.js";
+import { describeFailure, HttpStatusError, isKeyRefused, statusError } from "./remote-http.js";
+import { RemoteStream } from "./remote-stream.js";
 
 /**
  * A FlagClient for an app that does not share flagpost's database: it loads every flag from
  * `GET /v1/flags/_snapshot` and evaluates locally, exactly as the in-process client does. It
- * polls with If-None-Match (a 304 costs the server one revision read), keeps serving the last good
- * snapshot while the server is unreachable, backs off with jitter on errors, and can start from a
- * JSON file when the server is down at start-up. Only `fetch` and timers are used: no Node-only
- * module is loaded unless `bootstrap` names a file.
+ * follows changes over `GET /v1/flags/_stream` (Server-Sent Events) when the server offers it,
+ * and polls with If-None-Match (a 304 costs the server one revision read) while the stream is
+ * down; it keeps serving the last good snapshot while the server is unreachable, backs off with
+ * jitter on errors, and can start from a JSON file when the server is down at start-up. Only
+ * `fetch` and timers are used: no Node-only module is loaded unless `bootstrap` names a file.
  */
 
 export interface RemoteFlagClientOptions {
@@ -20,8 +23,15 @@ export interface RemoteFlagClientOptions {
   url: string;
   /** An API key with the `flags:read` scope (or `full_access`). */
   apiKey: string;
-  /** Time between polls while all is well. Default 10 s. */
+  /** Time between polls while all is well and the stream is down (or off). Default 10 s. */
   pollIntervalMs?: number;
+  /**
+   * Follow changes over the server's stream, polling only while it is down. Default true; a
+   * server without the stream route is polled.
+   */
+  stream?: boolean;
+  /** A stream connection with no byte (not even a keep-alive) for this long is opened again. Default 45 s. */
+  streamIdleTimeoutMs?: number;
   /** Longest wait between attempts while requests fail. Default 60 s. */
   maxBackoffMs?: number;
   /** Per-request timeout. Default 10 s. */
@@ -63,37 +73,6 @@ export function parseSnapshot(body: unknown): SnapshotFlag[] {
   return flags as SnapshotFlag[];
 }
 
-class HttpStatusError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly retryAfterMs: number | undefined,
-  ) {
-    super(message);
-  }
-}
-
-function retryAfterMs(header: string | null): number | undefined {
-  if (header === null) return undefined;
-  const seconds = Number(header);
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
-}
-
-async function errorBody(response: Response): Promise<{ code?: string; message?: string }> {
-  try {
-    return ((await response.json()) as { error?: { code?: string; message?: string } }).error ?? {};
-  } catch {
-    return {};
-  }
-}
-
-/** fetch's "fetch failed" with the reason it wraps ("connect ECONNREFUSED 127.0.0.1:3000"). */
-function describeFailure(error: unknown): string {
-  const own = String(errorFields(error).message ?? error);
-  const cause = error instanceof Error ? error.cause : undefined;
-  return cause instanceof Error ? `${own}: ${String(errorFields(cause).message)}` : own;
-}
-
 async function loadBootstrap(source: unknown): Promise<SnapshotFlag[]> {
   if (typeof source === "string" || source instanceof URL) {
     const { readFile } = await import("node:fs/promises");
@@ -122,6 +101,9 @@ class RemotePoller {
   readonly #fetch: typeof globalThis.fetch;
   readonly #pollMs: number;
   readonly #abort = new AbortController();
+  readonly #stream: RemoteStream | undefined;
+  /** The stream is up: polls pause until it drops. */
+  #streaming = false;
   #etag: string | undefined;
   #failures = 0;
   #loaded = false;
@@ -132,13 +114,51 @@ class RemotePoller {
   #lastError: unknown;
 
   constructor(options: RemoteFlagClientOptions, feed: FlagFeed, logger: Logger) {
-    const base = options.url.endsWith("/") ? options.url : `${options.url}/`;
+    const base = new URL(options.url.endsWith("/") ? options.url : `${options.url}/`);
     this.#endpoint = new URL(SNAPSHOT_ROUTE, base);
     this.#options = options;
     this.#feed = feed;
     this.#logger = logger;
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.#pollMs = options.pollIntervalMs ?? 10_000;
+    if (options.stream !== false) {
+      this.#stream = new RemoteStream(
+        base,
+        {
+          apiKey: options.apiKey,
+          fetch: this.#fetch,
+          idleTimeoutMs: options.streamIdleTimeoutMs ?? 45_000,
+          maxBackoffMs: options.maxBackoffMs ?? 60_000,
+        },
+        {
+          snapshot: (body) => {
+            const flags = parseSnapshot(body);
+            const version = (body as { data?: { version?: unknown } } | null)?.data?.version;
+            this.#apply(flags, typeof version === "string" ? `"${version}"` : undefined);
+          },
+          upsert: (flag) => {
+            this.#etag = undefined; // the next poll, if any, must not be answered 304 from an older version
+            this.#feed.upsert(flag);
+          },
+          remove: (key) => {
+            this.#etag = undefined;
+            this.#feed.remove(key);
+          },
+          up: () => {
+            this.#streaming = true;
+            clearTimeout(this.#timer);
+            this.#logger.info("following flag changes over the server's stream");
+          },
+          down: (error) => {
+            this.#streaming = false;
+            this.#logger.warn("the flag stream dropped; polling until it is back", errorFields(error));
+            void this.#poll();
+          },
+          refused: (error) => this.#refused(error),
+          unsupported: (status) => this.#logger.info("the server offers no flag stream; polling", { status }),
+        },
+      );
+    }
     feed.onClose(async () => this.close());
   }
 
@@ -162,6 +182,7 @@ class RemotePoller {
   close(): void {
     this.#closed = true;
     this.#abort.abort();
+    this.#stream?.close();
     clearTimeout(this.#timer);
     clearTimeout(this.#readyTimer);
   }
@@ -185,11 +206,15 @@ class RemotePoller {
         });
       }
     }
+    // Both at once: the first poll makes ready() quick whatever the stream does; once the stream
+    // is up, polls pause.
+    this.#stream?.start();
     await this.#poll();
   }
 
   async #poll(): Promise<void> {
-    if (this.#closed) return;
+    clearTimeout(this.#timer);
+    if (this.#closed || this.#streaming) return;
     let next = this.#pollMs;
     try {
       const changed = await this.#request();
@@ -198,16 +223,7 @@ class RemotePoller {
       if (!changed) this.#feed.fresh();
     } catch (error) {
       if (this.#closed) return;
-      if (
-        error instanceof FlagpostError &&
-        (error.code === "invalid_api_key" || error.code === "missing_api_key" || error.code === "restricted_api_key")
-      ) {
-        // The key will not get better by asking again: stop, keep serving what we have.
-        this.#logger.error("the flag server refused the API key; polling stopped", errorFields(error));
-        this.#feed.fail(error);
-        clearTimeout(this.#readyTimer);
-        return;
-      }
+      if (isKeyRefused(error)) return this.#refused(error);
       this.#failures += 1;
       this.#lastError = error;
       if (this.#failures === 1)
@@ -220,9 +236,25 @@ class RemotePoller {
         error instanceof HttpStatusError ? (error.retryAfterMs ?? 0) : 0,
       );
     }
-    if (this.#closed) return;
+    if (this.#closed || this.#streaming) return;
     this.#timer = setTimeout(() => void this.#poll(), next);
     this.#timer.unref?.();
+  }
+
+  /** The key will not get better by asking again: stop polling and streaming, keep serving what we have. */
+  #refused(error: FlagpostError): void {
+    if (this.#closed) return;
+    this.#logger.error("the flag server refused the API key; polling stopped", errorFields(error));
+    this.close();
+    this.#feed.fail(error);
+  }
+
+  #apply(flags: SnapshotFlag[], etag: string | undefined): void {
+    if (this.#closed) return;
+    this.#feed.replace(flags);
+    this.#loaded = true;
+    this.#etag = etag;
+    clearTimeout(this.#readyTimer);
   }
 
   /** One conditional GET; true when a new snapshot was applied. */
@@ -238,26 +270,10 @@ class RemotePoller {
       await response.body?.cancel();
       return false;
     }
-    if (!response.ok) {
-      const { code, message } = await errorBody(response);
-      if (response.status === 401 || response.status === 403) {
-        throw new FlagpostError(
-          (code as ErrorCode | undefined) ?? "invalid_api_key",
-          message ?? `the server answered ${response.status}`,
-        );
-      }
-      throw new HttpStatusError(
-        response.status,
-        `GET ${this.#endpoint.pathname} answered ${response.status}${message ? `: ${message}` : ""}`,
-        retryAfterMs(response.headers.get("retry-after")),
-      );
-    }
+    if (!response.ok) throw await statusError(response, `GET ${this.#endpoint.pathname}`);
     const flags = parseSnapshot(await response.json());
     if (this.#closed) return false;
-    this.#feed.replace(flags);
-    this.#loaded = true;
-    this.#etag = response.headers.get("etag") ?? undefined;
-    clearTimeout(this.#readyTimer);
+    this.#apply(flags, response.headers.get("etag") ?? undefined);
     return true;
   }
 }

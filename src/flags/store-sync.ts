@@ -2,6 +2,7 @@ import { errorFields, type Logger } from "../logger.js";
 import type { FlagWatcher, Storage } from "../storage/index.js";
 import type { FlagFeed } from "./flag-client.js";
 import type { FlagStore } from "./flag-store.js";
+import type { Flag } from "./schema.js";
 
 /**
  * Keeps a FlagClient current with a FlagStore:
@@ -45,6 +46,7 @@ export class StoreSync {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #failing = false;
   #closed = false;
+  readonly #reloadListeners = new Set<(revision: number, flags: readonly Flag[]) => void>();
 
   constructor(store: FlagStore, storage: Storage, feed: FlagFeed, logger: Logger, options: StoreSyncOptions = {}) {
     this.#store = store;
@@ -81,6 +83,14 @@ export class StoreSync {
       },
     });
     this.#schedule();
+  }
+
+  /**
+   * Calls `listener` with each state a reload reads (the revision, read first, then every flag):
+   * how the flag stream hears of other processes' writes without reading them again.
+   */
+  onReload(listener: (revision: number, flags: readonly Flag[]) => void): void {
+    this.#reloadListeners.add(listener);
   }
 
   /** Checks the revision now and reloads when it moved. Never rejects. */
@@ -133,6 +143,7 @@ export class StoreSync {
         continue;
       }
       this.#feed.replace(flags);
+      for (const listener of this.#reloadListeners) listener(revision, flags);
       this.#loadedRevision = revision;
       this.#loadedAtWrite = writes;
     }

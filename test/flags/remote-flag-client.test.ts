@@ -26,6 +26,10 @@ class Restartable {
   port = 0;
   /** Snapshot requests seen, by status. */
   readonly statuses: number[] = [];
+  /** Stream requests seen. */
+  streams = 0;
+  /** Answer the stream route 404, as a server from before it would. */
+  withoutStream = false;
   constructor(readonly fp: Flagpost) {}
 
   get url() {
@@ -36,6 +40,10 @@ class Restartable {
     const handle = toNodeHandler(this.fp, { rateLimit: false });
     const server = createServer((req, res) => {
       if (req.url?.startsWith("/v1/flags/_snapshot")) res.on("finish", () => this.statuses.push(res.statusCode));
+      if (req.url?.startsWith("/v1/flags/_stream")) {
+        this.streams += 1;
+        if (this.withoutStream) return void res.writeHead(404, { "content-type": "application/json" }).end("{}");
+      }
       handle(req, res);
     });
     await new Promise<void>((resolve) => server.listen(this.port, "127.0.0.1", resolve));
@@ -87,7 +95,7 @@ afterEach(async () => {
 
 describe("createRemoteFlagClient", () => {
   it("loads every flag, evaluates locally, and follows changes by polling with If-None-Match", async () => {
-    const client = remote();
+    const client = remote({ stream: false });
     await client.ready();
     expect(client.isEnabled("beta", { userId: "u1" })).toBe(true);
     expect(client.evaluate("beta", { userId: "u2" })).toEqual({ enabled: false, reason: "no_rule_match" });
@@ -193,6 +201,8 @@ describe("createRemoteFlagClient", () => {
     const restricted = remote({ apiKey: browserKey });
     await expect(restricted.ready()).rejects.toMatchObject({ code: "restricted_api_key" });
 
+    // The stream's refusal can settle ready() while the first poll's answer is still on its way.
+    await new Promise((resolve) => setTimeout(resolve, 100));
     const seen = server.statuses.length;
     await fp.flags.update("beta", { enabled: false });
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -207,5 +217,56 @@ describe("createRemoteFlagClient", () => {
     await server.start();
     await client.ready();
     expect(client.isEnabled("beta", { userId: "u1" })).toBe(true);
+  });
+
+  it("follows changes over the stream, with polls paused while it is up", async () => {
+    const client = remote();
+    await client.ready();
+    await waitUntil(() => fp.flagStream.size === 1, { timeoutMs: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 100)); // a poll in flight when the stream came up ends
+    const polls = server.statuses.length;
+    await fp.flags.update("beta", { rules: [{ type: "users", userIds: ["u7"] }] });
+    await waitUntil(() => client.isEnabled("beta", { userId: "u7" }), { timeoutMs: 10_000 });
+    await fp.flags.create({ key: "fresh", enabled: true });
+    await waitUntil(() => client.isEnabled("fresh"), { timeoutMs: 10_000 });
+    await fp.flags.delete("fresh");
+    await waitUntil(() => client.evaluate("fresh").reason === "flag_not_found", { timeoutMs: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 200)); // eight poll intervals
+    expect(server.statuses.length).toBe(polls);
+    expect(server.streams).toBe(1);
+  });
+
+  it("falls back to polling when the server goes, keeps the last snapshot, and streams again when it is back", async () => {
+    const client = remote();
+    await client.ready();
+    await waitUntil(() => fp.flagStream.size === 1, { timeoutMs: 10_000 });
+    await fp.flags.update("beta", { description: "seen over the stream", rules: [{ type: "users", userIds: ["u5"] }] });
+    await waitUntil(() => client.isEnabled("beta", { userId: "u5" }), { timeoutMs: 10_000 });
+
+    await server.stop();
+    await waitUntil(() => client.status === "stale", { timeoutMs: 10_000 }); // the fallback polls fail
+    expect(client.isEnabled("beta", { userId: "u5" })).toBe(true); // the last good snapshot
+    await fp.flags.update("beta", { rules: [{ type: "users", userIds: ["u6"] }] }); // while it is down
+    const streamsBefore = server.streams;
+    await server.start();
+    await waitUntil(() => client.isEnabled("beta", { userId: "u6" }), { timeoutMs: 10_000 });
+    expect(client.status).toBe("ready");
+    await waitUntil(() => fp.flagStream.size === 1 && server.streams > streamsBefore, { timeoutMs: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const polls = server.statuses.length;
+    await fp.flags.update("beta", { rules: [{ type: "users", userIds: ["u8"] }] });
+    await waitUntil(() => client.isEnabled("beta", { userId: "u8" }), { timeoutMs: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(server.statuses.length).toBe(polls); // streaming again: no polls
+  });
+
+  it("polls a server that has no stream route", async () => {
+    server.withoutStream = true;
+    const client = remote();
+    await client.ready();
+    await fp.flags.update("beta", { rules: [{ type: "users", userIds: ["u4"] }] });
+    await waitUntil(() => client.isEnabled("beta", { userId: "u4" }), { timeoutMs: 10_000 });
+    expect(server.streams).toBe(1); // asked once, then polled
+    expect(server.statuses.length).toBeGreaterThan(1);
   });
 });

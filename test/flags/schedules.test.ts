@@ -99,14 +99,25 @@ describeEachStorage("scheduled flag changes", (storage) => {
       nextAttemptAt: at,
     };
     await storage().flagSchedules.insert(stale);
+    // A prerequisite that existed when the change was scheduled, gone when it is due.
+    await fp.flags.create({ key: "dependency" });
+    const orphan = await fp.flags.schedules.create("kept", {
+      at,
+      changes: { prerequisites: [{ flagKey: "dependency", enabled: true }] },
+    });
+    await fp.flags.delete("dependency");
     clock.advance(1_000);
-    expect(await worker(fp, storage()).runOnce()).toBe(2);
+    expect(await worker(fp, storage()).runOnce()).toBe(3);
 
     const [doomed] = (await fp.flags.schedules.list("doomed")).data;
     expect(doomed).toMatchObject({ id: lost.id, status: "failed", failure: { reason: "flag_not_found" } });
-    const [invalid] = (await fp.flags.schedules.list("kept", { status: "failed" })).data;
-    expect(invalid).toMatchObject({ id: stale.id, failure: { reason: "invalid_changes" } });
+    const failed = (await fp.flags.schedules.list("kept", { status: "failed" })).data;
+    const invalid = failed.find((f) => f.id === stale.id);
+    expect(invalid).toMatchObject({ failure: { reason: "invalid_changes" } });
     expect(invalid!.failure!.message).toContain("rules.0.percentage");
+    expect(failed.find((f) => f.id === orphan.id)).toMatchObject({
+      failure: { reason: "invalid_changes", message: expect.stringContaining("dependency") },
+    });
     expect(await fp.flags.get("kept")).toMatchObject({ enabled: false });
     await fp.close();
   });

@@ -15,6 +15,7 @@ import {
 import {
   createFlagpost,
   type Flagpost,
+  type FlagpostOptions,
   type Logger,
   memoryStorage,
   silentLogger,
@@ -54,6 +55,8 @@ export interface StartOptions {
   http?: HttpOptions;
   storage?: Storage;
   logger?: Logger;
+  /** Further createFlagpost options (flag stream keep-alive, sync intervals, …). */
+  flagpost?: Partial<FlagpostOptions>;
 }
 
 export type Start = (options?: StartOptions) => Promise<Target>;
@@ -64,7 +67,11 @@ export interface Variant {
 }
 
 async function makeFlagpost(options: StartOptions): Promise<{ fp: Flagpost; key: string }> {
-  const fp = createFlagpost({ storage: options.storage ?? memoryStorage(), logger: options.logger ?? silentLogger });
+  const fp = createFlagpost({
+    ...options.flagpost,
+    storage: options.storage ?? memoryStorage(),
+    logger: options.logger ?? silentLogger,
+  });
   await fp.ready();
   const { key } = await fp.keys.create({ name: "test", scopes: ["full_access"] });
   return { fp, key };

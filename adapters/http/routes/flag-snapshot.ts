@@ -19,7 +19,8 @@ interface Snapshot {
   data: { version: string; flags: Flag[] };
 }
 
-function build(revision: number, flags: Flag[]): Snapshot {
+/** The route's body and ETag for `flags` (sorted by key) at `revision`; the stream's snapshot event too. */
+export function buildSnapshot(revision: number, flags: Flag[]): Snapshot {
   const version = createHash("sha256").update(JSON.stringify(flags)).digest("base64url").slice(0, 27);
   return { revision, etag: `"${version}"`, data: { version, flags } };
 }
@@ -42,7 +43,7 @@ export function flagSnapshotRoutes(fp: Flagpost): Route[] {
     const revision = await fp.flags.revision();
     if (cached?.revision === revision) return cached;
     if (pending?.revision !== revision) {
-      const snapshot = fp.flags.all().then((flags) => build(revision, flags));
+      const snapshot = fp.flags.all().then((flags) => buildSnapshot(revision, flags));
       pending = { revision, snapshot };
       snapshot.then(
         (built) => {

@@ -3,6 +3,7 @@ import type { Route } from "../types.js";
 import { emailRoutes } from "./emails.js";
 import { flagAccessRoutes } from "./flag-access.js";
 import { flagSnapshotRoutes } from "./flag-snapshot.js";
+import { flagStreamRoutes } from "./flag-stream.js";
 import { eventRoutes } from "./events.js";
 import { experimentRoutes } from "./experiments.js";
 import { flagRoutes } from "./flags.js";
@@ -11,9 +12,10 @@ import { flagScheduleRoutes } from "./flag-schedules.js";
 
 /** Every /v1 route. Each service contributes its own list. */
 export function allRoutes(fp: Flagpost): Route[] {
-  // The snapshot and access routes go first: the router takes the first match, and /v1/flags/:key would match them too.
+  // The snapshot, stream and access routes go first: the router takes the first match, and /v1/flags/:key would match them too.
   return [
     ...flagSnapshotRoutes(fp),
+    ...flagStreamRoutes(fp),
     ...flagAccessRoutes(),
     ...flagRoutes(fp),
     ...flagScheduleRoutes(fp),

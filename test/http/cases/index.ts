@@ -8,6 +8,7 @@ import { flagHistoryCases } from "./flags-history.js";
 import { flagListCases } from "./flags-list.js";
 import { flagPrerequisiteCases } from "./flags-prerequisites.js";
 import { flagScheduleCases } from "./flags-schedules.js";
+import { flagStreamCases } from "./flags-stream.js";
 import { internalErrorCases } from "./internal-error.js";
 import { loggingCases } from "./logging.js";
 import { type PropertyOptions, propertyCases } from "./properties.js";
@@ -22,6 +23,7 @@ export function httpCases(variant: Variant, options: PropertyOptions = { numRuns
     flagHistoryCases(variant.start);
     flagPrerequisiteCases(variant.start);
     flagScheduleCases(variant.start);
+    flagStreamCases(variant.start);
     authCases(variant.start);
     errorCases(variant.start);
     rateLimitCases(variant.start);
