@@ -49,7 +49,7 @@ function toRows(batch: TrackEventInput[], receivedMs: number): Row[] {
   ]);
 }
 
-function benchDir(): string {
+export function benchDir(): string {
   const base = process.env.FLAGPOST_BENCH_DIR ?? (existsSync("/dev/shm") ? "/dev/shm" : tmpdir());
   return mkdtempSync(join(base, "flagpost-bench-events-"));
 }
@@ -180,7 +180,7 @@ async function sqliteIngest(
   return result;
 }
 
-function postgresUrl(): string | undefined {
+export function postgresUrl(): string | undefined {
   const url = process.env.FLAGPOST_BENCH_PG_URL ?? process.env.FLAGPOST_TEST_PG_URL;
   return url === undefined || url === "" ? undefined : url;
 }

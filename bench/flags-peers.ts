@@ -16,7 +16,7 @@ export interface System<C = any> {
   /** The contexts, in the system's own shape. */
   contexts(users: BenchUser[]): C[];
   /** One evaluation of the measured flag; async systems return a promise. */
-  call: ((context: C) => boolean) | ((context: C) => Promise<boolean>);
+  call: ((context: C) => unknown) | ((context: C) => Promise<unknown>);
   async: boolean;
   close(): Promise<void>;
   note: string;

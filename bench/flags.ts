@@ -17,7 +17,7 @@ import { fmt, summarize } from "./lib/stats.js";
  */
 
 /** murmur3_x86_32, seed 0, over the string's char codes: the textbook loop, written out plainly. */
-function murmur3(text: string): number {
+export function murmur3(text: string): number {
   let h = 0;
   const n = text.length;
   const blocks = n & ~3;
@@ -139,7 +139,7 @@ async function flagpostSystems(flags: FlagSet): Promise<System[]> {
  * A timing loop compiled for one system alone, so its call site sees one function (as an app's
  * does) and the JIT may inline it; a loop shared by all systems would be megamorphic for all.
  */
-function loopFor(
+export function loopFor(
   system: System,
 ): (call: System["call"], contexts: unknown[], start: number, end: number) => number | Promise<number> {
   const body = `let on = 0; for (let i = start; i < end; i++) if (${system.async ? "await " : ""}call(contexts[i])) on++; return on; // ${system.name}`;
@@ -151,13 +151,13 @@ function loopFor(
   ) as never;
 }
 
-interface Measured {
+export interface Measured {
   system: System;
   nsPerCall: number[];
   trueShare: number;
 }
 
-async function pass(
+export async function pass(
   m: Measured,
   loop: ReturnType<typeof loopFor>,
   contexts: unknown[],

@@ -1,9 +1,10 @@
 import { emailsBench } from "./emails.js";
 import { eventsPart } from "./events.js";
+import { experimentsBench } from "./experiments.js";
 import { flagsBench } from "./flags.js";
 import { httpBench } from "./http.js";
 import type { BenchPart } from "./lib/part.js";
 import { propagationBench } from "./propagation.js";
 
 /** Every benchmark part, in the order `npm run bench` runs them. Each file adds itself here. */
-export const PARTS: BenchPart[] = [flagsBench, httpBench, eventsPart, emailsBench, propagationBench];
+export const PARTS: BenchPart[] = [flagsBench, httpBench, eventsPart, emailsBench, propagationBench, experimentsBench];

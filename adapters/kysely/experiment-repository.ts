@@ -14,8 +14,15 @@ type Db = Kysely<FlagpostTables>;
 interface JsonReads {
   /** properties.experimentId as text, null when absent or not a string. */
   experimentId: RawBuilder<string | null>;
-  /** properties.variant as text, null when absent or not a string. */
-  variant: RawBuilder<string | null>;
+  /**
+   * properties.variant in two steps, so the whole JSON is read once per row: `variantValue` is
+   * selected once per assignment event as column `v`, `variant(v)` turns it into text (null when
+   * absent or not a string).
+   */
+  variantValue: RawBuilder<unknown>;
+  variant(v: RawBuilder<unknown>): RawBuilder<string | null>;
+  /** How the assignment rows are kept for the next step: PostgreSQL would otherwise inline `v` and parse again. */
+  materialized: RawBuilder<unknown>;
   /** properties.revenue as a double, null when absent or not a number. */
   revenue: RawBuilder<number | null>;
   /** `a = b` for text, byte for byte. */
@@ -25,13 +32,17 @@ interface JsonReads {
 const READS: Record<Engine, JsonReads> = {
   sqlite: {
     experimentId: sql`json_extract(properties, '$.experimentId')`,
-    variant: sql`case when json_type(properties, '$.variant') = 'text' then json_extract(properties, '$.variant') end`,
+    variantValue: sql`case when json_type(properties, '$.variant') = 'text' then json_extract(properties, '$.variant') end`,
+    variant: (v) => sql`${v}`,
+    materialized: sql``,
     revenue: sql`case when json_type(properties, '$.revenue') in ('integer', 'real') then json_extract(properties, '$.revenue') end`,
     same: (a, b) => sql`${a} = ${b}`,
   },
   postgres: {
     experimentId: sql`(properties::json ->> 'experimentId')`,
-    variant: sql`case when json_typeof(properties::json -> 'variant') = 'string' then properties::json ->> 'variant' end`,
+    variantValue: sql`(properties::json -> 'variant')`,
+    variant: (v) => sql`case when json_typeof(${v}) = 'string' then ${v} #>> '{}' end`,
+    materialized: sql`materialized`,
     revenue: sql`case when json_typeof(properties::json -> 'revenue') = 'number' then (properties::json ->> 'revenue')::float8 end`,
     same: (a, b) => sql`${a} = ${b}`,
   },
@@ -40,7 +51,9 @@ const READS: Record<Engine, JsonReads> = {
   // compared with their byte lengths too.
   mysql: {
     experimentId: sql`(case when json_type(json_extract(properties, '$.experimentId')) = 'STRING' then cast(json_unquote(json_extract(properties, '$.experimentId')) as binary) end)`,
-    variant: sql`(case when json_type(json_extract(properties, '$.variant')) = 'STRING' then cast(json_unquote(json_extract(properties, '$.variant')) as binary) end)`,
+    variantValue: sql`(case when json_type(json_extract(properties, '$.variant')) = 'STRING' then cast(json_unquote(json_extract(properties, '$.variant')) as binary) end)`,
+    variant: (v) => sql`${v}`,
+    materialized: sql``,
     revenue: sql`case when json_type(json_extract(properties, '$.revenue')) in ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL') then json_extract(properties, '$.revenue') + 0e0 end`,
     same: (a, b) => sql`(${a} = ${b} and octet_length(${a}) = octet_length(${b}))`,
   },
@@ -56,10 +69,15 @@ interface TotalsRow {
 }
 
 /**
- * Experiment sums in one statement: assignment events (found through the experimentId index) are
- * grouped per user, each user's metric events at or after exposure are joined and summed, and the
- * per-user rows are grouped per variant; users seen in several variants fall in the null group.
- * Users are grouped by id and byte length: MySQL's PAD SPACE would otherwise merge "u1" and "u1 ".
+ * Experiment sums in one statement, without a lookup per user: the assignment events (found
+ * through the experimentId index) and the metric events (through the (event, ts) index) are read
+ * once each into one list; a window over each user's rows gives the exposure (their first
+ * assignment event) to every row of that user, so each metric row knows whether it counts; the
+ * rows are then grouped per user and the users per variant. Users seen in several variants
+ * (min(variant) ≠ max(variant): cheaper than count(distinct), which sorts each user's rows) fall
+ * in the null group. Users are grouped by id and byte length: MySQL's PAD SPACE would otherwise
+ * merge "u1" and "u1 ". (A join from each user to their metric events looked each user up in an
+ * index: 100,000 users took seconds; see docs/experiments.md, "How it runs".)
  */
 export class KyselyExperimentRepository implements ExperimentRepository {
   readonly #db: Db;
@@ -79,28 +97,32 @@ export class KyselyExperimentRepository implements ExperimentRepository {
       sql` and `,
     );
     const statement = sql<TotalsRow>`
-      with assigned as (
-        select user_id, user_bytes, min(ts) as exposed_at, min(variant) as variant, count(distinct variant) as variants
-        from (
-          select user_id, octet_length(user_id) as user_bytes, ts, ${r.variant} as variant
-          from flagpost_events
-          where ${r.same(r.experimentId, sql`${query.experimentId}`)} and ${window}
-        ) tagged
-        where variant is not null
-        group by user_id, user_bytes
+      with tagged as ${r.materialized} (
+        select user_id, octet_length(user_id) as user_bytes, ts, ${r.variantValue} as v
+        from flagpost_events
+        where ${r.same(r.experimentId, sql`${query.experimentId}`)} and ${window}
       ),
-      metric as (
-        select user_id, ts, ${r.revenue} as revenue
+      combined as (
+        select user_id, user_bytes, ts, ${r.variant(sql.ref("v"))} as variant, null as revenue, 0 as is_metric
+        from tagged
+        where ${r.variant(sql.ref("v"))} is not null
+        union all
+        select user_id, octet_length(user_id), ts, null, ${r.revenue}, 1
         from flagpost_events
         where ${r.same(sql.ref("event"), sql`${query.metric}`)} and ${window}
       ),
+      marked as (
+        select user_id, user_bytes, ts, variant, revenue, is_metric,
+               min(case when is_metric = 0 then ts end) over (partition by user_id, user_bytes) as exposed_at
+        from combined
+      ),
       per_user as (
-        select case when a.variants = 1 then a.variant end as variant,
-               max(case when m.user_id is null then 0 else 1 end) as converted,
-               coalesce(sum(m.revenue), 0) as revenue
-        from assigned a
-        left join metric m on ${r.same(sql.ref("m.user_id"), sql.ref("a.user_id"))} and m.ts >= a.exposed_at
-        group by a.user_id, a.user_bytes, a.variant, a.variants
+        select case when min(variant) = max(variant) then min(variant) end as variant,
+               max(case when is_metric = 1 and ts >= exposed_at then 1 else 0 end) as converted,
+               coalesce(sum(case when is_metric = 1 and ts >= exposed_at then revenue end), 0) as revenue
+        from marked
+        where exposed_at is not null
+        group by user_id, user_bytes
       )
       select variant, count(*) as users, sum(converted) as conversions, sum(revenue) as revenue, sum(revenue * revenue) as revenue_squares
       from per_user
