@@ -3,6 +3,7 @@ import { eventsPart } from "./events.js";
 import { flagsBench } from "./flags.js";
 import { httpBench } from "./http.js";
 import type { BenchPart } from "./lib/part.js";
+import { webhooksBench } from "./webhooks.js";
 
 /** Every benchmark part, in the order `npm run bench` runs them. Each file adds itself here. */
-export const PARTS: BenchPart[] = [flagsBench, httpBench, eventsPart, emailsBench];
+export const PARTS: BenchPart[] = [flagsBench, httpBench, eventsPart, emailsBench, webhooksBench];
