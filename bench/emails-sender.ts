@@ -1,13 +1,8 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { Kysely, PostgresDialect, sql } from "kysely";
+import { randomUUID } from "node:crypto";
+import { type Kysely, sql } from "kysely";
 import nodemailer from "nodemailer";
-import pg from "pg";
 import { kyselyStorage } from "../adapters/kysely/index.js";
 import { nodemailerTransport } from "../adapters/nodemailer/index.js";
-import { openDatabase } from "../cli/open-database.js";
 import {
   createFlagpost,
   type Flagpost,
@@ -16,6 +11,7 @@ import {
   silentLogger,
 } from "../src/internal.js";
 import { serveCalls } from "./lib/child.js";
+import { freshDatabase } from "./lib/fresh-database.js";
 import { percentile } from "./lib/stats.js";
 
 /**
@@ -121,40 +117,14 @@ let open: Open | undefined;
 
 async function openFlagpost(run: SendRun): Promise<Open> {
   const transport = nodemailerTransport(transporter(run.port), { closeTransporter: true });
-  if (run.engine === "postgres") {
-    const schema = `flagpost_bench_${randomBytes(6).toString("hex")}`;
-    const admin = new pg.Client({ connectionString: run.pgUrl });
-    await admin.connect();
-    await admin.query(`create schema "${schema}"`);
-    const db = new Kysely<any>({
-      dialect: new PostgresDialect({
-        pool: new pg.Pool({ connectionString: run.pgUrl, options: `-c search_path=${schema}` }),
-      }),
-    });
-    const fp = createFlagpost({
-      storage: kyselyStorage(db, { destroyOnClose: true }),
-      transport,
-      logger: silentLogger,
-      emailWorker: run.worker,
-    });
-    return {
-      fp,
-      db,
-      async cleanup() {
-        await admin.query(`drop schema if exists "${schema}" cascade`);
-        await admin.end();
-      },
-    };
-  }
-  const dir = mkdtempSync(join(tmpdir(), "flagpost-bench-emails-"));
-  const db = await openDatabase(join(dir, "flagpost.db")); // WAL, busy_timeout, synchronous=FULL, as `flagpost serve`
+  const { db, cleanup } = await freshDatabase(run.engine ?? "sqlite", run.pgUrl);
   const fp = createFlagpost({
     storage: kyselyStorage(db, { destroyOnClose: true }),
     transport,
     logger: silentLogger,
     emailWorker: run.worker,
   });
-  return { fp, db, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+  return { fp, db, cleanup };
 }
 
 async function flagpost(run: SendRun): Promise<SendResult> {

@@ -1,8 +1,8 @@
 import { loadavg } from "node:os";
-import pg from "pg";
 import type { SendResult, SendRun } from "./emails-sender.js";
 import { canPin, type Child, startChild } from "./lib/child.js";
 import type { BenchPart } from "./lib/part.js";
+import { postgresUrl } from "./lib/postgres.js";
 import { table } from "./lib/report.js";
 import { fmt, median } from "./lib/stats.js";
 
@@ -57,25 +57,6 @@ function variants(pgUrl: string | undefined): Variant[] {
     );
   }
   return list;
-}
-
-/** The PostgreSQL URL to use, or why there is none. */
-export async function postgresUrl(smoke: boolean): Promise<{ url?: string; why?: string }> {
-  const url =
-    process.env.FLAGPOST_BENCH_PG_URL ??
-    process.env.FLAGPOST_TEST_PG_URL ??
-    (smoke ? undefined : "postgres://postgres@127.0.0.1:5432/test");
-  if (!url) return { why: "set FLAGPOST_TEST_PG_URL (or FLAGPOST_BENCH_PG_URL) to include PostgreSQL" };
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    await client.query("select 1");
-    return { url };
-  } catch (error) {
-    return { why: `PostgreSQL at ${url.replace(/\/\/[^@]*@/, "//…@")} did not answer (${(error as Error).message})` };
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 interface Sample {

@@ -5,6 +5,15 @@ import { flagsBench } from "./flags.js";
 import { httpBench } from "./http.js";
 import type { BenchPart } from "./lib/part.js";
 import { propagationBench } from "./propagation.js";
+import { webhooksBench } from "./webhooks.js";
 
 /** Every benchmark part, in the order `npm run bench` runs them. Each file adds itself here. */
-export const PARTS: BenchPart[] = [flagsBench, httpBench, eventsPart, emailsBench, propagationBench, experimentsBench];
+export const PARTS: BenchPart[] = [
+  flagsBench,
+  httpBench,
+  eventsPart,
+  emailsBench,
+  webhooksBench,
+  propagationBench,
+  experimentsBench,
+];

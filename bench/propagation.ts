@@ -5,7 +5,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { createRemoteFlagClient, type FlagClient, silentLogger } from "../src/internal.js";
-import { postgresUrl } from "./emails.js";
+import { postgresUrl } from "./lib/postgres.js";
 import { type Child, startChild } from "./lib/child.js";
 import type { BenchPart } from "./lib/part.js";
 import { table } from "./lib/report.js";

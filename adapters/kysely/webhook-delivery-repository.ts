@@ -256,13 +256,16 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
     const at = toEpochMs(now, "now");
     return guard(this.#engine, "replay the webhook delivery", () =>
       inTransaction(this.#db, this.#engine, async (trx) => {
-        const result = await trx
+        const delivery = trx
           .updateTable("flagpost_webhook_deliveries")
-          .set({ status: "pending", attempts: 0, next_attempt_at: at, lease_owner: null, lease_until: null })
           .where("webhook_id", "=", webhookId)
-          .where("event_id", "=", eventId)
-          .executeTakeFirst();
-        if (result.numUpdatedRows === 0n && !(await this.#delivery(trx, webhookId, eventId))) return undefined;
+          .where("event_id", "=", eventId);
+        await delivery.set({ status: "pending", attempts: 0, next_attempt_at: at }).execute();
+        // A running lease stays: its holder's outcome still applies (see the port).
+        await delivery
+          .set({ lease_owner: null, lease_until: null })
+          .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", at)]))
+          .execute();
         const row = await this.#delivery(trx, webhookId, eventId);
         return row && toDelivery(row);
       }),

@@ -126,8 +126,10 @@ export class MemoryWebhookDeliveryRepository implements WebhookDeliveryRepositor
     const delivery = this.#state.findDelivery(webhookId, eventId);
     if (!delivery) return undefined;
     Object.assign(delivery, { status: "pending", attempts: 0, nextAttemptAt: now });
-    delete delivery.leaseOwner;
-    delete delivery.leaseUntil;
+    if (delivery.leaseUntil === undefined || delivery.leaseUntil <= now) {
+      delete delivery.leaseOwner;
+      delete delivery.leaseUntil;
+    }
     return structuredClone(delivery);
   }
 

@@ -164,8 +164,10 @@ export interface WebhookDeliveryRepository {
     eventId: string,
   ): Promise<{ delivery: DeliveryRecord; event: DomainEvent } | undefined>;
   /**
-   * Makes the delivery due again at `now` (status `pending`, `attempts` 0, lease released), keeping
-   * its event and so its `webhook-id`. Returns it as stored afterwards; undefined when unknown.
+   * Makes the delivery due again at `now` (status `pending`, `attempts` 0), keeping its event and
+   * so its `webhook-id`. An ended lease is released; a lease still running at `now` MUST be kept:
+   * an attempt is under way, its holder's outcome still applies (and answers the replay), and
+   * nobody claims the delivery twice meanwhile. Returns it as stored afterwards; undefined when unknown.
    */
   replayDelivery(webhookId: string, eventId: string, now: string): Promise<DeliveryRecord | undefined>;
   /** The delivery's attempts, newest first, paged by attempt id. */

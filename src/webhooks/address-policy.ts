@@ -7,7 +7,9 @@ import { FlagpostError } from "../errors.js";
  * are allowed, every address that is not on the public internet is refused: loopback, private,
  * link-local (cloud metadata at 169.254.169.254 and fd00:ec2::254 included), carrier-grade NAT,
  * unique-local, multicast, reserved and documentation ranges, and IPv6 forms that embed an IPv4
- * address (IPv4-mapped, 6to4, Teredo, local NAT64), which could smuggle one of those in.
+ * address (6to4, Teredo, local NAT64), which could smuggle one of those in. IPv4-mapped IPv6
+ * addresses (::ffff:10.0.0.1) are judged by the IPv4 address they carry: BlockList checks them
+ * against the IPv4 ranges itself (and an ::ffff:0:0/96 rule would match every IPv4 address).
  */
 
 const IPV4_BLOCKED: [string, number][] = [
@@ -31,7 +33,6 @@ const IPV4_BLOCKED: [string, number][] = [
 const IPV6_BLOCKED: [string, number][] = [
   ["::", 128], // unspecified
   ["::1", 128], // loopback
-  ["::ffff:0:0", 96], // IPv4-mapped
   ["64:ff9b:1::", 48], // local-use NAT64
   ["100::", 64], // discard
   ["2001::", 32], // Teredo

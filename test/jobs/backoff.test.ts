@@ -44,6 +44,17 @@ describe("backoff", () => {
     expect(parseSchedule("1.5s").delaysMs).toEqual([1500]);
   });
 
+  it("spreads scheduled delays within ± the spread when one is given, never beyond", () => {
+    const spread = { ...parseSchedule("10s,1m"), spread: 0.1 };
+    expect(backoffDelay(spread, 1, () => 0)).toBeCloseTo(9_000);
+    expect(backoffDelay(spread, 1, () => 0.5)).toBeCloseTo(10_000);
+    expect(backoffDelay(spread, 2, () => 0.999999)).toBeCloseTo(66_000, 0);
+    expect(backoffCeiling(spread, 2)).toBeCloseTo(66_000);
+    expect(() => checkBackoff({ ...spread, spread: 1 }, "webhooks.retry")).toThrow(/spread/);
+    const policy = { ...DEFAULT_RETRY_POLICY, schedule: [1000], scheduleSpread: 0.2 };
+    expect([0, 1].map((r) => retryDelay(policy, 1, () => r))).toEqual([800, 1200]);
+  });
+
   it("refuses schedules and bounds it cannot use, naming the option", () => {
     for (const bad of ["", "5x", "5s,,5m", "-1s", "s"])
       expect(() => parseSchedule(bad), bad).toThrow(expect.objectContaining({ code: "validation_error" }));

@@ -43,6 +43,28 @@ export function webhookLeaseCases(harness: StorageHarness): void {
       expect(again[0]!.id).not.toBe(held!.id);
     });
 
+    it("keeps a running lease on replay, so the holder's outcome still applies and nobody claims it twice", async () => {
+      const hook = await endpointWithDeliveries(storage(), 1);
+      const deliveries = storage().webhookDeliveries;
+      const [held] = await deliveries.claimDueDeliveries(iso(T0 + 10), 1, LEASE, "w");
+      const replayed = await deliveries.replayDelivery(hook.id, held!.eventId, iso(T0 + 20));
+      expect(replayed).toMatchObject({
+        status: "pending",
+        attempts: 0,
+        leaseOwner: "w",
+        leaseUntil: iso(T0 + 10 + LEASE),
+      });
+      expect(await deliveries.claimDueDeliveries(iso(T0 + 20), 10, LEASE, "w")).toEqual([]);
+      const applied = await deliveries.recordDeliveryOutcomes([
+        { id: held!.id, webhookId: hook.id, leaseOwner: "w", next: { status: "success" } },
+      ]);
+      expect(applied).toEqual([true]);
+      const after = await deliveries.replayDelivery(hook.id, held!.eventId, iso(T0 + 30));
+      expect(after).toMatchObject({ status: "pending", attempts: 0 });
+      expect(after).not.toHaveProperty("leaseOwner");
+      expect(await deliveries.claimDueDeliveries(iso(T0 + 30), 10, LEASE, "x")).toHaveLength(1);
+    });
+
     it("tells subscribers after a write that stored deliveries commits, and not otherwise", async () => {
       const hook = webhook({ events: ["flag.created"] });
       await storage().webhooks.insertWebhook(hook);

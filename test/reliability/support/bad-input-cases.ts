@@ -21,6 +21,8 @@ export interface FieldCase {
 const ALL = POISON_NAMES;
 const STRINGS = STRING_POISON;
 const STRINGS_AND_NUMBERS: PoisonName[] = [...STRING_POISON, "huge", "hugeNegative"];
+/** A webhook id no backend holds: validation answers before the lookup would. */
+const NO_WEBHOOK = "0198aaaa-0000-7000-8000-000000000000";
 const EMAIL = '{"from":"a@example.com","to":"b@example.com","subject":"s","text":"t"';
 
 export const FIELD_CASES: FieldCase[] = [
@@ -159,6 +161,21 @@ export const FIELD_CASES: FieldCase[] = [
     field: "detail.d",
     poison: ALL,
   },
+  {
+    method: "POST",
+    path: "/v1/webhooks",
+    body: '{"endpoint":$,"events":["email.sent"]}',
+    field: "endpoint",
+    poison: STRINGS,
+  },
+  {
+    method: "POST",
+    path: "/v1/webhooks",
+    body: '{"endpoint":"https://hooks.example.com/x","events":[$]}',
+    field: "events.0",
+    poison: STRINGS,
+  },
+  { method: "PATCH", path: `/v1/webhooks/${NO_WEBHOOK}`, body: '{"endpoint":$}', field: "endpoint", poison: STRINGS },
 ];
 
 /** Requests with a prototype name where a key or name goes: refused like any unknown or bad name. */
@@ -211,6 +228,14 @@ export const ID_ROUTES: { method: FieldCase["method"]; path: (id: string) => str
   { method: "GET", path: (id) => `/v1/emails/${id}` },
   { method: "GET", path: (id) => `/v1/emails/${id}/events` },
   { method: "POST", path: (id) => `/v1/emails/${id}/events`, body: '{"type":"delivered"}' },
+  { method: "GET", path: (id) => `/v1/webhooks/${id}` },
+  { method: "PATCH", path: (id) => `/v1/webhooks/${id}`, body: '{"status":"disabled"}' },
+  { method: "DELETE", path: (id) => `/v1/webhooks/${id}` },
+  { method: "POST", path: (id) => `/v1/webhooks/${id}/signing-secret/rotate` },
+  { method: "GET", path: (id) => `/v1/webhooks/${id}/events` },
+  { method: "GET", path: (id) => `/v1/webhooks/${NO_WEBHOOK}/events/${id}` },
+  { method: "POST", path: (id) => `/v1/webhooks/${id}/events/${id}/replay` },
+  { method: "GET", path: (id) => `/v1/webhooks/${NO_WEBHOOK}/events/${id}/attempts` },
 ];
 
 /** Query values that name nothing storable, or cursors decoding to such names. */
@@ -220,4 +245,6 @@ export const QUERY_CASES: { path: string; field: string }[] = [
   { path: "/v1/flags?cursor=AA", field: "cursor" }, // base64url of "\0"
   { path: "/v1/flags?cursor=%00", field: "cursor" },
   { path: "/v1/flags/{seed}/schedules?cursor=%00", field: "cursor" },
+  { path: "/v1/webhooks?after=%00", field: "after" },
+  { path: "/v1/webhooks?limit=0", field: "limit" },
 ];
