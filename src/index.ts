@@ -22,6 +22,8 @@ export type {
   VariantContext,
 } from "./flags/flag-client.js";
 export type { EmailService, IdempotencyOptions, SendBatchOptions } from "./emails/email-service.js";
+export type { ReportResult } from "./emails/report-application.js";
+export type { DeliveryReport, DeliveryReportSource, DeliveryReportType, ReportParser } from "./emails/reports.js";
 export type { EventTracker, EnqueueResult, EventTrackerOptions, TrackOptions } from "./events/event-tracker.js";
 export type { EventBufferOptions, EventBufferStats, UnstoredReason, WhenFull } from "./events/event-buffer.js";
 export type { ExperimentService } from "./experiments/experiment-results.js";

@@ -33,6 +33,7 @@ export { inputProblem, isStorableText, MAX_NESTING_DEPTH } from "./input-policy.
 export type * from "./storage/index.js";
 export { type IdempotencyOptions } from "./emails/email-service.js";
 export { type OutboxWorkerOptions } from "./emails/outbox-worker.js";
+export type { DeliveryReport, ReportParser } from "./emails/reports.js";
 export { DEFAULT_RETRY_POLICY, retryDelay, delayCeiling } from "./jobs/retry-policy.js";
 export { TRANSITIONS, applyTransition, sourcesOf, EMAIL_STATUSES } from "./emails/lifecycle.js";
 export { parseAddress } from "./emails/addresses.js";

@@ -69,6 +69,13 @@ export interface TransportResult {
   rejected: RecipientRejection[];
   /** The server's final reply or where the message went (a file path), for people. */
   response?: string;
+  /**
+   * The next hop's own id for the message, when it gave one that differs from `messageId`: a
+   * provider API's message id, or the queue id in an SMTP server's reply (`queued as 4F1A2B`).
+   * Stored with the email, so that the provider's delivery reports, which name the message by
+   * this id, find it.
+   */
+  providerMessageId?: string;
 }
 
 export type TransportErrorKind =

@@ -9,6 +9,8 @@ import { parseIsoInstant } from "../time.js";
 import { checkInput, detailText, parseInput, validationError } from "../validation.js";
 import { applyTransition } from "./lifecycle.js";
 import { messageIdFor } from "./message.js";
+import { ReportApplier, type ReportResult } from "./report-application.js";
+import type { DeliveryReport, ReportParser } from "./reports.js";
 import { transitionDomainEvents } from "./webhook-events.js";
 import type { OutboxWorker } from "./outbox-worker.js";
 import {
@@ -42,6 +44,11 @@ export interface IdempotencyOptions {
 export interface SendBatchOptions extends IdempotencyOptions {
   /** `strict` (default): one invalid email refuses the batch. `permissive`: the valid ones are sent. */
   validation?: BatchValidation;
+}
+
+export interface EmailServiceOptions {
+  /** Turns raw DSN/ARF messages into DeliveryReports for `ingestReport`. */
+  reportParser?: ReportParser;
 }
 
 /** How far in the future a report's `occurred_at` may be (clock skew between systems). */
@@ -80,10 +87,40 @@ export class EmailService {
     { maxBatch: MAX_BATCH, onGroupFailure: "one-by-one" },
   );
 
-  constructor(storage: Storage, clock: Clock, worker?: OutboxWorker) {
+  readonly #reports: ReportApplier;
+  readonly #parser: ReportParser | undefined;
+
+  constructor(storage: Storage, clock: Clock, worker?: OutboxWorker, options: EmailServiceOptions = {}) {
     this.#storage = storage;
     this.#clock = clock;
     this.worker = worker;
+    this.#reports = new ReportApplier(storage, clock);
+    this.#parser = options.reportParser;
+  }
+
+  /**
+   * Applies delivery reports from the mail system (DSNs, ARF reports, provider webhooks, each
+   * parsed into a DeliveryReport) along the lifecycle, one result per report in order. An email
+   * is found by the VERP id, else the original Message-ID, else the provider's message id; a
+   * report that finds none is stored (`storage.deliveryReports`) and answered `unmatched`, never
+   * refused. Hard bounces and complaints put the address on the suppression list.
+   */
+  applyReports(reports: readonly DeliveryReport[]): Promise<ReportResult[]> {
+    return this.#reports.apply(reports);
+  }
+
+  /**
+   * Parses one raw report message (a whole RFC 5322 message: a DSN or an ARF report) with the
+   * `reportParser` given to createFlagpost and applies what it holds. A message that is no report
+   * gives `[]`. Without a parser: `unavailable`, naming the option.
+   */
+  async ingestReport(raw: string | Uint8Array): Promise<ReportResult[]> {
+    if (!this.#parser)
+      throw new FlagpostError(
+        "unavailable",
+        "No report parser is configured: pass `reportParser` to createFlagpost() to ingest raw DSN and ARF reports",
+      );
+    return this.applyReports(await this.#parser.parse(raw));
   }
 
   /** Stores one email in the outbox and answers `{id, from, to, subject, status: "queued", created_at}`. */

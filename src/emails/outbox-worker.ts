@@ -224,6 +224,9 @@ export class OutboxWorker {
         to,
         ...(change.sentAt === undefined ? {} : { sentAt: change.sentAt }),
         ...(change.deliveredAt === undefined ? {} : { deliveredAt: change.deliveredAt }),
+        ...("providerMessageId" in outcome && outcome.providerMessageId !== undefined
+          ? { providerMessageId: outcome.providerMessageId }
+          : {}),
         event: { type: to, at, detail },
         events: transitionDomainEvents(email, to, at, "error" in outcome ? outcome.error : undefined),
       },

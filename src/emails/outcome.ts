@@ -9,7 +9,7 @@ import { type RecipientRejection, TransportError, type TransportResult } from ".
  * - anything else (transient errors, and errors that are not TransportErrors) → `retry`.
  */
 export type Outcome =
-  | { kind: "sent" | "delivered"; detail: Record<string, unknown> }
+  | { kind: "sent" | "delivered"; detail: Record<string, unknown>; providerMessageId?: string }
   | { kind: "bounced" | "failed" | "retry"; error: string; detail: Record<string, unknown> };
 
 function rejectionDetail(rejected: RecipientRejection[]): Record<string, unknown>[] {
@@ -25,7 +25,9 @@ export function successOutcome(result: TransportResult): Outcome {
   const detail: Record<string, unknown> = { message_id: result.messageId, accepted: result.accepted };
   if (result.rejected.length > 0) detail.rejected = rejectionDetail(result.rejected);
   if (result.response !== undefined) detail.response = result.response;
-  return { kind: result.status, detail };
+  if (result.providerMessageId === undefined) return { kind: result.status, detail };
+  detail.provider_message_id = result.providerMessageId;
+  return { kind: result.status, detail, providerMessageId: result.providerMessageId };
 }
 
 /** `recipients`: every envelope recipient, bare and lower-cased. */
