@@ -6,11 +6,12 @@ import { type RecipientRejection, TransportError, type TransportResult } from ".
  *   any recipients it refused listed;
  * - every recipient refused permanently → `bounced`;
  * - any other permanent error → `failed`;
- * - anything else (transient errors, and errors that are not TransportErrors) → `retry`.
+ * - anything else (transient errors, and errors that are not TransportErrors) → `retry`;
+ * - every recipient is on the suppression list → `suppressed`, without asking the transport.
  */
 export type Outcome =
   | { kind: "sent" | "delivered"; detail: Record<string, unknown>; providerMessageId?: string }
-  | { kind: "bounced" | "failed" | "retry"; error: string; detail: Record<string, unknown> };
+  | { kind: "bounced" | "failed" | "retry" | "suppressed"; error: string; detail: Record<string, unknown> };
 
 function rejectionDetail(rejected: RecipientRejection[]): Record<string, unknown>[] {
   return rejected.map((r) => ({

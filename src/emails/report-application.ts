@@ -6,7 +6,7 @@ import type { EmailEvent, EmailRecord, EmailStatus, Storage, SuppressionRecord }
 import { parseIsoInstant } from "../time.js";
 import { parseInput } from "../validation.js";
 import { applyTransition } from "./lifecycle.js";
-import { mailAddress } from "./addresses.js";
+import { emailRecipients } from "./message.js";
 import { type DeliveryReport, deliveryReportSchema } from "./reports.js";
 import { emailDomainEvent, suppressionDomainEvent, transitionDomainEvents } from "./webhook-events.js";
 
@@ -52,21 +52,12 @@ function isPermanent(report: DeliveryReport): boolean {
   return !report.status?.startsWith("4");
 }
 
-function bare(address: string): string {
-  try {
-    return mailAddress(address).address.toLowerCase();
-  } catch {
-    return address.trim().toLowerCase();
-  }
-}
-
 /** Every envelope recipient the email was handed on for: the newest `sent` event's `accepted`, else its addresses. */
 function recipientsOf(email: EmailRecord, events: EmailEvent[]): string[] {
   const sent = events.findLast((e) => e.type === "sent" || (e.type === "delivered" && e.detail?.source !== "report"));
   const accepted = sent?.detail?.accepted;
-  if (Array.isArray(accepted) && accepted.length > 0) return [...new Set(accepted.map((a) => bare(String(a))))];
-  const c = email.content;
-  return [...new Set([...c.to, ...(c.cc ?? []), ...(c.bcc ?? [])].map(bare))];
+  if (Array.isArray(accepted) && accepted.length > 0) return [...new Set(accepted.map((a) => String(a).toLowerCase()))];
+  return emailRecipients(email);
 }
 
 /** The recipients that already have a final report (delivered or bounced), with it. */
