@@ -5,6 +5,7 @@ import { FlagClient, type FlagContext, type VariantContext } from "./flags/flag-
 import { EmailService } from "./emails/email-service.js";
 import { OutboxWorker, type OutboxWorkerOptions } from "./emails/outbox-worker.js";
 import type { ReportParser } from "./emails/reports.js";
+import { SuppressionService } from "./emails/suppression-service.js";
 import { EventTracker, type EventTrackerOptions } from "./events/event-tracker.js";
 import { ExperimentService } from "./experiments/experiment-results.js";
 import { FlagStore } from "./flags/flag-store.js";
@@ -65,6 +66,8 @@ export interface Flagpost {
   getVariant(key: string, context?: VariantContext): string | undefined;
   /** send, sendBatch, get, recordEvent, events, applyReports, ingestReport; `emails.worker` when a transport is configured. */
   readonly emails: EmailService;
+  /** The suppression list by hand: add, addBatch, list, get, remove, removeBatch (Resend's shapes). */
+  readonly suppressions: SuppressionService;
   readonly events: EventTracker;
   /** `experiments.results(id, {metric, control?, from?, to?})`: per-variant results with statistics (docs/experiments.md). */
   readonly experiments: ExperimentService;
@@ -120,6 +123,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
     isEnabled: (key, context) => flagClient.isEnabled(key, context),
     getVariant: (key, context) => flagClient.getVariant(key, context),
     emails,
+    suppressions: new SuppressionService(storage, clock),
     events,
     experiments: new ExperimentService(storage),
     webhooks: webhooks.service,

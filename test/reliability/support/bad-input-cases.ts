@@ -159,6 +159,15 @@ export const FIELD_CASES: FieldCase[] = [
     field: "detail.d",
     poison: ALL,
   },
+  { method: "POST", path: "/v1/suppressions", body: '{"email":$}', field: "email", poison: STRINGS },
+  {
+    method: "POST",
+    path: "/v1/suppressions/batch/add",
+    body: '{"emails":["a@example.com",$]}',
+    field: "emails.1",
+    poison: STRINGS,
+  },
+  { method: "POST", path: "/v1/suppressions/batch/remove", body: '{"ids":[$]}', field: "ids.0", poison: STRINGS },
 ];
 
 /** Requests with a prototype name where a key or name goes: refused like any unknown or bad name. */
@@ -211,12 +220,15 @@ export const ID_ROUTES: { method: FieldCase["method"]; path: (id: string) => str
   { method: "GET", path: (id) => `/v1/emails/${id}` },
   { method: "GET", path: (id) => `/v1/emails/${id}/events` },
   { method: "POST", path: (id) => `/v1/emails/${id}/events`, body: '{"type":"delivered"}' },
+  { method: "GET", path: (id) => `/v1/suppressions/${id}` },
+  { method: "DELETE", path: (id) => `/v1/suppressions/${id}` },
 ];
 
 /** Query values that name nothing storable, or cursors decoding to such names. */
 export const QUERY_CASES: { path: string; field: string }[] = [
   { path: "/v1/events?userId=%00", field: "userId" },
   { path: "/v1/events?cursor=%00", field: "cursor" },
+  { path: "/v1/suppressions?after=%00", field: "after" },
   { path: "/v1/flags?cursor=AA", field: "cursor" }, // base64url of "\0"
   { path: "/v1/flags?cursor=%00", field: "cursor" },
   { path: "/v1/flags/{seed}/schedules?cursor=%00", field: "cursor" },
