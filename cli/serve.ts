@@ -63,6 +63,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const host = env.HOST ?? "127.0.0.1";
   const logger = jsonLogger((line) => process.stdout.write(line));
   const emailWorker = workerOptionsFrom(env);
+  // VERP return path bounces+<id>@<domain> and a DSN request (docs/emails.md); the worker checks the name.
+  if (env.FLAGPOST_BOUNCE_DOMAIN?.trim()) emailWorker.bounceDomain = env.FLAGPOST_BOUNCE_DOMAIN.trim();
   const mail = await openMailTransport(env, logger);
   // ready() (inside openFlagpost) starts the outbox worker; fp.close() drains it and closes the transport.
   const webhooks = webhookOptionsFrom(env);

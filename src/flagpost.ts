@@ -4,6 +4,8 @@ import { type ExposureOptions, ExposureRecorder } from "./flags/exposures.js";
 import { FlagClient, type FlagContext, type VariantContext } from "./flags/flag-client.js";
 import { EmailService } from "./emails/email-service.js";
 import { OutboxWorker, type OutboxWorkerOptions } from "./emails/outbox-worker.js";
+import type { ReportParser } from "./emails/reports.js";
+import { SuppressionService } from "./emails/suppression-service.js";
 import { EventTracker, type EventTrackerOptions } from "./events/event-tracker.js";
 import { ExperimentService } from "./experiments/experiment-results.js";
 import { FlagStore } from "./flags/flag-store.js";
@@ -34,6 +36,8 @@ export interface FlagpostOptions {
   transport?: MailTransport;
   /** Outbox worker settings: concurrency, lease, retry budget, `autoStart`. */
   emailWorker?: OutboxWorkerOptions;
+  /** Parses raw DSN and ARF messages for `emails.ingestReport()` (docs/emails.md, "Reports"). */
+  reportParser?: ReportParser;
   /** Event tracking: the buffer behind `events.enqueue`. */
   events?: EventTrackerOptions;
   /** Outbound webhooks: private networks, retry schedule, worker settings (docs/webhooks.md). */
@@ -68,8 +72,10 @@ export interface Flagpost {
    * variants, is unknown, or anything fails. Records an exposure with the variant when exposures are on.
    */
   getVariant(key: string, context?: VariantContext): string | undefined;
-  /** send, sendBatch, get, recordEvent, events; `emails.worker` when a transport is configured. */
+  /** send, sendBatch, get, recordEvent, events, applyReports, ingestReport; `emails.worker` when a transport is configured. */
   readonly emails: EmailService;
+  /** The suppression list by hand: add, addBatch, list, get, remove, removeBatch (Resend's shapes). */
+  readonly suppressions: SuppressionService;
   readonly events: EventTracker;
   /** `experiments.results(id, {metric, control?, from?, to?})`: per-variant results with statistics (docs/experiments.md). */
   readonly experiments: ExperimentService;
@@ -107,7 +113,9 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
   flagSync.onReload((revision, all) => flagStream.offer(revision, all));
   const transport = options.transport;
   const worker = transport ? new OutboxWorker({ storage, transport, clock, logger }, options.emailWorker) : undefined;
-  const emails = new EmailService(storage, clock, worker);
+  const emails = new EmailService(storage, clock, worker, {
+    ...(options.reportParser ? { reportParser: options.reportParser } : {}),
+  });
   const webhooks = createWebhooks({ storage, clock, logger }, options.webhooks);
   const scheduleWorker = new ScheduleWorker({ storage, flags, clock, logger }, options.flagSchedules);
   flags.schedules.subscribe((schedule) => scheduleWorker.wakeAt(Date.parse(schedule.at)));
@@ -126,6 +134,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
     isEnabled: (key, context) => flagClient.isEnabled(key, context),
     getVariant: (key, context) => flagClient.getVariant(key, context),
     emails,
+    suppressions: new SuppressionService(storage, clock),
     events,
     experiments: new ExperimentService(storage),
     webhooks: webhooks.service,

@@ -22,6 +22,14 @@ export type {
   VariantContext,
 } from "./flags/flag-client.js";
 export type { EmailService, IdempotencyOptions, SendBatchOptions } from "./emails/email-service.js";
+export type { ReportResult } from "./emails/report-application.js";
+export type {
+  ListSuppressionsInput,
+  SuppressionListEntry,
+  SuppressionService,
+  SuppressionView,
+} from "./emails/suppression-service.js";
+export type { DeliveryReport, DeliveryReportSource, DeliveryReportType, ReportParser } from "./emails/reports.js";
 export type { EventTracker, EnqueueResult, EventTrackerOptions, TrackOptions } from "./events/event-tracker.js";
 export type { EventBufferOptions, EventBufferStats, UnstoredReason, WhenFull } from "./events/event-buffer.js";
 export type { ExperimentService } from "./experiments/experiment-results.js";
@@ -81,9 +89,9 @@ export type {
   TrackedEvent,
 } from "./events/schema.js";
 export type { ExperimentResults, ExperimentResultsInput, VariantResult, VersusControl } from "./experiments/schema.js";
-export type { CreateWebhookInput, PageQuery, UpdateWebhookInput } from "./webhooks/schema.js";
+export type { CreateWebhookInput, UpdateWebhookInput } from "./webhooks/schema.js";
+export type { ListView, PageQuery } from "./pagination.js";
 export type {
-  ListView,
   WebhookAttemptView,
   WebhookEventLogView,
   WebhookEventView,

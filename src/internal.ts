@@ -34,6 +34,8 @@ export { inputProblem, isStorableText, MAX_NESTING_DEPTH } from "./input-policy.
 export type * from "./storage/index.js";
 export { type IdempotencyOptions } from "./emails/email-service.js";
 export { type OutboxWorkerOptions } from "./emails/outbox-worker.js";
+export type { DeliveryReport, ReportParser } from "./emails/reports.js";
+export type { ListSuppressionsInput } from "./emails/suppression-service.js";
 export { DEFAULT_RETRY_POLICY, retryDelay, delayCeiling } from "./jobs/retry-policy.js";
 export { TRANSITIONS, applyTransition, sourcesOf, EMAIL_STATUSES } from "./emails/lifecycle.js";
 export { parseAddress } from "./emails/addresses.js";
@@ -42,6 +44,7 @@ export * from "./emails/report-fields.js";
 export * from "./emails/schema.js";
 export type * from "./emails/views.js";
 export * from "./transport.js";
-export type { CreateWebhookInput, PageQuery, UpdateWebhookInput } from "./webhooks/schema.js";
+export type { CreateWebhookInput, UpdateWebhookInput } from "./webhooks/schema.js";
+export type { PageQuery } from "./pagination.js";
 export type { WebhookOptions } from "./webhooks/webhooks.js";
 export { windowFor, type RateLimitStore } from "./rate-limit-store.js";

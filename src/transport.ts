@@ -41,6 +41,20 @@ export interface OutgoingMessage {
   /** Extra header fields, already checked (names are tokens, values hold no line breaks). */
   headers: Record<string, string>;
   attachments: OutgoingAttachment[];
+  /**
+   * The SMTP envelope when it differs from the header fields: `from` is the return path (MAIL
+   * FROM; the VERP address `bounces+<id>@<bounce domain>` when one is configured), `to` the bare
+   * recipients to hand the message to (RCPT TO; suppressed ones are left out). Absent: the
+   * envelope is `from` and to + cc + bcc.
+   */
+  envelope?: { from: string; to: string[] };
+  /**
+   * Ask the next hop for delivery status notifications (RFC 3461) where it offers the DSN
+   * extension: on success, failure and delay, headers only, with `envelopeId` as ENVID (the
+   * email's id, which comes back in the report's Original-Envelope-Id). Set only when a bounce
+   * domain receives the reports.
+   */
+  dsn?: { envelopeId: string };
 }
 
 /** One recipient the receiving server refused. */
@@ -69,6 +83,13 @@ export interface TransportResult {
   rejected: RecipientRejection[];
   /** The server's final reply or where the message went (a file path), for people. */
   response?: string;
+  /**
+   * The next hop's own id for the message, when it gave one that differs from `messageId`: a
+   * provider API's message id, or the queue id in an SMTP server's reply (`queued as 4F1A2B`).
+   * Stored with the email, so that the provider's delivery reports, which name the message by
+   * this id, find it.
+   */
+  providerMessageId?: string;
 }
 
 export type TransportErrorKind =

@@ -27,9 +27,11 @@ export function errorResponse(style: ErrorStyle, error: unknown, headers: Record
   return jsonResponse(status, { error: { code, message, ...details } }, headers);
 }
 
+/** The resources served in Resend's shape (its error body included), so the resend SDK reads every answer. */
+const RESEND_PATHS = ["/v1/emails", "/v1/suppressions", "/v1/webhooks"];
+
 export function styleForPath(path: string): ErrorStyle {
-  const resend = ["/v1/emails", "/v1/webhooks"].some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
-  return resend ? "resend" : "data";
+  return RESEND_PATHS.some((base) => path === base || path.startsWith(`${base}/`)) ? "resend" : "data";
 }
 
 /** The answer to a path outside /v1 when there is no app behind flagpost to pass it to. */

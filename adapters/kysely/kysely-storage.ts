@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { FlagpostError } from "../../src/errors.js";
 import type { Storage } from "../../src/storage/index.js";
 import { KyselyApiKeyRepository } from "./api-key-repository.js";
+import { KyselyDeliveryReportRepository } from "./delivery-report-repository.js";
 import { detectEngine, type AnyKysely } from "./dialect.js";
 import { KyselyEmailRepository } from "./email-repository.js";
 import { guard, withSqliteFile } from "./driver-errors.js";
@@ -13,6 +14,7 @@ import { KyselyFlagScheduleRepository } from "./flag-schedule-repository.js";
 import { KyselyIdempotencyRepository } from "./idempotency-repository.js";
 import { migrateToLatest } from "./migrations.js";
 import { type PgListenConnect, watchPostgresFlags } from "./postgres-flag-watch.js";
+import { KyselySuppressionRepository } from "./suppression-repository.js";
 import type { FlagpostTables } from "./tables.js";
 import { KyselyWebhookDeliveryRepository } from "./webhook-delivery-repository.js";
 import { KyselyWebhookRepository } from "./webhook-repository.js";
@@ -63,6 +65,8 @@ export function kyselyStorage(db: AnyKysely, options: KyselyStorageOptions = {})
     idempotency: new KyselyIdempotencyRepository(typed, engine),
     events: new KyselyEventRepository(typed, engine),
     emails: new KyselyEmailRepository(typed, engine),
+    suppressions: new KyselySuppressionRepository(typed, engine),
+    deliveryReports: new KyselyDeliveryReportRepository(typed, engine),
     webhooks: new KyselyWebhookRepository(typed, engine),
     webhookDeliveries: new KyselyWebhookDeliveryRepository(typed, engine),
     experiments: new KyselyExperimentRepository(typed, engine),

@@ -13,6 +13,7 @@ import { experimentIndexMigration } from "./migrations/0010-results-index.js";
 import { flagVariantsMigration } from "./migrations/0010-flag-variants.js";
 import { flagSchedulesMigration } from "./migrations/0014-flag-schedules.js";
 import { rateLimitsMigration } from "./migrations/0016-rate-limits.js";
+import { deliverabilityMigration } from "./migrations/0012-deliverability.js";
 
 /**
  * The schema's history, oldest first. Names sort in the order they run; a released migration is
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0010-results-index": experimentIndexMigration,
   "0014-flag-schedules": flagSchedulesMigration,
   "0016-rate-limits": rateLimitsMigration,
+  "0012-deliverability": deliverabilityMigration,
 };
 
 export const MIGRATION_TABLE = "flagpost_migration";

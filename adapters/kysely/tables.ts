@@ -94,6 +94,12 @@ export interface EmailsTable {
   lease_until: NullableInt;
   /** The seq of the email's last event; bumped by every transition, under the row lock. */
   version: Int;
+  /** Migration 0012: the newest event's type; null while the email has only its first event. */
+  last_event: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 0012: why a failed email failed. */
+  failure_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 0012: the transport's own id for the message, when it differs from message_id. */
+  provider_message_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface EmailEventsTable {
@@ -191,6 +197,23 @@ export interface FlagSchedulesTable {
   failure_message: string | null;
 }
 
+/** The suppression list (migration 0012): `email` is the lower-cased address, unique. */
+export interface SuppressionsTable {
+  id: string;
+  email: string;
+  origin: string;
+  source_id: string | null;
+  created_at: Int;
+}
+
+/** Delivery reports that matched no email (migration 0012); `report` is JSON text. */
+export interface UnmatchedReportsTable {
+  id: string;
+  received_at: Int;
+  reason: string;
+  report: string;
+}
+
 export interface FlagpostTables {
   flagpost_flags: FlagsTable;
   flagpost_flag_history: FlagHistoryTable;
@@ -202,6 +225,8 @@ export interface FlagpostTables {
   flagpost_events: EventsTable;
   flagpost_emails: EmailsTable;
   flagpost_email_events: EmailEventsTable;
+  flagpost_suppressions: SuppressionsTable;
+  flagpost_unmatched_reports: UnmatchedReportsTable;
   flagpost_webhooks: WebhooksTable;
   flagpost_webhook_subscriptions: WebhookSubscriptionsTable;
   flagpost_webhook_events: WebhookEventsTable;

@@ -31,7 +31,10 @@ export function emlFileTransport(options: EmlFileTransportOptions): MailTranspor
         // The stream transport keeps a Bcc header (it has no envelope of its own): Bcc recipients
         // go into an explicit envelope instead, so the file holds what recipients would see.
         const { bcc: _bcc, ...mail } = toMailOptions(message);
-        const info = await composer.sendMail({ ...mail, envelope: { from: message.from.address, to: recipients } });
+        const info = await composer.sendMail({
+          ...mail,
+          envelope: { from: message.envelope?.from ?? message.from.address, to: recipients },
+        });
         const raw = info.message as Buffer;
         made ??= mkdir(directory, { recursive: true });
         await made.catch(() => {

@@ -27,6 +27,10 @@ export function toMailOptions(message: OutgoingMessage): SendMailOptions {
   if (message.replyTo.length > 0) options.replyTo = message.replyTo.map(address);
   if (message.html !== undefined) options.html = message.html;
   if (message.text !== undefined) options.text = message.text;
+  if (message.envelope) options.envelope = { from: message.envelope.from, to: [...message.envelope.to] };
+  // nodemailer adds the parameters only when the server's EHLO answer lists DSN.
+  if (message.dsn)
+    options.dsn = { id: message.dsn.envelopeId, return: "headers", notify: ["success", "failure", "delay"] };
   if (message.attachments.length > 0) {
     options.attachments = message.attachments.map((a) => ({
       filename: a.filename,
@@ -41,11 +45,12 @@ export function toMailOptions(message: OutgoingMessage): SendMailOptions {
 export function recipientsOf(message: OutgoingMessage): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
-  for (const a of [...message.to, ...message.cc, ...message.bcc]) {
-    const key = a.address.toLowerCase();
+  const all = message.envelope?.to ?? [...message.to, ...message.cc, ...message.bcc].map((a) => a.address);
+  for (const address of all) {
+    const key = address.toLowerCase();
     if (!seen.has(key)) {
       seen.add(key);
-      out.push(a.address);
+      out.push(address);
     }
   }
   return out;

@@ -2,6 +2,7 @@ import type { SendMailOptions } from "nodemailer";
 import type { MailTransport, OutgoingMessage, TransportResult } from "../../src/internal.js";
 import { classifyError, rejectionsOf } from "./classify.js";
 import { recipientsOf, toMailOptions } from "./mail-options.js";
+import { providerMessageIdOf } from "./provider-id.js";
 
 /** The part of a nodemailer transporter (`nodemailer.createTransport(…)`) that flagpost uses. */
 export interface NodemailerTransporter {
@@ -53,14 +54,17 @@ export function nodemailerTransport(
       } catch (error) {
         throw classifyError(error);
       }
+      const returned = typeof info.messageId === "string" ? info.messageId : undefined;
       const result: TransportResult = {
         status,
-        messageId: typeof info.messageId === "string" ? info.messageId : message.messageId,
+        messageId: message.messageId,
         accepted: addresses(info.accepted) ?? recipientsOf(message),
         rejected: rejectionsOf(info.rejectedErrors),
       };
       if (typeof info.response === "string") result.response = info.response;
       else if (Buffer.isBuffer(info.response)) result.response = info.response.toString("utf8");
+      const providerId = providerMessageIdOf(message.messageId, returned, result.response);
+      if (providerId !== undefined) result.providerMessageId = providerId;
       return result;
     },
     async close() {

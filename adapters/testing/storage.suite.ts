@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe } from "vitest";
 import { apiKeyCases } from "./cases/api-keys.js";
+import { deliveryReportCases } from "./cases/delivery-reports.js";
 import { domainEventCases } from "./cases/domain-events.js";
 import { durabilityCases } from "./cases/durability.js";
 import { eventCases } from "./cases/events.js";
@@ -13,6 +14,7 @@ import { leaseCases } from "./cases/leases.js";
 import { prerequisiteCases } from "./cases/prerequisites.js";
 import { lifecycleCases } from "./cases/lifecycle.js";
 import { sharedCases } from "./cases/shared.js";
+import { suppressionCases } from "./cases/suppressions.js";
 import { textFidelityCases } from "./cases/text-fidelity.js";
 import { webhookLeaseCases } from "./cases/webhook-leases.js";
 import { webhookCases } from "./cases/webhooks.js";
@@ -40,5 +42,7 @@ export function describeStorageConformance(harness: StorageHarness): void {
     domainEventCases(harness);
     webhookCases(harness);
     webhookLeaseCases(harness);
+    suppressionCases(harness);
+    deliveryReportCases(harness);
   });
 }

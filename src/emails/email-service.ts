@@ -1,14 +1,15 @@
 import type { Clock } from "../clock.js";
 import { type ErrorDetail, FlagpostError, notFound } from "../errors.js";
 import { fingerprint, runIdempotent } from "../idempotency.js";
-import { uuidv7 } from "../ids.js";
 import { isStorableText } from "../input-policy.js";
 import { GroupCommit } from "../jobs/group-commit.js";
 import type { EmailRecord, IdempotencyCompletion, Storage } from "../storage/index.js";
 import { parseIsoInstant } from "../time.js";
-import { checkInput, detailText, parseInput, validationError } from "../validation.js";
+import { detailText, parseInput, validationError } from "../validation.js";
 import { applyTransition } from "./lifecycle.js";
-import { messageIdFor } from "./message.js";
+import { checkSendRequest, newEmailRecord, scheduledEvents } from "./new-email.js";
+import { ReportApplier, type ReportResult } from "./report-application.js";
+import type { DeliveryReport, ReportParser } from "./reports.js";
 import { transitionDomainEvents } from "./webhook-events.js";
 import type { OutboxWorker } from "./outbox-worker.js";
 import {
@@ -17,10 +18,8 @@ import {
   type EmailEventRequest,
   emailEventSchema,
   MAX_BATCH,
-  MAX_SCHEDULE_AHEAD_MS,
   type ParsedSendRequest,
   type SendEmailRequest,
-  sendEmailSchema,
 } from "./schema.js";
 import {
   type BatchResult,
@@ -42,6 +41,11 @@ export interface IdempotencyOptions {
 export interface SendBatchOptions extends IdempotencyOptions {
   /** `strict` (default): one invalid email refuses the batch. `permissive`: the valid ones are sent. */
   validation?: BatchValidation;
+}
+
+export interface EmailServiceOptions {
+  /** Turns raw DSN/ARF messages into DeliveryReports for `ingestReport`. */
+  reportParser?: ReportParser;
 }
 
 /** How far in the future a report's `occurred_at` may be (clock skew between systems). */
@@ -74,33 +78,63 @@ export class EmailService {
    */
   readonly #inserts = new GroupCommit<EmailRecord, void>(
     async (records) => {
-      await this.#storage.emails.insertEmails(records);
+      await this.#storage.emails.insertEmails(records, undefined, scheduledEvents(records));
       return records.map(() => undefined);
     },
     { maxBatch: MAX_BATCH, onGroupFailure: "one-by-one" },
   );
 
-  constructor(storage: Storage, clock: Clock, worker?: OutboxWorker) {
+  readonly #reports: ReportApplier;
+  readonly #parser: ReportParser | undefined;
+
+  constructor(storage: Storage, clock: Clock, worker?: OutboxWorker, options: EmailServiceOptions = {}) {
     this.#storage = storage;
     this.#clock = clock;
     this.worker = worker;
+    this.#reports = new ReportApplier(storage, clock);
+    this.#parser = options.reportParser;
+  }
+
+  /**
+   * Applies delivery reports from the mail system (DSNs, ARF reports, provider webhooks, each
+   * parsed into a DeliveryReport) along the lifecycle, one result per report in order. An email
+   * is found by the VERP id, else the original Message-ID, else the provider's message id; a
+   * report that finds none is stored (`storage.deliveryReports`) and answered `unmatched`, never
+   * refused. Hard bounces and complaints put the address on the suppression list.
+   */
+  applyReports(reports: readonly DeliveryReport[]): Promise<ReportResult[]> {
+    return this.#reports.apply(reports);
+  }
+
+  /**
+   * Parses one raw report message (a whole RFC 5322 message: a DSN or an ARF report) with the
+   * `reportParser` given to createFlagpost and applies what it holds. A message that is no report
+   * gives `[]`. Without a parser: `unavailable`, naming the option.
+   */
+  async ingestReport(raw: string | Uint8Array): Promise<ReportResult[]> {
+    if (!this.#parser)
+      throw new FlagpostError(
+        "unavailable",
+        "No report parser is configured: pass `reportParser` to createFlagpost() to ingest raw DSN and ARF reports",
+      );
+    return this.applyReports(await this.#parser.parse(raw));
   }
 
   /** Stores one email in the outbox and answers `{id, from, to, subject, status: "queued", created_at}`. */
   async send(request: SendEmailRequest, options: IdempotencyOptions = {}): Promise<EmailSummary> {
     const now = this.#clock.now();
-    const parsed = this.#parse(request, now, []);
+    const parsed = checkSendRequest(request, now, []);
     if (!parsed.ok) throw validationError(parsed.details);
     if (options.idempotencyKey === undefined) {
-      const record = this.#record(parsed.value, now);
+      const record = newEmailRecord(parsed.value, now);
       await this.#inserts.add(record);
       this.worker?.wake();
       return toSummary(record);
     }
     const store = async (complete?: (result: EmailSummary) => IdempotencyCompletion) => {
-      const record = this.#record(parsed.value, now);
+      const record = newEmailRecord(parsed.value, now);
       const summary = toSummary(record);
-      await this.#storage.emails.insertEmails([record], complete?.(summary));
+      await this.#storage.emails.insertEmails([record], complete?.(summary), scheduledEvents([record]));
       this.worker?.wake();
       return summary;
     };
@@ -136,19 +170,19 @@ export class EmailService {
     const valid: { index: number; value: ParsedSendRequest }[] = [];
     const invalid: { index: number; details: ErrorDetail[] }[] = [];
     requests.forEach((request, index) => {
-      const parsed = this.#parse(request, now, mode === "strict" ? [index] : []);
+      const parsed = checkSendRequest(request, now, mode === "strict" ? [index] : []);
       if (parsed.ok) valid.push({ index, value: parsed.value });
       else invalid.push({ index, details: parsed.details });
     });
     if (mode === "strict" && invalid.length > 0) throw validationError(invalid.flatMap((i) => i.details));
 
     const store = async (complete?: (result: BatchResult) => IdempotencyCompletion) => {
-      const records = valid.map((v) => this.#record(v.value, now));
+      const records = valid.map((v) => newEmailRecord(v.value, now));
       const result: BatchResult = { data: records.map((r) => ({ id: r.id })) };
       if (mode === "permissive")
         result.errors = invalid.map((i) => ({ index: i.index, message: detailText(i.details[0]!) }));
       if (records.length > 0) {
-        await this.#storage.emails.insertEmails(records, complete?.(result));
+        await this.#storage.emails.insertEmails(records, complete?.(result), scheduledEvents(records));
         this.worker?.wake();
       }
       return result;
@@ -222,63 +256,6 @@ export class EmailService {
     const email = await this.#storage.emails.getEmail(id);
     if (!email) throw notFound("Email", id);
     return email;
-  }
-
-  #parse(
-    request: unknown,
-    now: number,
-    prefix: PropertyKey[],
-  ): { ok: true; value: ParsedSendRequest } | { ok: false; details: ErrorDetail[] } {
-    const checked = checkInput(sendEmailSchema, request, prefix);
-    if (!checked.ok) return checked;
-    const scheduled = checked.value.scheduled_at;
-    if (scheduled) {
-      const at = parseIsoInstant(scheduled, { allowDateOnly: false })!;
-      const path = [...prefix, "scheduled_at"].map(String).join(".");
-      if (at <= now) return { ok: false, details: [{ path, message: "must be in the future" }] };
-      if (at > now + MAX_SCHEDULE_AHEAD_MS)
-        return { ok: false, details: [{ path, message: "must be at most 30 days ahead" }] };
-    }
-    return checked;
-  }
-
-  #record(request: ParsedSendRequest, now: number): EmailRecord {
-    const id = uuidv7(now);
-    const createdAt = new Date(now).toISOString();
-    const scheduledAt = request.scheduled_at
-      ? new Date(parseIsoInstant(request.scheduled_at, { allowDateOnly: false })!).toISOString()
-      : undefined;
-    const record: EmailRecord = {
-      id,
-      content: {
-        from: request.from.trim(),
-        to: request.to!,
-        subject: request.subject,
-        ...(request.cc?.length ? { cc: request.cc } : {}),
-        ...(request.bcc?.length ? { bcc: request.bcc } : {}),
-        ...(request.reply_to?.length ? { replyTo: request.reply_to } : {}),
-        ...(request.html ? { html: request.html } : {}),
-        ...(request.text ? { text: request.text } : {}),
-        ...(request.headers && Object.keys(request.headers).length > 0 ? { headers: request.headers } : {}),
-        ...(request.tags?.length ? { tags: request.tags } : {}),
-        ...(request.attachments?.length
-          ? {
-              attachments: request.attachments.map((a) => ({
-                filename: a.filename,
-                content: a.content,
-                ...(a.content_type ? { contentType: a.content_type } : {}),
-              })),
-            }
-          : {}),
-      },
-      status: "queued",
-      messageId: messageIdFor(id, request.from),
-      createdAt,
-      attempts: 0,
-      nextAttemptAt: scheduledAt ?? createdAt,
-    };
-    if (scheduledAt !== undefined) record.scheduledAt = scheduledAt;
-    return record;
   }
 
   #idempotent(operation: string, body: unknown, options: IdempotencyOptions) {

@@ -11,16 +11,19 @@ import type { EmailRecord, EmailStatus } from "../storage/index.js";
  * | queued            | transport reports final delivery                          | delivered  |
  * | queued            | every recipient rejected permanently (SMTP 5xx)           | bounced    |
  * | queued            | permanent failure, or transient ones past the retry budget | failed    |
+ * | queued            | every recipient is on the suppression list                | failed (`suppressed`) |
+ * | queued, scheduled | canceled before a worker claimed it                       | canceled   |
  * | sent              | delivery report                                           | delivered, bounced |
  * | sent, delivered   | complaint report                                          | complained |
  */
 export const TRANSITIONS: Readonly<Record<EmailStatus, readonly EmailStatus[]>> = {
-  queued: ["sent", "delivered", "bounced", "failed"],
+  queued: ["sent", "delivered", "bounced", "failed", "canceled"],
   sent: ["delivered", "bounced", "complained"],
   delivered: ["complained"],
   bounced: [],
   failed: [],
   complained: [],
+  canceled: [],
 };
 
 export const EMAIL_STATUSES = Object.keys(TRANSITIONS) as EmailStatus[];

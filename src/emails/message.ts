@@ -10,8 +10,23 @@ export function messageIdFor(id: string, from: string): string {
   return `<${id}@${asciiDomain(mailAddress(from).address)}>`;
 }
 
-/** The message the transport puts on the wire, built from the stored email. */
-export function toOutgoing(email: EmailRecord): OutgoingMessage {
+export interface EnvelopeOptions {
+  /** With a bounce domain: return path `bounces+<id>@<domain>` (VERP) and a DSN request. */
+  bounceDomain?: string;
+  /** Lower-cased addresses left out of the envelope (suppressed). */
+  omit?: ReadonlySet<string>;
+}
+
+/** The VERP return path of an email: replies about it (DSNs) name it by its id. */
+export function verpAddress(id: string, bounceDomain: string): string {
+  return `bounces+${id}@${bounceDomain}`;
+}
+
+/**
+ * The message the transport puts on the wire, built from the stored email. With a bounce domain
+ * or recipients to omit, the envelope is given explicitly; header fields never change.
+ */
+export function toOutgoing(email: EmailRecord, options: EnvelopeOptions = {}): OutgoingMessage {
   const c = email.content;
   const message: OutgoingMessage = {
     id: email.id,
@@ -32,10 +47,28 @@ export function toOutgoing(email: EmailRecord): OutgoingMessage {
   };
   if (c.html !== undefined) message.html = c.html;
   if (c.text !== undefined) message.text = c.text;
+  const { bounceDomain, omit } = options;
+  if (bounceDomain !== undefined || (omit !== undefined && omit.size > 0)) {
+    const to = [...message.to, ...message.cc, ...message.bcc]
+      .map((a) => a.address)
+      .filter((address, i, all) => {
+        const key = address.toLowerCase();
+        return !omit?.has(key) && all.findIndex((other) => other.toLowerCase() === key) === i;
+      });
+    message.envelope = { from: bounceDomain ? verpAddress(email.id, bounceDomain) : message.from.address, to };
+  }
+  if (bounceDomain !== undefined) message.dsn = { envelopeId: email.id };
   return message;
 }
 
-/** Every envelope recipient (to, cc, bcc), bare and lower-cased, without repeats. */
+/** Every envelope recipient (the envelope's, else to, cc, bcc), bare and lower-cased, without repeats. */
 export function envelopeRecipients(message: OutgoingMessage): string[] {
-  return [...new Set([...message.to, ...message.cc, ...message.bcc].map((a) => a.address.toLowerCase()))];
+  const all = message.envelope?.to ?? [...message.to, ...message.cc, ...message.bcc].map((a) => a.address);
+  return [...new Set(all.map((address) => address.toLowerCase()))];
+}
+
+/** Every recipient the email names (to, cc, bcc), bare and lower-cased, without repeats. */
+export function emailRecipients(email: EmailRecord): string[] {
+  const c = email.content;
+  return [...new Set([...c.to, ...(c.cc ?? []), ...(c.bcc ?? [])].map((a) => mailAddress(a).address.toLowerCase()))];
 }

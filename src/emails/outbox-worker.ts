@@ -8,7 +8,8 @@ import type { Logger } from "../logger.js";
 import type { EmailOutcomeWrite, EmailRecord, Storage } from "../storage/index.js";
 import type { MailTransport, TransportResult } from "../transport.js";
 import { applyTransition } from "./lifecycle.js";
-import { envelopeRecipients, toOutgoing } from "./message.js";
+import { isAddress } from "./addresses.js";
+import { emailRecipients, envelopeRecipients, toOutgoing } from "./message.js";
 import { failureOutcome, type Outcome, successOutcome } from "./outcome.js";
 import { emailDomainEvent, transitionDomainEvents } from "./webhook-events.js";
 
@@ -29,6 +30,13 @@ export interface OutboxWorkerOptions {
   retry?: Partial<RetryPolicy>;
   /** Start with `flagpost.ready()`. Default true (when a transport is configured). */
   autoStart?: boolean;
+  /**
+   * The domain of the VERP return path: each email's envelope sender becomes
+   * `bounces+<email id>@<bounceDomain>` and the message asks for DSNs where the server offers
+   * them, so the next hop's reports come back naming the email (docs/emails.md). Unset: the
+   * envelope sender is the `from` address and no DSN is asked for.
+   */
+  bounceDomain?: string;
 }
 
 class SendTimeout extends Error {
@@ -60,6 +68,8 @@ export class OutboxWorker {
   readonly #logger: Logger;
   readonly #sendTimeoutMs: number;
   readonly #retry: RetryPolicy;
+  readonly #storage: Storage;
+  readonly #bounceDomain: string | undefined;
   readonly #worker: LeaseWorker<EmailRecord, Outcome>;
   readonly #outcomes: GroupCommit<EmailOutcomeWrite, boolean>;
 
@@ -75,6 +85,13 @@ export class OutboxWorker {
     this.autoStart = options.autoStart ?? true;
     if (!(this.#sendTimeoutMs > 0)) throw new FlagpostError("validation_error", "sendTimeoutMs must be above 0");
     checkRetryPolicy(this.#retry);
+    this.#storage = deps.storage;
+    this.#bounceDomain = options.bounceDomain?.trim().toLowerCase();
+    if (this.#bounceDomain !== undefined && !isAddress(`bounces@${this.#bounceDomain}`))
+      throw new FlagpostError(
+        "validation_error",
+        `bounceDomain must be a domain name such as "bounces.example.com", not ${JSON.stringify(options.bounceDomain)}`,
+      );
     const emails = deps.storage.emails;
     const queue: JobQueue<EmailRecord> = {
       claim: (now, limit, leaseMs, owner) => emails.claimDueEmails(now, limit, leaseMs, owner),
@@ -146,7 +163,11 @@ export class OutboxWorker {
     return this.#worker.runOnce();
   }
 
-  /** One send attempt (or none, when earlier attempts used the budget up without an outcome). */
+  /**
+   * One send attempt (or none, when earlier attempts used the budget up without an outcome, or
+   * every recipient is suppressed). Suppressed recipients are left out of the envelope; the
+   * outcome's event lists them.
+   */
   async #send(email: EmailRecord): Promise<Outcome> {
     const { maxAttempts } = this.#retry;
     if (email.attempts > maxAttempts) {
@@ -154,12 +175,24 @@ export class OutboxWorker {
       const error = `gave up after ${maxAttempts} attempts; the last ones ended without an outcome`;
       return { kind: "failed", error, detail: { error, attempts: email.attempts - 1 } };
     }
-    const message = toOutgoing(email);
-    try {
-      return successOutcome(await this.#sendWithTimeout(message));
-    } catch (error) {
-      return failureOutcome(error, envelopeRecipients(message));
+    const recipients = emailRecipients(email);
+    const suppressed = await this.#storage.suppressions.suppressedAmong(recipients);
+    if (suppressed.length >= recipients.length) {
+      const error = "every recipient is on the suppression list";
+      return { kind: "suppressed", error, detail: { error, suppressed: suppressed.sort() } };
     }
+    const message = toOutgoing(email, {
+      ...(this.#bounceDomain === undefined ? {} : { bounceDomain: this.#bounceDomain }),
+      omit: new Set(suppressed),
+    });
+    let outcome: Outcome;
+    try {
+      outcome = successOutcome(await this.#sendWithTimeout(message));
+    } catch (error) {
+      outcome = failureOutcome(error, envelopeRecipients(message));
+    }
+    if (suppressed.length > 0) outcome.detail.suppressed = suppressed.sort();
+    return outcome;
   }
 
   async #sendWithTimeout(message: ReturnType<typeof toOutgoing>): Promise<TransportResult> {
@@ -206,11 +239,12 @@ export class OutboxWorker {
         });
       return;
     }
-    const to = outcome.kind === "retry" ? "failed" : outcome.kind;
+    const to = outcome.kind === "retry" || outcome.kind === "suppressed" ? "failed" : outcome.kind;
     const detail =
       outcome.kind === "retry"
         ? { ...outcome.detail, attempts: email.attempts, reason: "retry budget spent" }
         : outcome.detail;
+    const failureReason = to === "failed" ? failureReasonOf(outcome, email.attempts > maxAttempts) : undefined;
     const change = applyTransition(email, to, at);
     if (!change.ok) {
       this.#lostLease(email, to);
@@ -224,8 +258,19 @@ export class OutboxWorker {
         to,
         ...(change.sentAt === undefined ? {} : { sentAt: change.sentAt }),
         ...(change.deliveredAt === undefined ? {} : { deliveredAt: change.deliveredAt }),
-        event: { type: to, at, detail },
-        events: transitionDomainEvents(email, to, at, "error" in outcome ? outcome.error : undefined),
+        ...("providerMessageId" in outcome && outcome.providerMessageId !== undefined
+          ? { providerMessageId: outcome.providerMessageId }
+          : {}),
+        ...(failureReason === undefined ? {} : { failureReason }),
+        event: { type: outcome.kind === "suppressed" ? "suppressed" : to, at, detail },
+        events:
+          outcome.kind === "suppressed"
+            ? [
+                emailDomainEvent("email.suppressed", email, at, {
+                  suppressed: { type: "OnSuppressionList", message: outcome.error },
+                }),
+              ]
+            : transitionDomainEvents(email, to, at, "error" in outcome ? outcome.error : undefined),
       },
     });
     if (!stored) this.#lostLease(email, to);
@@ -243,4 +288,11 @@ export class OutboxWorker {
       { id: email.id, outcome },
     );
   }
+}
+
+/** Why a failed email failed, in a word: `suppressed`, `retry_budget_spent` (transient failures, or attempts that died), else `permanent_error`. */
+function failureReasonOf(outcome: Outcome, budgetSpent: boolean): string {
+  if (outcome.kind === "suppressed") return "suppressed";
+  if (outcome.kind === "retry" || budgetSpent) return "retry_budget_spent";
+  return "permanent_error";
 }

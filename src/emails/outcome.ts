@@ -6,11 +6,12 @@ import { type RecipientRejection, TransportError, type TransportResult } from ".
  *   any recipients it refused listed;
  * - every recipient refused permanently → `bounced`;
  * - any other permanent error → `failed`;
- * - anything else (transient errors, and errors that are not TransportErrors) → `retry`.
+ * - anything else (transient errors, and errors that are not TransportErrors) → `retry`;
+ * - every recipient is on the suppression list → `suppressed`, without asking the transport.
  */
 export type Outcome =
-  | { kind: "sent" | "delivered"; detail: Record<string, unknown> }
-  | { kind: "bounced" | "failed" | "retry"; error: string; detail: Record<string, unknown> };
+  | { kind: "sent" | "delivered"; detail: Record<string, unknown>; providerMessageId?: string }
+  | { kind: "bounced" | "failed" | "retry" | "suppressed"; error: string; detail: Record<string, unknown> };
 
 function rejectionDetail(rejected: RecipientRejection[]): Record<string, unknown>[] {
   return rejected.map((r) => ({
@@ -25,7 +26,9 @@ export function successOutcome(result: TransportResult): Outcome {
   const detail: Record<string, unknown> = { message_id: result.messageId, accepted: result.accepted };
   if (result.rejected.length > 0) detail.rejected = rejectionDetail(result.rejected);
   if (result.response !== undefined) detail.response = result.response;
-  return { kind: result.status, detail };
+  if (result.providerMessageId === undefined) return { kind: result.status, detail };
+  detail.provider_message_id = result.providerMessageId;
+  return { kind: result.status, detail, providerMessageId: result.providerMessageId };
 }
 
 /** `recipients`: every envelope recipient, bare and lower-cased. */

@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /**
  * Delivery reports from the mail system: what a DSN (RFC 3464), an ARF feedback report
  * (RFC 5965) or a provider's webhook (SES, SendGrid, Mailgun, Postmark) says happened to one
@@ -43,3 +45,27 @@ export interface DeliveryReport {
 export interface ReportParser {
   parse(raw: string | Uint8Array): Promise<DeliveryReport[]>;
 }
+
+const REPORT_TYPES = ["delivered", "bounced", "delayed", "complained"] as const;
+const REPORT_SOURCES = ["dsn", "arf", "ses", "sendgrid", "mailgun", "postmark"] as const;
+const text = (max: number) => z.string().max(max);
+
+/**
+ * A DeliveryReport as `applyReports` accepts it: the fields above, each bounded (a parser's output
+ * is stored as it is, in events and in the unmatched reports).
+ */
+export const deliveryReportSchema = z.object({
+  type: z.enum(REPORT_TYPES),
+  source: z.enum(REPORT_SOURCES),
+  recipient: text(320).optional(),
+  emailId: text(255).optional(),
+  messageId: text(998).optional(),
+  providerMessageId: text(255).optional(),
+  occurredAt: text(64).optional(),
+  bounce: z
+    .object({ type: z.enum(["Permanent", "Transient", "Undetermined"]), subType: text(64), message: text(1024) })
+    .optional(),
+  status: text(32).optional(),
+  diagnostic: text(1024).optional(),
+  feedbackType: text(64).optional(),
+}) satisfies z.ZodType<DeliveryReport>;

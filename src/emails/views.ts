@@ -27,8 +27,13 @@ export interface EmailView extends EmailSummary {
   scheduled_at?: string;
   sent_at?: string;
   delivered_at?: string;
-  /** = status, for clients written against Resend. */
-  last_event: EmailStatus;
+  /**
+   * The newest event's name: a status, or `scheduled`, `delivery_delayed`, `suppressed` (as
+   * Resend's `last_event`; it may differ from `status`).
+   */
+  last_event: EmailEventType;
+  /** Why a `failed` email failed: `suppressed`, `retry_budget_spent`, `permanent_error`. */
+  failure_reason?: string;
   /** The Message-ID header the email carries on every attempt. */
   message_id: string;
 }
@@ -61,7 +66,7 @@ export function toView(email: EmailRecord): EmailView {
   const view: EmailView = {
     object: "email",
     ...toSummary(email),
-    last_event: email.status,
+    last_event: lastEventOf(email),
     message_id: email.messageId,
   };
   if (c.cc?.length) view.cc = [...c.cc];
@@ -73,7 +78,13 @@ export function toView(email: EmailRecord): EmailView {
   if (email.scheduledAt !== undefined) view.scheduled_at = email.scheduledAt;
   if (email.sentAt !== undefined) view.sent_at = email.sentAt;
   if (email.deliveredAt !== undefined) view.delivered_at = email.deliveredAt;
+  if (email.failureReason !== undefined) view.failure_reason = email.failureReason;
   return view;
+}
+
+/** The newest event's type; an email with only its first event says `scheduled` or `queued`. */
+export function lastEventOf(email: EmailRecord): EmailEventType {
+  return email.lastEvent ?? (email.status === "queued" && email.scheduledAt !== undefined ? "scheduled" : email.status);
 }
 
 export function toEventView(event: EmailEvent): EmailEventView {

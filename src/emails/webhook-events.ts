@@ -1,5 +1,5 @@
 import { uuidv7 } from "../ids.js";
-import type { DomainEvent, EmailRecord } from "../storage/index.js";
+import type { DomainEvent, EmailRecord, SuppressionRecord } from "../storage/index.js";
 
 /** The email event types webhooks carry, as the resend SDK's `WebhookEvent` names them. */
 export type EmailWebhookType =
@@ -42,11 +42,26 @@ export function emailDomainEvent(
   return { id: uuidv7(Date.parse(at)), type, createdAt: at, data: { ...emailEventData(email), ...extra } };
 }
 
+/** The resend SDK's `EmailBounce`: `type` is `Permanent`, `Transient` or `Undetermined`. */
+export interface BounceDetail {
+  type: string;
+  subType: string;
+  message: string;
+}
+
 /**
- * The events an email status change emits: `email.<status>`, with `bounce` or `failed` details;
- * an email that goes straight from queued to delivered was sent too, so `email.sent` comes first.
+ * The events an email status change emits: `email.<status>`, with `bounce` or `failed` details
+ * (`bounce` as a report gave it, else a permanent bounce with `reason` as its message); an email
+ * that goes straight from queued to delivered was sent too, so `email.sent` comes first. A
+ * cancellation emits nothing: the resend SDK has no event for it.
  */
-export function transitionDomainEvents(email: EmailRecord, to: string, at: string, reason?: string): DomainEvent[] {
+export function transitionDomainEvents(
+  email: EmailRecord,
+  to: string,
+  at: string,
+  reason?: string,
+  bounce?: BounceDetail,
+): DomainEvent[] {
   const events: DomainEvent[] = [];
   if (to === "delivered" && email.sentAt === undefined) events.push(emailDomainEvent("email.sent", email, at));
   switch (to) {
@@ -58,7 +73,7 @@ export function transitionDomainEvents(email: EmailRecord, to: string, at: strin
     case "bounced":
       events.push(
         emailDomainEvent("email.bounced", email, at, {
-          bounce: { type: "Permanent", subType: "General", message: reason ?? "" },
+          bounce: bounce ?? { type: "Permanent", subType: "General", message: reason ?? "" },
         }),
       );
       break;
@@ -67,4 +82,24 @@ export function transitionDomainEvents(email: EmailRecord, to: string, at: strin
       break;
   }
   return events;
+}
+
+/** `suppression.added` / `suppression.removed`: the resend SDK's `SuppressionEventData` of the entry. */
+export function suppressionDomainEvent(
+  type: "suppression.added" | "suppression.removed",
+  entry: SuppressionRecord,
+  at: string,
+): DomainEvent {
+  return {
+    id: uuidv7(Date.parse(at)),
+    type,
+    createdAt: at,
+    data: {
+      id: entry.id,
+      email: entry.email,
+      origin: entry.origin,
+      source_id: entry.sourceId ?? null,
+      created_at: entry.createdAt,
+    },
+  };
 }

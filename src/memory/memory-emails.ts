@@ -1,5 +1,6 @@
 import { FlagpostError } from "../errors.js";
 import type {
+  DomainEvent,
   EmailEvent,
   EmailOutcomeWrite,
   EmailRecord,
@@ -37,7 +38,11 @@ export class MemoryEmailRepository implements EmailRepository {
     this.#webhooks = webhooks;
   }
 
-  async insertEmails(emails: EmailRecord[], completion?: IdempotencyCompletion): Promise<void> {
+  async insertEmails(
+    emails: EmailRecord[],
+    completion?: IdempotencyCompletion,
+    events?: readonly DomainEvent[],
+  ): Promise<void> {
     const ids = new Set<string>();
     for (const email of emails) {
       if (this.#emails.has(email.id) || ids.has(email.id))
@@ -46,15 +51,23 @@ export class MemoryEmailRepository implements EmailRepository {
     }
     for (const email of emails) {
       const record = fresh(email);
-      const event: EmailEvent = { emailId: email.id, seq: 1, type: "queued", at: email.createdAt };
+      const type = email.scheduledAt === undefined ? "queued" : "scheduled";
+      const event: EmailEvent = { emailId: email.id, seq: 1, type, at: email.createdAt };
       this.#emails.set(email.id, { record, events: [event] });
     }
     if (completion) this.#idempotency.completeNow(completion);
+    this.#webhooks.recordDomainEvents(events);
   }
 
   async getEmail(id: string): Promise<EmailRecord | undefined> {
     const entry = this.#emails.get(id);
     return entry && fresh(entry.record);
+  }
+
+  async findEmailByProviderMessageId(providerMessageId: string): Promise<EmailRecord | undefined> {
+    for (const { record } of this.#emails.values())
+      if (record.providerMessageId === providerMessageId) return fresh(record);
+    return undefined;
   }
 
   async claimDueEmails(now: string, limit: number, leaseMs: number, owner: string): Promise<EmailRecord[]> {
@@ -125,10 +138,15 @@ export class MemoryEmailRepository implements EmailRepository {
     const entry = this.#emails.get(id);
     if (!entry || !transition.from.includes(entry.record.status)) return undefined;
     if (transition.leaseOwner !== undefined && entry.record.leaseOwner !== transition.leaseOwner) return undefined;
+    const { leaseUntil } = entry.record;
+    if (transition.unleasedAt !== undefined && leaseUntil !== undefined && leaseUntil > transition.unleasedAt)
+      return undefined;
     const record = entry.record;
     record.status = transition.to;
     if (transition.sentAt !== undefined) record.sentAt ??= transition.sentAt;
     if (transition.deliveredAt !== undefined) record.deliveredAt ??= transition.deliveredAt;
+    if (transition.failureReason !== undefined) record.failureReason = transition.failureReason;
+    if (transition.providerMessageId !== undefined) record.providerMessageId = transition.providerMessageId;
     delete record.leaseOwner;
     delete record.leaseUntil;
     this.#append(entry, transition.event);
@@ -161,6 +179,7 @@ export class MemoryEmailRepository implements EmailRepository {
   }
 
   #append(entry: Entry, event: NewEmailEvent): void {
+    entry.record.lastEvent = event.type;
     entry.events.push(structuredClone({ emailId: entry.record.id, seq: entry.events.length + 1, ...event }));
   }
 }

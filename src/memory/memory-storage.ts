@@ -1,5 +1,6 @@
 import type { Storage } from "../storage/index.js";
 import { MemoryApiKeyRepository } from "./memory-api-keys.js";
+import { MemoryDeliveryReportRepository } from "./memory-delivery-reports.js";
 import { MemoryEventRepository } from "./memory-events.js";
 import { MemoryEmailRepository } from "./memory-emails.js";
 import { MemoryFlagHistoryRepository } from "./memory-flag-history.js";
@@ -7,6 +8,7 @@ import { MemoryFlagScheduleRepository } from "./memory-flag-schedules.js";
 import { MemoryExperimentRepository } from "./memory-experiments.js";
 import { MemoryFlagRepository } from "./memory-flags.js";
 import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
+import { MemorySuppressionRepository } from "./memory-suppressions.js";
 import { MemoryWebhookDeliveryRepository } from "./memory-webhook-deliveries.js";
 import { MemoryWebhookState } from "./memory-webhook-state.js";
 import { MemoryWebhookRepository } from "./memory-webhooks.js";
@@ -32,6 +34,8 @@ export function memoryStorage(): Storage {
     events,
     experiments: new MemoryExperimentRepository(events),
     emails: new MemoryEmailRepository(idempotency, webhooks),
+    suppressions: new MemorySuppressionRepository(webhooks),
+    deliveryReports: new MemoryDeliveryReportRepository(),
     webhooks: new MemoryWebhookRepository(webhooks),
     webhookDeliveries: new MemoryWebhookDeliveryRepository(webhooks),
     async migrate() {},

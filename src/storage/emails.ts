@@ -4,10 +4,15 @@ import type { IdempotencyCompletion } from "./idempotency.js";
 // ---------------------------------------------------------------------------------------------
 // Emails (the outbox and each email's history)
 
-export type EmailStatus = "queued" | "sent" | "delivered" | "bounced" | "failed" | "complained";
+export type EmailStatus = "queued" | "sent" | "delivered" | "bounced" | "failed" | "complained" | "canceled";
 
-/** A status change, or `delivery_delayed`: a transient failure after which a retry is scheduled. */
-export type EmailEventType = EmailStatus | "delivery_delayed";
+/**
+ * A status change, or one of the events that are not statuses: `scheduled` (accepted for later),
+ * `delivery_delayed` (a transient failure after which a retry is scheduled, or a report that
+ * delivery is late), `suppressed` (every recipient is on the suppression list; the status is
+ * `failed`).
+ */
+export type EmailEventType = EmailStatus | "delivery_delayed" | "scheduled" | "suppressed";
 
 export interface EmailTag {
   name: string;
@@ -54,6 +59,15 @@ export interface EmailRecord {
   nextAttemptAt: string;
   /** The last transient failure, for people reading the record. */
   lastError?: string;
+  /** Why a `failed` email failed, in a word: `suppressed`, `retry_budget_spent`, `permanent_error`. */
+  failureReason?: string;
+  /**
+   * The id the next hop gave the message when it differs from `messageId` (a provider API's
+   * message id): how a provider's delivery report names the email.
+   */
+  providerMessageId?: string;
+  /** The type of the newest event; absent while the email has only its first one (`queued` or `scheduled`). */
+  lastEvent?: EmailEventType;
   /** The worker holding the email and until when; absent when nobody holds it. */
   leaseOwner?: string;
   leaseUntil?: string;
@@ -90,7 +104,20 @@ export interface EmailTransition {
   sentAt?: string;
   /** Stored only when the email has no deliveredAt yet. */
   deliveredAt?: string;
-  /** The event that records this change; its type is normally `to`. */
+  /**
+   * Applied only while no worker holds the email: no lease, or one that ended at this time
+   * (canceling a scheduled email must not race its send).
+   */
+  unleasedAt?: string;
+  /** Stored with the change (a `failed` email's reason). */
+  failureReason?: string;
+  /** Stored with the change, when the transport named the message its own way. */
+  providerMessageId?: string;
+  /**
+   * The event that records this change; its type is normally `to`. The status may stay the same
+   * (`from: ["sent"], to: "sent"`) for an event that changes nothing else, such as a report that
+   * one of several recipients got the email.
+   */
   event: NewEmailEvent;
   /** Domain events (`email.sent`, …) stored in the same transaction, only when the change applies. */
   events?: readonly DomainEvent[];
@@ -114,15 +141,24 @@ export type EmailOutcomeWrite = { id: string; transition: EmailTransition } | { 
 export interface EmailRepository {
   /**
    * Stores new emails (status `queued`, `attempts` 0, no lease) and, for each, its first event
-   * `{type: "queued", at: createdAt}` with seq 1. With `completion`, the idempotency claim is
-   * completed by the same write. All or nothing: when any email cannot be stored (an id that
-   * exists → `FlagpostError("conflict")`), none is, and the claim stays pending. When this
-   * resolves, the emails survive a crash of this process.
+   * with seq 1: `{type: "scheduled", at: createdAt}` when it has a `scheduledAt`, else
+   * `{type: "queued", at: createdAt}`. With `completion`, the idempotency claim is completed by
+   * the same write, and `events` (domain events: `email.scheduled`) are stored by it too. All or
+   * nothing: when any email cannot be stored (an id that exists → `FlagpostError("conflict")`),
+   * none is, and the claim stays pending. When this resolves, the emails survive a crash of this
+   * process.
    */
-  insertEmails(emails: EmailRecord[], completion?: IdempotencyCompletion): Promise<void>;
+  insertEmails(
+    emails: EmailRecord[],
+    completion?: IdempotencyCompletion,
+    events?: readonly DomainEvent[],
+  ): Promise<void>;
 
   /** The email with this id, or undefined. */
   getEmail(id: string): Promise<EmailRecord | undefined>;
+
+  /** The email the transport named `providerMessageId` (stored by a transition), or undefined. */
+  findEmailByProviderMessageId(providerMessageId: string): Promise<EmailRecord | undefined>;
 
   /**
    * Leases up to `limit` due emails to `owner` until `now + leaseMs`, adds 1 to their `attempts`,
@@ -154,16 +190,18 @@ export interface EmailRepository {
 
   /**
    * Atomically, and only when the email's status is one of `transition.from` (and, with
-   * `leaseOwner`, that worker still holds it): sets the status, sets `sentAt`/`deliveredAt` when
-   * given and not set before, releases the lease, and appends `transition.event` with the next
-   * seq. Returns the email as stored afterwards; undefined when the email does not exist or a
+   * `leaseOwner`, that worker still holds it; with `unleasedAt`, nobody does): sets the status,
+   * sets `sentAt`/`deliveredAt` when given and not set before, stores `failureReason` and
+   * `providerMessageId` when given, releases the lease, appends `transition.event` with the next
+   * seq and makes its type the email's `lastEvent`. Returns the email as stored afterwards; undefined when the email does not exist or a
    * condition failed, in which case nothing changed.
    */
   transitionEmail(id: string, transition: EmailTransition): Promise<EmailRecord | undefined>;
 
   /**
    * Atomically, and only when the email is queued and `retry.leaseOwner` holds it: sets
-   * `nextAttemptAt` and `lastError`, releases the lease, and appends `retry.event`. Returns the
+   * `nextAttemptAt` and `lastError`, releases the lease, and appends `retry.event` (its type
+   * becomes `lastEvent`). Returns the
    * email as stored afterwards; undefined (and nothing changed) otherwise.
    */
   scheduleRetry(id: string, retry: EmailRetry): Promise<EmailRecord | undefined>;

@@ -14,6 +14,7 @@
  */
 
 import type { ApiKeyRepository } from "./api-keys.js";
+import type { DeliveryReportRepository } from "./delivery-reports.js";
 import type { EmailRepository } from "./emails.js";
 import type { EventRepository } from "./events.js";
 import type { FlagHistoryRepository } from "./flag-history.js";
@@ -21,9 +22,11 @@ import type { FlagScheduleRepository } from "./flag-schedules.js";
 import type { ExperimentRepository } from "./experiments.js";
 import type { FlagRepository, FlagWatcher, FlagWatchListener } from "./flags.js";
 import type { IdempotencyRepository } from "./idempotency.js";
+import type { SuppressionRepository } from "./suppressions.js";
 import type { WebhookDeliveryRepository, WebhookRepository } from "./webhooks.js";
 
 export type * from "./api-keys.js";
+export type * from "./delivery-reports.js";
 export type * from "./domain-events.js";
 export type * from "./emails.js";
 export type * from "./events.js";
@@ -32,6 +35,7 @@ export type * from "./flag-schedules.js";
 export type * from "./experiments.js";
 export type * from "./flags.js";
 export type * from "./idempotency.js";
+export type * from "./suppressions.js";
 export type * from "./webhooks.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -48,6 +52,10 @@ export interface Storage {
   readonly idempotency: IdempotencyRepository;
   readonly events: EventRepository;
   readonly emails: EmailRepository;
+  /** Addresses flagpost no longer mails. */
+  readonly suppressions: SuppressionRepository;
+  /** Delivery reports that matched no email. */
+  readonly deliveryReports: DeliveryReportRepository;
   readonly experiments: ExperimentRepository;
   /** Outbound webhook endpoints and their subscriptions. */
   readonly webhooks: WebhookRepository;

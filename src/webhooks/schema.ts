@@ -25,18 +25,3 @@ export const updateWebhookSchema = z.strictObject({
   status: z.enum(["enabled", "disabled"]).optional(),
 });
 export type UpdateWebhookInput = z.input<typeof updateWebhookSchema>;
-
-const cursor = z.string().min(1).max(200);
-
-/** Resend's pagination: `limit` 1–100 (default 20), `after` or `before` (an id), not both. */
-export const pageQuerySchema = z
-  .strictObject({
-    limit: z.coerce.number().int().min(1).max(100).default(20),
-    after: cursor.optional(),
-    before: cursor.optional(),
-  })
-  .refine((q) => q.after === undefined || q.before === undefined, {
-    message: 'cannot be used together with "after"',
-    path: ["before"],
-  });
-export type PageQuery = z.input<typeof pageQuerySchema>;

@@ -7,12 +7,6 @@ import type { AttemptRecord, DeliveryRecord, DomainEvent, WebhookRecord } from "
  * `{object: "list", has_more, data}`.
  */
 
-export interface ListView<T> {
-  object: "list";
-  has_more: boolean;
-  data: T[];
-}
-
 export interface WebhookSummaryView {
   id: string;
   endpoint: string;

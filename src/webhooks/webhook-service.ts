@@ -1,15 +1,14 @@
 import type { Clock } from "../clock.js";
 import { notFound } from "../errors.js";
 import { uuidv7 } from "../ids.js";
-import type { PageRequest, Storage, WebhookChanges, WebhookRecord } from "../storage/index.js";
+import type { Storage, WebhookChanges, WebhookRecord } from "../storage/index.js";
+import { type ListView, type PageQuery, readPage } from "../pagination.js";
 import { parseInput } from "../validation.js";
 import { checkEndpoint, type Resolver } from "./address-policy.js";
 import type { WebhookWorker } from "./delivery-worker.js";
 import {
   type CreateWebhookInput,
   createWebhookSchema,
-  type PageQuery,
-  pageQuerySchema,
   type UpdateWebhookInput,
   updateWebhookSchema,
 } from "./schema.js";
@@ -18,7 +17,6 @@ import {
   attemptView,
   eventLogView,
   eventView,
-  type ListView,
   summaryView,
   type WebhookAttemptView,
   type WebhookEventLogView,
@@ -75,7 +73,7 @@ export class WebhookService {
 
   /** Endpoints, newest first. */
   async list(query: PageQuery = {}): Promise<ListView<WebhookSummaryView>> {
-    return this.#page(query, (page) => this.#storage.webhooks.listWebhooks(page), summaryView);
+    return readPage(query, (page) => this.#storage.webhooks.listWebhooks(page), summaryView);
   }
 
   async get(id: string): Promise<WebhookView> {
@@ -115,7 +113,7 @@ export class WebhookService {
   /** The endpoint's events (one delivery each) with their delivery status, newest first. */
   async events(id: string, query: PageQuery = {}): Promise<ListView<WebhookEventLogView>> {
     await this.#webhook(id);
-    return this.#page(query, (page) => this.#storage.webhookDeliveries.listDeliveries(id, page), eventLogView);
+    return readPage(query, (page) => this.#storage.webhookDeliveries.listDeliveries(id, page), eventLogView);
   }
 
   /** One event as delivered to this endpoint: status, next attempt and the payload. */
@@ -128,7 +126,7 @@ export class WebhookService {
   /** The attempts to deliver one event to this endpoint, newest first. */
   async attempts(id: string, eventId: string, query: PageQuery = {}): Promise<ListView<WebhookAttemptView>> {
     if (!(await this.#storage.webhookDeliveries.getDelivery(id, eventId))) throw notFound("Webhook event", eventId);
-    return this.#page(query, (page) => this.#storage.webhookDeliveries.listAttempts(id, eventId, page), attemptView);
+    return readPage(query, (page) => this.#storage.webhookDeliveries.listAttempts(id, eventId, page), attemptView);
   }
 
   /** Sends the event again now, with its original `webhook-id`, whatever its status. */
@@ -143,24 +141,6 @@ export class WebhookService {
     const webhook = await this.#storage.webhooks.getWebhook(id);
     if (!webhook) throw notFound("Webhook", id);
     return webhook;
-  }
-
-  /** One page and whether another lies beyond it (in the direction read), from one extra row. */
-  async #page<R, V>(
-    query: PageQuery,
-    read: (page: PageRequest) => Promise<R[]>,
-    view: (row: R) => V,
-  ): Promise<ListView<V>> {
-    const { limit, after, before } = parseInput(pageQuerySchema, query);
-    const rows = await read({
-      limit: limit + 1,
-      ...(after === undefined ? {} : { after }),
-      ...(before === undefined ? {} : { before }),
-    });
-    const hasMore = rows.length > limit;
-    // Reading `before` a cursor keeps the rows nearest to it: the extra one is the newest.
-    const page = hasMore ? (before !== undefined && after === undefined ? rows.slice(1) : rows.slice(0, limit)) : rows;
-    return { object: "list", has_more: hasMore, data: page.map(view) };
   }
 
   #now(): string {

@@ -58,12 +58,13 @@ describe("lifecycle", () => {
 
   it("holds exactly docs/api.md's table", () => {
     expect(TRANSITIONS).toEqual({
-      queued: ["sent", "delivered", "bounced", "failed"],
+      queued: ["sent", "delivered", "bounced", "failed", "canceled"],
       sent: ["delivered", "bounced", "complained"],
       delivered: ["complained"],
       bounced: [],
       failed: [],
       complained: [],
+      canceled: [],
     });
     expect(sourcesOf("complained")).toEqual(["sent", "delivered"]);
   });

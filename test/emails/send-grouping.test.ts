@@ -21,6 +21,7 @@ function countingStorage(failFirstGroups = 0, refuse?: (record: EmailRecord) => 
     ...storage,
     emails: {
       getEmail: emails.getEmail.bind(emails),
+      findEmailByProviderMessageId: emails.findEmailByProviderMessageId.bind(emails),
       claimDueEmails: emails.claimDueEmails.bind(emails),
       transitionEmail: emails.transitionEmail.bind(emails),
       scheduleRetry: emails.scheduleRetry.bind(emails),

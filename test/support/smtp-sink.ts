@@ -14,8 +14,17 @@ export interface Reply {
   message?: string;
 }
 
+/** What the client asked for with RFC 3461 (DSN) parameters, as smtp-server parsed them. */
+export interface DsnRequest {
+  /** MAIL FROM's RET= and ENVID=. */
+  ret?: string;
+  envid?: string;
+  /** Each RCPT TO's NOTIFY= and ORCPT=, by address. */
+  recipients: { address: string; notify?: string[]; orcpt?: string }[];
+}
+
 export interface ReceivedMessage {
-  envelope: { from: string; to: string[] };
+  envelope: { from: string; to: string[]; dsn: DsnRequest };
   raw: Buffer;
   parsed: ParsedMail;
   messageId: string | undefined;
@@ -28,7 +37,10 @@ export interface SmtpSink {
   readonly received: ReceivedMessage[];
   /** How each recipient is answered; undefined accepts. `attempt` counts RCPTs of that address from 1. */
   onRecipient: (address: string, attempt: number) => Reply | undefined;
-  /** How a message is answered once its data arrived; undefined accepts. */
+  /**
+   * How a message is answered once its data arrived; undefined accepts with smtp-server's reply,
+   * a code below 400 accepts with `250 <message>` (a relay's "queued as …").
+   */
   onData: (message: ReceivedMessage) => Reply | undefined;
   /**
    * Holds every DATA reply until the returned function is called (the message is recorded as
@@ -55,7 +67,12 @@ function replyError(reply: Reply): Error {
   return error;
 }
 
-export async function startSmtpSink(): Promise<SmtpSink> {
+export interface SmtpSinkOptions {
+  /** Do not offer DSN in the EHLO answer (as many servers do not). */
+  hideDSN?: boolean;
+}
+
+export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
   const received: ReceivedMessage[] = [];
   const rcptCounts = new Map<string, number>();
   const waiters: { count: number; resolve: () => void }[] = [];
@@ -114,6 +131,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     logger: false,
     disableReverseLookup: true,
     size: 64 * 1024 * 1024,
+    hideDSN: options.hideDSN ?? false,
     onConnect(_session, callback) {
       connections += 1;
       callback();
@@ -143,13 +161,15 @@ export async function startSmtpSink(): Promise<SmtpSink> {
             envelope: {
               from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
               to: session.envelope.rcptTo.map((r) => r.address),
+              dsn: dsnOf(session.envelope),
             },
             raw,
             parsed,
             messageId: parsed.messageId,
           };
           const reply = sink.onData(message);
-          const answer = () => callback(reply && reply.code >= 400 ? replyError(reply) : null);
+          const answer = () =>
+            reply && reply.code >= 400 ? callback(replyError(reply)) : callback(null, reply?.message);
           if (!reply || reply.code < 400) {
             received.push(message);
             notify();
@@ -169,6 +189,24 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   const { port } = (server as unknown as { server: { address(): AddressInfo } }).server.address();
   Object.assign(sink, { port, url: `smtp://127.0.0.1:${port}` });
   return sink;
+}
+
+interface SessionEnvelope {
+  dsn?: { ret?: string | null; envid?: string | null };
+  rcptTo: { address: string; dsn?: { notify?: string[]; orcpt?: string } }[];
+}
+
+function dsnOf(envelope: SessionEnvelope): DsnRequest {
+  const request: DsnRequest = { recipients: [] };
+  if (envelope.dsn?.ret) request.ret = envelope.dsn.ret;
+  if (envelope.dsn?.envid) request.envid = envelope.dsn.envid;
+  for (const rcpt of envelope.rcptTo) {
+    const entry: DsnRequest["recipients"][number] = { address: rcpt.address };
+    if (rcpt.dsn?.notify) entry.notify = rcpt.dsn.notify;
+    if (rcpt.dsn?.orcpt) entry.orcpt = rcpt.dsn.orcpt;
+    request.recipients.push(entry);
+  }
+  return request;
 }
 
 /** A port on 127.0.0.1 where nothing listens (it was free a moment ago). */

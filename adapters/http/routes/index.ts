@@ -9,6 +9,7 @@ import { experimentRoutes } from "./experiments.js";
 import { flagRoutes } from "./flags.js";
 import { webhookRoutes } from "./webhooks.js";
 import { flagScheduleRoutes } from "./flag-schedules.js";
+import { suppressionRoutes } from "./suppressions.js";
 
 /** Every /v1 route. Each service contributes its own list. */
 export function allRoutes(fp: Flagpost): Route[] {
@@ -23,5 +24,6 @@ export function allRoutes(fp: Flagpost): Route[] {
     ...experimentRoutes(fp),
     ...emailRoutes(fp),
     ...webhookRoutes(fp),
+    ...suppressionRoutes(fp),
   ];
 }

@@ -60,7 +60,7 @@ export function emailCases(harness: StorageHarness): void {
       await storage().emails.insertEmails([full, email(2)]);
       expect(await storage().emails.getEmail(full.id)).toEqual(full);
       expect(await storage().emails.listEmailEvents(full.id)).toEqual([
-        { emailId: full.id, seq: 1, type: "queued", at: full.createdAt },
+        { emailId: full.id, seq: 1, type: "scheduled", at: full.createdAt },
       ]);
       expect(await storage().emails.getEmail(id(99))).toBeUndefined();
       expect(await storage().emails.listEmailEvents(id(99))).toEqual([]);
@@ -213,7 +213,7 @@ export function emailCases(harness: StorageHarness): void {
         sentAt: iso(T0 + 10),
         event: { type: "sent", at: iso(T0 + 10), detail: { accepted: ["user1@example.com"], response: "250 OK" } },
       });
-      expect(sent).toEqual({ ...e, status: "sent", attempts: 1, sentAt: iso(T0 + 10) });
+      expect(sent).toEqual({ ...e, status: "sent", attempts: 1, sentAt: iso(T0 + 10), lastEvent: "sent" });
       const delivered = await storage().emails.transitionEmail(e.id, {
         from: ["sent"],
         to: "delivered",
@@ -307,7 +307,13 @@ export function emailCases(harness: StorageHarness): void {
         lastError: "451 try later",
         event: { type: "delivery_delayed", at: iso(T0 + 1), detail: { code: 451 } },
       });
-      expect(retried).toEqual({ ...e, attempts: 1, nextAttemptAt: iso(T0 + 5000), lastError: "451 try later" });
+      expect(retried).toEqual({
+        ...e,
+        attempts: 1,
+        nextAttemptAt: iso(T0 + 5000),
+        lastError: "451 try later",
+        lastEvent: "delivery_delayed",
+      });
       expect(await storage().emails.claimDueEmails(iso(T0 + 4999), 1, LEASE, "w")).toEqual([]);
       expect(await storage().emails.claimDueEmails(iso(T0 + 5000), 1, LEASE, "w")).toHaveLength(1);
       expect((await storage().emails.listEmailEvents(e.id)).at(-1)).toEqual({
@@ -403,12 +409,14 @@ export function emailCases(harness: StorageHarness): void {
         status: "sent",
         attempts: 1,
         sentAt: iso(T0 + 5),
+        lastEvent: "sent",
       });
       expect(await storage().emails.getEmail(b!.id)).toEqual({
         ...b,
         attempts: 1,
         nextAttemptAt: iso(T0 + 5000),
         lastError: "451 later",
+        lastEvent: "delivery_delayed",
       });
       expect(await storage().emails.getEmail(c!.id)).toEqual(beforeC);
       expect(await storage().emails.getEmail(d!.id)).toEqual(beforeD);
@@ -463,6 +471,7 @@ export function emailCases(harness: StorageHarness): void {
           attempts: 1,
           sentAt: sentAt(n),
           deliveredAt: iso(T0 + 100 + n),
+          lastEvent: "delivered",
         });
         expect((await storage().emails.listEmailEvents(e.id)).map((x) => [x.seq, x.type, x.at])).toEqual([
           [1, "queued", iso(T0)],

@@ -61,6 +61,7 @@ export function watchedStorage() {
     ...storage,
     emails: {
       getEmail: emails.getEmail.bind(emails),
+      findEmailByProviderMessageId: emails.findEmailByProviderMessageId.bind(emails),
       insertEmails: emails.insertEmails.bind(emails),
       async claimDueEmails(...args: Parameters<typeof emails.claimDueEmails>) {
         const claimed = await emails.claimDueEmails(...args);

@@ -176,6 +176,15 @@ export const FIELD_CASES: FieldCase[] = [
     poison: STRINGS,
   },
   { method: "PATCH", path: `/v1/webhooks/${NO_WEBHOOK}`, body: '{"endpoint":$}', field: "endpoint", poison: STRINGS },
+  { method: "POST", path: "/v1/suppressions", body: '{"email":$}', field: "email", poison: STRINGS },
+  {
+    method: "POST",
+    path: "/v1/suppressions/batch/add",
+    body: '{"emails":["a@example.com",$]}',
+    field: "emails.1",
+    poison: STRINGS,
+  },
+  { method: "POST", path: "/v1/suppressions/batch/remove", body: '{"ids":[$]}', field: "ids.0", poison: STRINGS },
 ];
 
 /** Requests with a prototype name where a key or name goes: refused like any unknown or bad name. */
@@ -236,12 +245,15 @@ export const ID_ROUTES: { method: FieldCase["method"]; path: (id: string) => str
   { method: "GET", path: (id) => `/v1/webhooks/${NO_WEBHOOK}/events/${id}` },
   { method: "POST", path: (id) => `/v1/webhooks/${id}/events/${id}/replay` },
   { method: "GET", path: (id) => `/v1/webhooks/${NO_WEBHOOK}/events/${id}/attempts` },
+  { method: "GET", path: (id) => `/v1/suppressions/${id}` },
+  { method: "DELETE", path: (id) => `/v1/suppressions/${id}` },
 ];
 
 /** Query values that name nothing storable, or cursors decoding to such names. */
 export const QUERY_CASES: { path: string; field: string }[] = [
   { path: "/v1/events?userId=%00", field: "userId" },
   { path: "/v1/events?cursor=%00", field: "cursor" },
+  { path: "/v1/suppressions?after=%00", field: "after" },
   { path: "/v1/flags?cursor=AA", field: "cursor" }, // base64url of "\0"
   { path: "/v1/flags?cursor=%00", field: "cursor" },
   { path: "/v1/flags/{seed}/schedules?cursor=%00", field: "cursor" },

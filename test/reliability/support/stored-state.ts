@@ -10,7 +10,9 @@ let counts = 0;
  * emails. Counting emails claims them (the only way the port lists them), so the flagpost under
  * test must have no transport (nothing else claims) and each count claims at a later instant than the one before, past its leases.
  */
-export async function storedState(b: BackendApp): Promise<{ flags: unknown[]; events: number; emails: number }> {
+export async function storedState(
+  b: BackendApp,
+): Promise<{ flags: unknown[]; events: number; emails: number; suppressions: number }> {
   const flags = (await b.app.fp.flags.all()).map(({ key, description, enabled, rules }) => ({
     key,
     description,
@@ -24,5 +26,6 @@ export async function storedState(b: BackendApp): Promise<{ flags: unknown[]; ev
     1,
     "stored-state",
   );
-  return { flags, events, emails: claimed.length };
+  const suppressions = (await b.storage.suppressions.listSuppressions({}, { limit: 1000 })).length;
+  return { flags, events, emails: claimed.length, suppressions };
 }

@@ -1,0 +1,63 @@
+import type { Kysely, Selectable } from "kysely";
+import type { DeliveryReport } from "../../src/emails/reports.js";
+import type { DeliveryReportRepository, PageRequest, UnmatchedReportRecord } from "../../src/storage/index.js";
+import type { Engine } from "./dialect.js";
+import { guard } from "./driver-errors.js";
+import { toEpochMs, toIso } from "./row-codec.js";
+import type { FlagpostTables, UnmatchedReportsTable } from "./tables.js";
+import { inTransaction } from "./transaction.js";
+import { pageQuery } from "./webhook-repository.js";
+
+/** Rows per INSERT statement. */
+const CHUNK = 100;
+
+function toUnmatched(row: Selectable<UnmatchedReportsTable>): UnmatchedReportRecord {
+  return {
+    id: row.id,
+    receivedAt: toIso(row.received_at),
+    reason: row.reason,
+    report: JSON.parse(row.report) as DeliveryReport,
+  };
+}
+
+/** Unmatched delivery reports in `flagpost_unmatched_reports`, the report as JSON text. */
+export class KyselyDeliveryReportRepository implements DeliveryReportRepository {
+  readonly #db: Kysely<FlagpostTables>;
+  readonly #engine: Engine;
+
+  constructor(db: Kysely<FlagpostTables>, engine: Engine) {
+    this.#db = db;
+    this.#engine = engine;
+  }
+
+  async recordUnmatchedReports(reports: readonly UnmatchedReportRecord[]): Promise<void> {
+    if (reports.length === 0) return;
+    const rows = reports.map((r) => ({
+      id: r.id,
+      received_at: toEpochMs(r.receivedAt, "receivedAt"),
+      reason: r.reason,
+      report: JSON.stringify(r.report),
+    }));
+    await guard(
+      this.#engine,
+      "store the unmatched reports",
+      () =>
+        inTransaction(this.#db, this.#engine, async (trx) => {
+          for (let i = 0; i < rows.length; i += CHUNK)
+            await trx
+              .insertInto("flagpost_unmatched_reports")
+              .values(rows.slice(i, i + CHUNK))
+              .execute();
+        }),
+      "A report with that id already exists",
+    );
+  }
+
+  async listUnmatchedReports(page: PageRequest): Promise<UnmatchedReportRecord[]> {
+    return guard(this.#engine, "list the unmatched reports", async () => {
+      const { query, reversed } = pageQuery(this.#db.selectFrom("flagpost_unmatched_reports").selectAll(), "id", page);
+      const rows = (await query.execute()).map((row) => toUnmatched(row as Selectable<UnmatchedReportsTable>));
+      return reversed ? rows.reverse() : rows;
+    });
+  }
+}

@@ -1,0 +1,99 @@
+import type { Insertable, Kysely, Selectable, Transaction, UpdateQueryBuilder, UpdateResult } from "kysely";
+import type {
+  EmailContent,
+  EmailEvent,
+  EmailEventType,
+  EmailRecord,
+  EmailStatus,
+  NewEmailEvent,
+} from "../../src/storage/index.js";
+import { toEpochMs, toIso, toNumber } from "./row-codec.js";
+import type { EmailEventsTable, EmailsTable, FlagpostTables } from "./tables.js";
+
+/** The outbox's rows and how they map to the port's records (email-repository.ts and its helpers). */
+
+export type Db = Kysely<FlagpostTables>;
+export type Trx = Transaction<FlagpostTables>;
+export type EmailRow = Selectable<EmailsTable>;
+export type EmailUpdate = UpdateQueryBuilder<FlagpostTables, "flagpost_emails", "flagpost_emails", UpdateResult>;
+
+/** Rows per INSERT statement: far below every engine's limit on bound parameters. */
+export const INSERT_CHUNK = 100;
+
+function optionalIso(value: number | string | bigint | null): string | undefined {
+  return value === null ? undefined : toIso(value);
+}
+
+export function toRecord(row: EmailRow): EmailRecord {
+  const record: EmailRecord = {
+    id: row.id,
+    content: JSON.parse(row.content) as EmailContent,
+    status: row.status as EmailStatus,
+    messageId: row.message_id,
+    createdAt: toIso(row.created_at),
+    attempts: toNumber(row.attempts),
+    nextAttemptAt: toIso(row.next_attempt_at),
+  };
+  const optional = {
+    scheduledAt: optionalIso(row.scheduled_at),
+    sentAt: optionalIso(row.sent_at),
+    deliveredAt: optionalIso(row.delivered_at),
+    lastError: row.last_error ?? undefined,
+    failureReason: row.failure_reason ?? undefined,
+    providerMessageId: row.provider_message_id ?? undefined,
+    lastEvent: (row.last_event ?? undefined) as EmailEventType | undefined,
+    leaseOwner: row.lease_owner ?? undefined,
+    leaseUntil: optionalIso(row.lease_until),
+  };
+  for (const [key, value] of Object.entries(optional))
+    if (value !== undefined) (record as unknown as Record<string, unknown>)[key] = value;
+  return record;
+}
+
+export function toRow(email: EmailRecord): Insertable<EmailsTable> {
+  return {
+    id: email.id,
+    status: email.status,
+    content: JSON.stringify(email.content),
+    message_id: email.messageId,
+    created_at: toEpochMs(email.createdAt, "createdAt"),
+    scheduled_at: email.scheduledAt === undefined ? null : toEpochMs(email.scheduledAt, "scheduledAt"),
+    sent_at: email.sentAt === undefined ? null : toEpochMs(email.sentAt, "sentAt"),
+    delivered_at: email.deliveredAt === undefined ? null : toEpochMs(email.deliveredAt, "deliveredAt"),
+    attempts: email.attempts,
+    next_attempt_at: toEpochMs(email.nextAttemptAt, "nextAttemptAt"),
+    last_error: email.lastError ?? null,
+    failure_reason: email.failureReason ?? null,
+    provider_message_id: email.providerMessageId ?? null,
+    last_event: email.lastEvent ?? null,
+    lease_owner: email.leaseOwner ?? null,
+    lease_until: email.leaseUntil === undefined ? null : toEpochMs(email.leaseUntil, "leaseUntil"),
+    version: 1,
+  };
+}
+
+/** The first event of a new email: `scheduled` when it waits for its time, else `queued`. */
+export function firstEvent(email: EmailRecord): NewEmailEvent {
+  return { type: email.scheduledAt === undefined ? "queued" : "scheduled", at: email.createdAt };
+}
+
+export function eventRow(emailId: string, seq: number, event: NewEmailEvent): Insertable<EmailEventsTable> {
+  return {
+    email_id: emailId,
+    seq,
+    type: event.type,
+    at: toEpochMs(event.at, "event.at"),
+    detail: event.detail === undefined ? null : JSON.stringify(event.detail),
+  };
+}
+
+export function toEvent(row: Selectable<EmailEventsTable>): EmailEvent {
+  const event: EmailEvent = {
+    emailId: row.email_id,
+    seq: toNumber(row.seq),
+    type: row.type as EmailEventType,
+    at: toIso(row.at),
+  };
+  if (row.detail !== null) event.detail = JSON.parse(row.detail) as Record<string, unknown>;
+  return event;
+}

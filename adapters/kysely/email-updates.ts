@@ -1,0 +1,187 @@
+import { type RawBuilder, sql } from "kysely";
+import type { DomainEvent, EmailRecord, EmailRetry, EmailTransition, NewEmailEvent } from "../../src/storage/index.js";
+import type { Engine } from "./dialect.js";
+import { recordDomainEvents } from "./domain-events.js";
+import { type EmailRow, type EmailUpdate, eventRow, toRecord, type Trx } from "./email-rows.js";
+import { toEpochMs, toNumber } from "./row-codec.js";
+
+/**
+ * The conditional UPDATEs behind transitions and retries. Each re-checks in its WHERE what the
+ * caller expects (status, lease owner, no lease) and bumps `version`, which becomes the seq of
+ * the event appended in the same transaction, so an email's events never interleave.
+ */
+
+export function transitionUpdate(trx: Trx, id: string, transition: EmailTransition): EmailUpdate {
+  const sentAt = transition.sentAt === undefined ? undefined : toEpochMs(transition.sentAt, "sentAt");
+  const deliveredAt =
+    transition.deliveredAt === undefined ? undefined : toEpochMs(transition.deliveredAt, "deliveredAt");
+  const update = trx
+    .updateTable("flagpost_emails")
+    .set((eb) => ({
+      status: transition.to,
+      lease_owner: null,
+      lease_until: null,
+      last_event: transition.event.type,
+      version: eb("version", "+", 1).$castTo<number>(),
+      // Timestamps are set once: an existing value wins.
+      ...(sentAt === undefined ? {} : { sent_at: eb.fn.coalesce("sent_at", eb.val(sentAt)).$castTo<number>() }),
+      ...(deliveredAt === undefined
+        ? {}
+        : { delivered_at: eb.fn.coalesce("delivered_at", eb.val(deliveredAt)).$castTo<number>() }),
+      ...(transition.failureReason === undefined ? {} : { failure_reason: transition.failureReason }),
+      ...(transition.providerMessageId === undefined ? {} : { provider_message_id: transition.providerMessageId }),
+    }))
+    .where("id", "=", id)
+    .where("status", "in", [...transition.from]);
+  return unleasedWhere(leaseWhere(update, transition.leaseOwner), transition.unleasedAt);
+}
+
+function leaseWhere(update: EmailUpdate, leaseOwner: string | undefined): EmailUpdate {
+  return leaseOwner === undefined ? update : update.where("lease_owner", "=", leaseOwner);
+}
+
+function unleasedWhere(update: EmailUpdate, unleasedAt: string | undefined): EmailUpdate {
+  if (unleasedAt === undefined) return update;
+  const at = toEpochMs(unleasedAt, "unleasedAt");
+  return update.where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", at)]));
+}
+
+export function retryUpdate(trx: Trx, id: string, retry: EmailRetry): EmailUpdate {
+  const nextAttemptAt = toEpochMs(retry.nextAttemptAt, "nextAttemptAt");
+  return trx
+    .updateTable("flagpost_emails")
+    .set((eb) => ({
+      next_attempt_at: nextAttemptAt,
+      last_error: retry.lastError,
+      lease_owner: null,
+      lease_until: null,
+      last_event: retry.event.type,
+      version: eb("version", "+", 1).$castTo<number>(),
+    }))
+    .where("id", "=", id)
+    .where("status", "=", "queued")
+    .where("lease_owner", "=", retry.leaseOwner);
+}
+
+/** Runs the conditional UPDATE; the row's new version when it changed the row, else undefined. */
+export async function updatedVersion(
+  trx: Trx,
+  engine: Engine,
+  id: string,
+  update: EmailUpdate,
+): Promise<number | undefined> {
+  if (engine === "mysql") {
+    const result = await update.executeTakeFirst();
+    if (result.numUpdatedRows === 0n) return undefined;
+    const row = await trx.selectFrom("flagpost_emails").select("version").where("id", "=", id).executeTakeFirst();
+    return row && toNumber(row.version);
+  }
+  const row = await update.returning("version").executeTakeFirst();
+  return row && toNumber(row.version);
+}
+
+/**
+ * Runs the conditional UPDATE (which bumps `version`), and when it changed the row, appends the
+ * event with seq = the new version and stores the domain events. SQLite and PostgreSQL read the
+ * row back with RETURNING; MySQL, which lacks it, reads it inside the transaction (the UPDATE
+ * holds the row lock). The UPDATE always changes `version`, so MySQL's affected-row count is
+ * reliable here.
+ */
+export async function updateAndAppend(
+  trx: Trx,
+  engine: Engine,
+  id: string,
+  update: EmailUpdate,
+  event: NewEmailEvent,
+  domainEvents?: readonly DomainEvent[],
+): Promise<EmailRecord | undefined> {
+  let row: EmailRow | undefined;
+  if (engine === "mysql") {
+    const result = await update.executeTakeFirst();
+    if (result.numUpdatedRows === 0n) return undefined;
+    row = await trx.selectFrom("flagpost_emails").selectAll().where("id", "=", id).executeTakeFirst();
+  } else {
+    row = await update.returningAll().executeTakeFirst();
+  }
+  if (!row) return undefined;
+  await trx
+    .insertInto("flagpost_email_events")
+    .values(eventRow(id, toNumber(row.version), event))
+    .execute();
+  await recordDomainEvents(trx, domainEvents);
+  return toRecord(row);
+}
+
+/** What makes transitions shareable by one UPDATE: everything but the per-email timestamps and provider id. */
+export function transitionKind(t: EmailTransition): string {
+  return JSON.stringify([
+    t.to,
+    t.from,
+    t.leaseOwner ?? null,
+    t.unleasedAt ?? null,
+    t.event.type,
+    t.failureReason ?? null,
+    t.sentAt !== undefined,
+    t.deliveredAt !== undefined,
+    t.providerMessageId !== undefined,
+  ]);
+}
+
+/**
+ * One UPDATE … RETURNING for transitions of one kind ({@link transitionKind}; SQLite and
+ * PostgreSQL): the new version of each row it changed, by id.
+ */
+export async function groupTransition(
+  trx: Trx,
+  items: { id: string; transition: EmailTransition }[],
+): Promise<Map<string, number>> {
+  const t = items[0]!.transition;
+  const ids = items.map((item) => item.id);
+  /** CASE id WHEN … THEN … END: each row's own time, typed as the column. */
+  const timeById = (pick: (transition: EmailTransition) => string | undefined, field: string): RawBuilder<number> =>
+    sql<number>`case ${sql.ref("id")} ${sql.join(
+      items.map((item) => sql`when ${item.id} then cast(${toEpochMs(pick(item.transition)!, field)} as bigint)`),
+      sql` `,
+    )} end`;
+  const providerIds = sql<string>`case ${sql.ref("id")} ${sql.join(
+    items.map((item) => sql`when ${item.id} then ${item.transition.providerMessageId ?? null}`),
+    sql` `,
+  )} end`;
+  let update = trx
+    .updateTable("flagpost_emails")
+    .set((eb) => ({
+      status: t.to,
+      lease_owner: null,
+      lease_until: null,
+      last_event: t.event.type,
+      version: eb("version", "+", 1).$castTo<number>(),
+      // Timestamps are set once: an existing value wins.
+      ...(t.sentAt === undefined
+        ? {}
+        : {
+            sent_at: eb.fn
+              .coalesce(
+                "sent_at",
+                timeById((x) => x.sentAt, "sentAt"),
+              )
+              .$castTo<number>(),
+          }),
+      ...(t.deliveredAt === undefined
+        ? {}
+        : {
+            delivered_at: eb.fn
+              .coalesce(
+                "delivered_at",
+                timeById((x) => x.deliveredAt, "deliveredAt"),
+              )
+              .$castTo<number>(),
+          }),
+      ...(t.failureReason === undefined ? {} : { failure_reason: t.failureReason }),
+      ...(t.providerMessageId === undefined ? {} : { provider_message_id: providerIds }),
+    }))
+    .where("id", "in", ids)
+    .where("status", "in", [...t.from]);
+  update = unleasedWhere(leaseWhere(update, t.leaseOwner), t.unleasedAt);
+  const rows = await update.returning(["id", "version"]).execute();
+  return new Map(rows.map((row) => [row.id, toNumber(row.version)]));
+}

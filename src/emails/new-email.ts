@@ -1,0 +1,75 @@
+import type { ErrorDetail } from "../errors.js";
+import { uuidv7 } from "../ids.js";
+import type { DomainEvent, EmailRecord } from "../storage/index.js";
+import { parseIsoInstant } from "../time.js";
+import { checkInput } from "../validation.js";
+import { messageIdFor } from "./message.js";
+import { MAX_SCHEDULE_AHEAD_MS, type ParsedSendRequest, sendEmailSchema } from "./schema.js";
+import { emailDomainEvent } from "./webhook-events.js";
+
+/** A send request checked against the contract, and the outbox record it becomes. */
+
+/** The request checked (schema, then `scheduled_at` in the future and at most 30 days ahead); `prefix` starts error paths. */
+export function checkSendRequest(
+  request: unknown,
+  now: number,
+  prefix: PropertyKey[],
+): { ok: true; value: ParsedSendRequest } | { ok: false; details: ErrorDetail[] } {
+  const checked = checkInput(sendEmailSchema, request, prefix);
+  if (!checked.ok) return checked;
+  const scheduled = checked.value.scheduled_at;
+  if (scheduled) {
+    const at = parseIsoInstant(scheduled, { allowDateOnly: false })!;
+    const path = [...prefix, "scheduled_at"].map(String).join(".");
+    if (at <= now) return { ok: false, details: [{ path, message: "must be in the future" }] };
+    if (at > now + MAX_SCHEDULE_AHEAD_MS)
+      return { ok: false, details: [{ path, message: "must be at most 30 days ahead" }] };
+  }
+  return checked;
+}
+
+export function newEmailRecord(request: ParsedSendRequest, now: number): EmailRecord {
+  const id = uuidv7(now);
+  const createdAt = new Date(now).toISOString();
+  const scheduledAt = request.scheduled_at
+    ? new Date(parseIsoInstant(request.scheduled_at, { allowDateOnly: false })!).toISOString()
+    : undefined;
+  const record: EmailRecord = {
+    id,
+    content: {
+      from: request.from.trim(),
+      to: request.to!,
+      subject: request.subject,
+      ...(request.cc?.length ? { cc: request.cc } : {}),
+      ...(request.bcc?.length ? { bcc: request.bcc } : {}),
+      ...(request.reply_to?.length ? { replyTo: request.reply_to } : {}),
+      ...(request.html ? { html: request.html } : {}),
+      ...(request.text ? { text: request.text } : {}),
+      ...(request.headers && Object.keys(request.headers).length > 0 ? { headers: request.headers } : {}),
+      ...(request.tags?.length ? { tags: request.tags } : {}),
+      ...(request.attachments?.length
+        ? {
+            attachments: request.attachments.map((a) => ({
+              filename: a.filename,
+              content: a.content,
+              ...(a.content_type ? { contentType: a.content_type } : {}),
+            })),
+          }
+        : {}),
+    },
+    status: "queued",
+    messageId: messageIdFor(id, request.from),
+    createdAt,
+    attempts: 0,
+    nextAttemptAt: scheduledAt ?? createdAt,
+  };
+  if (scheduledAt !== undefined) record.scheduledAt = scheduledAt;
+  return record;
+}
+
+/** `email.scheduled` for each email accepted for later, stored with it. */
+export function scheduledEvents(records: EmailRecord[]): DomainEvent[] {
+  return records
+    .filter((r) => r.scheduledAt !== undefined)
+    .map((r) => emailDomainEvent("email.scheduled", r, r.createdAt));
+}

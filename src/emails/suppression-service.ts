@@ -1,0 +1,164 @@
+import { z } from "zod";
+import type { Clock } from "../clock.js";
+import { notFound } from "../errors.js";
+import { uuidv7 } from "../ids.js";
+import { isStorableText } from "../input-policy.js";
+import { type ListView, ONE_CURSOR, oneCursor, type PageQuery, pageFields, readPage } from "../pagination.js";
+import type { Storage, SuppressionOrigin, SuppressionRecord } from "../storage/index.js";
+import { parseInput } from "../validation.js";
+import { ADDRESS_RULE } from "./schema.js";
+import { parseAddress } from "./addresses.js";
+import { suppressionDomainEvent } from "./webhook-events.js";
+
+/** The resend SDK's `Suppression`; list entries leave out `object`. */
+export interface SuppressionView {
+  object: "suppression";
+  id: string;
+  email: string;
+  origin: SuppressionOrigin;
+  source_id: string | null;
+  created_at: string;
+}
+
+export type SuppressionListEntry = Omit<SuppressionView, "object">;
+
+export type ListSuppressionsInput = PageQuery & { origin?: SuppressionOrigin };
+
+/** Most addresses one batch adds or removes. */
+export const MAX_SUPPRESSION_BATCH = 1000;
+
+/** An address as given (`Ann <ann@example.com>` too), kept bare and lower-cased: the list compares case-insensitively. */
+const address = z.string().transform((text, ctx) => {
+  const parsed = parseAddress(text);
+  if (parsed) return parsed.address.toLowerCase();
+  ctx.addIssue({ code: "custom", message: ADDRESS_RULE });
+  return z.NEVER;
+});
+const identifier = z.string().min(1).max(320);
+const batchOf = <T extends z.ZodType>(item: T) => z.array(item).min(1).max(MAX_SUPPRESSION_BATCH);
+
+const addSchema = z.strictObject({ email: address });
+const addBatchSchema = z.strictObject({ emails: batchOf(address) });
+const removeBatchSchema = z.union([
+  z.strictObject({ emails: batchOf(address) }),
+  z.strictObject({ ids: batchOf(identifier) }),
+]);
+const listSchema = z
+  .strictObject({ ...pageFields, origin: z.enum(["bounce", "complaint", "manual"]).optional() })
+  .refine(oneCursor, ONE_CURSOR);
+
+function toView(entry: SuppressionRecord): SuppressionView {
+  return {
+    object: "suppression",
+    id: entry.id,
+    email: entry.email,
+    origin: entry.origin,
+    source_id: entry.sourceId ?? null,
+    created_at: entry.createdAt,
+  };
+}
+
+/** An id or an address, as the list stores it: addresses lower-cased. */
+function key(idOrEmail: string): string {
+  return idOrEmail.includes("@") ? idOrEmail.trim().toLowerCase() : idOrEmail;
+}
+
+/**
+ * The suppression list by hand (Resend's `suppressions` resource): addresses flagpost will not
+ * mail. Hard bounces and complaints are added by the delivery reports themselves. Every change
+ * stores `suppression.added` / `suppression.removed` with it.
+ */
+export class SuppressionService {
+  readonly #storage: Storage;
+  readonly #clock: Clock;
+
+  constructor(storage: Storage, clock: Clock) {
+    this.#storage = storage;
+    this.#clock = clock;
+  }
+
+  /** Adds one address (`origin: "manual"`); an address already there is answered as it is. */
+  async add(input: { email: string }): Promise<SuppressionView> {
+    const { email } = parseInput(addSchema, input);
+    const [stored] = await this.#add([email]);
+    return stored!;
+  }
+
+  /** Adds 1–1,000 addresses at once, answered in request order (`{data: [suppression]}`). */
+  async addBatch(input: { emails: string[] }): Promise<{ data: SuppressionView[] }> {
+    const { emails } = parseInput(addBatchSchema, input);
+    return { data: await this.#add(emails) };
+  }
+
+  /** Newest first, `limit` 1–100 (default 20), `after`/`before` an id, optionally of one origin. */
+  async list(input: ListSuppressionsInput = {}): Promise<ListView<SuppressionListEntry>> {
+    return readPage(
+      input,
+      (page, query) =>
+        this.#storage.suppressions.listSuppressions(query.origin === undefined ? {} : { origin: query.origin }, page),
+      (row) => {
+        const { object: _, ...entry } = toView(row);
+        return entry;
+      },
+      listSchema,
+    );
+  }
+
+  /** The entry with this id or for this address; `not_found` when none. */
+  async get(idOrEmail: string): Promise<SuppressionView> {
+    const found = isStorableText(idOrEmail)
+      ? await this.#storage.suppressions.getSuppression(key(idOrEmail))
+      : undefined;
+    if (!found) throw notFound("Suppression", idOrEmail);
+    return toView(found);
+  }
+
+  /** Removes the entry with this id or for this address; `not_found` when none. */
+  async remove(idOrEmail: string): Promise<{ object: "suppression"; id: string; deleted: true }> {
+    const removed = isStorableText(idOrEmail) ? await this.#remove([key(idOrEmail)]) : [];
+    if (removed.length === 0) throw notFound("Suppression", idOrEmail);
+    return { object: "suppression", id: removed[0]!.id, deleted: true };
+  }
+
+  /**
+   * Removes 1–1,000 entries named by `emails` or by `ids`, answered in request order; one that
+   * names nothing is answered `{id: <as given>, deleted: false}`.
+   */
+  async removeBatch(
+    input: { emails: string[] } | { ids: string[] },
+  ): Promise<{ data: { object: "suppression"; id: string; deleted: boolean }[] }> {
+    const parsed = parseInput(removeBatchSchema, input);
+    const keys = "emails" in parsed ? parsed.emails : parsed.ids;
+    const removed = await this.#remove(keys.filter(isStorableText));
+    const byKey = new Map<string, SuppressionRecord>();
+    for (const entry of removed) byKey.set(entry.id, entry).set(entry.email, entry);
+    return {
+      data: keys.map((k) => {
+        const entry = byKey.get(k);
+        return { object: "suppression", id: entry?.id ?? k, deleted: entry !== undefined };
+      }),
+    };
+  }
+
+  async #add(emails: string[]): Promise<SuppressionView[]> {
+    const now = this.#clock.now();
+    const at = new Date(now).toISOString();
+    const entries: SuppressionRecord[] = emails.map((email) => ({
+      id: uuidv7(now),
+      email,
+      origin: "manual",
+      createdAt: at,
+    }));
+    const stored = await this.#storage.suppressions.addSuppressions(entries, (added) => [
+      suppressionDomainEvent("suppression.added", added, at),
+    ]);
+    return stored.map(toView);
+  }
+
+  #remove(keys: string[]): Promise<SuppressionRecord[]> {
+    const at = new Date(this.#clock.now()).toISOString();
+    return this.#storage.suppressions.removeSuppressions(keys, (removed) => [
+      suppressionDomainEvent("suppression.removed", removed, at),
+    ]);
+  }
+}
