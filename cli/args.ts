@@ -19,6 +19,8 @@ Commands:
         [--control <variant>]    Per-variant users, conversion, revenue per user and their
         [--from <ISO>] [--to <ISO>]  statistics against the control, and the SRM check;
         [--json]                 --json prints the results object instead of the table
+  flags stale [--days <n>]       List flags not evaluated, or giving one result only, for
+                                 <n> days (default 30), from the counts servers have stored
 
 Environment:
   FLAGPOST_DB       ./flagpost.db (default), :memory:, a file path, postgres://…, mysql://…
@@ -41,6 +43,8 @@ Environment:
                     where the per-key limit is counted: memory (default, each process alone),
                     postgres (shared by every process on FLAGPOST_DB) or redis (shared, in
                     the Redis at FLAGPOST_REDIS_URL, e.g. redis://127.0.0.1:6379)
+  FLAGPOST_INSIGHTS_FLUSH_MS
+                    how often flag evaluation counts are stored (60000)
 `;
 
 export interface Command {
@@ -53,6 +57,7 @@ export interface Command {
     | "events purge"
     | "events delete"
     | "experiments results"
+    | "flags stale"
     | "help";
   options: Record<string, string | boolean | undefined>;
   positionals: string[];
@@ -74,6 +79,7 @@ export function parseCommand(argv: string[]): Command {
       from: { type: "string" },
       to: { type: "string" },
       json: { type: "boolean" },
+      days: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -93,6 +99,10 @@ export function parseCommand(argv: string[]): Command {
   if (first === "experiments" && second === "results") {
     if (rest.length !== 1) throw new UsageError('"experiments results" takes one experiment id (a flag key)');
     return { name: "experiments results", options: values, positionals: rest };
+  }
+  if (first === "flags" && second === "stale") {
+    if (rest.length > 0) throw new UsageError('"flags stale" takes options only');
+    return { name: "flags stale", options: values, positionals: [] };
   }
   throw new UsageError(`Unknown command "${positionals.join(" ")}"`);
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-import { type Flagpost, jsonLogger } from "../src/internal.js";
+import { DEFAULT_STALE_AFTER_DAYS, type Flagpost, type FlagpostOptions, jsonLogger } from "../src/internal.js";
 import { parseCommand, USAGE, UsageError } from "./args.js";
 import { deleteUserEvents, parseBefore, purgeEvents } from "./events.js";
 import { experimentResults, resultsOptions } from "./experiments.js";
+import { listStaleFlags, parseStaleDays } from "./flags.js";
 import { createKey, listKeys, parseScopes } from "./keys.js";
 import { openFlagpost, withDatabaseFile } from "./open-flagpost.js";
 import { serve } from "./serve.js";
@@ -12,8 +13,11 @@ const out = { out: (line: string) => process.stdout.write(`${line}\n`) };
 const quietLogger = jsonLogger((line) => process.stderr.write(line), "warn");
 
 /** Opens the database FLAGPOST_DB names, runs one command on it, and always closes it. */
-async function withFlagpost(work: (fp: Flagpost) => Promise<void>): Promise<void> {
-  const fp = await openFlagpost(process.env, quietLogger); // ready() runs the migrations
+async function withFlagpost(
+  work: (fp: Flagpost) => Promise<void>,
+  options: Pick<FlagpostOptions, "insights"> = {},
+): Promise<void> {
+  const fp = await openFlagpost(process.env, quietLogger, options); // ready() runs the migrations
   try {
     await work(fp);
   } finally {
@@ -59,6 +63,10 @@ async function main(argv: string[]): Promise<void> {
     case "experiments results": {
       const options = resultsOptions(command.options);
       return withFlagpost((fp) => experimentResults(fp, command.positionals[0]!, options, out));
+    }
+    case "flags stale": {
+      const days = parseStaleDays(command.options.days as string | undefined) ?? DEFAULT_STALE_AFTER_DAYS;
+      return withFlagpost((fp) => listStaleFlags(fp, days, out), { insights: { staleAfterDays: days } });
     }
   }
 }

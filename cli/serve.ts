@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "../adapters/http/index.js";
-import { jsonLogger } from "../src/internal.js";
+import { DEFAULT_INSIGHTS_FLUSH_MS, jsonLogger } from "../src/internal.js";
 import { UsageError } from "./args.js";
 import { ensureStartupKey } from "./keys.js";
 import { openMailTransport, workerOptionsFrom } from "./mail-transport.js";
@@ -68,7 +68,15 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const mail = await openMailTransport(env, logger);
   // ready() (inside openFlagpost) starts the outbox worker; fp.close() drains it and closes the transport.
   const webhooks = webhookOptionsFrom(env);
-  const fp = await openFlagpost(env, logger, { transport: mail.transport, emailWorker, webhooks }, { listen: true });
+  const insights = {
+    flushIntervalMs: positiveIntegerFrom(env, "FLAGPOST_INSIGHTS_FLUSH_MS", DEFAULT_INSIGHTS_FLUSH_MS),
+  };
+  const fp = await openFlagpost(
+    env,
+    logger,
+    { transport: mail.transport, emailWorker, webhooks, insights },
+    { listen: true },
+  );
   logger.info("mail transport", { transport: mail.transport.name, target: mail.description });
   const rateLimit = await openRateLimit(env, logger).catch(async (error: unknown) => {
     await fp.close();

@@ -8,9 +8,11 @@ import type { ReportParser } from "./emails/reports.js";
 import { SuppressionService } from "./emails/suppression-service.js";
 import { EventTracker, type EventTrackerOptions } from "./events/event-tracker.js";
 import { ExperimentService } from "./experiments/experiment-results.js";
+import { FlagInsights } from "./flags/flag-insights.js";
 import { FlagStore } from "./flags/flag-store.js";
 import { FlagStream, type FlagStreamOptions } from "./flags/flag-stream.js";
 import { ScheduleWorker, type ScheduleWorkerOptions } from "./flags/schedule-worker.js";
+import { type InsightsOptions, InsightsRecorder } from "./flags/insights-recorder.js";
 import { StoreSync, type StoreSyncOptions } from "./flags/store-sync.js";
 import { defaultLogger, errorFields, type Logger } from "./logger.js";
 import type { Storage } from "./storage/index.js";
@@ -28,6 +30,8 @@ export interface FlagpostOptions {
   flagSync?: StoreSyncOptions;
   /** Opt-in `$exposure` events from `isEnabled` (see docs/flags.md). */
   exposures?: ExposureOptions;
+  /** Evaluation counts: how often they are stored, and when a flag counts as stale (docs/flags.md "Insights"). */
+  insights?: InsightsOptions;
   /**
    * Hands queued emails on (flagpost/nodemailer). With one, `ready()` starts the outbox worker
    * and `close()` drains it and then calls the transport's `close()`. Without one, emails are
@@ -61,6 +65,8 @@ export interface Flagpost {
   readonly flagStream: FlagStream;
   /** The in-process flag snapshot; `flagClient.evaluate(key, ctx)` gives the reason too. */
   readonly flagClient: FlagClient;
+  /** `flagInsights.get(key)`: hourly evaluation counts and lastEvaluatedAt; `stale()`; `flush()`. */
+  readonly flagInsights: FlagInsights;
   /**
    * Synchronous and never throws: whether the flag is on for this context, from the in-process
    * snapshot. Unknown flag, not ready yet (before `ready()` resolves) or any failure → `default`.
@@ -101,12 +107,14 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
   // Exposures go to the event tracker unless the caller names another sink.
   const exposureSink = options.exposures?.enabled ? (options.exposures.sink ?? events) : undefined;
   const exposures = exposureSink && new ExposureRecorder(exposureSink, { ...options.exposures, clock, logger });
-  const { client: flagClient, feed } = FlagClient.create({ exposures, logger });
+  const { client: flagClient, feed } = FlagClient.create({ exposures, logger, collectCounts: true });
+  const recorder = new InsightsRecorder(flagClient, storage, clock, logger, options.insights);
+  const flagInsights = new FlagInsights(storage, clock, recorder, options.insights?.staleAfterDays);
   const flags = new FlagStore(
     storage,
     clock,
     (error) => logger.error("flag change listener failed", errorFields(error)),
-    { snapshot: flagClient },
+    { snapshot: flagClient, staleness: flagInsights },
   );
   const flagSync = new StoreSync(flags, storage, feed, logger, options.flagSync);
   const flagStream = new FlagStream(flags, logger, options.flagStream);
@@ -131,6 +139,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
     keys,
     flagStream,
     flagClient,
+    flagInsights,
     isEnabled: (key, context) => flagClient.isEnabled(key, context),
     getVariant: (key, context) => flagClient.getVariant(key, context),
     emails,
@@ -143,6 +152,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
       readying ??= (async () => {
         await storage.migrate();
         await flagSync.start();
+        recorder.start();
         if (worker?.autoStart && !closing) worker.start();
         if (webhooks.service.worker.autoStart && !closing) webhooks.service.worker.start();
         if (scheduleWorker.autoStart && !closing) scheduleWorker.start();
@@ -155,6 +165,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
         await readying?.catch(() => undefined); // a failed start has nothing to drain
         await scheduleWorker.stop(); // a schedule being applied is recorded before storage closes
         await flagClient.close(); // stops the flag sync, hands buffered exposures to the event tracker
+        await recorder.close(); // stores the evaluation counts (a failure is logged, not thrown)
         await worker?.stop(); // sends in flight finish and are recorded before storage closes
         await transport?.close?.();
         await webhooks.service.worker.stop(); // attempts under way finish and are recorded before storage closes

@@ -9,7 +9,7 @@ export { memoryStorage } from "./memory/memory-storage.js";
 export { evaluate } from "./flags/evaluate.js";
 export { FlagpostError, isFlagpostError, type ErrorCode, type ErrorDetail } from "./errors.js";
 
-// The services behind `fp.flags`, `fp.emails`, `fp.events`, `fp.experiments`, `fp.keys`, `fp.flagClient`.
+// The services behind `fp.flags`, `fp.emails`, `fp.events`, `fp.experiments`, `fp.keys`, `fp.flagClient`, `fp.flagInsights`.
 export type { FlagStore, FlagChange, FlagChangeListener, FlagPage, ListFlagsOptions } from "./flags/flag-store.js";
 export type {
   FlagClient,
@@ -54,6 +54,16 @@ export type {
   FlagStreamSubscriber,
   FlagStreamSubscription,
 } from "./flags/flag-stream.js";
+export type {
+  FlagInsights,
+  FlagInsightsView,
+  HourlyInsight,
+  InsightsQuery,
+  StaleFlag,
+  StaleReason,
+  Staleness,
+} from "./flags/flag-insights.js";
+export type { InsightsOptions } from "./flags/insights-recorder.js";
 export type { OutboxWorkerOptions } from "./emails/outbox-worker.js";
 export type { RetryPolicy } from "./jobs/retry-policy.js";
 export type { WebhookService } from "./webhooks/webhook-service.js";
@@ -72,6 +82,7 @@ export type {
   Flag,
   FlagSummary,
   PercentageRule,
+  Prerequisite,
   Rule,
   Scalar,
   UpdateFlagInput,

@@ -14,6 +14,8 @@ export { sameSecret } from "./auth/key-hash.js";
 export { evaluate } from "./flags/evaluate.js";
 export { parseEvaluationContext } from "./flags/context.js";
 export { FlagClient, type FlagClientEvent, type FlagContext } from "./flags/flag-client.js";
+export { DEFAULT_STALE_AFTER_DAYS } from "./flags/flag-insights.js";
+export { DEFAULT_INSIGHTS_FLUSH_MS } from "./flags/insights-recorder.js";
 export { variantBucketOf, variantOf } from "./flags/variants.js";
 export type { SnapshotFlag } from "./flags/compile.js";
 export { createRemoteFlagClient, parseSnapshot } from "./flags/remote-flag-client.js";

@@ -8,6 +8,7 @@ import { KyselyEmailRepository } from "./email-repository.js";
 import { guard, withSqliteFile } from "./driver-errors.js";
 import { KyselyEventRepository } from "./event-repository.js";
 import { KyselyFlagHistoryRepository } from "./flag-history-repository.js";
+import { KyselyFlagInsightRepository } from "./flag-insights-repository.js";
 import { KyselyExperimentRepository } from "./experiment-repository.js";
 import { KyselyFlagRepository } from "./flag-repository.js";
 import { KyselyFlagScheduleRepository } from "./flag-schedule-repository.js";
@@ -61,6 +62,7 @@ export function kyselyStorage(db: AnyKysely, options: KyselyStorageOptions = {})
     flags: new KyselyFlagRepository(typed, engine),
     flagHistory: new KyselyFlagHistoryRepository(typed, engine),
     flagSchedules: new KyselyFlagScheduleRepository(typed, engine),
+    flagInsights: new KyselyFlagInsightRepository(typed, engine),
     apiKeys: new KyselyApiKeyRepository(typed, engine),
     idempotency: new KyselyIdempotencyRepository(typed, engine),
     events: new KyselyEventRepository(typed, engine),

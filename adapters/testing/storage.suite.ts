@@ -7,6 +7,7 @@ import { eventCases } from "./cases/events.js";
 import { emailCases } from "./cases/emails.js";
 import { flagHistoryCases } from "./cases/flag-history.js";
 import { flagScheduleCases } from "./cases/flag-schedules.js";
+import { flagInsightCases } from "./cases/flag-insights.js";
 import { experimentCases } from "./cases/experiments.js";
 import { flagCases } from "./cases/flags.js";
 import { idempotencyCases } from "./cases/idempotency.js";
@@ -29,6 +30,7 @@ export function describeStorageConformance(harness: StorageHarness): void {
     flagHistoryCases(harness);
     prerequisiteCases(harness);
     flagScheduleCases(harness);
+    flagInsightCases(harness);
     apiKeyCases(harness);
     idempotencyCases(harness);
     durabilityCases(harness);

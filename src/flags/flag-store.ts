@@ -60,6 +60,8 @@ export interface SnapshotEvaluator {
 export interface FlagStoreOptions {
   /** Answers `evaluateCurrent` without a storage read when it holds the flag. */
   snapshot?: SnapshotEvaluator;
+  /** Marks stale flags in `list` (flag-insights.ts); without it none is marked. */
+  staleness?: { staleKeys(flags: readonly Flag[]): Promise<ReadonlySet<string>> };
 }
 
 export interface ListFlagsOptions {
@@ -67,13 +69,14 @@ export interface ListFlagsOptions {
   cursor?: string;
 }
 
-function summary(flag: Flag): FlagSummary {
+function summary(flag: Flag, stale: boolean): FlagSummary {
   return {
     id: flag.id,
     key: flag.key,
     description: flag.description,
     enabled: flag.enabled,
     createdAt: flag.createdAt,
+    stale,
   };
 }
 
@@ -102,6 +105,7 @@ export class FlagStore {
   readonly #snapshot: SnapshotEvaluator | undefined;
   /** Scheduled changes: create, list, delete (applied by the ScheduleWorker). */
   readonly schedules: FlagSchedules;
+  readonly #staleness: FlagStoreOptions["staleness"];
 
   constructor(
     storage: Storage,
@@ -114,6 +118,7 @@ export class FlagStore {
     this.#onListenerError = onListenerError;
     this.#snapshot = options.snapshot;
     this.schedules = new FlagSchedules(storage, clock);
+    this.#staleness = options.staleness;
   }
 
   async create(input: CreateFlagInput, options: FlagWriteOptions = {}): Promise<Flag> {
@@ -139,8 +144,9 @@ export class FlagStore {
     const rows = await this.#storage.flags.list({ after, limit: query.limit + 1 });
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
+    const stale = (await this.#staleness?.staleKeys(page)) ?? new Set<string>();
     return {
-      data: page.map(summary),
+      data: page.map((flag) => summary(flag, stale.has(flag.key))),
       ...(rows.length > query.limit && last ? { nextCursor: encodeFlagCursor(last.key) } : {}),
     };
   }

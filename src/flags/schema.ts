@@ -178,7 +178,10 @@ export const flagSchema = z.object({
   updatedAt: z.string(),
 });
 export type Flag = z.infer<typeof flagSchema>;
-export type FlagSummary = Pick<Flag, "id" | "key" | "description" | "enabled" | "createdAt">;
+export type FlagSummary = Pick<Flag, "id" | "key" | "description" | "enabled" | "createdAt"> & {
+  /** Not evaluated, or answering one result only, for `staleAfterDays` (docs/flags.md "Insights"). */
+  stale: boolean;
+};
 
 export const evaluationContextSchema = z.strictObject({
   userId: userIdSchema.optional(),

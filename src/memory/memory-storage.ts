@@ -5,6 +5,7 @@ import { MemoryEventRepository } from "./memory-events.js";
 import { MemoryEmailRepository } from "./memory-emails.js";
 import { MemoryFlagHistoryRepository } from "./memory-flag-history.js";
 import { MemoryFlagScheduleRepository } from "./memory-flag-schedules.js";
+import { MemoryFlagInsightRepository } from "./memory-flag-insights.js";
 import { MemoryExperimentRepository } from "./memory-experiments.js";
 import { MemoryFlagRepository } from "./memory-flags.js";
 import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
@@ -29,6 +30,7 @@ export function memoryStorage(): Storage {
     flags: new MemoryFlagRepository(flagHistory, webhooks, flagSchedules),
     flagHistory,
     flagSchedules,
+    flagInsights: new MemoryFlagInsightRepository(),
     apiKeys: new MemoryApiKeyRepository(),
     idempotency,
     events,

@@ -19,6 +19,7 @@ import type { EmailRepository } from "./emails.js";
 import type { EventRepository } from "./events.js";
 import type { FlagHistoryRepository } from "./flag-history.js";
 import type { FlagScheduleRepository } from "./flag-schedules.js";
+import type { FlagInsightRepository } from "./flag-insights.js";
 import type { ExperimentRepository } from "./experiments.js";
 import type { FlagRepository, FlagWatcher, FlagWatchListener } from "./flags.js";
 import type { IdempotencyRepository } from "./idempotency.js";
@@ -32,6 +33,7 @@ export type * from "./emails.js";
 export type * from "./events.js";
 export type * from "./flag-history.js";
 export type * from "./flag-schedules.js";
+export type * from "./flag-insights.js";
 export type * from "./experiments.js";
 export type * from "./flags.js";
 export type * from "./idempotency.js";
@@ -48,6 +50,8 @@ export interface Storage {
   readonly flagHistory: FlagHistoryRepository;
   /** Scheduled flag changes; applied through `flags.update` with `audit.schedule`. */
   readonly flagSchedules: FlagScheduleRepository;
+  /** Evaluation counts per flag, hour and result, added by every process's flag client. */
+  readonly flagInsights: FlagInsightRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly idempotency: IdempotencyRepository;
   readonly events: EventRepository;

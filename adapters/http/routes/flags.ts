@@ -97,6 +97,16 @@ export function flagRoutes(fp: Flagpost): Route[] {
     },
     {
       ...base,
+      method: "GET",
+      path: "/v1/flags/:key/insights",
+      scope: "flags:read",
+      body: false,
+      async handle(ctx) {
+        return { status: 200, body: { data: await fp.flagInsights.get(ctx.params.key!, queryObject(ctx.query)) } };
+      },
+    },
+    {
+      ...base,
       method: "POST",
       path: "/v1/flags/:key/evaluate",
       scope: "flags:evaluate",

@@ -41,8 +41,8 @@ export function flagListCases(start: Start): void {
       expect(reply.body.data).toHaveLength(100);
       expect(reply.body.data.map((f: { key: string }) => f.key)).toEqual(all.slice(0, 100));
       const first = reply.body.data[0];
-      expect(Object.keys(first).sort()).toEqual(["createdAt", "description", "enabled", "id", "key"]);
-      expect(first).toMatchObject({ key: "0zero", description: "about 0zero", enabled: false });
+      expect(Object.keys(first).sort()).toEqual(["createdAt", "description", "enabled", "id", "key", "stale"]);
+      expect(first).toMatchObject({ key: "0zero", description: "about 0zero", enabled: false, stale: false });
       expect(first.id).toMatch(UUID);
       expect(first.createdAt).toMatch(ISO_INSTANT);
       const href = nextHref(reply.headers.get("link"));

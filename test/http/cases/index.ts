@@ -6,6 +6,7 @@ import { flagCrudCases } from "./flags-crud.js";
 import { flagEvaluateCases } from "./flags-evaluate.js";
 import { flagHistoryCases } from "./flags-history.js";
 import { flagListCases } from "./flags-list.js";
+import { flagInsightCases } from "./flags-insights.js";
 import { flagPrerequisiteCases } from "./flags-prerequisites.js";
 import { flagScheduleCases } from "./flags-schedules.js";
 import { flagStreamCases } from "./flags-stream.js";
@@ -24,6 +25,7 @@ export function httpCases(variant: Variant, options: PropertyOptions = { numRuns
     flagPrerequisiteCases(variant.start);
     flagScheduleCases(variant.start);
     flagStreamCases(variant.start);
+    flagInsightCases(variant.start);
     authCases(variant.start);
     errorCases(variant.start);
     rateLimitCases(variant.start);

@@ -1,0 +1,37 @@
+import type { Flagpost } from "../src/internal.js";
+import { UsageError } from "./args.js";
+import type { Output } from "./keys.js";
+
+/** `--days` for `flags stale`: whole days from 1 to 3650 (default: insights.staleAfterDays, 30). */
+export function parseStaleDays(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const days = Number(text);
+  if (!/^\d+$/.test(text.trim()) || days < 1 || days > 3650)
+    throw new UsageError(`--days must be a whole number of days from 1 to 3650, not "${text}"`);
+  return days;
+}
+
+/**
+ * `flagpost flags stale`: the flags not evaluated, or answering one result only, for the stale
+ * window (docs/flags.md "Insights"), one per line: key, why, and when last evaluated. The counts
+ * it reads are those the serving processes have stored (every FLAGPOST_INSIGHTS_FLUSH_MS).
+ */
+export async function listStaleFlags(fp: Flagpost, days: number, io: Output): Promise<void> {
+  const stale = await fp.flagInsights.stale();
+  if (stale.length === 0) {
+    io.out(`No stale flags: every flag older than the window gave more than one result in it (${days} days).`);
+    return;
+  }
+  const rows = stale.map((flag) => [
+    flag.key,
+    flag.reason === "constant" ? `always ${flag.result}` : "not evaluated",
+    flag.lastEvaluatedAt ?? "never",
+  ]);
+  const header = ["KEY", "WHY", "LAST EVALUATED"];
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i < cells.length - 1 ? cell.padEnd(widths[i]!) : cell)).join("  ");
+  io.out(line(header));
+  for (const row of rows) io.out(line(row));
+  io.out(`${stale.length} stale flag${stale.length === 1 ? "" : "s"} (window: ${days} day${days === 1 ? "" : "s"}).`);
+}
