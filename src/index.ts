@@ -23,7 +23,7 @@ export type {
 } from "./flags/flag-client.js";
 export type { EmailService, IdempotencyOptions, SendBatchOptions } from "./emails/email-service.js";
 export type { EventTracker, EnqueueResult, EventTrackerOptions, TrackOptions } from "./events/event-tracker.js";
-export type { EventBufferOptions, EventBufferStats, UnstoredReason, WhenFull } from "./events/event-buffer.js";
+export type { EventBufferOptions, EventBufferStats, UnstoredReason, WhenFull } from "./events/event-buffer-options.js";
 export type { ExperimentService } from "./experiments/experiment-results.js";
 export type { ApiKeys, ApiKeyInfo, CreatedApiKey, CreateKeyInput } from "./auth/api-keys.js";
 export type { Scope } from "./auth/scopes.js";
@@ -63,14 +63,7 @@ export type {
 } from "./flags/schema.js";
 export type { BatchValidation, EmailEventRequest, ExternalEventType, SendEmailRequest } from "./emails/schema.js";
 export type { BatchResult, EmailEventView, EmailSummary, EmailView } from "./emails/views.js";
-export type {
-  AcceptedEvent,
-  EventPage,
-  EventProperties,
-  QueryEventsInput,
-  TrackEventInput,
-  TrackedEvent,
-} from "./events/schema.js";
+export type { AcceptedEvent, EventPage, EventProperties, QueryEventsInput, TrackEventInput } from "./events/schema.js";
 export type { ExperimentResults, ExperimentResultsInput, VariantResult, VersusControl } from "./experiments/schema.js";
 export type { CreateWebhookInput, PageQuery, UpdateWebhookInput } from "./webhooks/schema.js";
 export type {

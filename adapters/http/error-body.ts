@@ -27,11 +27,6 @@ export function errorResponse(style: ErrorStyle, error: unknown, headers: Record
   return jsonResponse(status, { error: { code, message, ...details } }, headers);
 }
 
-export function styleForPath(path: string): ErrorStyle {
-  const resend = ["/v1/emails", "/v1/webhooks"].some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
-  return resend ? "resend" : "data";
-}
-
 /** The answer to a path outside /v1 when there is no app behind flagpost to pass it to. */
 export function notFoundResponse(path: string): HttpResponse {
   return errorResponse("data", new FlagpostError("not_found", `No route for ${path}`));

@@ -5,6 +5,7 @@ import type { SnapshotFlag } from "./compile.js";
 import { type ExposureOptions, ExposureRecorder } from "./exposures.js";
 import { backoffDelay, exponential } from "../jobs/backoff.js";
 import { FlagClient, type FlagFeed } from "./flag-client.js";
+import { parseSnapshot } from "./snapshot.js";
 
 /**
  * A FlagClient for an app that does not share flagpost's database: it loads every flag from
@@ -48,20 +49,6 @@ export interface RemoteFlagClientOptions {
 }
 
 export const SNAPSHOT_ROUTE = "v1/flags/_snapshot";
-
-/** Reads a snapshot in any of the accepted forms; throws when it is not one. */
-export function parseSnapshot(body: unknown): SnapshotFlag[] {
-  const data = (body as { data?: unknown } | null)?.data ?? body;
-  const flags = Array.isArray(data) ? data : (data as { flags?: unknown } | null)?.flags;
-  if (!Array.isArray(flags))
-    throw new Error('a flag snapshot must be {"data": {"flags": [...]}}, {"flags": [...]} or a list of flags');
-  for (const flag of flags) {
-    if (typeof flag !== "object" || flag === null || typeof (flag as { key?: unknown }).key !== "string") {
-      throw new Error("every flag in a snapshot needs a string key");
-    }
-  }
-  return flags as SnapshotFlag[];
-}
 
 class HttpStatusError extends Error {
   constructor(
