@@ -139,9 +139,8 @@ describe("the published package", () => {
         "const options: HttpOptions = { bodyLimit: 1024 };",
         "const handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void = toNodeHandler(fp, options);",
         "const flag: Promise<Flag> = fp.flags.get('x');",
-        'import { kyselyStorage, postgresRateLimitStore } from "flagpost/kysely";',
-        'import type { StorageHarness } from "flagpost/testing";',
-        'import { redisRateLimitStore } from "flagpost/redis";',
+        "const harness: StorageHarness = { name: 'memory', create: async () => memoryStorage(), destroy: (s) => s.close() };",
+        "void handler; void flag; void kyselyStorage; void postgresRateLimitStore; void redisRateLimitStore; void harness;",
       ].join("\n"),
     );
     const tsconfig = {
@@ -199,6 +198,7 @@ describe("the published package", () => {
       "./nodemailer": "nodemailer",
       "./openfeature": "@openfeature/server-sdk",
       "./testing": "vitest",
+      "./inbound": "mailparser",
     };
     const script = subpaths
       .map((subpath) => {
