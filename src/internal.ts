@@ -6,7 +6,7 @@ export { createFlagpost, type Flagpost, type FlagpostOptions } from "./flagpost.
 export { memoryStorage } from "./memory/memory-storage.js";
 export { FlagpostError, ERROR_CODES, type ErrorCode } from "./errors.js";
 export { type Clock } from "./clock.js";
-export { type Logger, jsonLogger, silentLogger, errorFields } from "./logger.js";
+export { type Logger, asLogger, jsonLogger, silentLogger, errorFields } from "./logger.js";
 export { uuidv7 } from "./ids.js";
 export { SCOPES, hasScope, isScope, type Scope } from "./auth/scopes.js";
 export { ApiKeys, type ApiKeyInfo } from "./auth/api-keys.js";

@@ -1,4 +1,5 @@
 import {
+  asLogger,
   errorFields,
   FlagpostError,
   type Flagpost,
@@ -111,7 +112,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
   const router = new Router(allRoutes(fp));
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? {}, fp.clock);
-  const logger = options.logger ?? fp.logger;
+  const logger = options.logger ? asLogger(options.logger) : fp.logger;
   // Only with a store: without one the per-key check stays synchronous.
   const shared =
     limiter && options.rateLimit && options.rateLimit.store

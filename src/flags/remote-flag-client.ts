@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from "../clock.js";
 import { type ErrorCode, FlagpostError } from "../errors.js";
-import { defaultLogger, errorFields, type Logger } from "../logger.js";
+import { asLogger, defaultLogger, errorFields, type Logger } from "../logger.js";
 import type { SnapshotFlag } from "./compile.js";
 import { type ExposureOptions, ExposureRecorder } from "./exposures.js";
 import { backoffDelay, exponential } from "../jobs/backoff.js";
@@ -90,7 +90,7 @@ async function loadBootstrap(source: unknown): Promise<SnapshotFlag[]> {
 }
 
 export function createRemoteFlagClient(options: RemoteFlagClientOptions): FlagClient {
-  const logger = options.logger ?? defaultLogger;
+  const logger = options.logger ? asLogger(options.logger) : defaultLogger;
   const clock = options.clock ?? systemClock;
   const sink = options.exposures?.enabled ? options.exposures.sink : undefined;
   if (options.exposures?.enabled && !sink)
