@@ -8,7 +8,7 @@ import { embedDashboardFiles } from "./adapters/http/dashboard/embed-plugin.js";
  * package.json points at a one-line CommonJS file that says what to do instead. The other entries'
  * "require" condition is the ES module itself, which Node 20.19+ loads with require().
  */
-const ESM_ONLY = ["kysely", "nodemailer", "openfeature", "testing", "inbound"];
+const ESM_ONLY = ["kysely", "nodemailer", "openfeature", "inbound", "testing"];
 
 function esmOnlyStub(name: string): string {
   const spec = `flagpost/${name}`;

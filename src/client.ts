@@ -3,7 +3,8 @@
  * (another service, a worker, an edge function). It loads no storage code and no Node-only module
  * (a bootstrap file path is the one exception, read with node:fs only when given).
  */
-export { createRemoteFlagClient, parseSnapshot, type RemoteFlagClientOptions } from "./flags/remote-flag-client.js";
+export { createRemoteFlagClient, type RemoteFlagClientOptions } from "./flags/remote-flag-client.js";
+export { parseSnapshot } from "./flags/snapshot.js";
 export {
   FlagClient,
   type FlagClientEvent,

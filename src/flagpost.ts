@@ -14,7 +14,7 @@ import { FlagStream, type FlagStreamOptions } from "./flags/flag-stream.js";
 import { ScheduleWorker, type ScheduleWorkerOptions } from "./flags/schedule-worker.js";
 import { type InsightsOptions, InsightsRecorder } from "./flags/insights-recorder.js";
 import { StoreSync, type StoreSyncOptions } from "./flags/store-sync.js";
-import { defaultLogger, errorFields, type Logger } from "./logger.js";
+import { asLogger, defaultLogger, errorFields, type Logger } from "./logger.js";
 import type { Storage } from "./storage/index.js";
 import type { MailTransport } from "./transport.js";
 import type { WebhookService } from "./webhooks/webhook-service.js";
@@ -101,7 +101,7 @@ export interface Flagpost {
 export function createFlagpost(options: FlagpostOptions): Flagpost {
   const storage = options.storage;
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? defaultLogger;
+  const logger = options.logger ? asLogger(options.logger) : defaultLogger;
   const keys = new ApiKeys(storage, clock);
   const events = new EventTracker(storage, clock, logger, options.events);
   // Exposures go to the event tracker unless the caller names another sink.

@@ -31,7 +31,7 @@ export type {
 } from "./emails/suppression-service.js";
 export type { DeliveryReport, DeliveryReportSource, DeliveryReportType, ReportParser } from "./emails/reports.js";
 export type { EventTracker, EnqueueResult, EventTrackerOptions, TrackOptions } from "./events/event-tracker.js";
-export type { EventBufferOptions, EventBufferStats, UnstoredReason, WhenFull } from "./events/event-buffer.js";
+export type { EventBufferOptions, EventBufferStats, UnstoredReason, WhenFull } from "./events/event-buffer-options.js";
 export type { ExperimentService } from "./experiments/experiment-results.js";
 export type { ApiKeys, ApiKeyInfo, CreatedApiKey, CreateKeyInput } from "./auth/api-keys.js";
 export type { Scope } from "./auth/scopes.js";
@@ -91,14 +91,7 @@ export type {
 } from "./flags/schema.js";
 export type { BatchValidation, EmailEventRequest, ExternalEventType, SendEmailRequest } from "./emails/schema.js";
 export type { BatchResult, EmailEventView, EmailSummary, EmailView } from "./emails/views.js";
-export type {
-  AcceptedEvent,
-  EventPage,
-  EventProperties,
-  QueryEventsInput,
-  TrackEventInput,
-  TrackedEvent,
-} from "./events/schema.js";
+export type { AcceptedEvent, EventPage, EventProperties, QueryEventsInput, TrackEventInput } from "./events/schema.js";
 export type { ExperimentResults, ExperimentResultsInput, VariantResult, VersusControl } from "./experiments/schema.js";
 export type { CreateWebhookInput, UpdateWebhookInput } from "./webhooks/schema.js";
 export type { ListView, PageQuery } from "./pagination.js";

@@ -8,6 +8,24 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
+/**
+ * The Logger a caller passed, ready for flagpost's calls. The port is message-first, as console
+ * is (`warn(message, fields)`), so console and jsonLogger are used as they are. pino is
+ * fields-first (`warn(fields, message)`): called message-first it would drop the fields, so a pino
+ * logger (recognised by its `child` and `bindings` methods) is wrapped once here. Every entry
+ * that takes a `logger` option passes it through this.
+ */
+export function asLogger(logger: Logger): Logger {
+  const shape = logger as { child?: unknown; bindings?: unknown };
+  if (typeof shape.child !== "function" || typeof shape.bindings !== "function") return logger;
+  const fieldsFirst = logger as unknown as Record<Level, (fields: object, message: string) => void>;
+  return {
+    info: (message, fields = {}) => fieldsFirst.info(fields, message),
+    warn: (message, fields = {}) => fieldsFirst.warn(fields, message),
+    error: (message, fields = {}) => fieldsFirst.error(fields, message),
+  };
+}
+
 type Level = "info" | "warn" | "error";
 
 /** One JSON object per line on `write`, with `time`, `level` and `msg`. */

@@ -27,7 +27,7 @@ export class BodyBudget {
 
   constructor(limit: number) {
     if (!Number.isFinite(limit) || limit < 1)
-      throw new RangeError(`bodyBudget must be a number of bytes of at least 1 (got ${limit})`);
+      throw new FlagpostError("validation_error", `bodyBudget must be a number of bytes of at least 1 (got ${limit})`);
     this.#limit = limit;
   }
 

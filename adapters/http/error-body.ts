@@ -27,13 +27,6 @@ export function errorResponse(style: ErrorStyle, error: unknown, headers: Record
   return jsonResponse(status, { error: { code, message, ...details } }, headers);
 }
 
-/** The resources served in Resend's shape (its error body included), so the resend SDK reads every answer. */
-const RESEND_PATHS = ["/v1/emails", "/v1/suppressions", "/v1/webhooks"];
-
-export function styleForPath(path: string): ErrorStyle {
-  return RESEND_PATHS.some((base) => path === base || path.startsWith(`${base}/`)) ? "resend" : "data";
-}
-
 /** The answer to a path outside /v1 when there is no app behind flagpost to pass it to. */
 export function notFoundResponse(path: string): HttpResponse {
   return errorResponse("data", new FlagpostError("not_found", `No route for ${path}`));

@@ -1,4 +1,5 @@
 import {
+  asLogger,
   errorFields,
   FlagpostError,
   type Flagpost,
@@ -7,7 +8,7 @@ import {
   type Logger,
 } from "../../src/internal.js";
 import { createDashboard, type DashboardOptions } from "./dashboard/serve.js";
-import { errorResponse, jsonResponse, styleForPath } from "./error-body.js";
+import { errorResponse, jsonResponse } from "./error-body.js";
 import { BODY_RETRY_AFTER, BodyBudget, budgetExceeded, bytesToHold, DEFAULT_BODY_BUDGET } from "./body-budget.js";
 import { ANONYMOUS_DEFAULTS, DEFAULT_KEY_LIMIT, type RateLimitOptions, RateLimiter } from "./rate-limit.js";
 import { SharedRateLimiter } from "./shared-rate-limit.js";
@@ -111,7 +112,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
   const router = new Router(allRoutes(fp));
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? {}, fp.clock);
-  const logger = options.logger ?? fp.logger;
+  const logger = options.logger ? asLogger(options.logger) : fp.logger;
   // Only with a store: without one the per-key check stays synchronous.
   const shared =
     limiter && options.rateLimit && options.rateLimit.store
@@ -137,7 +138,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
     const token = bearerToken(request.headers.authorization);
     if (token === undefined) {
       const decision = anonymousLimiter?.take(addressOf(request), rateHeaders);
-      const style = styleForPath(request.path);
+      const style = router.styleFor(request.path);
       if (decision && !decision.allowed) return errorResponse(style, rateLimited(), rateHeaders);
       return errorResponse(
         style,
@@ -153,7 +154,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
     // flood of random keys is refused before each could cost a storage read.
     if (anonymousLimiter && !fp.keys.isKnown(token)) {
       const decision = anonymousLimiter.take(addressOf(request), rateHeaders);
-      if (!decision.allowed) return errorResponse(styleForPath(request.path), rateLimited(), rateHeaders);
+      if (!decision.allowed) return errorResponse(router.styleFor(request.path), rateLimited(), rateHeaders);
     }
     const apiKey = await fp.keys.verify(token);
     // A valid key pays from its own bucket; a revoked one (known, so not charged above) from the address's.
@@ -164,10 +165,10 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       : "ratelimit-limit" in rateHeaders
         ? undefined
         : anonymousLimiter?.take(addressOf(request), rateHeaders);
-    if (decision && !decision.allowed) return errorResponse(styleForPath(request.path), rateLimited(), rateHeaders);
+    if (decision && !decision.allowed) return errorResponse(router.styleFor(request.path), rateLimited(), rateHeaders);
     if (!apiKey)
       return errorResponse(
-        styleForPath(request.path),
+        router.styleFor(request.path),
         new FlagpostError("invalid_api_key", "The API key is unknown or revoked"),
         rateHeaders,
       );
@@ -175,7 +176,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
     const match = router.match(request.method, request.path);
     if (match.kind === "none")
       return errorResponse(
-        styleForPath(request.path),
+        router.styleFor(request.path),
         new FlagpostError("not_found", `No route for ${request.method} ${request.path}`),
         rateHeaders,
       );
@@ -184,7 +185,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
         "method_not_allowed",
         `${request.method} is not allowed here; use ${match.allow.join(", ")}`,
       );
-      return errorResponse(styleForPath(request.path), error, { ...rateHeaders, allow: match.allow.join(", ") });
+      return errorResponse(router.styleFor(request.path), error, { ...rateHeaders, allow: match.allow.join(", ") });
     }
     const route: Route = match.route;
     const routeStyle = route.style;
@@ -254,7 +255,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       // client address, so this response too carries the ratelimit headers.
       if (anonymousLimiter && !("ratelimit-limit" in rateHeaders))
         anonymousLimiter.take(addressOf(request), rateHeaders);
-      response = errorResponse(styleForPath(request.path), error, rateHeaders);
+      response = errorResponse(router.styleFor(request.path), error, rateHeaders);
     }
     if (options.logRequests) {
       logger.info("request", {

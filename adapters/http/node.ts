@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { Flagpost } from "../../src/internal.js";
-import { errorResponse, notFoundResponse, styleForPath } from "./error-body.js";
+import { errorResponse, notFoundResponse } from "./error-body.js";
 import { createHandler, type HttpOptions } from "./handler.js";
 import { nodeStreamBody } from "./read-body.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
@@ -102,9 +102,10 @@ export function toNodeHandler(fp: Flagpost, options?: HttpOptions) {
         else writeNodeResponse(res, notFoundResponse(request.path));
       },
       (error: unknown) => {
-        // createHandler answers every error itself; this is a last resort (e.g. a socket fault).
+        // createHandler answers every /v1 error itself (in its route's style); only a fault outside
+        // /v1 (the dashboard) or in the socket lands here.
         if (next) next(error);
-        else if (!res.headersSent) writeNodeResponse(res, errorResponse(styleForPath(request.path), error));
+        else if (!res.headersSent) writeNodeResponse(res, errorResponse("data", error));
         else res.destroy();
       },
     );

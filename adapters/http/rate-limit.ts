@@ -1,4 +1,4 @@
-import type { Clock, RateLimitStore } from "../../src/internal.js";
+import { type Clock, FlagpostError, type RateLimitStore } from "../../src/internal.js";
 
 export interface RateLimitOptions {
   /** Bucket size: requests a key may make in a burst. Default 2000. */
@@ -54,9 +54,9 @@ export class RateLimiter {
     const perSecond = options.perSecond ?? DEFAULT_KEY_LIMIT.perSecond;
     // A zero rate would divide by zero in Retry-After; a bucket below 1 would refuse everything.
     if (!Number.isFinite(burst) || burst < 1)
-      throw new RangeError(`rateLimit.burst must be a number of at least 1 (got ${burst})`);
+      throw new FlagpostError("validation_error", `rateLimit.burst must be a number of at least 1 (got ${burst})`);
     if (!Number.isFinite(perSecond) || perSecond <= 0)
-      throw new RangeError(`rateLimit.perSecond must be a number above 0 (got ${perSecond})`);
+      throw new FlagpostError("validation_error", `rateLimit.perSecond must be a number above 0 (got ${perSecond})`);
     this.#burst = burst;
     this.#limitHeader = String(burst);
     this.#perMs = perSecond / 1000;

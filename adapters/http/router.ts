@@ -1,4 +1,4 @@
-import type { Route } from "./types.js";
+import type { ErrorStyle, Route } from "./types.js";
 
 interface CompiledRoute {
   route: Route;
@@ -32,9 +32,29 @@ const CACHE_MAX = 1_000;
 export class Router {
   readonly #routes: CompiledRoute[];
   readonly #cache = new Map<string, RouteMatch>();
+  /** The error style of each resource (`/v1/emails` → "resend"), as its routes declare it. */
+  readonly #styles = new Map<string, ErrorStyle>();
 
   constructor(routes: Route[]) {
     this.#routes = routes.map((route) => ({ route, segments: route.path.split("/").slice(1) }));
+    for (const { route, segments } of this.#routes) {
+      const resource = segments.slice(0, 2).join("/");
+      const declared = this.#styles.get(resource);
+      if (declared !== undefined && declared !== route.style) {
+        throw new Error(
+          `${route.method} ${route.path} answers errors as "${route.style}", other ${resource} routes as "${declared}"`,
+        );
+      }
+      this.#styles.set(resource, route.style);
+    }
+  }
+
+  /**
+   * The error body style for any path, matched or not (401, 404, 405 answers): that of the routes
+   * of its resource, so a route's `style` is the one place the choice is made. Default "data".
+   */
+  styleFor(path: string): ErrorStyle {
+    return this.#styles.get(path.split("/").slice(1, 3).join("/")) ?? "data";
   }
 
   match(method: string, path: string): RouteMatch {

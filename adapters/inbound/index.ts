@@ -10,12 +10,11 @@ import type { startInboundSmtp as StartInboundSmtp } from "./smtp-listener.js";
 
 export type { InboundSmtp, InboundSmtpOptions } from "./smtp-listener.js";
 
-// Imported through importWithPeers (see adapters/kysely/index.ts) so a missing mailparser or
-// smtp-server is named with its install command instead of Node's link error.
-const adapter = await importWithPeers("flagpost/inbound", ["mailparser", "smtp-server"], async () => ({
+// Loaded here so a missing peer is named (see adapters/kysely/index.ts).
+const inbound = await importWithPeers("flagpost/inbound", ["mailparser", "smtp-server"], async () => ({
   ...(await import("./report-parser.js")),
   ...(await import("./smtp-listener.js")),
 }));
 
-export const mailReportParser: typeof MailReportParser = adapter.mailReportParser;
-export const startInboundSmtp: typeof StartInboundSmtp = adapter.startInboundSmtp;
+export const mailReportParser: typeof MailReportParser = inbound.mailReportParser;
+export const startInboundSmtp: typeof StartInboundSmtp = inbound.startInboundSmtp;

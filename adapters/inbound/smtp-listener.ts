@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
-import { errorFields, type Logger, silentLogger } from "../../src/internal.js";
+import { asLogger, errorFields, type Logger, silentLogger } from "../../src/internal.js";
 
 /**
  * The inbound SMTP listener: where DSNs and feedback reports addressed to the bounce domain
@@ -62,7 +62,7 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
   const maxBytes = options.maxBytes ?? DEFAULT_INBOUND_MAX_BYTES;
   const domains = new Set((options.domains ?? []).map((d) => d.trim().toLowerCase()).filter((d) => d !== ""));
   const maxRecipients = options.maxRecipients ?? 50;
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ? asLogger(options.logger) : silentLogger;
   const ingesting = new Set<Promise<unknown>>();
 
   const receive = (

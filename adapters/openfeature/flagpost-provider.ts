@@ -14,7 +14,7 @@ import {
 } from "@openfeature/server-sdk";
 import type { EventSink } from "../../src/flags/exposures.js";
 import type { FlagClient, FlagClientEvent, FlagEvaluation } from "../../src/flags/flag-client.js";
-import { errorFields, type Logger, silentLogger } from "../../src/logger.js";
+import { asLogger, errorFields, type Logger, silentLogger } from "../../src/logger.js";
 
 /**
  * An OpenFeature server provider over a flagpost FlagClient: the in-process one (`fp`, or
@@ -101,7 +101,9 @@ export class FlagpostProvider implements Provider {
     this.#client = isClient(source) ? source : source.flagClient;
     const fromSource = isClient(source) ? undefined : source.events;
     this.#sink = options.events ?? (typeof fromSource?.enqueue === "function" ? fromSource : undefined);
-    this.#logger = options.logger ?? (isClient(source) ? undefined : source.logger) ?? silentLogger;
+    this.#logger = options.logger
+      ? asLogger(options.logger)
+      : ((isClient(source) ? undefined : source.logger) ?? silentLogger);
     this.#start = !isClient(source) && typeof source.ready === "function" ? () => source.ready!() : undefined;
     this.#timeoutMs = options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
   }

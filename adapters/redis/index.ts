@@ -1,4 +1,4 @@
-import { FlagpostError } from "../../src/errors.js";
+import { importWithPeers } from "../../src/optional-peer.js";
 import { flexibleRateLimitStore, type RateLimitStore } from "../../src/rate-limit-store.js";
 
 /**
@@ -26,16 +26,11 @@ export async function redisRateLimitStore(
   client: RedisClientLike,
   options: RedisRateLimitOptions = {},
 ): Promise<RateLimitStore> {
-  let RateLimiterRedis;
-  try {
-    ({ RateLimiterRedis } = await import("rate-limiter-flexible"));
-  } catch (error) {
-    throw new FlagpostError(
-      "unavailable",
-      'redisRateLimitStore needs the "rate-limiter-flexible" package: npm install rate-limiter-flexible',
-      { cause: error },
-    );
-  }
+  const { RateLimiterRedis } = await importWithPeers(
+    "flagpost/redis",
+    ["rate-limiter-flexible"],
+    () => import("rate-limiter-flexible"),
+  );
   const prefix = options.keyPrefix ?? "flagpost-rl";
   return flexibleRateLimitStore(
     (window) =>

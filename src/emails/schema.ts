@@ -59,10 +59,11 @@ export function base64Size(text: string): number {
 
 /**
  * An address or a list of them. A single string is one address; null or absent is none.
- * Output: the trimmed address texts.
+ * Output: the trimmed address texts. `In` is the type callers see (`z.input`); the value itself
+ * is checked in the transform, which words each problem better than a union would.
  */
-function addressList(options: { required: boolean; max: number }) {
-  return z.unknown().transform((value, ctx): string[] | undefined => {
+function addressList<In extends string | string[] | null>(options: { required: boolean; max: number }) {
+  return z.custom<In>().transform((value: unknown, ctx): string[] | undefined => {
     if (value === undefined || value === null) {
       if (options.required) ctx.addIssue({ code: "custom", message: "is required" });
       return undefined;
@@ -146,10 +147,10 @@ const attachmentSchema = z.strictObject({
 export const sendEmailSchema = z
   .strictObject({
     from: singleAddress,
-    to: addressList({ required: true, max: MAX_RECIPIENTS }),
-    cc: addressList({ required: false, max: MAX_RECIPIENTS }).optional(),
-    bcc: addressList({ required: false, max: MAX_RECIPIENTS }).optional(),
-    reply_to: addressList({ required: false, max: MAX_REPLY_TO }).optional(),
+    to: addressList<string | string[]>({ required: true, max: MAX_RECIPIENTS }),
+    cc: addressList<string | string[] | null>({ required: false, max: MAX_RECIPIENTS }).optional(),
+    bcc: addressList<string | string[] | null>({ required: false, max: MAX_RECIPIENTS }).optional(),
+    reply_to: addressList<string | string[] | null>({ required: false, max: MAX_REPLY_TO }).optional(),
     subject: z
       .string()
       .min(1)
@@ -192,21 +193,8 @@ export const sendEmailSchema = z
     }
   });
 
-/** What `send` accepts (the JSON body of POST /v1/emails). */
-export interface SendEmailRequest {
-  from: string;
-  to: string | string[];
-  subject: string;
-  html?: string | null;
-  text?: string | null;
-  cc?: string | string[] | null;
-  bcc?: string | string[] | null;
-  reply_to?: string | string[] | null;
-  headers?: Record<string, string> | null;
-  tags?: { name: string; value: string }[] | null;
-  attachments?: { filename: string; content: string; content_type?: string | null }[] | null;
-  scheduled_at?: string | null;
-}
+/** What `send` accepts (the JSON body of POST /v1/emails), as the schema reads it. */
+export type SendEmailRequest = z.input<typeof sendEmailSchema>;
 
 export type ParsedSendRequest = z.output<typeof sendEmailSchema>;
 
@@ -228,11 +216,8 @@ export const emailEventSchema = z.strictObject({
     .nullish(),
 });
 
-export interface EmailEventRequest {
-  type: ExternalEventType;
-  occurred_at?: string | null;
-  detail?: Record<string, unknown> | null;
-}
+/** What `recordEvent` accepts (the JSON body of POST /v1/emails/{id}/events). */
+export type EmailEventRequest = z.input<typeof emailEventSchema>;
 
 export const BATCH_VALIDATION_MODES = ["strict", "permissive"] as const;
 export type BatchValidation = (typeof BATCH_VALIDATION_MODES)[number];

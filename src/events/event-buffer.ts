@@ -3,6 +3,16 @@ import { FlagpostError, isFlagpostError } from "../errors.js";
 import { backoffDelay, exponential } from "../jobs/backoff.js";
 import { errorFields, type Logger } from "../logger.js";
 import type { NewEvent } from "../storage/index.js";
+import { FlushWaiters } from "./flush-waiters.js";
+import {
+  bufferSettings,
+  zeroCounters,
+  type BufferSettings,
+  type EventBufferOptions,
+  type EventBufferStats,
+  type EventWriter,
+  type UnstoredReason,
+} from "./event-buffer-options.js";
 
 /**
  * The in-process buffer behind `events.enqueue`: events wait in a bounded queue and a background
@@ -12,72 +22,12 @@ import type { NewEvent } from "../storage/index.js";
  * handed to `onUnstored`.
  */
 
-export type WhenFull = "reject" | "drop-oldest";
-
-export interface EventBufferOptions {
-  /** Write a batch as soon as this many events wait (1–1,000). Default 500. */
-  maxBatch?: number;
-  /** …or this long after the first event of a batch was enqueued. Default 1,000 ms. */
-  flushIntervalMs?: number;
-  /** Most events held at once, waiting or being written. Default 10,000. */
-  maxQueue?: number;
-  /**
-   * When the queue is full: "reject" (default) refuses the new event (`enqueue` says so);
-   * "drop-oldest" drops the oldest waiting event to make room. Either way it is counted and logged.
-   */
-  whenFull?: WhenFull;
-  /** First retry delay after a failed write, doubled each time (with jitter). Default 100 ms. */
-  retryInitialMs?: number;
-  /** Longest retry delay. Default 30,000 ms. */
-  retryMaxMs?: number;
-  /** How long `close()` keeps trying to store what is left. Default 10,000 ms. */
-  closeTimeoutMs?: number;
-  /**
-   * Receives events that will never be stored: dropped from a full queue ("drop-oldest"), refused
-   * by storage as invalid (a bug), or still unstored when `close()` gave up. Use it to save them
-   * elsewhere. Called synchronously; errors it throws are logged.
-   */
-  onUnstored?: (events: NewEvent[], reason: UnstoredReason) => void;
-}
-
-export type UnstoredReason = "dropped_oldest" | "refused_by_storage" | "close_timeout";
-
-export interface EventBufferStats {
-  /** Events waiting for the next batch. */
-  waiting: number;
-  /** Events in the batch being written (or waiting to be retried). */
-  writing: number;
-  /** Events `enqueue` accepted since start. */
-  enqueued: number;
-  /** Events the flusher stored. */
-  stored: number;
-  /** Events `enqueue` refused because the queue was full ("reject"). */
-  rejectedFull: number;
-  /** Events dropped to make room ("drop-oldest"). */
-  droppedOldest: number;
-  /** Events `enqueue` refused because they were invalid. */
-  rejectedInvalid: number;
-  /** Write attempts that failed (each was retried). */
-  failedWrites: number;
-  /** Events storage refused for good (validation or conflict): logged and handed to onUnstored. */
-  refusedByStorage: number;
-  /** Events still unstored when close() gave up. */
-  unstoredAtClose: number;
-}
-
 interface Entry {
   seq: number;
   event: NewEvent;
 }
 
-interface Waiter {
-  /** Resolved once every event up to this sequence number has left the buffer. */
-  seq: number;
-  resolve(): void;
-  reject(error: unknown): void;
-}
-
-export type EventWriter = (events: NewEvent[]) => Promise<void>;
+const eventsOf = (entries: Entry[]): NewEvent[] => entries.map((e) => e.event);
 
 /** Errors that retrying cannot fix: the batch itself is refused. */
 function isPermanent(error: unknown): boolean {
@@ -87,14 +37,7 @@ function isPermanent(error: unknown): boolean {
 export class EventBuffer {
   readonly #write: EventWriter;
   readonly #logger: Logger;
-  readonly #maxBatch: number;
-  readonly #flushIntervalMs: number;
-  readonly #maxQueue: number;
-  readonly #whenFull: WhenFull;
-  readonly #retryInitialMs: number;
-  readonly #retryMaxMs: number;
-  readonly #closeTimeoutMs: number;
-  readonly #onUnstored: EventBufferOptions["onUnstored"];
+  readonly #settings: BufferSettings;
 
   #queue: Entry[] = [];
   /** The batch being written; fixed across retries, so a retry after an ambiguous failure is recognisable. */
@@ -105,36 +48,18 @@ export class EventBuffer {
   #drainThrough = 0;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
-  #waiters: Waiter[] = [];
+  readonly #waiters = new FlushWaiters();
   #closed = false;
   /** Set when close() gave up: the loop stops retrying. */
   #abandoned = false;
   #retryAbort: AbortController | undefined;
   #full = false;
-  readonly #stats = {
-    enqueued: 0,
-    stored: 0,
-    rejectedFull: 0,
-    droppedOldest: 0,
-    rejectedInvalid: 0,
-    failedWrites: 0,
-    refusedByStorage: 0,
-    unstoredAtClose: 0,
-  };
+  readonly #stats = zeroCounters();
 
   constructor(write: EventWriter, logger: Logger, options: EventBufferOptions = {}) {
     this.#write = write;
     this.#logger = logger;
-    this.#maxBatch = positive("maxBatch", options.maxBatch ?? 500, 1000);
-    this.#flushIntervalMs = positive("flushIntervalMs", options.flushIntervalMs ?? 1000);
-    this.#maxQueue = positive("maxQueue", options.maxQueue ?? 10_000);
-    if (this.#maxQueue < this.#maxBatch)
-      throw new FlagpostError("validation_error", "maxQueue must be at least maxBatch");
-    this.#whenFull = options.whenFull ?? "reject";
-    this.#retryInitialMs = positive("retryInitialMs", options.retryInitialMs ?? 100);
-    this.#retryMaxMs = positive("retryMaxMs", options.retryMaxMs ?? 30_000);
-    this.#closeTimeoutMs = nonNegative("closeTimeoutMs", options.closeTimeoutMs ?? 10_000);
-    this.#onUnstored = options.onUnstored;
+    this.#settings = bufferSettings(options);
   }
 
   get closed(): boolean {
@@ -144,8 +69,8 @@ export class EventBuffer {
   /** Queues a valid event; false when the queue is full under "reject" (or the buffer is closed). */
   push(event: NewEvent): boolean {
     if (this.#closed) return false;
-    if (this.#size() >= this.#maxQueue) {
-      if (this.#whenFull === "reject" || this.#queue.length === 0) {
+    if (this.#size() >= this.#settings.maxQueue) {
+      if (this.#settings.whenFull === "reject" || this.#queue.length === 0) {
         this.#stats.rejectedFull += 1;
         this.#noteFull();
         return false;
@@ -157,7 +82,7 @@ export class EventBuffer {
     }
     this.#queue.push({ seq: ++this.#seq, event });
     this.#stats.enqueued += 1;
-    if (this.#queue.length >= this.#maxBatch) this.#kick();
+    if (this.#queue.length >= this.#settings.maxBatch) this.#kick();
     else this.#arm();
     return true;
   }
@@ -179,7 +104,7 @@ export class EventBuffer {
   flush(): Promise<void> {
     const target = this.#seq;
     if (this.#oldestSeq() > target) return Promise.resolve();
-    const done = new Promise<void>((resolve, reject) => this.#waiters.push({ seq: target, resolve, reject }));
+    const done = this.#waiters.wait(target);
     this.#drainThrough = Math.max(this.#drainThrough, target);
     this.#kick();
     this.#retryAbort?.abort(); // retry now rather than after the backoff
@@ -202,7 +127,7 @@ export class EventBuffer {
     this.#retryAbort?.abort();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), this.#closeTimeoutMs);
+      timer = setTimeout(() => resolve("timeout"), this.#settings.closeTimeoutMs);
     });
     const outcome = await Promise.race([this.#running!.then(() => "drained" as const), deadline]);
     clearTimeout(timer);
@@ -219,12 +144,9 @@ export class EventBuffer {
     this.#stats.unstoredAtClose += left.length;
     this.#logger.error("buffered events could not be stored before close", {
       count: left.length,
-      closeTimeoutMs: this.#closeTimeoutMs,
+      closeTimeoutMs: this.#settings.closeTimeoutMs,
     });
-    this.#handOver(
-      left.map((e) => e.event),
-      "close_timeout",
-    );
+    this.#handOver(eventsOf(left), "close_timeout");
     return left.length;
   }
 
@@ -242,13 +164,14 @@ export class EventBuffer {
       this.#timer = undefined;
       this.#drainThrough = Math.max(this.#drainThrough, this.#seq);
       this.#kick();
-    }, this.#flushIntervalMs).unref();
+    }, this.#settings.flushIntervalMs).unref();
   }
 
   /** Whether the loop may write the head of the queue now: a full batch, or a partial one asked for. */
   #due(): boolean {
     return (
-      this.#queue.length >= this.#maxBatch || (this.#queue.length > 0 && this.#queue[0]!.seq <= this.#drainThrough)
+      this.#queue.length >= this.#settings.maxBatch ||
+      (this.#queue.length > 0 && this.#queue[0]!.seq <= this.#drainThrough)
     );
   }
 
@@ -265,17 +188,17 @@ export class EventBuffer {
     while (!this.#abandoned) {
       if (!this.#inFlight) {
         if (!this.#due()) return; // a partial batch waits for the timer
-        if (this.#timer && this.#queue.length <= this.#maxBatch) {
+        if (this.#timer && this.#queue.length <= this.#settings.maxBatch) {
           clearTimeout(this.#timer); // everything waiting goes now
           this.#timer = undefined;
         }
-        this.#inFlight = this.#queue.splice(0, this.#maxBatch);
+        this.#inFlight = this.#queue.splice(0, this.#settings.maxBatch);
         this.#inFlightAttempts = 0;
       }
       const batch = this.#inFlight;
       this.#inFlightAttempts += 1;
       try {
-        await this.#write(batch.map((e) => e.event));
+        await this.#write(eventsOf(batch));
         if (this.#abandoned) return; // close() gave up and already accounted for this batch
         this.#stats.stored += batch.length;
         this.#done();
@@ -296,10 +219,7 @@ export class EventBuffer {
             ids: batch.slice(0, 10).map((e) => e.event.id),
             ...errorFields(error),
           });
-          this.#handOver(
-            batch.map((e) => e.event),
-            "refused_by_storage",
-          );
+          this.#handOver(eventsOf(batch), "refused_by_storage");
           this.#done();
           continue;
         }
@@ -321,7 +241,7 @@ export class EventBuffer {
   #done(): void {
     this.#inFlight = undefined;
     this.#inFlightAttempts = 0;
-    if (this.#full && this.#size() < this.#maxQueue) {
+    if (this.#full && this.#size() < this.#settings.maxQueue) {
       this.#full = false;
       this.#logger.warn("the event queue has room again", { ...this.#stats });
     }
@@ -329,7 +249,10 @@ export class EventBuffer {
   }
 
   #backoff(): number {
-    return backoffDelay(exponential(this.#retryInitialMs, this.#retryMaxMs, "equal"), this.#inFlightAttempts);
+    return backoffDelay(
+      exponential(this.#settings.retryInitialMs, this.#settings.retryMaxMs, "equal"),
+      this.#inFlightAttempts,
+    );
   }
 
   async #pause(ms: number): Promise<void> {
@@ -343,51 +266,32 @@ export class EventBuffer {
     }
   }
 
-  /** Resolves waiters whose events have all left; with an error, rejects the rest. */
+  /** Resolves flush() callers whose events have all left; with an error, rejects the rest. */
   #settle(error?: unknown): void {
-    if (this.#waiters.length === 0) return;
-    const oldest = this.#oldestSeq();
-    const pending: Waiter[] = [];
-    for (const waiter of this.#waiters) {
-      if (waiter.seq < oldest) waiter.resolve();
-      else if (error !== undefined) waiter.reject(error);
-      else pending.push(waiter);
-    }
-    this.#waiters = pending;
+    this.#waiters.settle(this.#oldestSeq(), error);
   }
 
   #noteFull(): void {
     if (this.#full) return;
     this.#full = true;
     this.#logger.warn(
-      this.#whenFull === "reject"
+      this.#settings.whenFull === "reject"
         ? "the event queue is full; new events are refused"
         : "the event queue is full; the oldest events are dropped",
       {
-        maxQueue: this.#maxQueue,
+        maxQueue: this.#settings.maxQueue,
         ...this.#stats,
       },
     );
   }
 
   #handOver(events: NewEvent[], reason: UnstoredReason): void {
-    if (!this.#onUnstored || events.length === 0) return;
+    const onUnstored = this.#settings.onUnstored;
+    if (!onUnstored || events.length === 0) return;
     try {
-      this.#onUnstored(events, reason);
+      onUnstored(events, reason);
     } catch (error) {
       this.#logger.error("onUnstored failed", errorFields(error));
     }
   }
-}
-
-function positive(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!Number.isInteger(value) || value < 1 || value > max)
-    throw new FlagpostError("validation_error", `${name} must be an integer from 1 to ${max}`);
-  return value;
-}
-
-function nonNegative(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 0)
-    throw new FlagpostError("validation_error", `${name} must be an integer of at least 0`);
-  return value;
 }

@@ -5,7 +5,8 @@ import { errorFields, type Logger } from "../logger.js";
 import type { NewEvent, Storage } from "../storage/index.js";
 import { checkInput, parseInput, validationError } from "../validation.js";
 import { decodeEventCursor, encodeEventCursor, filterHash } from "./cursor.js";
-import { EventBuffer, type EventBufferOptions, type EventBufferStats } from "./event-buffer.js";
+import { EventBuffer } from "./event-buffer.js";
+import type { EventBufferOptions, EventBufferStats } from "./event-buffer-options.js";
 import { prepareEvent, type Receipt, receiptAt } from "./event-input.js";
 import {
   type AcceptedEvent,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseIsoInstant } from "../time.js";
+import type { EventRecord } from "../storage/events.js";
 
 /**
  * The wire shapes of events and event queries. Limits that docs/api.md leaves open are decided here and
@@ -159,7 +160,8 @@ export const queryEventsSchema = z
     event: eventNameSchema.optional(),
     from: boundSchema.optional(),
     to: boundSchema.optional(),
-    limit: z.coerce.number().int().min(1).max(MAX_QUERY_LIMIT).default(DEFAULT_QUERY_LIMIT),
+    // Over HTTP the limit arrives as a string; in process it is a number.
+    limit: z.coerce.number<number | string>().int().min(1).max(MAX_QUERY_LIMIT).default(DEFAULT_QUERY_LIMIT),
     cursor: z.string().max(512).optional(),
   })
   .superRefine((query, ctx) => {
@@ -172,29 +174,12 @@ export const queryEventsSchema = z
     }
   });
 
-/** What `query` takes; over HTTP every value arrives as a string. */
-export interface QueryEventsInput {
-  userId?: string;
-  event?: string;
-  /** Inclusive: an ISO 8601 date or date-time with a zone, or a Date. */
-  from?: string | Date;
-  /** Exclusive. */
-  to?: string | Date;
-  /** 1 to 1,000; default 100. */
-  limit?: number | string;
-  /** `nextCursor` of the previous page, with the same filters. */
-  cursor?: string;
-}
-
-/** An event as `query` returns it (and GET /v1/events serves it). */
-export interface TrackedEvent {
-  id: string;
-  event: string;
-  userId: string;
-  timestamp: string;
-  properties: Record<string, unknown>;
-  receivedAt: string;
-}
+/**
+ * What `query` takes; over HTTP every value arrives as a string. `from` is inclusive, `to`
+ * exclusive (an ISO 8601 date or date-time with a zone, or a Date); `limit` 1 to 1,000, default
+ * 100; `cursor` is the previous page's `nextCursor`, with the same filters.
+ */
+export type QueryEventsInput = z.input<typeof queryEventsSchema>;
 
 /** What `track` answers for each event (202 over HTTP). */
 export interface AcceptedEvent {
@@ -203,7 +188,8 @@ export interface AcceptedEvent {
 }
 
 export interface EventPage {
-  data: TrackedEvent[];
+  /** The events as stored (GET /v1/events serves them as they are). */
+  data: EventRecord[];
   /** Pass back as `cursor` (with the same filters) for the next page; absent on the last page. */
   nextCursor?: string;
 }

@@ -24,16 +24,12 @@ export const experimentResultsQuerySchema = z
     }
   });
 
-export interface ExperimentResultsInput {
-  /** The conversion event's name. */
-  metric: string;
-  /** The variant every other is compared with; see docs/experiments.md for the default. */
-  control?: string;
-  /** Inclusive: an ISO 8601 date-time with a zone, or a Date. */
-  from?: string | Date;
-  /** Exclusive. */
-  to?: string | Date;
-}
+/**
+ * What `results` takes: `metric`, the conversion event's name; `control`, the variant every other
+ * is compared with (docs/experiments.md gives the default); `from` inclusive and `to` exclusive,
+ * an ISO 8601 date-time with a zone or a Date.
+ */
+export type ExperimentResultsInput = z.input<typeof experimentResultsQuerySchema>;
 
 /** Each variant against the control, for the two per-user measures. */
 export interface VersusControl {

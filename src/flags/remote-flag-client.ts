@@ -1,12 +1,13 @@
 import { type Clock, systemClock } from "../clock.js";
 import { FlagpostError } from "../errors.js";
-import { defaultLogger, errorFields, type Logger } from "../logger.js";
+import { asLogger, defaultLogger, errorFields, type Logger } from "../logger.js";
 import type { SnapshotFlag } from "./compile.js";
 import { type ExposureOptions, ExposureRecorder } from "./exposures.js";
 import { backoffDelay, exponential } from "../jobs/backoff.js";
 import { FlagClient, type FlagFeed } from "./flag-client.js";
 import { describeFailure, HttpStatusError, isKeyRefused, statusError } from "./remote-http.js";
 import { RemoteStream } from "./remote-stream.js";
+import { parseSnapshot } from "./snapshot.js";
 
 /**
  * A FlagClient for an app that does not share flagpost's database: it loads every flag from
@@ -59,20 +60,6 @@ export interface RemoteFlagClientOptions {
 
 export const SNAPSHOT_ROUTE = "v1/flags/_snapshot";
 
-/** Reads a snapshot in any of the accepted forms; throws when it is not one. */
-export function parseSnapshot(body: unknown): SnapshotFlag[] {
-  const data = (body as { data?: unknown } | null)?.data ?? body;
-  const flags = Array.isArray(data) ? data : (data as { flags?: unknown } | null)?.flags;
-  if (!Array.isArray(flags))
-    throw new Error('a flag snapshot must be {"data": {"flags": [...]}}, {"flags": [...]} or a list of flags');
-  for (const flag of flags) {
-    if (typeof flag !== "object" || flag === null || typeof (flag as { key?: unknown }).key !== "string") {
-      throw new Error("every flag in a snapshot needs a string key");
-    }
-  }
-  return flags as SnapshotFlag[];
-}
-
 async function loadBootstrap(source: unknown): Promise<SnapshotFlag[]> {
   if (typeof source === "string" || source instanceof URL) {
     const { readFile } = await import("node:fs/promises");
@@ -82,7 +69,7 @@ async function loadBootstrap(source: unknown): Promise<SnapshotFlag[]> {
 }
 
 export function createRemoteFlagClient(options: RemoteFlagClientOptions): FlagClient {
-  const logger = options.logger ?? defaultLogger;
+  const logger = options.logger ? asLogger(options.logger) : defaultLogger;
   const clock = options.clock ?? systemClock;
   const sink = options.exposures?.enabled ? options.exposures.sink : undefined;
   if (options.exposures?.enabled && !sink)

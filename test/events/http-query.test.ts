@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TrackedEvent } from "../../src/internal.js";
+import type { EventRecord } from "../../src/internal.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import { type Accepted, type ErrorBody, json } from "./support.js";
 
@@ -35,7 +35,7 @@ describe("GET /v1/events", () => {
   it("returns the documented fields, newest first, ties by id descending", async () => {
     const response = await app.call("GET", "/v1/events?limit=3");
     expect(response.status).toBe(200);
-    const { data } = await json<{ data: TrackedEvent[] }>(response);
+    const { data } = await json<{ data: EventRecord[] }>(response);
     expect(Object.keys(data[0]!)).toEqual(["id", "event", "userId", "timestamp", "properties", "receivedAt"]);
     expect(data.map((e) => e.properties.n)).toEqual([29, 28, 27]); // 28 and 29 share a timestamp; 29's id is larger
     expect(data[0]).toEqual({
@@ -55,7 +55,7 @@ describe("GET /v1/events", () => {
     while (path) {
       const response = await app.call("GET", path);
       expect(response.status).toBe(200);
-      seen.push(...(await json<{ data: TrackedEvent[] }>(response)).data.map((e) => e.properties.n as number));
+      seen.push(...(await json<{ data: EventRecord[] }>(response)).data.map((e) => e.properties.n as number));
       path = nextFrom(response);
       if (path) expect(path).toMatch(/^\/v1\/events\?userId=a&limit=3&cursor=[A-Za-z0-9_-]+$/);
       pages += 1;
@@ -66,7 +66,7 @@ describe("GET /v1/events", () => {
 
   it("has no Link header on the last page", async () => {
     const response = await app.call("GET", "/v1/events?limit=30");
-    expect((await json<{ data: TrackedEvent[] }>(response)).data).toHaveLength(30);
+    expect((await json<{ data: EventRecord[] }>(response)).data).toHaveLength(30);
     expect(response.headers.get("link")).toBeNull();
   });
 
@@ -74,11 +74,11 @@ describe("GET /v1/events", () => {
     const from = encodeURIComponent(iso(T0 + 3 * 60_000));
     const to = encodeURIComponent("2026-01-10T13:09:00+01:00"); // = T0 + 9 min
     const response = await app.call("GET", `/v1/events?event=buy&from=${from}&to=${to}`);
-    expect((await json<{ data: TrackedEvent[] }>(response)).data.map((e) => e.properties.n)).toEqual([6, 3]);
+    expect((await json<{ data: EventRecord[] }>(response)).data.map((e) => e.properties.n)).toEqual([6, 3]);
     const day = await app.call("GET", "/v1/events?from=2026-01-10&to=2026-01-11&limit=1000");
-    expect((await json<{ data: TrackedEvent[] }>(day)).data).toHaveLength(30);
+    expect((await json<{ data: EventRecord[] }>(day)).data).toHaveLength(30);
     const before = await app.call("GET", "/v1/events?to=2026-01-10");
-    expect((await json<{ data: TrackedEvent[] }>(before)).data).toEqual([]);
+    expect((await json<{ data: EventRecord[] }>(before)).data).toEqual([]);
   });
 
   it("refuses bad dates, an empty window, limits out of range and unknown parameters with 422", async () => {
@@ -119,14 +119,14 @@ describe("GET /v1/events", () => {
     }
     const sameFilters = await app.call("GET", `/v1/events?limit=5&event=view&cursor=${cursor}`);
     expect(sameFilters.status).toBe(200);
-    expect((await json<{ data: TrackedEvent[] }>(sameFilters)).data).toHaveLength(5);
+    expect((await json<{ data: EventRecord[] }>(sameFilters)).data).toHaveLength(5);
   });
 
   it("keeps a cursor's position while events arrive: newer ones stay behind it, older ones show up in place", async () => {
     const first = await app.call("GET", "/v1/events?event=view&limit=4");
-    const firstIds = (await json<{ data: TrackedEvent[] }>(first)).data.map((e) => e.id);
+    const firstIds = (await json<{ data: EventRecord[] }>(first)).data.map((e) => e.id);
     const next = nextFrom(first)!;
-    const before = (await json<{ data: TrackedEvent[] }>(await app.call("GET", next))).data.map((e) => e.properties.n);
+    const before = (await json<{ data: EventRecord[] }>(await app.call("GET", next))).data.map((e) => e.properties.n);
     expect(before).toEqual([23, 22, 20, 19]);
     await app.call("POST", "/v1/events/batch", {
       events: [
@@ -134,7 +134,7 @@ describe("GET /v1/events", () => {
         { event: "view", userId: "z", timestamp: iso(T0 + 21.5 * 60_000), properties: { n: "older" } },
       ],
     });
-    const after = (await json<{ data: TrackedEvent[] }>(await app.call("GET", next))).data;
+    const after = (await json<{ data: EventRecord[] }>(await app.call("GET", next))).data;
     expect(after.map((e) => e.properties.n)).toEqual([23, 22, "older", 20]);
     expect(after.some((e) => firstIds.includes(e.id))).toBe(false);
   });

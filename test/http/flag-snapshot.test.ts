@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ifNoneMatchHits } from "../../adapters/http/routes/flag-snapshot.js";
+import { ifNoneMatchHits } from "../../adapters/http/etag.js";
 import { startApp, type TestApp } from "../support/servers.js";
 
 interface SnapshotBody {

@@ -32,8 +32,17 @@ describe("RateLimiter", () => {
       { burst: Number.NaN },
       { perSecond: Number.POSITIVE_INFINITY },
     ]) {
-      expect(() => createHandler(fp, { rateLimit }), JSON.stringify(rateLimit)).toThrow(RangeError);
+      expect(() => createHandler(fp, { rateLimit }), JSON.stringify(rateLimit)).toThrow(
+        expect.objectContaining({ name: "FlagpostError", code: "validation_error" }),
+      );
     }
     expect(() => createHandler(fp, { rateLimit: { burst: 1, perSecond: 0.001 } })).not.toThrow();
+    expect(() => createHandler(fp, { bodyBudget: 0 })).toThrow(
+      expect.objectContaining({
+        name: "FlagpostError",
+        code: "validation_error",
+        message: expect.stringContaining("bodyBudget"),
+      }),
+    );
   });
 });

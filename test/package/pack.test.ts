@@ -140,7 +140,7 @@ describe("the published package", () => {
         "const handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void = toNodeHandler(fp, options);",
         "const flag: Promise<Flag> = fp.flags.get('x');",
         "const harness: StorageHarness = { name: 'memory', create: async () => memoryStorage(), destroy: (s) => s.close() };",
-        "void handler; void flag; void kyselyStorage; void harness; void postgresRateLimitStore; void redisRateLimitStore;",
+        "void handler; void flag; void kyselyStorage; void postgresRateLimitStore; void redisRateLimitStore; void harness;",
       ].join("\n"),
     );
     const tsconfig = {

@@ -4,6 +4,7 @@ import type { HttpRequest, HttpResponse } from "../types.js";
 import { loadDashboardFiles } from "./assets.js";
 import { DASHBOARD_FILES, type DashboardFile } from "./files.js";
 import { OPERATOR_TABLE_FILE, operatorTableScript } from "./operator-table.js";
+import { ifNoneMatchHits } from "../etag.js";
 
 export interface DashboardOptions {
   /** Where the dashboard is served, below the app's mount point. Default "/dashboard". */
@@ -79,14 +80,6 @@ function buildAssets(depth: number): Map<DashboardFile, Asset> {
   return assets;
 }
 
-function fresh(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (ifNoneMatch === undefined) return false;
-  return ifNoneMatch.split(",").some((tag) => {
-    const t = tag.trim();
-    return t === "*" || t === etag || t === `W/${etag}`;
-  });
-}
-
 function plain(status: number, text: string, headers: Record<string, string> = {}): HttpResponse {
   const body = new TextEncoder().encode(text);
   return {
@@ -139,7 +132,7 @@ export function createDashboard(options: DashboardOptions = {}): (request: HttpR
       "cache-control": "no-cache",
       etag: asset.etag,
     };
-    if (fresh(request.headers["if-none-match"], asset.etag)) return { status: 304, headers };
+    if (ifNoneMatchHits(request.headers["if-none-match"], asset.etag)) return { status: 304, headers };
     headers["content-length"] = String(asset.body.byteLength);
     return { status: 200, headers, ...(method === "GET" ? { body: asset.body } : {}) };
   };

@@ -1,20 +1,9 @@
-import type {
-  BatchValidation,
-  EmailEventRequest,
-  Flagpost,
-  IdempotencyOptions,
-  SendEmailRequest,
-} from "../../../src/internal.js";
-import type { Route, RouteContext } from "../types.js";
+import type { BatchValidation, EmailEventRequest, Flagpost, SendEmailRequest } from "../../../src/internal.js";
+import { idempotencyOf } from "../idempotency.js";
+import type { Route } from "../types.js";
 
 /** POST /v1/emails and /v1/emails/batch take up to 40 MiB: attachments travel base64 inside the JSON. */
 export const EMAIL_BODY_LIMIT = 40 * 1024 * 1024;
-
-/** Idempotency-Key, kept per API key: two keys' requests never replay each other. */
-function idempotency(ctx: RouteContext): IdempotencyOptions {
-  const key = ctx.headers["idempotency-key"];
-  return key === undefined ? {} : { idempotencyKey: key, idempotencyScope: ctx.apiKey.id };
-}
 
 /**
  * docs/api.md "Emails": snake_case bodies, the resource itself as the answer, Resend's error shape
@@ -32,7 +21,7 @@ export function emailRoutes(fp: Flagpost): Route[] {
       body: true,
       bodyLimit: EMAIL_BODY_LIMIT,
       async handle(ctx) {
-        return { status: 200, body: await fp.emails.send(ctx.body as SendEmailRequest, idempotency(ctx)) };
+        return { status: 200, body: await fp.emails.send(ctx.body as SendEmailRequest, idempotencyOf(ctx)) };
       },
     },
     {
@@ -46,7 +35,7 @@ export function emailRoutes(fp: Flagpost): Route[] {
         const mode = (ctx.headers["x-batch-validation"]?.trim().toLowerCase() || "strict") as BatchValidation;
         return {
           status: 200,
-          body: await fp.emails.sendBatch(ctx.body as SendEmailRequest[], { ...idempotency(ctx), validation: mode }),
+          body: await fp.emails.sendBatch(ctx.body as SendEmailRequest[], { ...idempotencyOf(ctx), validation: mode }),
         };
       },
     },

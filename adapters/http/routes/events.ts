@@ -1,21 +1,10 @@
-import {
-  batchBodySchema,
-  type Flagpost,
-  parseInput,
-  type TrackEventInput,
-  type TrackOptions,
-} from "../../../src/internal.js";
+import { batchBodySchema, type Flagpost, parseInput, type TrackEventInput } from "../../../src/internal.js";
 import { nextLink, queryObject } from "../query.js";
-import type { Route, RouteContext } from "../types.js";
+import { idempotencyOf } from "../idempotency.js";
+import type { Route } from "../types.js";
 
 /** POST /v1/events/batch takes up to 1,000 events in at most 5 MiB (docs/api.md). */
 export const EVENT_BATCH_BODY_LIMIT = 5 * 1024 * 1024;
-
-/** Idempotency-Key, scoped to the API key (keys are per API key). */
-function idempotency(ctx: RouteContext): TrackOptions {
-  const key = ctx.headers["idempotency-key"];
-  return key === undefined ? {} : { idempotencyKey: key, idempotencyScope: ctx.apiKey.id };
-}
 
 /** docs/api.md "Events": camelCase, every success wrapped as {data}; writes answer 202 once stored. */
 export function eventRoutes(fp: Flagpost): Route[] {
@@ -28,7 +17,7 @@ export function eventRoutes(fp: Flagpost): Route[] {
       scope: "events:write",
       body: true,
       async handle(ctx) {
-        const accepted = await fp.events.track(ctx.body as TrackEventInput, idempotency(ctx));
+        const accepted = await fp.events.track(ctx.body as TrackEventInput, idempotencyOf(ctx));
         return { status: 202, body: { data: accepted } };
       },
     },
@@ -41,7 +30,7 @@ export function eventRoutes(fp: Flagpost): Route[] {
       bodyLimit: EVENT_BATCH_BODY_LIMIT,
       async handle(ctx) {
         const body = parseInput(batchBodySchema, ctx.body);
-        const accepted = await fp.events.trackBatch(body.events as TrackEventInput[], idempotency(ctx));
+        const accepted = await fp.events.trackBatch(body.events as TrackEventInput[], idempotencyOf(ctx));
         return { status: 202, body: { data: accepted } };
       },
     },

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { type Flag, FlagpostError, type Flagpost } from "../../../src/internal.js";
+import { type Flag, type FlagSnapshotBody, FlagpostError, type Flagpost } from "../../../src/internal.js";
+import { ifNoneMatchHits } from "../etag.js";
 import type { Route } from "../types.js";
 
 /**
@@ -13,24 +14,15 @@ import type { Route } from "../types.js";
 
 export const FLAG_SNAPSHOT_PATH = "/v1/flags/_snapshot";
 
-interface Snapshot {
+interface Snapshot extends FlagSnapshotBody {
   revision: number;
   etag: string;
-  data: { version: string; flags: Flag[] };
 }
 
 /** The route's body and ETag for `flags` (sorted by key) at `revision`; the stream's snapshot event too. */
 export function buildSnapshot(revision: number, flags: Flag[]): Snapshot {
   const version = createHash("sha256").update(JSON.stringify(flags)).digest("base64url").slice(0, 27);
   return { revision, etag: `"${version}"`, data: { version, flags } };
-}
-
-/** RFC 9110 If-None-Match: "*", or a list of entity tags compared weakly (W/ ignored). */
-export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  if (header.trim() === "*") return true;
-  const wanted = etag.replace(/^W\//, "");
-  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === wanted);
 }
 
 export function flagSnapshotRoutes(fp: Flagpost): Route[] {

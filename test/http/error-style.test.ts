@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHandler } from "../../adapters/http/index.js";
+import { Router } from "../../adapters/http/router.js";
+import { allRoutes } from "../../adapters/http/routes/index.js";
+import type { HttpRequest, Route } from "../../adapters/http/types.js";
+import { createFlagpost, type Flagpost, memoryStorage, silentLogger } from "../../src/internal.js";
+
+/**
+ * A route's `style` is the one place an error body's shape is chosen: every answer on its
+ * resource follows it, including those given before any route matched (401, 404, 405).
+ * Generated from the route table, so a resource added later is covered at once.
+ */
+describe("error body style, from the route table", () => {
+  let fp: Flagpost;
+  beforeAll(async () => {
+    fp = createFlagpost({ storage: memoryStorage(), logger: silentLogger });
+    await fp.ready();
+  });
+  afterAll(() => fp.close());
+
+  function request(method: string, path: string): HttpRequest {
+    return { method, path, query: new URLSearchParams(), headers: {}, body: { kind: "none" } };
+  }
+
+  function shapeOf(body: string | Uint8Array | undefined): Route["style"] | "other" {
+    const parsed = JSON.parse(String(body)) as Record<string, unknown>;
+    if (typeof parsed.statusCode === "number" && typeof parsed.name === "string") return "resend";
+    if (typeof (parsed.error as { code?: unknown } | undefined)?.code === "string") return "data";
+    return "other";
+  }
+
+  it("answers a request without a key, and an unknown path, in the style of the resource's routes", async () => {
+    const handle = createHandler(fp, { rateLimit: false, dashboard: false });
+    const routes = allRoutes(fp);
+    const styles = new Set(routes.map((r) => r.style));
+    expect(styles).toEqual(new Set(["resend", "data"]));
+    for (const route of routes) {
+      const path = route.path.replace(/:(\w+)/g, "x");
+      const unauthenticated = await handle(request(route.method, path));
+      expect(unauthenticated?.status, `${route.method} ${path}`).toBe(401);
+      expect(shapeOf(unauthenticated?.body), `${route.method} ${path}`).toBe(route.style);
+    }
+    expect(shapeOf((await handle(request("GET", "/v1/nothing-here")))?.body)).toBe("data");
+  });
+
+  it("refuses a route table in which one resource answers in two styles", () => {
+    const handle = async () => ({ status: 200 });
+    const route = (path: string, style: Route["style"]): Route => ({
+      method: "GET",
+      path,
+      scope: "flags:read",
+      style,
+      body: false,
+      handle,
+    });
+    expect(() => new Router([route("/v1/things", "data"), route("/v1/things/:id", "resend")])).toThrow(
+      /GET \/v1\/things\/:id answers errors as "resend", other v1\/things routes as "data"/,
+    );
+    expect(new Router([route("/v1/things", "resend")]).styleFor("/v1/things/else/where")).toBe("resend");
+  });
+});
