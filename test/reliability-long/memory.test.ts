@@ -1,0 +1,196 @@
+import { request } from "node:http";
+import { setTimeout as delay } from "node:timers/promises";
+import { afterEach, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../support/databases.js";
+import { percentile } from "./support/numbers.js";
+import {
+  API_KEY,
+  isRunning,
+  killHard,
+  MiB,
+  rssBytes,
+  type Served,
+  startServe,
+  stopGracefully,
+} from "./support/serve.js";
+
+/**
+ * Memory (issue 11, defect 6): 24 clients POST a 39 MiB email each to `flagpost serve` at once
+ * (before the body budget, RSS reached 1.15 GB, kept 915 MB afterwards and other requests stalled
+ * 4.2 s). The server holds at most 96 MiB of request bodies at a time (adapters/http/body-budget.ts;
+ * a body alone is always admitted) and answers the rest 503 + Retry-After; clients retry after it
+ * until every email is accepted. Meanwhile the server's RSS is sampled from /proc every 25 ms and
+ * a small request is timed every 100 ms.
+ *
+ * The emails are scheduled for tomorrow, so this measures taking bodies in. Sending them is not
+ * bounded yet: the outbox claims up to twice its concurrency of emails with their whole content
+ * (20 × 39 MiB), which docs/reliability.md records as an open defect with its figure.
+ *
+ * Asserted: every email accepted and stored; RSS peak under RSS_BOUND. What a body in flight
+ * costs is its bytes, their text, the parsed JSON, the decoded attachment and the stored row
+ * (about 5 × 39 MiB for each of the two bodies the budget admits), on top of the idle process.
+ */
+
+const CLIENTS = 24;
+const BODY_BYTES = 39 * MiB;
+/** Idle (about 100 MiB) plus about 8 × 39 MiB for each of the two bodies the 96 MiB budget admits, rounded up. */
+const RSS_BOUND = 800 * MiB;
+
+let database: TestDatabase | undefined;
+let served: Served | undefined;
+afterEach(async () => {
+  if (served && isRunning(served)) await killHard(served);
+  served = undefined;
+  await database?.drop();
+  database = undefined;
+});
+
+/** Large emails stored (all scheduled, so none is sent yet). */
+async function storedLarge(db: TestDatabase["db"]): Promise<number> {
+  const rows = (await db
+    .selectFrom("flagpost_emails")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .execute()) as { n: number }[];
+  return Number(rows[0]!.n);
+}
+
+/** A JSON email of exactly `bytes` bytes: one attachment fills it. */
+function largeEmail(bytes: number, index: number): Buffer {
+  const head = JSON.stringify({
+    from: "Big <big@example.com>",
+    to: `large${index}@example.org`,
+    subject: `Large ${index}`,
+    text: "see attachment",
+    attachments: [{ filename: "blob.bin", content: "" }],
+    // Sent tomorrow: this test measures taking the bodies in, not the outbox (see the note above).
+    scheduled_at: new Date(Date.now() + 24 * 60 * 60 * 1000).toISOString(),
+  });
+  const room = bytes - head.length;
+  const content = "A".repeat(room - (room % 4)); // valid base64 of zero bytes, 3 bytes per 4 characters
+  return Buffer.from(head.replace('"content":""', `"content":"${content}"`));
+}
+
+/**
+ * POST with node:http. A 503 comes before the body is read; Node's server then closes the
+ * connection rather than read 39 MiB it will not use, so a client still uploading may see the
+ * reset before the answer: status 0, as a client would retry it.
+ */
+function post(url: string, body: Buffer): Promise<{ status: number; retryAfter?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}/v1/emails`,
+      {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${API_KEY}`,
+          "content-type": "application/json",
+          "content-length": body.length,
+        },
+      },
+      (res) => {
+        res.on("error", () => undefined); // the reset after a 503: the answer is already in hand
+        res.resume();
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode!,
+            ...(res.headers["retry-after"] && { retryAfter: res.headers["retry-after"] }),
+          }),
+        );
+      },
+    );
+    req.on("error", (error: NodeJS.ErrnoException) =>
+      error.code === "ECONNRESET" || error.code === "EPIPE" ? resolve({ status: 0 }) : reject(error),
+    );
+    req.end(body);
+  });
+}
+
+/** Sends one email until it is accepted: after each 503 (or reset) it waits the Retry-After second. */
+async function sendUntilAccepted(
+  server: Served,
+  body: Buffer,
+  counts: { refused: number; resets: number; timeouts: number },
+) {
+  for (;;) {
+    const { status, retryAfter } = await post(server.url, body);
+    if (status !== 503 && status !== 0 && status !== 408) return status;
+    expect(isRunning(server), "the server is alive").toBe(true);
+    if (status === 503) expect(retryAfter).toBe("1");
+    else if (status === 408) counts.timeouts += 1;
+    else counts.resets += 1;
+    counts.refused += 1;
+    await delay(1_000);
+  }
+}
+
+it("holds RSS under its bound while 24 clients send a 39 MiB email each", { timeout: 600_000 }, async () => {
+  database = await createTestDatabase("sqlite");
+  // The .eml transport: nothing is due, so nothing is written; what is measured is the intake.
+  const server = await startServe({ FLAGPOST_DB: database.url, FLAGPOST_OUTBOX_DIR: `${database.url}.outbox` });
+  served = server;
+  await delay(1_000);
+  const idle = rssBytes(server.pid)!;
+
+  const started = Date.now();
+  let peak = idle;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(server.pid) ?? 0)), 25);
+  const stalls: number[] = [];
+  let loading = true;
+  let probeErrors = 0;
+  const prober = (async () => {
+    while (loading) {
+      const begun = performance.now();
+      try {
+        const response = await fetch(`${server.url}/v1/flags`, { headers: { authorization: `Bearer ${API_KEY}` } });
+        await response.arrayBuffer();
+        stalls.push(performance.now() - begun);
+      } catch {
+        probeErrors += 1; // a kept-alive connection the server had just closed: the next probe opens another
+      }
+      await delay(100);
+    }
+  })();
+
+  const counts = { refused: 0, resets: 0, timeouts: 0 };
+  let acceptedSeconds: number;
+  try {
+    const results = await Promise.all(
+      Array.from({ length: CLIENTS }, (_, i) => sendUntilAccepted(server, largeEmail(BODY_BYTES, i), counts)),
+    );
+    acceptedSeconds = (Date.now() - started) / 1000;
+    expect(results).toEqual(Array(CLIENTS).fill(200));
+    expect(await storedLarge(database.db)).toBe(CLIENTS);
+  } finally {
+    loading = false;
+    await prober.catch(() => undefined);
+    clearInterval(sampler);
+  }
+
+  await delay(5_000); // idle again: what the process keeps
+  const after = rssBytes(server.pid)!;
+  expect(peak, `RSS peak ${Math.round(peak / MiB)} MiB`).toBeLessThan(RSS_BOUND);
+  expect(await stopGracefully(server)).toBe(0);
+
+  console.info(
+    `reliability memory: ${JSON.stringify({
+      clients: CLIENTS,
+      bodyMiB: BODY_BYTES / MiB,
+      refused: counts.refused,
+      ofWhichResetBeforeTheAnswer: counts.resets,
+      uploadsOver60sAnswered408: counts.timeouts,
+      acceptedSeconds,
+      rssMiB: {
+        idle: Math.round(idle / MiB),
+        peak: Math.round(peak / MiB),
+        after: Math.round(after / MiB),
+        bound: RSS_BOUND / MiB,
+      },
+      smallRequestMs: {
+        p50: Math.round(percentile(stalls, 50)),
+        max: Math.round(Math.max(...stalls)),
+        samples: stalls.length,
+        errors: probeErrors,
+      },
+    })}`,
+  );
+});
