@@ -29,15 +29,25 @@ function claimSet(owner: string, leaseUntil: number) {
   });
 }
 
-/** Due rows, longest-due first: ready, `next_attempt_at <= at`, and free or with a lease that ended. */
+/** Whether a row is due at `at`: ready, `next_attempt_at <= at`, and free or with a lease that ended. */
+function isDue(eb: AnyExpressionBuilder, spec: JobTableSpec, at: number): Expression<SqlBool> {
+  const due: Expression<SqlBool>[] = [
+    eb("next_attempt_at", "<=", at),
+    eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", at)]),
+  ];
+  if (spec.ready) due.push(spec.ready(eb));
+  return eb.and(due);
+}
+
+/** Due rows, longest-due first. */
 function dueIds(db: AnyKysely, spec: JobTableSpec, at: number, limit: number) {
-  let query = db
+  return db
     .selectFrom(spec.table)
     .select("id")
-    .where("next_attempt_at", "<=", at)
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", at)]));
-  if (spec.ready) query = query.where(spec.ready);
-  return query.orderBy("next_attempt_at").orderBy("id").limit(limit);
+    .where((eb) => isDue(eb, spec, at))
+    .orderBy("next_attempt_at")
+    .orderBy("id")
+    .limit(limit);
 }
 
 /**
@@ -66,10 +76,23 @@ export async function claimDueRows<Row>(
   return inTransaction(db, engine, async (trx) => {
     const ids = (await dueIds(trx, spec, at, limit).forUpdate().skipLocked().execute()).map((r) => r.id as string);
     if (ids.length === 0) return [];
-    const update = trx.updateTable(spec.table).set(claimSet(owner, leaseUntil)).where("id", "in", ids);
+    // The UPDATE asks again whether each row is due. The rows are locked by now, so this reads
+    // their newest version: should the engine's skip-locked read have judged a row on an older
+    // one (a lease another worker took and committed meanwhile), that row is left to its holder.
+    const update = trx
+      .updateTable(spec.table)
+      .set(claimSet(owner, leaseUntil))
+      .where("id", "in", ids)
+      .where((eb) => isDue(eb, spec, at));
     if (engine === "postgres") return (await update.returningAll().execute()) as Row[];
     await update.execute();
-    return (await trx.selectFrom(spec.table).selectAll().where("id", "in", ids).execute()) as Row[];
+    return (await trx
+      .selectFrom(spec.table)
+      .selectAll()
+      .where("id", "in", ids)
+      .where("lease_owner", "=", owner)
+      .where("lease_until", "=", leaseUntil)
+      .execute()) as Row[];
   });
 }
 
