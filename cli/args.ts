@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 
 export class UsageError extends Error {}
 
-export const USAGE = `Usage: flagpost <command> [options]
+export const USAGE = `Usage: flagpost <command> [options]     (flagpost <command> --help: that command alone)
 
 Commands:
   serve                          Run the /v1 API (and the dashboard) on SQLite or FLAGPOST_DB
@@ -47,62 +47,184 @@ Environment:
                     how often flag evaluation counts are stored (60000)
 `;
 
+type CommandName =
+  | "serve"
+  | "migrate"
+  | "keys create"
+  | "keys list"
+  | "keys revoke"
+  | "events purge"
+  | "events delete"
+  | "experiments results"
+  | "flags stale";
+
 export interface Command {
-  name:
-    | "serve"
-    | "migrate"
-    | "keys create"
-    | "keys list"
-    | "keys revoke"
-    | "events purge"
-    | "events delete"
-    | "experiments results"
-    | "flags stale"
-    | "help";
+  name: CommandName | "help" | "version";
   options: Record<string, string | boolean | undefined>;
   positionals: string[];
+  /** For "help": the command whose help to print; undefined prints the whole usage. */
+  topic?: CommandName;
 }
 
-/** Parses argv (without node and the script path) into one command. */
+interface CommandSpec {
+  /** The usage line after "flagpost ". */
+  usage: string;
+  summary: string;
+  /** The options it takes (string-valued unless listed in BOOLEAN_OPTIONS), with their help. */
+  options: Record<string, string>;
+  /** How many positional arguments (after the command words) it takes. */
+  positionals: number;
+}
+
+const BOOLEAN_OPTIONS = new Set(["json", "help", "version"]);
+
+/** Every command: its usage, options and arguments, for parsing and for per-command --help. */
+const COMMANDS: Record<CommandName, CommandSpec> = {
+  serve: {
+    usage: "serve",
+    summary:
+      "Run the /v1 API, the dashboard and the email worker until SIGINT/SIGTERM (environment: see flagpost --help)",
+    options: {},
+    positionals: 0,
+  },
+  migrate: {
+    usage: "migrate",
+    summary: "Create or upgrade the database schema of FLAGPOST_DB, then exit",
+    options: {},
+    positionals: 0,
+  },
+  "keys create": {
+    usage: 'keys create --scopes "<list>" [--name <name>]',
+    summary: "Create an API key; prints the key as the last line",
+    options: {
+      scopes:
+        "space- or comma-separated: full_access emails:send emails:read flags:read flags:write flags:evaluate events:write events:read",
+      name: "a label shown by keys list",
+    },
+    positionals: 0,
+  },
+  "keys list": {
+    usage: "keys list",
+    summary: "List API keys (never the keys themselves)",
+    options: {},
+    positionals: 0,
+  },
+  "keys revoke": {
+    usage: "keys revoke <id>",
+    summary: "Revoke an API key (its id from keys list)",
+    options: {},
+    positionals: 1,
+  },
+  "events purge": {
+    usage: "events purge --before <date>",
+    summary: "Delete events whose timestamp is before <date>",
+    options: { before: 'an ISO 8601 date or date-time with a zone, or "90d" (90 days ago)' },
+    positionals: 0,
+  },
+  "events delete": {
+    usage: "events delete --user <userId>",
+    summary: "Delete every event of one user (privacy requests)",
+    options: { user: "the userId whose events go" },
+    positionals: 0,
+  },
+  "experiments results": {
+    usage: "experiments results <id> --metric <event> [--control <variant>] [--from <ISO>] [--to <ISO>] [--json]",
+    summary: "Per-variant users, conversion, revenue per user, their statistics against the control, and the SRM check",
+    options: {
+      metric: "the conversion event",
+      control: "the variant the others are compared with",
+      from: "first instant counted (ISO 8601, inclusive)",
+      to: "end of the window (ISO 8601, exclusive)",
+      json: "print the results object instead of the table",
+    },
+    positionals: 1,
+  },
+  "flags stale": {
+    usage: "flags stale [--days <n>]",
+    summary:
+      "List flags not evaluated, or giving one result only, for <n> days, from the evaluation counts servers have stored",
+    options: { days: "the window in days (default 30)" },
+    positionals: 0,
+  },
+};
+
+/** Every option any command takes, typed, so `--scopes value` reads the value (unknown ones are refused below). */
+const PARSE_OPTIONS = Object.fromEntries([
+  ["help", { type: "boolean", short: "h" }],
+  ["version", { type: "boolean", short: "v" }],
+  ...Object.values(COMMANDS).flatMap((spec) =>
+    Object.keys(spec.options).map((o) => [o, { type: BOOLEAN_OPTIONS.has(o) ? "boolean" : "string" }]),
+  ),
+]) as Record<string, { type: "boolean" | "string"; short?: string }>;
+
+/** `flagpost <command> --help`: the command's usage line, what it does, and its options. */
+export function commandHelp(name: CommandName): string {
+  const spec = COMMANDS[name];
+  const width = Math.max(0, ...Object.keys(spec.options).map((o) => o.length + 2));
+  const options = Object.entries(spec.options).map(([o, text]) => `  --${o.padEnd(width)}  ${text}`);
+  return [
+    `Usage: flagpost ${spec.usage}`,
+    "",
+    spec.summary,
+    ...(options.length ? ["", "Options:", ...options] : []),
+    "",
+  ].join("\n");
+}
+
+/** The command named by the leading words of argv, if any (for help and error hints). */
+export function commandOf(argv: readonly string[]): CommandName | undefined {
+  const words = argv.filter((a) => !a.startsWith("-"));
+  const two = words.slice(0, 2).join(" ");
+  if (two in COMMANDS) return two as CommandName;
+  return words[0] !== undefined && words[0] in COMMANDS ? (words[0] as CommandName) : undefined;
+}
+
+/**
+ * Parses argv (without node and the script path) into one command. Every mistake is a UsageError
+ * in our words, naming the option or argument: unknown options, an option the command does not
+ * take, a missing value, extra arguments.
+ */
 export function parseCommand(argv: string[]): Command {
-  const { values, positionals } = parseArgs({
+  const { values, positionals, tokens } = parseArgs({
     args: argv,
     allowPositionals: true,
-    strict: true,
-    options: {
-      scopes: { type: "string" },
-      name: { type: "string" },
-      before: { type: "string" },
-      user: { type: "string" },
-      metric: { type: "string" },
-      control: { type: "string" },
-      from: { type: "string" },
-      to: { type: "string" },
-      json: { type: "boolean" },
-      days: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
+    strict: false,
+    tokens: true,
+    options: PARSE_OPTIONS,
   });
-  const [first, second, ...rest] = positionals;
-  if (values.help || first === undefined || first === "help") return { name: "help", options: values, positionals: [] };
-  if (first === "serve" || first === "migrate") {
-    if (second !== undefined) throw new UsageError(`"${first}" takes no arguments`);
-    return { name: first, options: values, positionals: [] };
+  if (values.version) return { name: "version", options: {}, positionals: [] };
+  const first = positionals[0];
+  const name = first === "help" ? commandOf(positionals.slice(1)) : commandOf(positionals);
+  if (values.help || first === undefined || first === "help")
+    return { name: "help", options: {}, positionals: [], topic: name };
+  if (name === undefined) throw new UsageError(`unknown command "${positionals.join(" ")}"`);
+  const spec = COMMANDS[name];
+  const options: Command["options"] = {};
+  for (const token of tokens) {
+    if (token.kind !== "option") continue;
+    const option = `--${token.name}`;
+    if (!(token.name in spec.options)) {
+      throw new UsageError(
+        Object.values(COMMANDS).some((c) => token.name in c.options)
+          ? `"${name}" does not take ${option}`
+          : `unknown option ${token.rawName}`,
+      );
+    }
+    if (BOOLEAN_OPTIONS.has(token.name)) {
+      if (token.value !== undefined) throw new UsageError(`${option} takes no value`);
+      options[token.name] = true;
+    } else {
+      if (token.value === undefined || token.value === "") throw new UsageError(`${option} needs a value`);
+      options[token.name] = token.value;
+    }
   }
-  if (first === "keys" && (second === "create" || second === "list" || second === "revoke")) {
-    return { name: `keys ${second}`, options: values, positionals: rest };
+  const rest = positionals.slice(name.split(" ").length);
+  if (rest.length > spec.positionals) {
+    throw new UsageError(
+      spec.positionals === 0
+        ? `"${name}" takes no arguments (got "${rest.join(" ")}")`
+        : `"${name}" takes ${spec.positionals} argument, got ${rest.length}`,
+    );
   }
-  if (first === "events" && (second === "purge" || second === "delete")) {
-    if (rest.length > 0) throw new UsageError(`"events ${second}" takes options only`);
-    return { name: `events ${second}`, options: values, positionals: [] };
-  }
-  if (first === "experiments" && second === "results") {
-    if (rest.length !== 1) throw new UsageError('"experiments results" takes one experiment id (a flag key)');
-    return { name: "experiments results", options: values, positionals: rest };
-  }
-  if (first === "flags" && second === "stale") {
-    if (rest.length > 0) throw new UsageError('"flags stale" takes options only');
-    return { name: "flags stale", options: values, positionals: [] };
-  }
-  throw new UsageError(`Unknown command "${positionals.join(" ")}"`);
+  return { name, options, positionals: rest };
 }

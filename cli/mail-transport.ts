@@ -21,6 +21,7 @@ export interface MailSetup {
   description: string;
 }
 
+/** A URL as it may be shown in a log line or an error: its password masked. */
 export function maskUrl(url: string): string {
   try {
     const parsed = new URL(url);

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
+import { readFileSync } from "node:fs";
 import { DEFAULT_STALE_AFTER_DAYS, type Flagpost, type FlagpostOptions, jsonLogger } from "../src/internal.js";
-import { parseCommand, USAGE, UsageError } from "./args.js";
+import { commandHelp, commandOf, parseCommand, USAGE, UsageError } from "./args.js";
 import { deleteUserEvents, parseBefore, purgeEvents } from "./events.js";
 import { experimentResults, resultsOptions } from "./experiments.js";
 import { listStaleFlags, parseStaleDays } from "./flags.js";
@@ -29,7 +30,10 @@ async function main(argv: string[]): Promise<void> {
   const command = parseCommand(argv);
   switch (command.name) {
     case "help":
-      process.stdout.write(USAGE);
+      process.stdout.write(command.topic === undefined ? USAGE : commandHelp(command.topic));
+      return;
+    case "version":
+      process.stdout.write(`${version()}\n`);
       return;
     case "serve":
       return serve(process.env);
@@ -71,15 +75,16 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** The package's version, from the package.json beside the build (dist/) or the source (cli/). */
+function version(): string {
+  return (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+}
+
 main(process.argv.slice(2)).catch(async (error: unknown) => {
-  if (
-    error instanceof UsageError ||
-    (error instanceof Error &&
-      error.name === "TypeError" &&
-      "code" in error &&
-      String(error.code).startsWith("ERR_PARSE_ARGS"))
-  ) {
-    process.stderr.write(`flagpost: ${error.message}\n\n${USAGE}`);
+  if (error instanceof UsageError) {
+    // One line, ending with where to read more: the usage of that command, not every command's.
+    const command = commandOf(process.argv.slice(2));
+    process.stderr.write(`flagpost: ${error.message}; see flagpost ${command ? `${command} ` : ""}--help\n`);
     process.exitCode = 2;
     return;
   }

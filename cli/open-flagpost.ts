@@ -1,16 +1,11 @@
 import { resolve } from "node:path";
 import { createFlagpost, type Flagpost, FlagpostError, type FlagpostOptions, type Logger } from "../src/internal.js";
+import { maskUrl } from "./mail-transport.js";
 import { DEFAULT_DATABASE, listenConnectFor, openDatabase, parseDatabaseUrl } from "./open-database.js";
 
-/** FLAGPOST_DB as it may be shown: a URL's password is masked. */
+/** FLAGPOST_DB as it may be shown: a URL's password is masked; a file path or :memory: as it is. */
 export function describeDatabase(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.protocol === "file:" ? url : parsed.toString();
-  } catch {
-    return url; // a file path or :memory:
-  }
+  return URL.canParse(url) && !url.startsWith("file:") ? maskUrl(url) : url;
 }
 
 /**

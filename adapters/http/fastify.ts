@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import { type Flagpost, FlagpostError } from "../../src/internal.js";
+import { DEFAULT_DASHBOARD_PATH, normalizeDashboardPath } from "./dashboard/serve.js";
 import { notFoundResponse } from "./error-body.js";
 import { createHandler, type HttpOptions } from "./handler.js";
 import { fromNodeRequest } from "./node.js";
@@ -57,13 +58,16 @@ function fastifyBodyError(error: Error): FlagpostError | undefined {
 }
 
 /**
- * A Fastify plugin serving /v1: `app.register(toFastify(fp))`, or with `{ prefix: "/api" }`.
+ * A Fastify plugin serving /v1 and the dashboard: `app.register(toFastify(fp))`, or with `{ prefix: "/api" }`.
  * Inside its own encapsulated context it swaps Fastify's body parsers for a pass-through, so
  * the raw stream reaches flagpost, which applies docs/api.md's 400/413/415 rules after the key check.
  * The app's parsers and limits elsewhere are untouched.
  */
 export function toFastify(fp: Flagpost, options?: HttpOptions): FastifyPlugin {
   const handle = createHandler(fp, options);
+  const dashboard = options?.dashboard;
+  const dashboardPath =
+    dashboard === false ? undefined : normalizeDashboardPath(dashboard?.path ?? DEFAULT_DASHBOARD_PATH);
   return async (instance) => {
     const prefix = instance.prefix;
 
@@ -103,5 +107,10 @@ export function toFastify(fp: Flagpost, options?: HttpOptions): FastifyPlugin {
     });
     instance.all("/v1", (request, reply) => serve(request, reply));
     instance.all("/v1/*", (request, reply) => serve(request, reply));
+    // Fastify routes only what is registered: the dashboard's paths too, as the other mounts serve them.
+    if (dashboardPath !== undefined) {
+      instance.all(dashboardPath, (request, reply) => serve(request, reply));
+      instance.all(`${dashboardPath}/*`, (request, reply) => serve(request, reply));
+    }
   };
 }

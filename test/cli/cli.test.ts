@@ -1,4 +1,5 @@
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,13 +34,28 @@ describe("flagpost CLI", () => {
     expect(listed.stdout).not.toContain(lines.at(-1)); // only the hash is stored; nothing prints the key
   });
 
-  it("refuses unknown scopes and commands with exit code 2 and the usage", async () => {
+  it("refuses unknown scopes, commands and options with exit code 2 and one line pointing to --help", async () => {
     const badScope = await runCli(["keys", "create", "--scopes", "flags:admin"], { FLAGPOST_DB: db });
     expect(badScope.code).toBe(2);
-    expect(badScope.stderr).toContain('Unknown scope "flags:admin"');
+    expect(badScope.stderr).toBe('flagpost: Unknown scope "flags:admin"; see flagpost keys create --help\n');
     const badCommand = await runCli(["launch"], { FLAGPOST_DB: db });
     expect(badCommand.code).toBe(2);
-    expect(badCommand.stderr).toContain("Usage: flagpost");
+    expect(badCommand.stderr).toBe('flagpost: unknown command "launch"; see flagpost --help\n');
+    const badOption = await runCli(["serve", "--prot", "80"], { FLAGPOST_DB: db });
+    expect(badOption.code).toBe(2);
+    expect(badOption.stderr).toBe("flagpost: unknown option --prot; see flagpost serve --help\n");
+  });
+
+  it("prints its version and one command's help", async () => {
+    const version = await runCli(["--version"], {});
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toBe(
+      (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version,
+    );
+    const help = await runCli(["events", "purge", "--help"], {});
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: flagpost events purge --before <date>\n/);
+    expect(help.stdout).not.toContain("keys create");
   });
 
   it("migrate creates the schema and is idempotent", async () => {

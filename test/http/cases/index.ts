@@ -1,6 +1,7 @@
 import { describe } from "vitest";
 import type { Variant } from "../../support/frameworks.js";
 import { authCases } from "./auth.js";
+import { dashboardCases } from "./dashboard.js";
 import { errorCases } from "./errors.js";
 import { flagCrudCases } from "./flags-crud.js";
 import { flagEvaluateCases } from "./flags-evaluate.js";
@@ -31,6 +32,7 @@ export function httpCases(variant: Variant, options: PropertyOptions = { numRuns
     rateLimitCases(variant.start);
     internalErrorCases(variant.start);
     loggingCases(variant.start);
+    dashboardCases(variant.start);
     propertyCases(variant.start, options);
   });
 }
