@@ -45,6 +45,13 @@ Environment:
                     the Redis at FLAGPOST_REDIS_URL, e.g. redis://127.0.0.1:6379)
   FLAGPOST_INSIGHTS_FLUSH_MS
                     how often flag evaluation counts are stored (60000)
+  FLAGPOST_INBOUND_SMTP_PORT       port of the SMTP listener for DSN/ARF reports (unset: none);
+  FLAGPOST_INBOUND_SMTP_HOST, FLAGPOST_INBOUND_SMTP_MAX_BYTES, FLAGPOST_INBOUND_SMTP_DOMAINS
+                    its address (127.0.0.1), largest message (10485760), recipient domains
+                    (FLAGPOST_BOUNCE_DOMAIN; unset: any)
+  FLAGPOST_INBOUND_SES_TOPIC_ARNS, FLAGPOST_INBOUND_SENDGRID_PUBLIC_KEY,
+  FLAGPOST_INBOUND_MAILGUN_SIGNING_KEY, FLAGPOST_INBOUND_POSTMARK_USER/_PASSWORD
+                    enable POST /v1/inbound/{ses,sendgrid,mailgun,postmark} (docs/emails.md)
 `;
 
 type CommandName =

@@ -9,6 +9,7 @@ import { DEFAULT_DATABASE } from "./open-database.js";
 import { describeDatabase, openFlagpost } from "./open-flagpost.js";
 import { webhookOptionsFrom } from "./webhook-settings.js";
 import { openRateLimit } from "./rate-limit.js";
+import { inboundOptionsFrom, inboundSmtpFrom, reportParserFor, startInboundListener } from "./inbound-settings.js";
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -71,10 +72,13 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const insights = {
     flushIntervalMs: positiveIntegerFrom(env, "FLAGPOST_INSIGHTS_FLUSH_MS", DEFAULT_INSIGHTS_FLUSH_MS),
   };
+  const inbound = inboundOptionsFrom(env);
+  const inboundSmtp = inboundSmtpFrom(env);
+  const reportParser = await reportParserFor(inboundSmtp);
   const fp = await openFlagpost(
     env,
     logger,
-    { transport: mail.transport, emailWorker, webhooks, insights },
+    { transport: mail.transport, emailWorker, webhooks, insights, ...(reportParser ? { reportParser } : {}) },
     { listen: true },
   );
   logger.info("mail transport", { transport: mail.transport.name, target: mail.description });
@@ -92,10 +96,12 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
     toNodeHandler(fp, {
       logRequests: true,
       logger,
+      inbound,
       ...(bodyBudget === undefined ? {} : { bodyBudget }),
       ...(rateLimit.options && { rateLimit: rateLimit.options }),
     }),
   );
+  let listener: Awaited<ReturnType<typeof startInboundListener>> | undefined;
 
   // Signal handlers go in before the server listens (and before "listening" is logged): a signal
   // that arrives earlier would otherwise meet Node's default handler and kill the process mid-write.
@@ -108,14 +114,17 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
     // force after the grace period.
     const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     force.unref();
+    // The report listener closes first (its messages in flight are stored), then storage.
     const closeStorage = () =>
-      Promise.all([fp.close(), rateLimit.close()]).then(
-        () => logger.info("stopped"),
-        (error: unknown) => {
-          logger.error("shutdown failed", { error: error instanceof Error ? error.name : String(error) });
-          process.exitCode = 1;
-        },
-      );
+      Promise.resolve(listener?.close())
+        .then(() => Promise.all([fp.close(), rateLimit.close()]))
+        .then(
+          () => logger.info("stopped"),
+          (error: unknown) => {
+            logger.error("shutdown failed", { error: error instanceof Error ? error.name : String(error) });
+            process.exitCode = 1;
+          },
+        );
     if (server.listening) {
       server.close(() => void closeStorage());
       server.closeIdleConnections();
@@ -139,6 +148,12 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   // would be shown once and lost. Requests arriving meanwhile are checked against storage as usual.
   try {
     await ensureStartupKey(fp, env.FLAGPOST_API_KEY, { out: (line) => process.stdout.write(`${line}\n`) });
+    if (inboundSmtp && !stopping) {
+      const started = await startInboundListener(inboundSmtp, (raw) => fp.emails.ingestReport(raw), logger);
+      // A signal during the start found no listener to close: close it here.
+      if (stopping) await started.close();
+      else listener = started;
+    }
   } catch (error) {
     if (stopping) return; // a signal closed storage under the key check: the shutdown is under way
     server.close();

@@ -14,7 +14,16 @@ import { ANONYMOUS_DEFAULTS, DEFAULT_KEY_LIMIT, type RateLimitOptions, RateLimit
 import { SharedRateLimiter } from "./shared-rate-limit.js";
 import { Router } from "./router.js";
 import { allRoutes } from "./routes/index.js";
-import type { HttpRequest, HttpResponse, RequestBody, Route, RouteContext } from "./types.js";
+import { respondToProvider } from "./provider-request.js";
+import type { InboundOptions } from "./routes/inbound.js";
+import {
+  type HttpRequest,
+  type HttpResponse,
+  type KeyRoute,
+  PROVIDER_AUTH,
+  type RequestBody,
+  type RouteContext,
+} from "./types.js";
 
 export interface HttpOptions {
   /** Largest request body in bytes for routes without their own limit. Default 1 MiB. */
@@ -32,6 +41,8 @@ export interface HttpOptions {
   logger?: Logger;
   /** The flags dashboard: served at "/dashboard" unless `false`; `path` moves it. */
   dashboard?: DashboardOptions | false;
+  /** Delivery-report webhooks (`/v1/inbound/{provider}`): each provider's secret; one left out answers 404. */
+  inbound?: InboundOptions;
 }
 
 /** Handles a request, or returns undefined when the path is not flagpost's (the app's next handler). */
@@ -109,7 +120,7 @@ function hrefFor(basePath: string) {
  * at, so an unauthenticated client learns nothing about what exists.
  */
 export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler {
-  const router = new Router(allRoutes(fp));
+  const router = new Router(allRoutes(fp, options.inbound));
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? {}, fp.clock);
   const logger = options.logger ? asLogger(options.logger) : fp.logger;
@@ -135,6 +146,15 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
   let ready = false;
 
   async function respond(request: HttpRequest, rateHeaders: Record<string, string>): Promise<HttpResponse> {
+    const match = router.match(request.method, request.path);
+    // A mail provider's webhook carries no flagpost key: it authenticates inside its route.
+    if (match.kind === "found" && match.route.scope === PROVIDER_AUTH) {
+      if (!ready) {
+        await fp.ready();
+        ready = true;
+      }
+      return respondToProvider(match.route, request, rateHeaders, { limiter, budget, logger });
+    }
     const token = bearerToken(request.headers.authorization);
     if (token === undefined) {
       const decision = anonymousLimiter?.take(addressOf(request), rateHeaders);
@@ -173,7 +193,6 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
         rateHeaders,
       );
 
-    const match = router.match(request.method, request.path);
     if (match.kind === "none")
       return errorResponse(
         router.styleFor(request.path),
@@ -187,7 +206,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       );
       return errorResponse(router.styleFor(request.path), error, { ...rateHeaders, allow: match.allow.join(", ") });
     }
-    const route: Route = match.route;
+    const route = match.route as KeyRoute; // provider routes were answered above
     const routeStyle = route.style;
     if (!hasScope(apiKey.scopes, route.scope)) {
       return errorResponse(

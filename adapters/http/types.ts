@@ -59,7 +59,8 @@ export interface RouteResult {
   headers?: Record<string, string>;
 }
 
-export interface Route {
+/** A route called with a flagpost API key holding `scope`. */
+export interface KeyRoute {
   method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
   /** Segments starting with ":" are parameters: "/v1/flags/:key/evaluate". */
   path: string;
@@ -72,3 +73,23 @@ export interface Route {
   bodyLimit?: number;
   handle(ctx: RouteContext): Promise<RouteResult>;
 }
+
+/**
+ * The "scope" of a route a mail provider calls (`/v1/inbound/{provider}`): providers cannot send
+ * a flagpost key, so such a route takes none and authenticates the provider's own way (its
+ * signature or Basic credentials) inside `receive`, before reading anything else.
+ */
+export const PROVIDER_AUTH = "provider";
+
+/** A route a mail provider calls: no API key; the raw body, since signatures cover its bytes. */
+export interface ProviderRoute {
+  method: "POST";
+  path: string;
+  scope: typeof PROVIDER_AUTH;
+  style: ErrorStyle;
+  bodyLimit: number;
+  /** MUST refuse (missing_signature / invalid_signature) before it looks at or changes anything. */
+  receive(request: { headers: Readonly<Record<string, string | undefined>>; body: Uint8Array }): Promise<RouteResult>;
+}
+
+export type Route = KeyRoute | ProviderRoute;

@@ -6,7 +6,9 @@ import { Kysely, SqliteDialect } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
 import { allRoutes } from "../../adapters/http/routes/index.js";
+import { PROVIDER_AUTH, type ProviderRoute } from "../../adapters/http/types.js";
 import { hasScope, SCOPES, type Scope } from "../../src/internal.js";
+import { sendgridKeys } from "../inbound/support/provider-requests.js";
 import { answerOf } from "./support/answers.js";
 import { startApp, type TestApp } from "../support/servers.js";
 
@@ -14,8 +16,10 @@ import { startApp, type TestApp } from "../support/servers.js";
  * Issue 11, "Auth": the route × scope matrix, generated from the route table itself, so a route
  * added later is in it at once: with a key holding any one scope, every route answers 403
  * restricted_api_key exactly when the scope does not cover the route's, and never 401/403
- * otherwise. Then the Bearer header's edge cases, and how soon a revocation made by another
- * process is honoured.
+ * otherwise. Routes a mail provider calls (`scope: "provider"`) take no key at all: whatever key
+ * is sent, and with none, they answer 401 until the provider's signature is there — so a route
+ * declared without any check fails here too. Then the Bearer header's edge cases, and how soon a
+ * revocation made by another process is honoured.
  */
 describe("auth matrix from the route table", () => {
   let app: TestApp;
@@ -23,7 +27,14 @@ describe("auth matrix from the route table", () => {
   let emailId = "";
 
   beforeAll(async () => {
-    app = await startApp({ http: { rateLimit: false } });
+    // Every provider configured: an unconfigured one would answer 404 and prove nothing.
+    const inbound = {
+      ses: { topicArns: ["arn:aws:sns:eu-west-1:123456789012:ses-notifications"] },
+      sendgrid: { publicKey: sendgridKeys().verificationKey },
+      mailgun: { signingKey: "matrix-signing-key" },
+      postmark: { user: "postmark", password: "matrix-password" },
+    };
+    app = await startApp({ http: { rateLimit: false, inbound } });
     for (const scope of SCOPES) keys.set(scope, (await app.fp.keys.create({ name: scope, scopes: [scope] })).key);
     emailId = (await app.fp.emails.send({ from: "a@example.com", to: "b@example.com", subject: "s", text: "t" })).id;
   });
@@ -41,6 +52,10 @@ describe("auth matrix from the route table", () => {
     expect(table.length).toBeGreaterThanOrEqual(14);
     let cells = 0;
     for (const route of table) {
+      if (route.scope === PROVIDER_AUTH) {
+        cells += await providerCells(route);
+        continue;
+      }
       expect(SCOPES, `${route.method} ${route.path} has scope ${String(route.scope)}`).toContain(route.scope);
       for (const scope of SCOPES) {
         const path = pathOf(route.path);
@@ -73,6 +88,30 @@ describe("auth matrix from the route table", () => {
     }
     expect(cells).toBe(table.length * SCOPES.length);
   }, 120_000);
+
+  /** A provider route answers 401 missing_signature to every key, and to no key: keys do not open it. */
+  async function providerCells(route: ProviderRoute): Promise<number> {
+    expect(SCOPES as readonly string[]).not.toContain(route.scope);
+    let cells = 0;
+    for (const scope of [...SCOPES, undefined]) {
+      const response = await fetch(app.url + route.path, {
+        method: route.method,
+        headers: {
+          "content-type": "application/json",
+          ...(scope === undefined ? {} : { authorization: `Bearer ${keys.get(scope)}` }),
+        },
+        body: "{}",
+      });
+      const answer = answerOf(response.status, await response.text());
+      const cell = `${route.method} ${route.path} with ${scope === undefined ? "no key" : `only "${scope}"`}`;
+      expect({ status: answer.status, code: answer.code }, `${cell}: ${answer.message}`).toEqual({
+        status: 401,
+        code: "missing_signature",
+      });
+      if (scope !== undefined) cells += 1;
+    }
+    return cells;
+  }
 
   it("parses the Bearer header strictly", async () => {
     const key = keys.get("full_access")!;

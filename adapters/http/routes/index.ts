@@ -7,12 +7,13 @@ import { flagStreamRoutes } from "./flag-stream.js";
 import { eventRoutes } from "./events.js";
 import { experimentRoutes } from "./experiments.js";
 import { flagRoutes } from "./flags.js";
+import { type InboundOptions, inboundRoutes } from "./inbound.js";
 import { webhookRoutes } from "./webhooks.js";
 import { flagScheduleRoutes } from "./flag-schedules.js";
 import { suppressionRoutes } from "./suppressions.js";
 
-/** Every /v1 route. Each service contributes its own list. */
-export function allRoutes(fp: Flagpost): Route[] {
+/** Every /v1 route. Each service contributes its own list; `inbound` configures the provider webhooks. */
+export function allRoutes(fp: Flagpost, inbound?: InboundOptions): Route[] {
   // The snapshot, stream and access routes go first: the router takes the first match, and /v1/flags/:key would match them too.
   return [
     ...flagSnapshotRoutes(fp),
@@ -25,5 +26,6 @@ export function allRoutes(fp: Flagpost): Route[] {
     ...emailRoutes(fp),
     ...webhookRoutes(fp),
     ...suppressionRoutes(fp),
+    ...inboundRoutes((reports) => fp.emails.applyReports(reports), inbound),
   ];
 }

@@ -1,0 +1,59 @@
+import { errorFields, FlagpostError, type Logger } from "../../src/internal.js";
+import { type BodyBudget, BODY_RETRY_AFTER, budgetExceeded, bytesToHold } from "./body-budget.js";
+import { errorResponse, jsonResponse } from "./error-body.js";
+import type { RateLimiter } from "./rate-limit.js";
+import type { HttpRequest, HttpResponse, ProviderRoute } from "./types.js";
+
+export interface ProviderRequestContext {
+  limiter: RateLimiter | undefined;
+  budget: BodyBudget | undefined;
+  logger: Logger;
+}
+
+/**
+ * A request to a provider route (`/v1/inbound/{provider}`), which carries no flagpost key: the
+ * route's own bucket is charged (the key limits, shared by every sender of that provider), the
+ * raw body is read within the route's limit and the body budget, and the route authenticates it.
+ * A body some middleware already parsed (`express.json()` in front of flagpost) has lost the
+ * bytes its signature covers, so it cannot be accepted.
+ */
+export async function respondToProvider(
+  route: ProviderRoute,
+  request: HttpRequest,
+  rateHeaders: Record<string, string>,
+  context: ProviderRequestContext,
+): Promise<HttpResponse> {
+  const decision = context.limiter?.take(`inbound ${route.path}`, rateHeaders);
+  if (decision && !decision.allowed)
+    return errorResponse(
+      route.style,
+      new FlagpostError("rate_limit_exceeded", "Too many requests; retry after the time in Retry-After"),
+      rateHeaders,
+    );
+  let held = 0;
+  if (context.budget && request.body.kind === "stream") {
+    const bytes = bytesToHold(request.headers["content-length"], route.bodyLimit);
+    if (!context.budget.tryReserve(bytes))
+      return errorResponse(route.style, budgetExceeded(), { ...rateHeaders, "retry-after": BODY_RETRY_AFTER });
+    held = bytes;
+  }
+  try {
+    if (request.body.kind === "parsed")
+      throw new FlagpostError(
+        "invalid_signature",
+        "The body was parsed before flagpost read it, so its signature cannot be checked: mount flagpost before body parsers such as express.json()",
+      );
+    const body = request.body.kind === "none" ? new Uint8Array(0) : await request.body.read(route.bodyLimit);
+    const result = await route.receive({ headers: request.headers, body });
+    return jsonResponse(result.status, result.body, rateHeaders);
+  } catch (error) {
+    if (!(error instanceof FlagpostError) || error.code === "internal_server_error" || error.code === "unavailable") {
+      context.logger.error("request failed", { method: request.method, path: request.path, ...errorFields(error) });
+    }
+    const extra: Record<string, string> =
+      error instanceof FlagpostError && error.code === "payload_too_large" ? { connection: "close" } : {};
+    return errorResponse(route.style, error, { ...rateHeaders, ...extra });
+  } finally {
+    context.budget?.release(held);
+  }
+}

@@ -1,0 +1,131 @@
+import nodemailer from "nodemailer";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { type InboundSmtp, mailReportParser, startInboundSmtp } from "../../adapters/inbound/index.js";
+import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
+import { createFlagpost, type Flagpost, silentLogger, type Storage } from "../../src/internal.js";
+import { type ReceivedMessage, type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";
+import { describeEachStorage } from "../support/storage-backends.js";
+import { arfFor, dsnFor } from "./support/reports-for.js";
+
+/**
+ * The loop the issue asks for, over real SMTP on every storage: flagpost sends through its
+ * outbox to a local SMTP sink (the "next hop"), the test answers as the recipient's mail system
+ * would — a DSN or an ARF report mailed to flagpost's inbound listener, addressed to the VERP
+ * envelope sender the sink saw — and the email moves: bounced (address suppressed, the next send
+ * to it suppressed without reaching the sink), delivered, complained.
+ */
+const BOUNCE_DOMAIN = "bounce.acme.example";
+const from = "Acme <hello@acme.example>";
+
+describeEachStorage("DSN and ARF reports end to end", (storage: () => Storage) => {
+  let sink: SmtpSink;
+  let listener: InboundSmtp;
+  let fp: Flagpost;
+
+  beforeEach(async () => {
+    sink = await startSmtpSink();
+    fp = createFlagpost({
+      storage: storage(),
+      logger: silentLogger,
+      transport: nodemailerTransport(
+        nodemailer.createTransport({ host: "127.0.0.1", port: sink.port, secure: false, ignoreTLS: true }),
+        { name: "smtp", closeTransporter: true },
+      ),
+      reportParser: mailReportParser(),
+      emailWorker: { autoStart: false, bounceDomain: BOUNCE_DOMAIN },
+    });
+    await fp.ready();
+    listener = await startInboundSmtp({ domains: [BOUNCE_DOMAIN], ingest: (raw) => fp.emails.ingestReport(raw) });
+  });
+  afterEach(async () => {
+    await listener.close();
+    await fp.close();
+    await sink.close();
+  });
+
+  /** Sends one email through the outbox and returns it with what the sink received. */
+  async function sendOne(to: string): Promise<{ id: string; received: ReceivedMessage }> {
+    const { id } = await fp.emails.send({ from, to, subject: "Welcome", text: "Hello" });
+    expect(await fp.emails.worker!.runOnce()).toBe(1);
+    expect((await fp.emails.get(id)).status).toBe("sent");
+    const received = sink.received.at(-1)!;
+    expect(received.envelope.from).toBe(`bounces+${id}@${BOUNCE_DOMAIN}`);
+    return { id, received };
+  }
+
+  /** Mails a report to the listener as the recipient's MTA would, to the address it names. */
+  async function report(to: string, raw: string): Promise<void> {
+    const mta = nodemailer.createTransport({ host: "127.0.0.1", port: listener.port, secure: false, ignoreTLS: true });
+    try {
+      const info = await mta.sendMail({ envelope: { from: "", to }, raw });
+      expect(info.response).toMatch(/^250/);
+    } finally {
+      mta.close();
+    }
+  }
+
+  it("a DSN with Action: failed, 5.1.1 → bounced, the address suppressed, the next send to it suppressed", async () => {
+    const { id, received } = await sendOne("ann@example.org");
+    const dsn = dsnFor(received, {
+      recipient: "ann@example.org",
+      action: "failed",
+      status: "5.1.1",
+      diagnostic: "550 5.1.1 <ann@example.org>: Recipient address rejected: User unknown",
+    });
+    await report(received.envelope.from, dsn);
+
+    const bounced = await fp.emails.get(id);
+    expect(bounced.status).toBe("bounced");
+    const event = (await fp.emails.events(id)).at(-1)!;
+    expect(event.type).toBe("bounced");
+    expect(await fp.storage.suppressions.getSuppression("ann@example.org")).toMatchObject({
+      email: "ann@example.org",
+      origin: "bounce",
+    });
+
+    const again = await fp.emails.send({ from, to: "Ann@Example.org", subject: "Again", text: "Hello?" });
+    await fp.emails.worker!.runOnce();
+    expect(await fp.emails.get(again.id)).toMatchObject({ status: "failed", failure_reason: "suppressed" });
+    expect(sink.received).toHaveLength(1); // the second email never reached the next hop
+  });
+
+  it("a DSN with Action: delivered → delivered", async () => {
+    const { id, received } = await sendOne("bob@example.org");
+    await report(
+      received.envelope.from,
+      dsnFor(received, {
+        recipient: "bob@example.org",
+        action: "delivered",
+        status: "2.0.0",
+        diagnostic: "250 2.0.0 OK",
+      }),
+    );
+    const email = await fp.emails.get(id);
+    expect(email.status).toBe("delivered");
+    expect(email.delivered_at).toBeDefined();
+    expect(await fp.storage.suppressions.getSuppression("bob@example.org")).toBeUndefined();
+  });
+
+  it("an ARF complaint → complained, the address suppressed", async () => {
+    const { id, received } = await sendOne("carol@example.org");
+    await report(`fbl@${BOUNCE_DOMAIN}`, arfFor(received, "carol@example.org"));
+    expect((await fp.emails.get(id)).status).toBe("complained");
+    expect(await fp.storage.suppressions.getSuppression("carol@example.org")).toMatchObject({ origin: "complaint" });
+  });
+
+  it("a report about no email it knows is answered 250 and kept as unmatched", async () => {
+    const { received } = await sendOne("dan@example.org");
+    const stranger = {
+      ...received,
+      envelope: { ...received.envelope, from: `bounces+0192b3c4-d5e6-7f80-9a1b-2c3d4e5f6aff@${BOUNCE_DOMAIN}` },
+    };
+    const raw = dsnFor(stranger, {
+      recipient: "dan@example.org",
+      action: "failed",
+      status: "5.1.1",
+      diagnostic: "550 no",
+    }).replace(/^Message-ID:.*$/im, "Message-ID: <somebody-else@example.net>");
+    await report(stranger.envelope.from, raw);
+    expect(await fp.storage.deliveryReports.listUnmatchedReports({ limit: 10 })).toHaveLength(1);
+  });
+});
