@@ -227,7 +227,13 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
     if (route.body && budget && request.body.kind === "stream") {
       const bytes = bytesToHold(request.headers["content-length"], limit);
       if (!budget.tryReserve(bytes))
-        return errorResponse(routeStyle, budgetExceeded(), { ...rateHeaders, "retry-after": BODY_RETRY_AFTER });
+        // Closing the connection spares reading the refused body: Node would otherwise read and
+        // discard all of it to keep the connection alive, and every retry would cost that again.
+        return errorResponse(routeStyle, budgetExceeded(), {
+          ...rateHeaders,
+          "retry-after": BODY_RETRY_AFTER,
+          connection: "close",
+        });
       held = bytes;
     }
     try {

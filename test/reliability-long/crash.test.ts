@@ -135,9 +135,10 @@ async function crashRun(backend: Backend, seed: number): Promise<void> {
     expect(rows).toEqual([{ integrity_check: "ok" }]);
   }
   const recovery = recoverySeconds(emails.sent, lives, firstArrival);
-  expect(recovery.worstMs, `an email waited ${recovery.worstMs} ms after its restart`).toBeLessThanOrEqual(
-    RECOVERY_BOUND_MS,
-  );
+  // Soft: the figures below are printed even when the bound is missed.
+  expect
+    .soft(recovery.worstMs, `an email waited ${recovery.worstMs} ms after its restart`)
+    .toBeLessThanOrEqual(RECOVERY_BOUND_MS);
   expect(await stopGracefully(current!)).toBe(0);
 
   const interrupted = outcomes.filter((o) => o.interrupted > 0).length;
@@ -156,7 +157,12 @@ async function crashRun(backend: Backend, seed: number): Promise<void> {
       requestsInterrupted: interrupted,
       requestsRefused409or503: outcomes.filter((o) => o.refused > 0).length,
       emailsAcceptedBeforeARestart: recovery.count,
-      recoverySeconds: { p50: percentile(recovery.all, 50) / 1000, max: recovery.worstMs / 1000 },
+      recoverySeconds: {
+        p50: percentile(recovery.all, 50) / 1000,
+        p99: percentile(recovery.all, 99) / 1000,
+        max: recovery.worstMs / 1000,
+        overBound: recovery.all.filter((ms) => ms > RECOVERY_BOUND_MS).length,
+      },
       restartSeconds: lives.slice(1).map((life, i) => (life.listeningAt - lives[i]!.killedAt!) / 1000),
     })}`,
   );

@@ -96,13 +96,14 @@ async function severalProcesses(
   const emails = await checkStoredEmails(database.db, outcomes, sink, 180_000);
   const drainSeconds = (Date.now() - started) / 1000;
   expect(emails.delivered).toBe(EMAILS);
-  expect(emails.duplicated, "emails sent twice without any crash").toBe(0);
+  // Soft checks here and below: every phase runs and its figures are printed even when one misses.
+  expect.soft(emails.duplicated, "emails sent twice without any crash").toBe(0);
   expect(processes.every(isRunning)).toBe(true);
 
   // 2. Flag propagation between the three.
   const propagation = await measurePropagation(processes, propagationRounds);
-  expect(percentile(propagation, 50), "propagation p50 (ms)").toBeLessThan(bounds.p50);
-  expect(percentile(propagation, 99), "propagation p99 (ms)").toBeLessThan(bounds.p99);
+  expect.soft(percentile(propagation, 50), "propagation p50 (ms)").toBeLessThan(bounds.p50);
+  expect.soft(percentile(propagation, 99), "propagation p99 (ms)").toBeLessThan(bounds.p99);
 
   // 3. Kill one while it holds leases on emails mid-send.
   const victim = processes[0]!;
@@ -138,11 +139,11 @@ async function severalProcesses(
   const sentByOthersAfter = (id: string) =>
     (arrivals.get(id) ?? []).find((at) => at >= killedAt) ?? Number.POSITIVE_INFINITY;
   const recoveryMs = Math.max(...[...leased].map((id) => sentByOthersAfter(id) - killedAt));
-  expect(recoveryMs, "the killed process's leased emails were sent by the others within 40 s").toBeLessThanOrEqual(
-    RECOVERY_BOUND_MS,
-  );
+  expect
+    .soft(recoveryMs, "the killed process's leased emails were sent by the others within 40 s")
+    .toBeLessThanOrEqual(RECOVERY_BOUND_MS);
   // Copies beyond one only for emails the killed process held (it may have handed them over).
-  for (const messageId of afterKill.twice) expect(leased.has(messageId), messageId).toBe(true);
+  for (const messageId of afterKill.twice) expect.soft(leased.has(messageId), messageId).toBe(true);
   const copies = copiesByMessageId(sink);
   const survivors = processes.slice(1);
   for (const p of survivors) expect(await stopGracefully(p)).toBe(0);

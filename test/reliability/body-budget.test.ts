@@ -33,6 +33,8 @@ describe("body budget", () => {
     const refused = await app.call("POST", "/v1/flags", { key: "while-full" });
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBe("1");
+    // The refused body is not read: the connection closes instead of draining it.
+    expect(refused.headers.get("connection")).toBe("close");
     expect(await refused.json()).toMatchObject({ error: { code: "unavailable" } });
     expect((await app.call("GET", "/v1/flags")).status).toBe(200); // requests without a body are not held back
 
