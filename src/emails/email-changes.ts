@@ -15,11 +15,9 @@ const MAX_REPORT_AHEAD_MS = 24 * 60 * 60 * 1000;
 /** A change tried this often when the email changes between reading it and storing the change. */
 const ROUNDS = 3;
 
-export interface UpdateEmailRequest {
-  scheduled_at: string;
-}
-
 const updateSchema = z.strictObject({ scheduled_at: scheduledAtSchema });
+/** What `update` accepts (the JSON body of PATCH /v1/emails/{id}). */
+export type UpdateEmailRequest = z.input<typeof updateSchema>;
 
 /** What a report says went wrong, for the `bounce.message` / `failed.reason` of its webhook. */
 function reportReason(detail: Record<string, unknown>): string {
