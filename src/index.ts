@@ -23,6 +23,7 @@ export type {
 } from "./flags/flag-client.js";
 export type { EmailService, IdempotencyOptions, SendBatchOptions } from "./emails/email-service.js";
 export type { ReportResult } from "./emails/report-application.js";
+export type { UpdateEmailRequest } from "./emails/email-changes.js";
 export type {
   ListSuppressionsInput,
   SuppressionListEntry,
@@ -90,7 +91,7 @@ export type {
   Variant,
 } from "./flags/schema.js";
 export type { BatchValidation, EmailEventRequest, ExternalEventType, SendEmailRequest } from "./emails/schema.js";
-export type { BatchResult, EmailEventView, EmailSummary, EmailView } from "./emails/views.js";
+export type { BatchResult, EmailEventView, EmailListView, EmailSummary, EmailView } from "./emails/views.js";
 export type { AcceptedEvent, EventPage, EventProperties, QueryEventsInput, TrackEventInput } from "./events/schema.js";
 export type { ExperimentResults, ExperimentResultsInput, VariantResult, VersusControl } from "./experiments/schema.js";
 export type { CreateWebhookInput, UpdateWebhookInput } from "./webhooks/schema.js";

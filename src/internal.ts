@@ -39,6 +39,7 @@ export { type IdempotencyOptions } from "./emails/email-service.js";
 export { type OutboxWorkerOptions } from "./emails/outbox-worker.js";
 export type { DeliveryReport, ReportParser } from "./emails/reports.js";
 export type { ListSuppressionsInput } from "./emails/suppression-service.js";
+export type { UpdateEmailRequest } from "./emails/email-changes.js";
 export { DEFAULT_RETRY_POLICY, retryDelay, delayCeiling } from "./jobs/retry-policy.js";
 export { TRANSITIONS, applyTransition, sourcesOf, EMAIL_STATUSES } from "./emails/lifecycle.js";
 export { parseAddress } from "./emails/addresses.js";

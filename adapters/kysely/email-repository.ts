@@ -5,19 +5,34 @@ import type {
   EmailRecord,
   EmailRepository,
   EmailRetry,
+  EmailListEntry,
+  EmailReschedule,
   EmailTransition,
   IdempotencyCompletion,
+  PageRequest,
 } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
 import { guard } from "./driver-errors.js";
 import { recordDomainEvents } from "./domain-events.js";
-import { type Db, type EmailRow, eventRow, firstEvent, INSERT_CHUNK, toEvent, toRecord, toRow } from "./email-rows.js";
+import {
+  type Db,
+  type EmailRow,
+  eventRow,
+  firstEvent,
+  INSERT_CHUNK,
+  LIST_COLUMNS,
+  toEvent,
+  toListEntry,
+  toRecord,
+  toRow,
+} from "./email-rows.js";
 import { recordOutcomesIn } from "./email-outcomes.js";
-import { retryUpdate, transitionUpdate, updateAndAppend } from "./email-updates.js";
+import { rescheduleUpdate, retryUpdate, transitionUpdate, updateAndAppend } from "./email-updates.js";
 import { completeClaim } from "./idempotency-repository.js";
 import { toEpochMs } from "./row-codec.js";
 import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
 import { inTransaction } from "./transaction.js";
+import { pageQuery } from "./webhook-repository.js";
 
 /** The outbox as a jobs-shaped table: due while queued. */
 const OUTBOX: JobTableSpec = { table: "flagpost_emails", ready: (eb) => eb("status", "=", "queued") };
@@ -73,6 +88,35 @@ export class KyselyEmailRepository implements EmailRepository {
       const row = await this.#db.selectFrom("flagpost_emails").selectAll().where("id", "=", id).executeTakeFirst();
       return row && toRecord(row);
     });
+  }
+
+  async listEmails(page: PageRequest): Promise<EmailListEntry[]> {
+    return guard(this.#engine, "list the emails", async () => {
+      const base = this.#db.selectFrom("flagpost_emails").select([...LIST_COLUMNS]);
+      const { query, reversed } = pageQuery(base, "id", page);
+      const rows = (await query.execute()) as Parameters<typeof toListEntry>[0][];
+      // Rows stored before the summary column: their headline comes from the content.
+      const older = rows.filter((row) => row.summary === null).map((row) => row.id);
+      const contents = new Map<string, string>();
+      if (older.length > 0) {
+        const full = await this.#db
+          .selectFrom("flagpost_emails")
+          .select(["id", "content"])
+          .where("id", "in", older)
+          .execute();
+        for (const row of full) contents.set(row.id, row.content);
+      }
+      const entries = rows.map((row) => toListEntry(row, contents.get(row.id)));
+      return reversed ? entries.reverse() : entries;
+    });
+  }
+
+  async rescheduleEmail(id: string, change: EmailReschedule): Promise<EmailRecord | undefined> {
+    return guard(this.#engine, "reschedule the email", () =>
+      inTransaction(this.#db, this.#engine, (trx) =>
+        updateAndAppend(trx, this.#engine, id, rescheduleUpdate(trx, id, change), change.event, change.events),
+      ),
+    );
   }
 
   async findEmailByProviderMessageId(providerMessageId: string): Promise<EmailRecord | undefined> {

@@ -2,11 +2,14 @@ import type { Insertable, Kysely, Selectable, Transaction, UpdateQueryBuilder, U
 import type {
   EmailContent,
   EmailEvent,
+  EmailHeadline,
+  EmailListEntry,
   EmailEventType,
   EmailRecord,
   EmailStatus,
   NewEmailEvent,
 } from "../../src/storage/index.js";
+import { headlineOf } from "../../src/emails/message.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";
 import type { EmailEventsTable, EmailsTable, FlagpostTables } from "./tables.js";
 
@@ -24,10 +27,32 @@ function optionalIso(value: number | string | bigint | null): string | undefined
   return value === null ? undefined : toIso(value);
 }
 
-export function toRecord(row: EmailRow): EmailRecord {
-  const record: EmailRecord = {
+/** Every column but the content (and its summary): what a list reads besides the headline. */
+export const LIST_COLUMNS = [
+  "id",
+  "status",
+  "message_id",
+  "created_at",
+  "scheduled_at",
+  "sent_at",
+  "delivered_at",
+  "attempts",
+  "next_attempt_at",
+  "last_error",
+  "failure_reason",
+  "provider_message_id",
+  "last_event",
+  "lease_owner",
+  "lease_until",
+  "summary",
+] as const;
+
+type ListRow = Pick<EmailRow, (typeof LIST_COLUMNS)[number]>;
+
+/** Everything of a row but the content. */
+function fieldsOf(row: ListRow): Omit<EmailRecord, "content"> {
+  const record: Omit<EmailRecord, "content"> = {
     id: row.id,
-    content: JSON.parse(row.content) as EmailContent,
     status: row.status as EmailStatus,
     messageId: row.message_id,
     createdAt: toIso(row.created_at),
@@ -50,6 +75,16 @@ export function toRecord(row: EmailRow): EmailRecord {
   return record;
 }
 
+export function toRecord(row: EmailRow): EmailRecord {
+  return { ...fieldsOf(row), content: JSON.parse(row.content) as EmailContent };
+}
+
+/** A list row: its headline from `summary`, or from `content` (rows older than the summary column). */
+export function toListEntry(row: ListRow, content?: string): EmailListEntry {
+  if (row.summary !== null) return { ...fieldsOf(row), content: JSON.parse(row.summary) as EmailHeadline };
+  return headlineOf({ ...fieldsOf(row), content: JSON.parse(content!) as EmailContent });
+}
+
 export function toRow(email: EmailRecord): Insertable<EmailsTable> {
   return {
     id: email.id,
@@ -66,6 +101,7 @@ export function toRow(email: EmailRecord): Insertable<EmailsTable> {
     failure_reason: email.failureReason ?? null,
     provider_message_id: email.providerMessageId ?? null,
     last_event: email.lastEvent ?? null,
+    summary: JSON.stringify(headlineOf(email).content),
     lease_owner: email.leaseOwner ?? null,
     lease_until: email.leaseUntil === undefined ? null : toEpochMs(email.leaseUntil, "leaseUntil"),
     version: 1,

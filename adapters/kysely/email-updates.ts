@@ -1,5 +1,12 @@
 import { type RawBuilder, sql } from "kysely";
-import type { DomainEvent, EmailRecord, EmailRetry, EmailTransition, NewEmailEvent } from "../../src/storage/index.js";
+import type {
+  DomainEvent,
+  EmailRecord,
+  EmailReschedule,
+  EmailRetry,
+  EmailTransition,
+  NewEmailEvent,
+} from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
 import { recordDomainEvents } from "./domain-events.js";
 import { type EmailRow, type EmailUpdate, eventRow, toRecord, type Trx } from "./email-rows.js";
@@ -44,6 +51,25 @@ function unleasedWhere(update: EmailUpdate, unleasedAt: string | undefined): Ema
   if (unleasedAt === undefined) return update;
   const at = toEpochMs(unleasedAt, "unleasedAt");
   return update.where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", at)]));
+}
+
+/** A scheduled email's new time, while it is queued and nobody holds it. */
+export function rescheduleUpdate(trx: Trx, id: string, change: EmailReschedule): EmailUpdate {
+  const at = toEpochMs(change.scheduledAt, "scheduledAt");
+  const update = trx
+    .updateTable("flagpost_emails")
+    .set((eb) => ({
+      scheduled_at: at,
+      next_attempt_at: at,
+      lease_owner: null,
+      lease_until: null,
+      last_event: change.event.type,
+      version: eb("version", "+", 1).$castTo<number>(),
+    }))
+    .where("id", "=", id)
+    .where("status", "=", "queued")
+    .where("scheduled_at", "is not", null);
+  return unleasedWhere(update, change.unleasedAt);
 }
 
 export function retryUpdate(trx: Trx, id: string, retry: EmailRetry): EmailUpdate {

@@ -14,6 +14,7 @@ import { flagVariantsMigration } from "./migrations/0010-flag-variants.js";
 import { flagSchedulesMigration } from "./migrations/0014-flag-schedules.js";
 import { rateLimitsMigration } from "./migrations/0016-rate-limits.js";
 import { deliverabilityMigration } from "./migrations/0012-deliverability.js";
+import { emailSummaryMigration } from "./migrations/0012-email-summary.js";
 
 /**
  * The schema's history, oldest first. Names sort in the order they run; a released migration is
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0014-flag-schedules": flagSchedulesMigration,
   "0016-rate-limits": rateLimitsMigration,
   "0012-deliverability": deliverabilityMigration,
+  "0012-email-summary": emailSummaryMigration,
 };
 
 export const MIGRATION_TABLE = "flagpost_migration";

@@ -100,6 +100,8 @@ export interface EmailsTable {
   failure_reason: ColumnType<string | null, string | null | undefined, string | null>;
   /** Migration 0012: the transport's own id for the message, when it differs from message_id. */
   provider_message_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 0012-email-summary: JSON text of the headline (EmailHeadline); null on older rows. */
+  summary: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface EmailEventsTable {

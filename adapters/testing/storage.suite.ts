@@ -5,6 +5,7 @@ import { domainEventCases } from "./cases/domain-events.js";
 import { durabilityCases } from "./cases/durability.js";
 import { eventCases } from "./cases/events.js";
 import { emailCases } from "./cases/emails.js";
+import { emailListCases } from "./cases/email-lists.js";
 import { flagHistoryCases } from "./cases/flag-history.js";
 import { flagScheduleCases } from "./cases/flag-schedules.js";
 import { flagInsightCases } from "./cases/flag-insights.js";
@@ -46,5 +47,6 @@ export function describeStorageConformance(harness: StorageHarness): void {
     webhookLeaseCases(harness);
     suppressionCases(harness);
     deliveryReportCases(harness);
+    emailListCases(harness);
   });
 }

@@ -4,19 +4,17 @@ import { fingerprint, runIdempotent } from "../idempotency.js";
 import { isStorableText } from "../input-policy.js";
 import { GroupCommit } from "../jobs/group-commit.js";
 import type { EmailRecord, IdempotencyCompletion, Storage } from "../storage/index.js";
-import { parseIsoInstant } from "../time.js";
-import { detailText, parseInput, validationError } from "../validation.js";
-import { applyTransition } from "./lifecycle.js";
+import { detailText, validationError } from "../validation.js";
 import { checkSendRequest, newEmailRecord, scheduledEvents } from "./new-email.js";
 import { ReportApplier, type ReportResult } from "./report-application.js";
+import { EmailChanges, type UpdateEmailRequest } from "./email-changes.js";
+import { type ListView, type PageQuery, readPage } from "../pagination.js";
 import type { DeliveryReport, ReportParser } from "./reports.js";
-import { transitionDomainEvents } from "./webhook-events.js";
 import type { OutboxWorker } from "./outbox-worker.js";
 import {
   BATCH_VALIDATION_MODES,
   type BatchValidation,
   type EmailEventRequest,
-  emailEventSchema,
   MAX_BATCH,
   type ParsedSendRequest,
   type SendEmailRequest,
@@ -24,9 +22,11 @@ import {
 import {
   type BatchResult,
   type EmailEventView,
+  type EmailListView,
   type EmailSummary,
   type EmailView,
   toEventView,
+  toListView,
   toSummary,
   toView,
 } from "./views.js";
@@ -46,18 +46,6 @@ export interface SendBatchOptions extends IdempotencyOptions {
 export interface EmailServiceOptions {
   /** Turns raw DSN/ARF messages into DeliveryReports for `ingestReport`. */
   reportParser?: ReportParser;
-}
-
-/** How far in the future a report's `occurred_at` may be (clock skew between systems). */
-const MAX_REPORT_AHEAD_MS = 24 * 60 * 60 * 1000;
-/** A report retried this often when the email changes between reading it and storing the report. */
-const REPORT_ROUNDS = 3;
-
-/** What a report says went wrong, for the `bounce.message` / `failed.reason` of its webhook. */
-function reportReason(detail: Record<string, unknown> | null | undefined): string {
-  for (const key of ["message", "reason", "error", "diagnostic"])
-    if (typeof detail?.[key] === "string") return detail[key];
-  return "";
 }
 
 /**
@@ -85,6 +73,7 @@ export class EmailService {
   );
 
   readonly #reports: ReportApplier;
+  readonly #changes: EmailChanges;
   readonly #parser: ReportParser | undefined;
 
   constructor(storage: Storage, clock: Clock, worker?: OutboxWorker, options: EmailServiceOptions = {}) {
@@ -92,6 +81,7 @@ export class EmailService {
     this.#clock = clock;
     this.worker = worker;
     this.#reports = new ReportApplier(storage, clock);
+    this.#changes = new EmailChanges(storage, clock);
     this.#parser = options.reportParser;
   }
 
@@ -208,39 +198,30 @@ export class EmailService {
   }
 
   /**
-   * Applies a delivery report from outside (a provider webhook, a DSN processor) along the
-   * lifecycle: `invalid_transition` (422) when the email's status does not allow it, and then
-   * nothing changes. Answers the email as stored afterwards.
+   * Applies a delivery report by hand (POST /v1/emails/{id}/events) along the lifecycle:
+   * `invalid_transition` (422) when the email's status does not allow it, and then nothing
+   * changes. `detail` may be an object or a string. Answers the email as stored afterwards.
    */
-  async recordEvent(id: string, report: EmailEventRequest): Promise<EmailView> {
-    const input = parseInput(emailEventSchema, report);
-    const now = this.#clock.now();
-    let at = new Date(now).toISOString();
-    if (input.occurred_at) {
-      const ms = parseIsoInstant(input.occurred_at, { allowDateOnly: false })!;
-      if (ms > now + MAX_REPORT_AHEAD_MS) {
-        throw new FlagpostError("validation_error", '"occurred_at" must not be more than 24 hours in the future', {
-          details: [{ path: "occurred_at", message: "must not be more than 24 hours in the future" }],
-        });
-      }
-      at = new Date(ms).toISOString();
-    }
-    for (let round = 0; round < REPORT_ROUNDS; round += 1) {
-      const email = await this.#load(id);
-      const change = applyTransition(email, input.type, at);
-      if (!change.ok) throw new FlagpostError("invalid_transition", change.reason);
-      const stored = await this.#storage.emails.transitionEmail(id, {
-        from: [email.status],
-        to: change.status,
-        ...(change.sentAt === undefined ? {} : { sentAt: change.sentAt }),
-        ...(change.deliveredAt === undefined ? {} : { deliveredAt: change.deliveredAt }),
-        event: { type: input.type, at, detail: { source: "report", ...(input.detail ?? {}) } },
-        events: transitionDomainEvents(email, change.status, new Date(now).toISOString(), reportReason(input.detail)),
-      });
-      if (stored) return toView(stored);
-      // The status changed between reading and writing (the worker recorded its send): re-read.
-    }
-    throw new FlagpostError("unavailable", `Email "${id}" kept changing while the report was applied; send it again`);
+  recordEvent(id: string, report: EmailEventRequest): Promise<EmailView> {
+    return this.#changes.recordEvent(id, report);
+  }
+
+  /**
+   * Emails newest first, as Resend's `emails.list`: `limit` 1–100 (default 20), `after` or
+   * `before` an email id; each without bodies, tags or attachments.
+   */
+  list(query: PageQuery = {}): Promise<ListView<EmailListView>> {
+    return readPage(query, (page) => this.#storage.emails.listEmails(page), toListView);
+  }
+
+  /** Resend's `emails.update`: a new `scheduled_at` for a scheduled email no worker has claimed yet. */
+  update(id: string, request: UpdateEmailRequest): Promise<EmailView> {
+    return this.#changes.update(id, request);
+  }
+
+  /** Resend's `emails.cancel`: a scheduled email no worker has claimed yet becomes `canceled`. */
+  cancel(id: string): Promise<EmailView> {
+    return this.#changes.cancel(id);
   }
 
   /** The email's history, oldest first; `not_found` when unknown. */

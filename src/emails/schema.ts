@@ -144,6 +144,11 @@ const attachmentSchema = z.strictObject({
     .nullish(),
 });
 
+/** `scheduled_at`: an ISO 8601 date-time with a zone (whether it is in the future is checked against the clock). */
+export const scheduledAtSchema = z.string().refine((s) => parseIsoInstant(s, { allowDateOnly: false }) !== undefined, {
+  error: 'must be an ISO 8601 date-time with a time zone, such as "2026-05-01T09:00:00Z"',
+});
+
 export const sendEmailSchema = z
   .strictObject({
     from: singleAddress,
@@ -161,12 +166,7 @@ export const sendEmailSchema = z
     headers: headersSchema.nullish(),
     tags: z.array(tagSchema).max(MAX_TAGS).nullish(),
     attachments: z.array(attachmentSchema).max(MAX_ATTACHMENTS).nullish(),
-    scheduled_at: z
-      .string()
-      .refine((s) => parseIsoInstant(s, { allowDateOnly: false }) !== undefined, {
-        error: 'must be an ISO 8601 date-time with a time zone, such as "2026-05-01T09:00:00Z"',
-      })
-      .nullish(),
+    scheduled_at: scheduledAtSchema.nullish(),
   })
   .superRefine((email, ctx) => {
     if (!email.html && !email.text)
@@ -211,7 +211,9 @@ export const emailEventSchema = z.strictObject({
     })
     .nullish(),
   detail: z
-    .record(z.string(), z.unknown())
+    .union([z.string(), z.record(z.string(), z.unknown())], {
+      error: "must be an object or a string",
+    })
     .refine((d) => JSON.stringify(d).length <= 32 * 1024, { error: "must be at most 32 KiB as JSON" })
     .nullish(),
 });

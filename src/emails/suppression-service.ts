@@ -3,7 +3,7 @@ import type { Clock } from "../clock.js";
 import { notFound } from "../errors.js";
 import { uuidv7 } from "../ids.js";
 import { isStorableText } from "../input-policy.js";
-import { type ListView, ONE_CURSOR, oneCursor, type PageQuery, pageFields, readPage } from "../pagination.js";
+import { type ListView, ONE_CURSOR, oneCursor, pageFields, readPage } from "../pagination.js";
 import type { Storage, SuppressionOrigin, SuppressionRecord } from "../storage/index.js";
 import { parseInput } from "../validation.js";
 import { ADDRESS_RULE } from "./schema.js";
@@ -21,8 +21,6 @@ export interface SuppressionView {
 }
 
 export type SuppressionListEntry = Omit<SuppressionView, "object">;
-
-export type ListSuppressionsInput = PageQuery & { origin?: SuppressionOrigin };
 
 /** Most addresses one batch adds or removes. */
 export const MAX_SUPPRESSION_BATCH = 1000;
@@ -46,6 +44,8 @@ const removeBatchSchema = z.union([
 const listSchema = z
   .strictObject({ ...pageFields, origin: z.enum(["bounce", "complaint", "manual"]).optional() })
   .refine(oneCursor, ONE_CURSOR);
+/** What `list` accepts: Resend's page query and an `origin` (GET /v1/suppressions's query). */
+export type ListSuppressionsInput = z.input<typeof listSchema>;
 
 function toView(entry: SuppressionRecord): SuppressionView {
   return {

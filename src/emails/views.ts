@@ -1,4 +1,4 @@
-import type { EmailEvent, EmailEventType, EmailRecord, EmailStatus } from "../storage/index.js";
+import type { EmailEvent, EmailEventType, EmailListEntry, EmailRecord, EmailStatus } from "../storage/index.js";
 
 /**
  * What callers see of an email: snake_case, as Resend's API (and so the `resend` SDK) reads it.
@@ -37,6 +37,9 @@ export interface EmailView extends EmailSummary {
   /** The Message-ID header the email carries on every attempt. */
   message_id: string;
 }
+
+/** One entry of GET /v1/emails (Resend's `ListEmail`): the email without bodies and tags. */
+export type EmailListView = Omit<EmailView, "object" | "html" | "text" | "tags">;
 
 export interface EmailEventView {
   type: EmailEventType;
@@ -82,8 +85,30 @@ export function toView(email: EmailRecord): EmailView {
   return view;
 }
 
+export function toListView(entry: EmailListEntry): EmailListView {
+  const c = entry.content;
+  const view: EmailListView = {
+    id: entry.id,
+    from: c.from,
+    to: [...c.to],
+    subject: c.subject,
+    status: entry.status,
+    created_at: entry.createdAt,
+    last_event: lastEventOf(entry),
+    message_id: entry.messageId,
+  };
+  if (c.cc?.length) view.cc = [...c.cc];
+  if (c.bcc?.length) view.bcc = [...c.bcc];
+  if (c.replyTo?.length) view.reply_to = [...c.replyTo];
+  if (entry.scheduledAt !== undefined) view.scheduled_at = entry.scheduledAt;
+  if (entry.sentAt !== undefined) view.sent_at = entry.sentAt;
+  if (entry.deliveredAt !== undefined) view.delivered_at = entry.deliveredAt;
+  if (entry.failureReason !== undefined) view.failure_reason = entry.failureReason;
+  return view;
+}
+
 /** The newest event's type; an email with only its first event says `scheduled` or `queued`. */
-export function lastEventOf(email: EmailRecord): EmailEventType {
+export function lastEventOf(email: Pick<EmailRecord, "lastEvent" | "status" | "scheduledAt">): EmailEventType {
   return email.lastEvent ?? (email.status === "queued" && email.scheduledAt !== undefined ? "scheduled" : email.status);
 }
 

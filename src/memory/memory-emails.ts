@@ -2,6 +2,9 @@ import { FlagpostError } from "../errors.js";
 import type {
   DomainEvent,
   EmailEvent,
+  EmailListEntry,
+  EmailReschedule,
+  PageRequest,
   EmailOutcomeWrite,
   EmailRecord,
   EmailRepository,
@@ -11,7 +14,8 @@ import type {
   NewEmailEvent,
 } from "../storage/index.js";
 import type { MemoryIdempotencyRepository } from "./memory-idempotency.js";
-import type { MemoryWebhookState } from "./memory-webhook-state.js";
+import { headlineOf } from "../emails/message.js";
+import { type MemoryWebhookState, pageOf } from "./memory-webhook-state.js";
 
 interface Entry {
   record: EmailRecord;
@@ -62,6 +66,28 @@ export class MemoryEmailRepository implements EmailRepository {
   async getEmail(id: string): Promise<EmailRecord | undefined> {
     const entry = this.#emails.get(id);
     return entry && fresh(entry.record);
+  }
+
+  async listEmails(page: PageRequest): Promise<EmailListEntry[]> {
+    return pageOf(
+      [...this.#emails.values()].map(({ record }) => headlineOf(record)),
+      (e) => e.id,
+      page,
+    );
+  }
+
+  async rescheduleEmail(id: string, change: EmailReschedule): Promise<EmailRecord | undefined> {
+    const entry = this.#emails.get(id);
+    const record = entry?.record;
+    if (!entry || !record || record.status !== "queued" || record.scheduledAt === undefined) return undefined;
+    if (record.leaseUntil !== undefined && record.leaseUntil > change.unleasedAt) return undefined;
+    record.scheduledAt = change.scheduledAt;
+    record.nextAttemptAt = change.scheduledAt;
+    delete record.leaseOwner;
+    delete record.leaseUntil;
+    this.#append(entry, change.event);
+    this.#webhooks.recordDomainEvents(change.events);
+    return fresh(record);
   }
 
   async findEmailByProviderMessageId(providerMessageId: string): Promise<EmailRecord | undefined> {

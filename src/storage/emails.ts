@@ -1,5 +1,6 @@
 import type { DomainEvent } from "./domain-events.js";
 import type { IdempotencyCompletion } from "./idempotency.js";
+import type { PageRequest } from "./webhooks.js";
 
 // ---------------------------------------------------------------------------------------------
 // Emails (the outbox and each email's history)
@@ -71,6 +72,25 @@ export interface EmailRecord {
   /** The worker holding the email and until when; absent when nobody holds it. */
   leaseOwner?: string;
   leaseUntil?: string;
+}
+
+/** What a list shows of an email's content: no bodies, headers or attachments. */
+export type EmailHeadline = Pick<EmailContent, "from" | "to" | "cc" | "bcc" | "replyTo" | "subject">;
+
+/** An email as a list shows it. */
+export interface EmailListEntry extends Omit<EmailRecord, "content"> {
+  content: EmailHeadline;
+}
+
+/** A new time for a scheduled email, applied by {@link EmailRepository.rescheduleEmail}. */
+export interface EmailReschedule {
+  /** Becomes both `scheduledAt` and `nextAttemptAt`. */
+  scheduledAt: string;
+  /** Applied only while no worker holds the email (no lease, or one ended at this time). */
+  unleasedAt: string;
+  /** Normally `scheduled`, with the new time. */
+  event: NewEmailEvent;
+  events?: readonly DomainEvent[];
 }
 
 export interface EmailEvent {
@@ -156,6 +176,20 @@ export interface EmailRepository {
 
   /** The email with this id, or undefined. */
   getEmail(id: string): Promise<EmailRecord | undefined>;
+
+  /**
+   * Up to `page.limit` emails, newest first (id descending), paged by id, with their headline
+   * only: a list never reads bodies or attachments.
+   */
+  listEmails(page: PageRequest): Promise<EmailListEntry[]>;
+
+  /**
+   * Atomically, and only while the email is queued, has a `scheduledAt` and no worker holds it:
+   * sets `scheduledAt` and `nextAttemptAt` to `change.scheduledAt` and appends `change.event`
+   * (its domain events in the same transaction). The email as stored afterwards; undefined (and
+   * nothing changed) otherwise.
+   */
+  rescheduleEmail(id: string, change: EmailReschedule): Promise<EmailRecord | undefined>;
 
   /** The email the transport named `providerMessageId` (stored by a transition), or undefined. */
   findEmailByProviderMessageId(providerMessageId: string): Promise<EmailRecord | undefined>;

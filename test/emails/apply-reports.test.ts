@@ -221,6 +221,20 @@ describeEachStorage("applying delivery reports", (storage: () => Storage) => {
     ]);
   });
 
+  it("takes a hand report whose detail is a string, kept as its message", async () => {
+    const received = await subscribe();
+    const id = await sent("kim@example.org");
+    const view = await fp.emails.recordEvent(id, { type: "bounced", detail: "550 5.1.1 mailbox unknown" });
+    expect(view).toMatchObject({ status: "bounced", last_event: "bounced" });
+    expect((await fp.emails.events(id)).at(-1)?.detail).toEqual({
+      source: "report",
+      message: "550 5.1.1 mailbox unknown",
+    });
+    expect((await received())[0]!.data).toMatchObject({ bounce: { message: "550 5.1.1 mailbox unknown" } });
+    const wrong = await fp.emails.recordEvent(id, { type: "complained", detail: 5 as never }).catch((e: unknown) => e);
+    expect(wrong).toMatchObject({ code: "validation_error", message: '"detail" must be an object or a string' });
+  });
+
   it("stores reports that match nothing and answers them, never refusing", async () => {
     const id = await sent("hal@example.org");
     const reports: DeliveryReport[] = [

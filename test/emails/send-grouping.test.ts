@@ -21,6 +21,8 @@ function countingStorage(failFirstGroups = 0, refuse?: (record: EmailRecord) => 
     ...storage,
     emails: {
       getEmail: emails.getEmail.bind(emails),
+      listEmails: emails.listEmails.bind(emails),
+      rescheduleEmail: emails.rescheduleEmail.bind(emails),
       findEmailByProviderMessageId: emails.findEmailByProviderMessageId.bind(emails),
       claimDueEmails: emails.claimDueEmails.bind(emails),
       transitionEmail: emails.transitionEmail.bind(emails),

@@ -103,7 +103,7 @@ describe("email routes over node:http", () => {
 
     const method = await app.call("DELETE", "/v1/emails/0197ffff-0000-7000-8000-000000000000");
     expect(method.status).toBe(405);
-    expect(method.headers.get("allow")).toBe("GET");
+    expect(method.headers.get("allow")).toBe("PATCH, GET");
     expect(await json(method)).toMatchObject({ statusCode: 405, name: "method_not_allowed" });
   });
 

@@ -1,5 +1,13 @@
-import type { BatchValidation, EmailEventRequest, Flagpost, SendEmailRequest } from "../../../src/internal.js";
+import type {
+  BatchValidation,
+  EmailEventRequest,
+  Flagpost,
+  PageQuery,
+  SendEmailRequest,
+  UpdateEmailRequest,
+} from "../../../src/internal.js";
 import { idempotencyOf } from "../idempotency.js";
+import { queryObject } from "../query.js";
 import type { Route } from "../types.js";
 
 /** POST /v1/emails and /v1/emails/batch take up to 40 MiB: attachments travel base64 inside the JSON. */
@@ -37,6 +45,37 @@ export function emailRoutes(fp: Flagpost): Route[] {
           status: 200,
           body: await fp.emails.sendBatch(ctx.body as SendEmailRequest[], { ...idempotencyOf(ctx), validation: mode }),
         };
+      },
+    },
+    {
+      ...base,
+      method: "GET",
+      path: "/v1/emails",
+      scope: "emails:read",
+      body: false,
+      async handle(ctx) {
+        return { status: 200, body: await fp.emails.list(queryObject(ctx.query) as PageQuery) };
+      },
+    },
+    {
+      ...base,
+      method: "PATCH",
+      path: "/v1/emails/:id",
+      scope: "emails:send",
+      body: true,
+      async handle(ctx) {
+        return { status: 200, body: await fp.emails.update(ctx.params.id!, (ctx.body ?? {}) as UpdateEmailRequest) };
+      },
+    },
+    {
+      ...base,
+      method: "POST",
+      path: "/v1/emails/:id/cancel",
+      scope: "emails:send",
+      // The resend SDK sends no body here (but a JSON Content-Type): nothing is read.
+      body: false,
+      async handle(ctx) {
+        return { status: 200, body: await fp.emails.cancel(ctx.params.id!) };
       },
     },
     {

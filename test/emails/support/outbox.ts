@@ -61,6 +61,8 @@ export function watchedStorage() {
     ...storage,
     emails: {
       getEmail: emails.getEmail.bind(emails),
+      listEmails: emails.listEmails.bind(emails),
+      rescheduleEmail: emails.rescheduleEmail.bind(emails),
       findEmailByProviderMessageId: emails.findEmailByProviderMessageId.bind(emails),
       insertEmails: emails.insertEmails.bind(emails),
       async claimDueEmails(...args: Parameters<typeof emails.claimDueEmails>) {

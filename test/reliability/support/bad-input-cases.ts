@@ -176,6 +176,14 @@ export const FIELD_CASES: FieldCase[] = [
     poison: STRINGS,
   },
   { method: "PATCH", path: `/v1/webhooks/${NO_WEBHOOK}`, body: '{"endpoint":$}', field: "endpoint", poison: STRINGS },
+  { method: "PATCH", path: "/v1/emails/{email}", body: '{"scheduled_at":$}', field: "scheduled_at", poison: STRINGS },
+  {
+    method: "POST",
+    path: "/v1/emails/{email}/events",
+    body: '{"type":"bounced","detail":$}',
+    field: "detail",
+    poison: STRINGS,
+  },
   { method: "POST", path: "/v1/suppressions", body: '{"email":$}', field: "email", poison: STRINGS },
   {
     method: "POST",
@@ -245,6 +253,8 @@ export const ID_ROUTES: { method: FieldCase["method"]; path: (id: string) => str
   { method: "GET", path: (id) => `/v1/webhooks/${NO_WEBHOOK}/events/${id}` },
   { method: "POST", path: (id) => `/v1/webhooks/${id}/events/${id}/replay` },
   { method: "GET", path: (id) => `/v1/webhooks/${NO_WEBHOOK}/events/${id}/attempts` },
+  { method: "PATCH", path: (id) => `/v1/emails/${id}`, body: '{"scheduled_at":"2030-01-01T00:00:00Z"}' },
+  { method: "POST", path: (id) => `/v1/emails/${id}/cancel` },
   { method: "GET", path: (id) => `/v1/suppressions/${id}` },
   { method: "DELETE", path: (id) => `/v1/suppressions/${id}` },
 ];
@@ -254,6 +264,7 @@ export const QUERY_CASES: { path: string; field: string }[] = [
   { path: "/v1/events?userId=%00", field: "userId" },
   { path: "/v1/events?cursor=%00", field: "cursor" },
   { path: "/v1/suppressions?after=%00", field: "after" },
+  { path: "/v1/emails?before=%00", field: "before" },
   { path: "/v1/flags?cursor=AA", field: "cursor" }, // base64url of "\0"
   { path: "/v1/flags?cursor=%00", field: "cursor" },
   { path: "/v1/flags/{seed}/schedules?cursor=%00", field: "cursor" },
