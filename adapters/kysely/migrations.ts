@@ -71,6 +71,10 @@ async function runMigrator(db: AnyKysely, engine: Engine): Promise<void> {
     migrationTableSchema: engine === "postgres" ? await currentSchema(db) : undefined,
     // On SQLite the run is already inside our own transaction.
     disableTransactions: engine === "sqlite",
+    // Migrations are named by the feature that adds them, and features land in any order: a
+    // database that already ran 0016 must still run a later-landed 0012. Each migration only
+    // creates or alters its own tables and columns, so running the missing ones is safe.
+    allowUnorderedMigrations: true,
   });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error;
