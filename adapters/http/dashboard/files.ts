@@ -7,6 +7,7 @@ export const DASHBOARD_FILES = {
   "index.html": "text/html; charset=utf-8",
   "dashboard.css": "text/css; charset=utf-8",
   "experiments.css": "text/css; charset=utf-8",
+  "flag-governance.css": "text/css; charset=utf-8",
   "app.js": "text/javascript; charset=utf-8",
   "api.js": "text/javascript; charset=utf-8",
   "dom.js": "text/javascript; charset=utf-8",
@@ -23,6 +24,15 @@ export const DASHBOARD_FILES = {
   "experiment-view.js": "text/javascript; charset=utf-8",
   "experiment-chart.js": "text/javascript; charset=utf-8",
   "experiment-format.js": "text/javascript; charset=utf-8",
+  "flag-api.js": "text/javascript; charset=utf-8",
+  "flag-form-errors.js": "text/javascript; charset=utf-8",
+  "flag-panels.js": "text/javascript; charset=utf-8",
+  "flag-history.js": "text/javascript; charset=utf-8",
+  "history-diff.js": "text/javascript; charset=utf-8",
+  "flag-insights.js": "text/javascript; charset=utf-8",
+  "sparkline.js": "text/javascript; charset=utf-8",
+  "flag-schedules.js": "text/javascript; charset=utf-8",
+  "prerequisite-editor.js": "text/javascript; charset=utf-8",
   "favicon.svg": "image/svg+xml",
 } as const;
 

@@ -60,7 +60,7 @@ function url(path, query) {
   return u.href;
 }
 
-async function request(method, path, { body, query, key = currentKey } = {}) {
+export async function request(method, path, { body, query, key = currentKey } = {}) {
   const headers = { accept: "application/json", authorization: `Bearer ${key}` };
   if (body !== undefined) headers["content-type"] = "application/json";
   let response;

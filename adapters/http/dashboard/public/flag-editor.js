@@ -1,9 +1,14 @@
-// Create / edit one flag: key, description, rules and Save; knows whether edits are unsaved.
-// The enabled switch and delete live in flag-actions.js, the rules in rule-editor.js.
+// Create / edit one flag: key, description, rules, prerequisites and Save; knows whether edits
+// are unsaved. The enabled switch and delete live in flag-actions.js, the rules in
+// rule-editor.js, the prerequisites in prerequisite-editor.js, the tabs and side panels of a
+// saved flag (history, evaluations, schedules) in flag-panels.js.
 
 import { api } from "./api.js";
 import { $, clearFieldErrors, setFieldError, show, showFieldErrors } from "./dom.js";
 import { FlagActions } from "./flag-actions.js";
+import { formError, showSaveError } from "./flag-form-errors.js";
+import { FlagPanels, splitFlagPath } from "./flag-panels.js";
+import { PrerequisiteEditor } from "./prerequisite-editor.js";
 import { RuleEditor } from "./rule-editor.js";
 import { TryIt } from "./try-it.js";
 
@@ -24,6 +29,8 @@ document.addEventListener("pointerup", () => setTimeout(() => (pressing = false)
 export class FlagEditor {
   #flag; // the saved flag, or undefined while creating
   #rules;
+  #prerequisites;
+  #panels;
   #tryIt;
   #actions;
   #busy = false;
@@ -38,6 +45,12 @@ export class FlagEditor {
     this.#onStatus = onStatus;
     this.#navigate = navigate;
     this.#rules = new RuleEditor($("#rule-list"), document.querySelectorAll("[data-add-rule]"));
+    this.#prerequisites = new PrerequisiteEditor(
+      $("#prerequisite-list"),
+      $("#prerequisite-flags"),
+      $("[data-add-prerequisite]"),
+    );
+    this.#panels = new FlagPanels({ onError, onStatus, formChanges: () => this.#formChanges() });
     this.#tryIt = new TryIt({ onError });
     this.#actions = new FlagActions({
       onError,
@@ -46,6 +59,7 @@ export class FlagEditor {
       onChange: (flag) => {
         this.#flag = flag;
         this.#tryIt.setFlag(flag);
+        this.#panels.changed();
       },
       onDeleted: () => (this.#baseline = undefined),
     });
@@ -72,13 +86,18 @@ export class FlagEditor {
     this.#writable = writable;
   }
 
-  /** Opens the form for a new flag (`key` undefined) or for an existing one; false when it is not shown. */
-  async open(key) {
+  /**
+   * Opens the form for a new flag (`path` undefined) or for an existing one (`path` is its key,
+   * or `{key}/history` for its History tab); false when it is not shown.
+   */
+  async open(path) {
     this.#reset();
-    if (key === undefined) {
+    this.#panels.hide();
+    if (path === undefined) {
       this.#showNew();
       return true;
     }
+    const { key, tab } = splitFlagPath(path);
     // Nothing of the flag shown before stays while this one loads, or when none has this key.
     this.#flag = undefined;
     this.#actions.hide();
@@ -86,7 +105,7 @@ export class FlagEditor {
     show($("#editor-loading"), true);
     show($("#editor-body"), false);
     try {
-      this.#showFlag(await api.getFlag(key));
+      this.#showFlag(await api.getFlag(key), tab);
       show($("#editor-body"), true);
       return true;
     } catch (error) {
@@ -118,6 +137,7 @@ export class FlagEditor {
       enabled: creating ? this.#actions.enabledForNew : undefined,
       description: $("#flag-description").value,
       rules: this.#rules.snapshot(),
+      prerequisites: this.#prerequisites.snapshot(),
     });
   }
 
@@ -140,6 +160,8 @@ export class FlagEditor {
     key.readOnly = false;
     $("#flag-description").value = "";
     this.#rules.set([]);
+    this.#prerequisites.set([]);
+    this.#suggestPrerequisites(undefined);
     $("#save-flag").textContent = "Create flag";
     this.#showAccess();
     this.#actions.showNew(this.#writable);
@@ -148,7 +170,7 @@ export class FlagEditor {
     this.#baseline = this.#snapshot();
   }
 
-  #showFlag(flag) {
+  #showFlag(flag, tab) {
     this.#flag = flag;
     $("#editor-title").textContent = flag.key;
     const key = $("#flag-key");
@@ -156,6 +178,8 @@ export class FlagEditor {
     key.readOnly = true;
     $("#flag-description").value = flag.description;
     this.#rules.set(flag.rules);
+    this.#prerequisites.set(flag.prerequisites ?? []);
+    this.#suggestPrerequisites(flag.key);
     $("#save-flag").textContent = "Save changes";
     this.#showAccess();
     this.#actions.showFlag(flag, this.#writable);
@@ -165,7 +189,24 @@ export class FlagEditor {
     $("#experiment-variants").textContent = variants.map((v) => `${v.key} ${v.weight}`).join(", ");
     $("#experiment-link").href = `#/flags/${encodeURIComponent(flag.key)}/experiment`;
     show($("#experiment-panel"), variants.length > 0);
+    this.#panels.showFlag(flag, this.#writable, tab);
     this.#baseline = this.#writable ? this.#snapshot() : undefined;
+  }
+
+  /** Flags a prerequisite may name, offered while typing (suggestions only: a failure leaves typing). */
+  #suggestPrerequisites(own) {
+    if (!this.#writable) return;
+    api.listFlags({ limit: 1000 }).then(
+      (page) => this.#prerequisites.suggest(page.flags.map((f) => f.key).filter((k) => k !== own)),
+      () => this.#prerequisites.suggest([]),
+    );
+  }
+
+  /** The form's rules and prerequisites as a scheduled change, or why they cannot be one. */
+  #formChanges() {
+    const collected = this.#rules.collect();
+    if (collected.errors) return { error: "Fix the rules in the form first (Save shows where)" };
+    return { changes: { rules: collected.rules, prerequisites: this.#prerequisites.collect() } };
   }
 
   /** A key without flags:write reads the form but has nothing to press that would fail. */
@@ -196,72 +237,38 @@ export class FlagEditor {
     if (collected.errors) {
       // A value the page cannot turn into JSON cannot be sent at all.
       const { firstControl } = showFieldErrors(form, collected.errors);
-      this.#formError("Fix the fields marked below; nothing was sent.");
+      formError("Fix the fields marked below; nothing was sent.");
       (keyOk ? firstControl : $("#flag-key"))?.focus();
       return;
     }
     // A bad key is still sent: the server refuses it for sure (same pattern), and its answer
     // names every other problem too, so all of them show at once.
     const description = $("#flag-description").value;
+    const prerequisites = this.#prerequisites.collect();
     this.#busy = true;
     $("#save-flag").disabled = true;
     try {
       if (creating) {
         const key = $("#flag-key").value;
         const enabled = this.#actions.enabledForNew;
-        const flag = await api.createFlag({ key, description, enabled, rules: collected.rules });
+        const flag = await api.createFlag({ key, description, enabled, rules: collected.rules, prerequisites });
         this.#baseline = undefined;
         this.#onStatus(
           `Created flag ${flag.key}. ${flag.enabled ? "It is on." : "It is off: switch it on when you are ready."}`,
         );
         this.#navigate(`#/flags/${encodeURIComponent(flag.key)}`);
       } else {
-        const flag = await api.updateFlag(this.#flag.key, { description, rules: collected.rules });
+        const flag = await api.updateFlag(this.#flag.key, { description, rules: collected.rules, prerequisites });
         this.#showFlag(flag);
+        this.#panels.changed();
         this.#onStatus(`Saved flag ${flag.key}.`);
       }
     } catch (error) {
-      this.#saveFailed(error, keyOk);
+      if (error.isAuth) this.#onError(error);
+      else showSaveError(error, keyOk);
     } finally {
       this.#busy = false;
       $("#save-flag").disabled = false;
     }
-  }
-
-  #saveFailed(error, keyOk) {
-    const form = $("#flag-form");
-    if (error.code === "conflict") {
-      setFieldError(form, "key", error.message);
-      this.#formError("The flag was not saved: the key is taken.");
-      $("#flag-key").focus();
-      return;
-    }
-    if (error.code === "validation_error" && error.details.length > 0) {
-      // The page's own message for the key is already shown; the server's would repeat it.
-      const details = keyOk ? error.details : error.details.filter((d) => d.path !== "key");
-      const { leftover, firstControl } = showFieldErrors(form, details);
-      const n = details.length + (keyOk ? 0 : 1);
-      const extra = leftover.map((d) => (d.path ? `“${d.path}” ${d.message}` : d.message));
-      this.#formError(
-        `The server did not save the flag: ${n} problem${n === 1 ? "" : "s"}${leftover.length < n ? ", shown next to the fields" : ""}.`,
-        extra,
-      );
-      (keyOk ? firstControl : $("#flag-key"))?.focus();
-      return;
-    }
-    if (error.isAuth) {
-      this.#onError(error);
-      return;
-    }
-    this.#formError(error.message);
-  }
-
-  #formError(message, lines = []) {
-    const box = $("#form-error");
-    box.replaceChildren(
-      message,
-      ...lines.map((line) => Object.assign(document.createElement("div"), { textContent: line })),
-    );
-    show(box, true);
   }
 }

@@ -1,7 +1,12 @@
-// The flag list: key, description, enabled switch, created time; search by key; paging.
+// The flag list: key (with a Stale badge), description, enabled switch, created time; search by
+// key; paging.
 
 import { api } from "./api.js";
 import { $, h, show, timeElement } from "./dom.js";
+
+// docs/flags.md "Insights": the list's `stale` says yes or no; the flag's page says why.
+const STALE_HELP =
+  "Stale: not evaluated, or giving every user the same answer, for the stale period (30 days unless configured). Open the flag for details.";
 
 export class FlagList {
   #flags = [];
@@ -94,6 +99,7 @@ export class FlagList {
         "td",
         { class: "cell-key", "data-label": "Key" },
         h("a", { href: `#/flags/${encodeURIComponent(flag.key)}` }, flag.key),
+        flag.stale ? h("span", { class: "badge badge-stale", title: STALE_HELP }, "Stale") : undefined,
       ),
       h(
         "td",

@@ -1,0 +1,78 @@
+// A flag's evaluations (GET /v1/flags/{key}/insights): a sparkline of the last 7 days by hour,
+// totals, when it was last evaluated, and whether it is stale, with the reason.
+
+import { $, show, timeElement } from "./dom.js";
+import { flagApi } from "./flag-api.js";
+import { hourlyCounts, sparkline } from "./sparkline.js";
+
+const HOUR_MS = 3_600_000;
+const HOURS = 7 * 24;
+
+function staleText(insights) {
+  if (!insights.stale) return "";
+  if (insights.reason === "constant")
+    return `Stale: every evaluation in the stale window answered ${insights.result}. The flag may be ready to remove from the code.`;
+  return "Stale: not evaluated in the stale window. Nothing may be asking for it any more.";
+}
+
+export class FlagInsightsPanel {
+  #key;
+  #loading = 0;
+  #onError;
+
+  constructor({ onError }) {
+    this.#onError = onError;
+    $("#insights-refresh").addEventListener("click", () => void this.load(this.#key));
+  }
+
+  async load(key) {
+    this.#key = key;
+    if (key === undefined) return;
+    const token = ++this.#loading;
+    const end = Math.floor(Date.now() / HOUR_MS) * HOUR_MS + HOUR_MS;
+    const start = end - HOURS * HOUR_MS;
+    $("#insights-refresh").disabled = true;
+    try {
+      const insights = await flagApi.insights(key, {
+        from: new Date(start).toISOString(),
+        to: new Date(end).toISOString(),
+      });
+      if (token === this.#loading) this.#show(insights, start);
+    } catch (error) {
+      if (token === this.#loading) this.#onError(error);
+    } finally {
+      $("#insights-refresh").disabled = false;
+    }
+  }
+
+  clear() {
+    this.#key = undefined;
+    this.#loading++;
+    $("#insights-chart").replaceChildren();
+  }
+
+  #show(insights, start) {
+    const counts = hourlyCounts(insights.hours, start, HOURS);
+    const total = counts.reduce((a, b) => a + b, 0);
+    const on = insights.hours.reduce((a, r) => a + r.on, 0);
+    const off = insights.hours.reduce((a, r) => a + r.off, 0);
+    const chart = $("#insights-chart");
+    const summary = $("#insights-summary");
+    if (total === 0) {
+      chart.replaceChildren();
+      summary.replaceChildren("No evaluations stored in the last 7 days.");
+    } else {
+      const peak = Math.max(...counts);
+      const label = `Evaluations per hour over the last 7 days: ${total} in all, at most ${peak} in one hour`;
+      chart.replaceChildren(sparkline(counts, label));
+      summary.replaceChildren(
+        `${total} evaluation${total === 1 ? "" : "s"} in the last 7 days (${on} on, ${off} off).`,
+      );
+    }
+    if (insights.lastEvaluatedAt) summary.append(" Last evaluated ", timeElement(insights.lastEvaluatedAt), ".");
+    show(chart, total > 0);
+    const stale = $("#insights-stale");
+    stale.textContent = staleText(insights);
+    show(stale, insights.stale);
+  }
+}

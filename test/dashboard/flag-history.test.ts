@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Browser, connect, launchBrowser } from "./browser.js";
+import { type GovernanceApp, itemTexts, poll, read, startGovernanceApp } from "./governance-app.js";
+
+// Issue 14 item 6 in a real browser against the real API on SQLite: a flag's History tab and
+// its prerequisites in the editor.
+
+describe("dashboard: flag history and prerequisites", { timeout: 60_000 }, () => {
+  let app: GovernanceApp;
+  let browser: Browser;
+  let dashboard: string;
+  beforeAll(async () => {
+    [app, browser] = await Promise.all([startGovernanceApp(), launchBrowser()]);
+    dashboard = `${app.url}/dashboard/`;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  it("shows each change in the History tab: what changed, before → after, who and when", async () => {
+    const page = await browser.newPage();
+    await connect(page, dashboard, app.key);
+    await page.getByRole("link", { name: "New flag" }).click();
+    await page.getByLabel("Key", { exact: true }).fill("checkout");
+    await page.getByLabel("Description").fill("First");
+    await page.getByRole("button", { name: "Create flag" }).click();
+    await page.getByRole("heading", { level: 1, name: "checkout" }).waitFor();
+    await page.getByRole("switch", { name: "Enabled" }).check();
+    await page.getByRole("status").filter({ hasText: "checkout is now on" }).waitFor();
+    // Markup in data stays text.
+    await page.getByLabel("Description").fill('<img src=x onerror="window.pwned=1">');
+    await page.getByRole("button", { name: "+ Percentage rule" }).click();
+    await page.getByLabel("Percentage of users (rule 1)").fill("25");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved flag checkout" }).waitFor();
+
+    await page.getByRole("tab", { name: "History" }).click();
+    expect(await page.getByRole("tab", { name: "History" }).getAttribute("aria-selected")).toBe("true");
+    expect(await page.getByLabel("Description").isVisible()).toBe(false);
+    expect(page.url()).toMatch(/#\/flags\/checkout\/history$/);
+    const entries = page.locator("#history-list > li");
+    await poll(() => entries.count()).toBe(3);
+    const heads = await itemTexts(page, "#history-list > li > .history-head");
+    expect(heads[0]).toMatch(/^Updated by API key “test” · \S/);
+    expect(heads[1]).toMatch(/^Updated by API key “test”/);
+    expect(heads[2]).toMatch(/^Created by API key “test”/);
+    expect(await itemTexts(page, "#history-list > li:nth-child(1) .change")).toEqual([
+      'Description: “First” → changed to “<img src=x onerror="window.pwned=1">”',
+      "Rule 1 added: 25% of users",
+    ]);
+    expect(await itemTexts(page, "#history-list > li:nth-child(2) .change")).toEqual(["Enabled: off → changed to on"]);
+    expect(await itemTexts(page, "#history-list > li:nth-child(3) .change")).toEqual([
+      "Description: “First”",
+      "Enabled: off",
+    ]);
+    expect(await page.locator("#history-list > li:nth-child(1) del").textContent()).toBe("“First”");
+    expect(await page.locator("#history-list img").count()).toBe(0);
+    expect(await page.evaluate("window.pwned")).toBeUndefined();
+    // The time is the entry's.
+    const stored = await read<{ at: string }[]>(app, "/v1/flags/checkout/history");
+    expect(await page.locator("#history-list > li:nth-child(1) time").getAttribute("datetime")).toBe(stored[0]!.at);
+
+    // A change made elsewhere, one field of one rule: the tab shows it when opened again.
+    expect(
+      (await app.call("PATCH", "/v1/flags/checkout", { rules: [{ type: "percentage", percentage: 50 }] })).status,
+    ).toBe(200);
+    await page.getByRole("tab", { name: "Settings" }).click();
+    await page.getByRole("tab", { name: "History" }).click();
+    await poll(() => entries.count()).toBe(4);
+    expect(await itemTexts(page, "#history-list > li:nth-child(1) .change")).toEqual([
+      "Rule 1 percentage: 25% → changed to 50%",
+    ]);
+
+    // A reload opens the same tab; the arrow keys move between tabs.
+    await page.reload();
+    await poll(() => entries.count()).toBe(4);
+    await page.getByRole("tab", { name: "History" }).focus();
+    await page.keyboard.press("ArrowLeft");
+    expect(await page.getByRole("tab", { name: "Settings" }).getAttribute("aria-selected")).toBe("true");
+    await page.getByLabel("Description").waitFor();
+    expect(page.url()).toMatch(/#\/flags\/checkout$/);
+    expect(page.problems).toEqual([]);
+    await page.close();
+  });
+
+  it("saves prerequisites, shows the server's cycle and unknown-flag errors next to them, and guards them", async () => {
+    await app.fp.flags.create({ key: "base", enabled: true });
+    await app.fp.flags.create({ key: "child", enabled: true });
+    const page = await browser.newPage();
+    await connect(page, dashboard, app.key);
+    await page.getByRole("link", { name: "child" }).click();
+    await page.getByRole("heading", { level: 1, name: "child" }).waitFor();
+    await page.getByRole("button", { name: "+ Prerequisite" }).click();
+    const flagField = page.getByLabel("Flag (prerequisite 1)");
+    await poll(() => page.locator('[data-error-for="prerequisites.0.flagKey"]:focus').count()).toBe(1);
+    // The flags the key can see are offered; the flag itself is not.
+    await poll(() =>
+      page.locator("#prerequisite-flags option").evaluateAll((os) => os.map((o) => o.getAttribute("value"))),
+    ).toEqual(expect.arrayContaining(["base", "checkout"]));
+    expect(await page.locator('#prerequisite-flags option[value="child"]').count()).toBe(0);
+    await flagField.fill("base");
+    await page.getByLabel("Must be (prerequisite 1)").selectOption("off");
+
+    // Only the prerequisite was edited, and leaving asks first.
+    await page.getByRole("link", { name: "← All flags" }).click();
+    await page.getByRole("dialog", { name: "Leave without saving?" }).waitFor();
+    await page.getByRole("button", { name: "Keep editing" }).click();
+    expect(await flagField.inputValue()).toBe("base");
+    // A switch to the History tab and back keeps the edit.
+    await page.getByRole("tab", { name: "History" }).click();
+    await page.getByRole("tab", { name: "Settings" }).click();
+    expect(await flagField.inputValue()).toBe("base");
+
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved flag child" }).waitFor();
+    expect((await read<{ prerequisites: unknown }>(app, "/v1/flags/child")).prerequisites).toEqual([
+      { flagKey: "base", enabled: false },
+    ]);
+    // Saved: leaving asks nothing.
+    await page.getByRole("link", { name: "← All flags" }).click();
+    await page.getByRole("heading", { level: 1, name: "Flags" }).waitFor();
+
+    // base → child → base is a cycle: refused, the message beside the prerequisites.
+    await page.getByRole("link", { name: "base" }).click();
+    await page.getByRole("heading", { level: 1, name: "base" }).waitFor();
+    await page.getByRole("button", { name: "+ Prerequisite" }).click();
+    await page.getByLabel("Flag (prerequisite 1)").fill("child");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    const cycle = page.locator("#prerequisites-error");
+    await cycle.waitFor();
+    expect(await cycle.textContent()).toContain("Would make a cycle: base → child → base");
+    expect(await page.locator("#form-error").textContent()).toContain("1 problem, shown next to the fields");
+    expect((await read<{ prerequisites: unknown }>(app, "/v1/flags/base")).prerequisites).toEqual([]);
+
+    // An unknown flag: the message under that row's field, which is marked invalid and focused.
+    await page.getByLabel("Flag (prerequisite 1)").fill("ghost");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    const field = page.getByLabel("Flag (prerequisite 1)");
+    await poll(() => field.getAttribute("aria-invalid")).toBe("true");
+    expect(await page.locator('[data-error-slot="prerequisites.0.flagKey"]').textContent()).toBe(
+      'Names no flag ("ghost")',
+    );
+    expect(await cycle.isVisible()).toBe(false);
+    expect(await page.locator('[data-error-for="prerequisites.0.flagKey"]:focus').count()).toBe(1);
+
+    // Removing the row, then saving, clears the problem.
+    await page.getByRole("button", { name: "Remove prerequisite 1" }).click();
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved flag base" }).waitFor();
+    expect(page.problems.filter((p) => !p.includes("422"))).toEqual([]);
+    await page.close();
+  });
+});
