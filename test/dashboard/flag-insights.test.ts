@@ -119,6 +119,22 @@ describe("dashboard: schedules, evaluations and stale flags", { timeout: 60_000 
     expect(points.filter((p) => p.endsWith(",30.0"))).toHaveLength(167);
     expect(await summary.textContent()).toMatch(/^5 evaluations in the last 7 days \(5 on, 0 off\)\. Last evaluated /);
     expect(await page.locator("#insights-stale").isVisible()).toBe(false);
+
+    // The list draws one per flag: busy's with its total, the others say there were none.
+    await page.getByRole("link", { name: "← All flags" }).click();
+    const activity = (key: string) => page.locator(`#flag-rows tr[data-key="${key}"] .cell-activity`);
+    await activity("busy")
+      .getByRole("img", { name: /: 5 in all, at most 5 in one hour$/ })
+      .waitFor();
+    expect(await activity("busy").locator(".activity-total").textContent()).toBe("5");
+    await poll(() => activity("old-flag").textContent()).toBe("No evaluations");
+    expect(await activity("old-flag").locator("svg").count()).toBe(0);
+    // A search re-renders the rows from what was loaded, without asking again.
+    const asked: string[] = [];
+    page.on("request", (r) => asked.push(r.url()));
+    await page.getByLabel("Search by key").fill("bus");
+    await activity("busy").getByRole("img").waitFor();
+    expect(asked.filter((u) => u.includes("/insights"))).toEqual([]);
     expect(page.problems).toEqual([]);
     await page.close();
   });

@@ -31,6 +31,7 @@ export const DASHBOARD_FILES = {
   "history-diff.js": "text/javascript; charset=utf-8",
   "flag-insights.js": "text/javascript; charset=utf-8",
   "sparkline.js": "text/javascript; charset=utf-8",
+  "list-sparklines.js": "text/javascript; charset=utf-8",
   "flag-schedules.js": "text/javascript; charset=utf-8",
   "prerequisite-editor.js": "text/javascript; charset=utf-8",
   "favicon.svg": "image/svg+xml",

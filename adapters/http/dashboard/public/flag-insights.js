@@ -15,6 +15,22 @@ function staleText(insights) {
   return "Stale: not evaluated in the stale window. Nothing may be asking for it any more.";
 }
 
+/** The last 7 days of a flag's evaluations, hour by hour, ending with the current hour. */
+export async function lastWeek(key) {
+  const end = Math.floor(Date.now() / HOUR_MS) * HOUR_MS + HOUR_MS;
+  const start = end - HOURS * HOUR_MS;
+  const insights = await flagApi.insights(key, {
+    from: new Date(start).toISOString(),
+    to: new Date(end).toISOString(),
+  });
+  const counts = hourlyCounts(insights.hours, start, HOURS);
+  return { insights, counts, total: counts.reduce((a, b) => a + b, 0) };
+}
+
+/** The sparkline's label: what it shows, for screen readers and on hover. */
+export const weekLabel = (counts, total) =>
+  `Evaluations per hour over the last 7 days: ${total} in all, at most ${Math.max(...counts)} in one hour`;
+
 export class FlagInsightsPanel {
   #key;
   #loading = 0;
@@ -29,15 +45,10 @@ export class FlagInsightsPanel {
     this.#key = key;
     if (key === undefined) return;
     const token = ++this.#loading;
-    const end = Math.floor(Date.now() / HOUR_MS) * HOUR_MS + HOUR_MS;
-    const start = end - HOURS * HOUR_MS;
     $("#insights-refresh").disabled = true;
     try {
-      const insights = await flagApi.insights(key, {
-        from: new Date(start).toISOString(),
-        to: new Date(end).toISOString(),
-      });
-      if (token === this.#loading) this.#show(insights, start);
+      const week = await lastWeek(key);
+      if (token === this.#loading) this.#show(week);
     } catch (error) {
       if (token === this.#loading) this.#onError(error);
     } finally {
@@ -51,9 +62,7 @@ export class FlagInsightsPanel {
     $("#insights-chart").replaceChildren();
   }
 
-  #show(insights, start) {
-    const counts = hourlyCounts(insights.hours, start, HOURS);
-    const total = counts.reduce((a, b) => a + b, 0);
+  #show({ insights, counts, total }) {
     const on = insights.hours.reduce((a, r) => a + r.on, 0);
     const off = insights.hours.reduce((a, r) => a + r.off, 0);
     const chart = $("#insights-chart");
@@ -62,9 +71,7 @@ export class FlagInsightsPanel {
       chart.replaceChildren();
       summary.replaceChildren("No evaluations stored in the last 7 days.");
     } else {
-      const peak = Math.max(...counts);
-      const label = `Evaluations per hour over the last 7 days: ${total} in all, at most ${peak} in one hour`;
-      chart.replaceChildren(sparkline(counts, label));
+      chart.replaceChildren(sparkline(counts, weekLabel(counts, total)));
       summary.replaceChildren(
         `${total} evaluation${total === 1 ? "" : "s"} in the last 7 days (${on} on, ${off} off).`,
       );

@@ -1,8 +1,9 @@
-// The flag list: key (with a Stale badge), description, enabled switch, created time; search by
-// key; paging.
+// The flag list: key (with a Stale badge), description, the last 7 days of evaluations, enabled
+// switch, created time; search by key; paging.
 
 import { api } from "./api.js";
 import { $, h, show, timeElement } from "./dom.js";
+import { ListSparklines } from "./list-sparklines.js";
 
 // docs/flags.md "Insights": the list's `stale` says yes or no; the flag's page says why.
 const STALE_HELP =
@@ -13,6 +14,7 @@ export class FlagList {
   #next;
   #loaded = false;
   #writable = true;
+  #sparklines = new ListSparklines();
   #onError;
   #onStatus;
 
@@ -37,6 +39,7 @@ export class FlagList {
       this.#flags = page.flags;
       this.#next = page.next;
       this.#loaded = true;
+      this.#sparklines.reset();
       this.#render();
     } catch (error) {
       this.#onError(error);
@@ -106,6 +109,7 @@ export class FlagList {
         { class: "cell-description", "data-label": "Description" },
         flag.description || h("span", { class: "muted" }, "No description"),
       ),
+      this.#sparklines.cell(flag.key),
       h(
         "td",
         { class: "cell-enabled", "data-label": "Enabled" },
