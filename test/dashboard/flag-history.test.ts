@@ -151,4 +151,44 @@ describe("dashboard: flag history and prerequisites", { timeout: 60_000 }, () =>
     expect(page.problems.filter((p) => !p.includes("422"))).toEqual([]);
     await page.close();
   });
+
+  it("says which flags need a flag that cannot be deleted", async () => {
+    await app.fp.flags.create({ key: "needed", enabled: true });
+    await app.fp.flags.create({ key: "needer", prerequisites: [{ flagKey: "needed", enabled: true }] });
+    const page = await browser.newPage();
+    await connect(page, dashboard, app.key);
+    await page.getByRole("link", { name: "needed", exact: true }).click();
+    await page.getByRole("button", { name: "Delete flag…" }).click();
+    await page.getByRole("button", { name: "Delete", exact: true }).click();
+    const error = page.locator("#delete-error");
+    await error.waitFor();
+    expect(await error.textContent()).toContain('is a prerequisite of "needer"');
+    expect((await app.call("GET", "/v1/flags/needed")).status).toBe(200);
+    expect(await page.getByRole("heading", { level: 1, name: "needed" }).isVisible()).toBe(true);
+    await page.close();
+  });
+
+  it("gives a flags:read key the history, prerequisites and schedules to read, and nothing that would fail", async () => {
+    await app.fp.flags.schedules.create("needer", {
+      at: new Date(Date.now() + 86_400_000).toISOString(),
+      changes: { enabled: true },
+    });
+    const { key } = await app.fp.keys.create({ name: "reader", scopes: ["flags:read"] });
+    const page = await browser.newPage();
+    await connect(page, dashboard, key);
+    await page.getByRole("link", { name: "needer" }).click();
+    await page.getByRole("heading", { level: 1, name: "needer" }).waitFor();
+    const flagField = page.getByLabel("Flag (prerequisite 1)");
+    expect(await flagField.inputValue()).toBe("needed");
+    expect(await flagField.isDisabled()).toBe(true);
+    expect(await page.getByRole("button", { name: "+ Prerequisite" }).isDisabled()).toBe(true);
+    await poll(() => itemTexts(page, "#schedule-list > li")).toEqual([expect.stringMatching(/pending.*Switch on/)]);
+    expect(await page.locator("#schedule-list button").count()).toBe(0);
+    expect(await page.locator("#schedule-form").isVisible()).toBe(false);
+    await page.getByRole("tab", { name: "History" }).click();
+    await poll(() => page.locator("#history-list > li").count()).toBe(1);
+    expect(await itemTexts(page, "#history-list .change")).toContain("Prerequisite 1 added: needed must be on");
+    expect(page.problems).toEqual([]);
+    await page.close();
+  });
 });

@@ -58,6 +58,7 @@ export class FlagActions {
     show($("#flag-state"), true);
     show($("#flag-meta"), true);
     show($("#danger"), writable);
+    show($("#delete-error"), false);
   }
 
   /** No flag is shown (loading, or none has the key): nothing of an earlier one stays. */
@@ -111,9 +112,17 @@ export class FlagActions {
   async #delete(onDeleted) {
     const key = this.#flag?.key;
     if (!key) return;
+    show($("#delete-error"), false);
     try {
       await api.deleteFlag(key);
     } catch (error) {
+      if (error.code === "conflict") {
+        // Other flags list this one as a prerequisite; the message names them.
+        $("#delete-error").textContent = error.message;
+        show($("#delete-error"), true);
+        $("#delete-flag").focus();
+        return;
+      }
       if (error.code !== "not_found") {
         this.#onError(error);
         return;
