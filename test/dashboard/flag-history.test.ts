@@ -75,6 +75,7 @@ describe("dashboard: flag history and prerequisites", { timeout: 60_000 }, () =>
     // A reload opens the same tab; the arrow keys move between tabs.
     await page.reload();
     await poll(() => entries.count()).toBe(4);
+    expect(await page.getByLabel("Description").isVisible()).toBe(false);
     await page.getByRole("tab", { name: "History" }).focus();
     await page.keyboard.press("ArrowLeft");
     expect(await page.getByRole("tab", { name: "Settings" }).getAttribute("aria-selected")).toBe("true");

@@ -105,8 +105,9 @@ export class FlagEditor {
     show($("#editor-loading"), true);
     show($("#editor-body"), false);
     try {
-      this.#showFlag(await api.getFlag(key), tab);
+      const flag = await api.getFlag(key);
       show($("#editor-body"), true);
+      this.#showFlag(flag, tab); // after: the History tab hides the form again
       return true;
     } catch (error) {
       if (error.code === "not_found") {
