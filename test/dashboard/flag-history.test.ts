@@ -72,9 +72,20 @@ describe("dashboard: flag history and prerequisites", { timeout: 60_000 }, () =>
       "Rule 1 percentage: 25% → changed to 50%",
     ]);
 
+    // A rule that changed its type reads as one rule replaced, not as a line per field.
+    expect(
+      (await app.call("PATCH", "/v1/flags/checkout", { rules: [{ type: "users", userIds: ["alice"] }] })).status,
+    ).toBe(200);
+    await page.getByRole("tab", { name: "Settings" }).click();
+    await page.getByRole("tab", { name: "History" }).click();
+    await poll(() => entries.count()).toBe(5);
+    expect(await itemTexts(page, "#history-list > li:nth-child(1) .change")).toEqual([
+      "Rule 1: 50% of users → changed to users [“alice”]",
+    ]);
+
     // A reload opens the same tab; the arrow keys move between tabs.
     await page.reload();
-    await poll(() => entries.count()).toBe(4);
+    await poll(() => entries.count()).toBe(5);
     expect(await page.getByLabel("Description").isVisible()).toBe(false);
     await page.getByRole("tab", { name: "History" }).focus();
     await page.keyboard.press("ArrowLeft");

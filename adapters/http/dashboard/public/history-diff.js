@@ -101,12 +101,39 @@ export function changeLines({ path, before, after }) {
 }
 
 /**
+ * A rule whose type changed has every field of both types among the changes (`rules.0.type`,
+ * `rules.0.percentage`, `rules.0.userIds`, …): put both rules back together and show one line,
+ * `Rule 1: 25% of users → users [“a”]`, instead of a line per field.
+ */
+function mergeRetypedRules(changes) {
+  const retyped = new Map();
+  for (const { path, before, after } of changes) {
+    const match = /^rules\.(\d+)\.type$/.exec(path);
+    if (match && before !== null && after !== null) retyped.set(match[1], { before: {}, after: {} });
+  }
+  if (retyped.size === 0) return changes;
+  const merged = [];
+  for (const change of changes) {
+    const match = /^rules\.(\d+)\.(\w+)$/.exec(change.path);
+    const rule = match && retyped.get(match[1]);
+    if (!rule) {
+      merged.push(change);
+      continue;
+    }
+    if (change.before !== null) rule.before[match[2]] = change.before;
+    if (change.after !== null) rule.after[match[2]] = change.after;
+    if (match[2] === "type") merged.push({ path: `rules.${match[1]}`, before: rule.before, after: rule.after });
+  }
+  return merged;
+}
+
+/**
  * An entry in words. A created flag lists what it was created with (nothing for empty fields),
  * a deleted one what it had; other entries every change, before → after.
  */
 export function describeEntry(entry) {
   const lines = [];
-  for (const change of entry.changes ?? []) {
+  for (const change of mergeRetypedRules(entry.changes ?? [])) {
     for (const line of changeLines(change)) {
       if (entry.action === "created") {
         if (line.after === "(empty)") continue;
