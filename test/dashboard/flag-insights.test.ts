@@ -94,6 +94,62 @@ describe("dashboard: schedules, evaluations and stale flags", { timeout: 60_000 
     await page.close();
   });
 
+  it("schedules the rules and prerequisites in the form, and shows a schedule that failed with its reason", async () => {
+    await app.fp.flags.create({ key: "later" });
+    await app.fp.flags.create({ key: "doomed", enabled: true });
+    const page = await browser.newPage();
+    await connect(page, dashboard, app.key);
+    await page.getByRole("link", { name: "later" }).click();
+    await page.getByRole("button", { name: "+ Percentage rule" }).click();
+    await page.getByLabel("Percentage of users (rule 1)").fill("10");
+    await page.getByRole("button", { name: "+ Prerequisite" }).click();
+    await page.getByLabel("Flag (prerequisite 1)").fill("doomed");
+    const at = new Date(Date.now() + 86_400_000);
+    at.setSeconds(0, 0);
+    const local = (await page.evaluate(
+      `(() => { const d = new Date(${at.getTime()}); const p = (n) => String(n).padStart(2, "0");
+        return d.getFullYear() + "-" + p(d.getMonth() + 1) + "-" + p(d.getDate()) + "T" + p(d.getHours()) + ":" + p(d.getMinutes()); })()`,
+    )) as string;
+    await page.getByLabel("When (your local time)").fill(local);
+    await page.getByLabel("Change", { exact: true }).selectOption("Rules and prerequisites as in the form");
+    await page.getByRole("button", { name: "Schedule change" }).click();
+    await poll(() => itemTexts(page, "#schedule-list > li")).toEqual([
+      expect.stringMatching(/pending.*Set 1 rule, set 1 prerequisite/),
+    ]);
+    const [scheduled] = await read<Schedule[]>(app, "/v1/flags/later/schedules");
+    expect(scheduled).toMatchObject({
+      at: at.toISOString(),
+      changes: {
+        rules: [{ type: "percentage", percentage: 10 }],
+        prerequisites: [{ flagKey: "doomed", enabled: true }],
+      },
+    });
+    // Scheduled, not saved.
+    expect(await read<{ rules: unknown[] }>(app, "/v1/flags/later")).toMatchObject({ rules: [], prerequisites: [] });
+
+    // A schedule whose prerequisite is deleted before it applies fails, with the reason shown.
+    const soon = await app.call("POST", "/v1/flags/later/schedules", {
+      at: new Date(Date.now() + 3000).toISOString(),
+      changes: { prerequisites: [{ flagKey: "doomed", enabled: true }] },
+    });
+    expect(soon.status).toBe(201);
+    expect((await app.call("DELETE", "/v1/flags/doomed")).status).toBe(204);
+    const failed = ((await soon.json()) as { data: Schedule }).data.id;
+    await poll(
+      async () => (await read<Schedule[]>(app, "/v1/flags/later/schedules")).find((s) => s.id === failed)?.status,
+    ).toBe("failed");
+    await page.getByRole("link", { name: "← All flags" }).click();
+    await page.getByRole("button", { name: "Discard changes" }).click();
+    await page.getByRole("link", { name: "later" }).click();
+    const item = page.locator(`#schedule-list > li[data-schedule-id="${failed}"]`);
+    await item.waitFor();
+    expect((await item.textContent())?.replace(/\s+/g, " ")).toMatch(
+      /failed.*Set 1 prerequisite.*invalid_changes: .*Remove/,
+    );
+    expect(page.problems).toEqual([]);
+    await page.close();
+  });
+
   it("draws a sparkline of the flag's hourly evaluations once they are stored", async () => {
     const page = await browser.newPage();
     await connect(page, dashboard, app.key);
