@@ -5,9 +5,9 @@
  */
 export const DASHBOARD_FILES = {
   "index.html": "text/html; charset=utf-8",
+  "pages.css": "text/css; charset=utf-8",
   "dashboard.css": "text/css; charset=utf-8",
   "experiments.css": "text/css; charset=utf-8",
-  "pages.css": "text/css; charset=utf-8",
   "app.js": "text/javascript; charset=utf-8",
   "api.js": "text/javascript; charset=utf-8",
   "dom.js": "text/javascript; charset=utf-8",
@@ -21,9 +21,6 @@ export const DASHBOARD_FILES = {
   "operators.js": "text/javascript; charset=utf-8",
   "operator-table.js": "text/javascript; charset=utf-8",
   "try-it.js": "text/javascript; charset=utf-8",
-  "experiment-view.js": "text/javascript; charset=utf-8",
-  "experiment-chart.js": "text/javascript; charset=utf-8",
-  "experiment-format.js": "text/javascript; charset=utf-8",
   "pages.js": "text/javascript; charset=utf-8",
   "page-kit.js": "text/javascript; charset=utf-8",
   "mail-api.js": "text/javascript; charset=utf-8",
@@ -34,6 +31,9 @@ export const DASHBOARD_FILES = {
   "suppressions.js": "text/javascript; charset=utf-8",
   "webhook-list.js": "text/javascript; charset=utf-8",
   "webhook-view.js": "text/javascript; charset=utf-8",
+  "experiment-view.js": "text/javascript; charset=utf-8",
+  "experiment-chart.js": "text/javascript; charset=utf-8",
+  "experiment-format.js": "text/javascript; charset=utf-8",
   "favicon.svg": "image/svg+xml",
 } as const;
 

@@ -12,7 +12,7 @@ export function pageSection(id, title, { crumb, actions = [] } = {}, ...children
   const heading = h("h1", { id: `${id}-title`, tabindex: "-1" }, title);
   const section = h(
     "section",
-    { id, "aria-labelledby": `${id}-title`, hidden: true },
+    { id, class: "page", "aria-labelledby": `${id}-title`, hidden: true },
     crumb ? h("p", { class: "crumbs" }, h("a", { href: crumb.href }, crumb.text)) : undefined,
     h("div", { class: "view-head" }, heading, actions.length > 0 ? h("div", { class: "actions" }, actions) : undefined),
     ...children,
