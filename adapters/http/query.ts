@@ -15,6 +15,15 @@ export function queryObject(query: URLSearchParams): Record<string, string> {
   return out;
 }
 
+/** For a route that takes no query parameters: any one given is refused by name, not ignored. */
+export function refuseQuery(query: URLSearchParams): void {
+  for (const name of query.keys()) {
+    throw new FlagpostError("validation_error", `"${name}" is not a parameter of this route`, {
+      details: [{ path: name, message: "is not a parameter of this route" }],
+    });
+  }
+}
+
 /** RFC 8288 Link header for the next page. */
 export function nextLink(href: string): string {
   return `<${href}>; rel="next"`;

@@ -54,6 +54,20 @@ const BOUND_RULE =
   'must be an ISO 8601 date ("2026-01-31", midnight UTC) or date-time with a time zone ("2026-01-31T10:00:00Z")';
 
 /** A query bound (`from`, `to`): a date-time with a zone, or a bare date read as midnight UTC. */
+/** A query window `from ≤ timestamp < to` must not be empty or reversed; both bounds are optional. */
+export function refineWindow(
+  query: { from?: number | undefined; to?: number | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (query.from !== undefined && query.to !== undefined && query.from >= query.to) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["from"],
+      message: 'must be before "to" (the window is from ≤ timestamp < to)',
+    });
+  }
+}
+
 export const boundSchema = stringOrDate(BOUND_RULE).transform((value, ctx) => {
   const ms = typeof value === "string" ? parseIsoInstant(value) : value.getTime();
   if (ms === undefined || !Number.isFinite(ms)) {
@@ -164,15 +178,7 @@ export const queryEventsSchema = z
     limit: z.coerce.number<number | string>().int().min(1).max(MAX_QUERY_LIMIT).default(DEFAULT_QUERY_LIMIT),
     cursor: z.string().max(512).optional(),
   })
-  .superRefine((query, ctx) => {
-    if (query.from !== undefined && query.to !== undefined && query.from >= query.to) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["from"],
-        message: 'must be before "to" (the window is from ≤ timestamp < to)',
-      });
-    }
-  });
+  .superRefine(refineWindow);
 
 /**
  * What `query` takes; over HTTP every value arrives as a string. `from` is inclusive, `to`

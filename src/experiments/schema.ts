@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { boundSchema, eventNameSchema } from "../events/schema.js";
+import { boundSchema, eventNameSchema, refineWindow } from "../events/schema.js";
 import { flagKeySchema } from "../flags/schema.js";
 import type { Comparison, SrmResult } from "./stats.js";
 
@@ -14,15 +14,7 @@ export const experimentResultsQuerySchema = z
     from: boundSchema.optional(),
     to: boundSchema.optional(),
   })
-  .superRefine((query, ctx) => {
-    if (query.from !== undefined && query.to !== undefined && query.from >= query.to) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["from"],
-        message: 'must be before "to" (the window is from ≤ timestamp < to)',
-      });
-    }
-  });
+  .superRefine(refineWindow);
 
 /**
  * What `results` takes: `metric`, the conversion event's name; `control`, the variant every other

@@ -15,13 +15,14 @@ interface Started {
 }
 
 const running: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of running.splice(0)) {
-    if (child.exitCode === null) {
-      child.kill("SIGTERM");
-      await once(child, "exit");
-    }
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill("SIGTERM");
+    await once(child, "exit");
   }
+}
+afterEach(async () => {
+  for (const child of running.splice(0)) await stop(child);
 });
 
 /** Runs an example exactly as the README says (tsx, from the repo root) and reads its first line. */
@@ -54,38 +55,51 @@ async function api(base: string, key: string, method: string, path: string, body
   });
 }
 
-describe("examples run as written", () => {
+describe("examples run as written, twice each", () => {
   it("standalone.ts serves /v1 on SQLite", async () => {
     const dir = await mkdtemp(join(tmpdir(), "flagpost-example-"));
     try {
-      const { info } = await start("examples/standalone.ts", { DB_FILE: join(dir, "standalone.db") });
-      expect((await api(info.url, info.key, "POST", "/v1/flags", { key: "x", enabled: true })).status).toBe(201);
-      const evaluated = await api(info.url, info.key, "POST", "/v1/flags/x/evaluate", { userId: "u" });
-      expect(await evaluated.json()).toEqual({ data: { enabled: true, reason: "no_rules" } });
+      // Twice on one file, as a user restarting it would: the second run finds the first one's flag.
+      for (const created of [201, 409]) {
+        const { info, child } = await start("examples/standalone.ts", { DB_FILE: join(dir, "standalone.db") });
+        expect((await api(info.url, info.key, "POST", "/v1/flags", { key: "x", enabled: true })).status).toBe(created);
+        const evaluated = await api(info.url, info.key, "POST", "/v1/flags/x/evaluate", { userId: "u" });
+        expect(await evaluated.json()).toEqual({ data: { enabled: true, reason: "no_rules" } });
+        await stop(child);
+      }
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
 
   it("express-app.ts mounts /v1 and its own route reads the flag", async () => {
-    const { info } = await start("examples/express-app.ts");
-    expect(await (await fetch(`${info.url}/checkout?user=alice`)).json()).toEqual({ checkout: "new" });
-    expect(await (await fetch(`${info.url}/checkout?user=bob`)).json()).toEqual({ checkout: "old" });
-    await api(info.url, info.key, "PATCH", "/v1/flags/new-checkout", { enabled: false });
-    expect(await (await fetch(`${info.url}/checkout?user=alice`)).json()).toEqual({ checkout: "old" });
+    for (let run = 1; run <= 2; run++) {
+      const { info, child } = await start("examples/express-app.ts");
+      expect(await (await fetch(`${info.url}/checkout?user=alice`)).json()).toEqual({ checkout: "new" });
+      expect(await (await fetch(`${info.url}/checkout?user=bob`)).json()).toEqual({ checkout: "old" });
+      await api(info.url, info.key, "PATCH", "/v1/flags/new-checkout", { enabled: false });
+      expect(await (await fetch(`${info.url}/checkout?user=alice`)).json()).toEqual({ checkout: "old" });
+      await stop(child);
+    }
   });
 
   it("fastify-app.ts serves /v1 under /api", async () => {
-    const { info } = await start("examples/fastify-app.ts");
-    const list = await api(info.api!, info.key, "GET", "/v1/flags");
-    expect(((await list.json()) as { data: { key: string }[] }).data.map((f) => f.key)).toEqual(["new-checkout"]);
-    expect((await fetch(`${info.url}/checkout?user=u1`)).status).toBe(200);
+    for (let run = 1; run <= 2; run++) {
+      const { info, child } = await start("examples/fastify-app.ts");
+      const list = await api(info.api!, info.key, "GET", "/v1/flags");
+      expect(((await list.json()) as { data: { key: string }[] }).data.map((f) => f.key)).toEqual(["new-checkout"]);
+      expect((await fetch(`${info.url}/checkout?user=u1`)).status).toBe(200);
+      await stop(child);
+    }
   });
 
   it("hono-app.ts mounts /v1 as middleware and falls through to its routes", async () => {
-    const { info } = await start("examples/hono-app.ts");
-    expect(await (await fetch(`${info.url}/checkout?plan=pro`)).json()).toEqual({ checkout: "new" });
-    expect(await (await fetch(`${info.url}/checkout?plan=free`)).json()).toEqual({ checkout: "old" });
-    expect((await api(info.url, info.key, "GET", "/v1/flags/new-checkout")).status).toBe(200);
+    for (let run = 1; run <= 2; run++) {
+      const { info, child } = await start("examples/hono-app.ts");
+      expect(await (await fetch(`${info.url}/checkout?plan=pro`)).json()).toEqual({ checkout: "new" });
+      expect(await (await fetch(`${info.url}/checkout?plan=free`)).json()).toEqual({ checkout: "old" });
+      expect((await api(info.url, info.key, "GET", "/v1/flags/new-checkout")).status).toBe(200);
+      await stop(child);
+    }
   });
 });

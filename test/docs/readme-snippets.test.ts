@@ -4,15 +4,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { tsBlocks } from "../support/markdown.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const OUT = join(ROOT, "test", ".snippets"); // inside the repo, so tsconfig's "flagpost" paths apply
 const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
-
-/** Every ```ts block of a Markdown file: each is a module of its own. */
-export function tsBlocks(markdown: string): string[] {
-  return [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
-}
 
 afterAll(async () => rm(OUT, { recursive: true, force: true }));
 
@@ -40,5 +36,5 @@ describe("README snippets", () => {
       (error: { stdout?: string }) => error.stdout ?? String(error),
     );
     expect(result, `README snippets do not compile (files ${files.length}):\n${result}`).toBe("");
-  }, 60_000);
+  }, 180_000); // tsc over the snippets and the sources they import: ~10 s idle, far more on a busy machine
 });

@@ -1,4 +1,4 @@
-import { FlagpostError } from "../../../src/internal.js";
+import { refuseQuery } from "../query.js";
 import type { Route } from "../types.js";
 
 /**
@@ -16,11 +16,7 @@ export function flagAccessRoutes(): Route[] {
       style: "data",
       body: false,
       async handle(ctx) {
-        for (const name of ctx.query.keys()) {
-          throw new FlagpostError("validation_error", `"${name}" is not a parameter of this route`, {
-            details: [{ path: name, message: "is not a parameter of this route" }],
-          });
-        }
+        refuseQuery(ctx.query);
         return { status: 200, body: { data: { scopes: [...ctx.apiKey.scopes] } } };
       },
     },

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { type Flag, type FlagSnapshotBody, FlagpostError, type Flagpost } from "../../../src/internal.js";
+import type { Flag, FlagSnapshotBody, Flagpost } from "../../../src/internal.js";
 import { ifNoneMatchHits } from "../etag.js";
+import { refuseQuery } from "../query.js";
 import type { Route } from "../types.js";
 
 /**
@@ -58,11 +59,7 @@ export function flagSnapshotRoutes(fp: Flagpost): Route[] {
       style: "data",
       body: false,
       async handle(ctx) {
-        for (const name of ctx.query.keys()) {
-          throw new FlagpostError("validation_error", `"${name}" is not a parameter of this route`, {
-            details: [{ path: name, message: "is not a parameter of this route" }],
-          });
-        }
+        refuseQuery(ctx.query);
         const snapshot = await current();
         const headers = { etag: snapshot.etag, "cache-control": "no-cache" };
         if (ifNoneMatchHits(ctx.headers["if-none-match"], snapshot.etag)) return { status: 304, headers };

@@ -1,10 +1,10 @@
 import {
   type Flagpost,
-  FlagpostError,
   type FlagStreamBatch,
   type FlagStreamStart,
   type FlagStreamSubscription,
 } from "../../../src/internal.js";
+import { refuseQuery } from "../query.js";
 import type { Route } from "../types.js";
 import { buildSnapshot } from "./flag-snapshot.js";
 
@@ -76,11 +76,7 @@ export function flagStreamRoutes(fp: Flagpost): Route[] {
       style: "data",
       body: false,
       async handle(ctx) {
-        for (const name of ctx.query.keys()) {
-          throw new FlagpostError("validation_error", `"${name}" is not a parameter of this route`, {
-            details: [{ path: name, message: "is not a parameter of this route" }],
-          });
-        }
+        refuseQuery(ctx.query);
         // An id this server never sent (or none) starts from a snapshot, as the SSE spec expects.
         const header = ctx.headers["last-event-id"]?.trim();
         const lastRevision = header !== undefined && REVISION.test(header) ? Number(header) : undefined;

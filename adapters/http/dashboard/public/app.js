@@ -8,8 +8,9 @@ import { ExperimentView } from "./experiment-view.js";
 import { FlagEditor } from "./flag-editor.js";
 import { FlagList } from "./flag-list.js";
 import { LeaveGuard } from "./leave-guard.js";
+import { createPages, markNav, PAGE_VIEWS } from "./pages.js";
 
-const views = ["#connect-view", "#list-view", "#editor-view", "#experiment-view"];
+const views = ["#connect-view", "#list-view", "#editor-view", "#experiment-view", ...PAGE_VIEWS];
 
 function showView(selector) {
   for (const view of views) show($(view), view === selector);
@@ -41,6 +42,7 @@ function handleError(error) {
 const list = new FlagList({ onError: handleError, onStatus: status });
 const editor = new FlagEditor({ onError: handleError, onStatus: status, navigate });
 const experiment = new ExperimentView({ onError: handleError, navigate });
+const pages = createPages({ onError: handleError, onStatus: status });
 const guard = new LeaveGuard({
   hasUnsavedChanges: () => !$("#editor-view").hidden && editor.hasUnsavedChanges(),
   discard: () => editor.discardChanges(),
@@ -72,6 +74,7 @@ function navigate(hash) {
 
 function showSession(connected) {
   show($("#session"), connected);
+  show($("#main-nav"), connected);
   const key = storedKey();
   // Enough of the key to tell two apart, never enough to use it.
   $("#session-key-hint").textContent = key.length > 8 ? `…${key.slice(-4)}` : "…";
@@ -108,6 +111,16 @@ async function route() {
     return;
   }
   showSession(true);
+  const [hash, search = ""] = (location.hash.replace(/^#/, "") || "/").split("?");
+  markNav(hash);
+  // Emails, suppressions, webhooks, experiments (pages.js): each checks its own scope.
+  const page = pages.pageFor(hash);
+  if (page) {
+    show($("#readonly-note"), false);
+    showView(page.view);
+    await page.open();
+    return;
+  }
   let writable;
   try {
     writable = await keyMayWrite();
@@ -118,7 +131,6 @@ async function route() {
   show($("#readonly-note"), !writable);
   list.setWritable(writable);
   editor.setWritable(writable);
-  const [hash, search = ""] = (location.hash.replace(/^#/, "") || "/").split("?");
   const experimentPath = /^\/flags\/([^/]+)\/experiment$/.exec(hash);
   if (hash === "/new" && writable) {
     showView("#editor-view");

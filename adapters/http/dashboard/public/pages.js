@@ -1,0 +1,71 @@
+// The pages beside the flag pages, and the navigation between all of them. app.js asks
+// `pageFor(hash)` first; a page found here is shown by app.js's showView and opened here.
+//   #/experiments       every flag with variants        (flags:read)
+//   #/emails            the email list                  (emails:read)
+//   #/emails/{id}       one email and its timeline      (emails:read)
+//   #/suppressions      the suppression list            (emails:read; changes emails:send)
+//   #/webhooks          webhook endpoints               (full_access)
+//   #/webhooks/{id}     an endpoint's deliveries        (full_access)
+
+import { EmailList } from "./email-list.js";
+import { EmailView } from "./email-view.js";
+import { ExperimentList } from "./experiment-list.js";
+import { Suppressions } from "./suppressions.js";
+import { WebhookList } from "./webhook-list.js";
+import { WebhookView } from "./webhook-view.js";
+
+export const PAGE_VIEWS = [
+  "#experiments-view",
+  "#emails-view",
+  "#email-view",
+  "#suppressions-view",
+  "#webhooks-view",
+  "#webhook-view",
+];
+
+function decode(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Builds the pages (their sections go into <main>, hidden). `handlers`: onError, onStatus. */
+export function createPages(handlers) {
+  const experiments = new ExperimentList(handlers);
+  const emails = new EmailList(handlers);
+  const email = new EmailView(handlers);
+  const suppressions = new Suppressions(handlers);
+  const webhooks = new WebhookList(handlers);
+  const webhook = new WebhookView(handlers);
+  const one = (prefix) => (hash) =>
+    hash.startsWith(prefix) && hash.length > prefix.length ? decode(hash.slice(prefix.length)) : undefined;
+  const emailId = one("/emails/");
+  const webhookId = one("/webhooks/");
+  return {
+    /** `{view, open()}` for a hash path (without `#` and query) this module serves. */
+    pageFor(hash) {
+      if (hash === "/experiments") return { view: "#experiments-view", open: () => experiments.open() };
+      if (hash === "/emails") return { view: "#emails-view", open: () => emails.open() };
+      if (emailId(hash)) return { view: "#email-view", open: () => email.open(emailId(hash)) };
+      if (hash === "/suppressions") return { view: "#suppressions-view", open: () => suppressions.open() };
+      if (hash === "/webhooks") return { view: "#webhooks-view", open: () => webhooks.open() };
+      if (webhookId(hash)) return { view: "#webhook-view", open: () => webhook.open(webhookId(hash)) };
+      return undefined;
+    },
+  };
+}
+
+/** Marks the navigation link of the section `hash` belongs to as the current page. */
+export function markNav(hash) {
+  const section = /^\/flags\/[^/]+\/experiment$/.test(hash)
+    ? "experiments"
+    : (["experiments", "emails", "suppressions", "webhooks"].find(
+        (s) => hash === `/${s}` || hash.startsWith(`/${s}/`),
+      ) ?? "flags");
+  for (const link of document.querySelectorAll("#main-nav a")) {
+    if (link.dataset.section === section) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+}

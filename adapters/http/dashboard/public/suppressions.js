@@ -1,0 +1,218 @@
+// The Suppressions page (#/suppressions): addresses flagpost no longer mails. Lists
+// GET /v1/suppressions (newest first, 50 a page), adds with POST /v1/suppressions and removes with
+// DELETE /v1/suppressions/{id}. Reading needs emails:read; adding and removing emails:send, and a
+// key without it gets neither the form nor the buttons.
+
+import { mailApi, keyMay } from "./mail-api.js";
+import { h, show, timeElement } from "./dom.js";
+import {
+  cell,
+  chip,
+  confirmAction,
+  dataTable,
+  isRestricted,
+  pageSection,
+  scopeNote,
+  showScopeNote,
+} from "./page-kit.js";
+
+const NO_READ = "This key cannot read the suppression list: it lacks the emails:read scope.";
+const NO_WRITE = "This key can read the suppression list but not change it: it lacks the emails:send scope.";
+const ORIGINS = { bounce: "Hard bounce", complaint: "Complaint", manual: "Added by hand" };
+
+export class Suppressions {
+  #entries = [];
+  #hasMore = false;
+  #writable = false;
+  #onError;
+  #onStatus;
+  #ui;
+
+  constructor({ onError, onStatus }) {
+    this.#onError = onError;
+    this.#onStatus = onStatus;
+    const input = h("input", {
+      id: "suppression-email",
+      type: "text",
+      autocomplete: "off",
+      spellcheck: "false",
+      "aria-describedby": "suppression-email-error suppression-email-help",
+    });
+    const error = h("p", { id: "suppression-email-error", class: "field-error", hidden: true });
+    const form = h(
+      "form",
+      { class: "panel stack inline-form", novalidate: true, hidden: true, onsubmit: (e) => this.#add(e) },
+      h(
+        "div",
+        { class: "field" },
+        h("label", { for: "suppression-email" }, "Email address"),
+        input,
+        error,
+        h(
+          "p",
+          { id: "suppression-email-help", class: "hint" },
+          "flagpost leaves this address out of every send until it is removed.",
+        ),
+      ),
+      h("div", { class: "actions" }, h("button", { type: "submit", class: "button button-primary" }, "Add to list")),
+    );
+    const { table, body } = dataTable("Suppressed addresses", ["Email", "Origin", "Because of", "Added", ""]);
+    const more = h(
+      "button",
+      { type: "button", class: "button", hidden: true, onclick: () => this.#more() },
+      "Load more addresses",
+    );
+    const empty = h(
+      "div",
+      { class: "panel empty", hidden: true },
+      h("h2", {}, "No suppressed addresses"),
+      h("p", {}, "Hard bounces and complaints add addresses here by themselves; you can add one by hand too."),
+    );
+    const note = scopeNote();
+    const loading = h("p", { class: "hint", hidden: true }, "Loading the suppression list…");
+    const { section, heading } = pageSection(
+      "suppressions-view",
+      "Suppressions",
+      {},
+      note,
+      form,
+      loading,
+      empty,
+      table,
+      h("div", { class: "actions" }, more),
+    );
+    this.#ui = { section, heading, note, form, input, error, table, body, more, empty, loading };
+  }
+
+  async open() {
+    const ui = this.#ui;
+    ui.heading.focus();
+    showScopeNote(ui.note, "");
+    try {
+      if (!(await keyMay("emails:read"))) return this.#denied();
+      this.#writable = await keyMay("emails:send");
+      show(ui.form, this.#writable);
+      if (!this.#writable) showScopeNote(ui.note, NO_WRITE);
+      await this.#load();
+    } catch (error) {
+      if (isRestricted(error)) this.#denied();
+      else this.#onError(error);
+    }
+  }
+
+  #denied() {
+    const ui = this.#ui;
+    for (const el of [ui.form, ui.table, ui.more, ui.empty]) show(el, false);
+    showScopeNote(ui.note, NO_READ);
+  }
+
+  async #load() {
+    const ui = this.#ui;
+    show(ui.loading, this.#entries.length === 0);
+    try {
+      const page = await mailApi.listSuppressions();
+      this.#entries = page.data;
+      this.#hasMore = page.has_more;
+      this.#render();
+    } finally {
+      show(ui.loading, false);
+    }
+  }
+
+  async #more() {
+    const ui = this.#ui;
+    ui.more.disabled = true;
+    try {
+      const page = await mailApi.listSuppressions({ after: this.#entries.at(-1)?.id });
+      this.#entries.push(...page.data);
+      this.#hasMore = page.has_more;
+      this.#render();
+    } catch (error) {
+      this.#onError(error);
+    } finally {
+      ui.more.disabled = false;
+    }
+  }
+
+  async #add(event) {
+    event.preventDefault();
+    const ui = this.#ui;
+    show(ui.error, false);
+    ui.input.removeAttribute("aria-invalid");
+    const address = ui.input.value.trim();
+    if (address === "") return this.#fieldError("Type an email address first.");
+    const button = ui.form.querySelector('[type="submit"]');
+    button.disabled = true;
+    try {
+      const added = await mailApi.addSuppression(address);
+      ui.input.value = "";
+      this.#onStatus(`${added.email} is on the suppression list.`);
+      await this.#load();
+    } catch (error) {
+      if (error.code === "validation_error") this.#fieldError(error.message);
+      else this.#onError(error);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  #fieldError(message) {
+    const ui = this.#ui;
+    ui.error.textContent = message;
+    show(ui.error, true);
+    ui.input.setAttribute("aria-invalid", "true");
+    ui.input.focus();
+  }
+
+  async #remove(entry, button) {
+    const yes = await confirmAction({
+      title: "Remove from the suppression list?",
+      text: `flagpost will mail ${entry.email} again.`,
+      confirm: "Remove",
+    });
+    if (!yes) return button.focus();
+    button.disabled = true;
+    try {
+      await mailApi.removeSuppression(entry.id);
+      this.#onStatus(`${entry.email} was removed from the suppression list.`);
+      await this.#load();
+      this.#ui.heading.focus();
+    } catch (error) {
+      button.disabled = false;
+      this.#onError(error);
+    }
+  }
+
+  #render() {
+    const ui = this.#ui;
+    show(ui.empty, this.#entries.length === 0);
+    show(ui.table, this.#entries.length > 0);
+    show(ui.more, this.#hasMore);
+    ui.body.replaceChildren(...this.#entries.map((entry) => this.#row(entry)));
+  }
+
+  #row(entry) {
+    const remove = this.#writable
+      ? h(
+          "button",
+          { type: "button", class: "button button-danger button-small", "aria-label": `Remove ${entry.email}` },
+          "Remove",
+        )
+      : undefined;
+    if (remove) remove.addEventListener("click", () => this.#remove(entry, remove));
+    return h(
+      "tr",
+      { "data-email": entry.email },
+      cell("Email", h("span", { class: "mono" }, entry.email)),
+      cell("Origin", chip("origin", entry.origin, ORIGINS[entry.origin] ?? entry.origin)),
+      cell(
+        "Because of",
+        entry.source_id
+          ? h("a", { href: `#/emails/${encodeURIComponent(entry.source_id)}` }, "the email")
+          : h("span", { class: "muted" }, "—"),
+      ),
+      cell("Added", timeElement(entry.created_at)),
+      cell("", remove),
+    );
+  }
+}

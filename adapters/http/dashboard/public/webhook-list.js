@@ -1,0 +1,285 @@
+// The Webhooks page (#/webhooks): the endpoints of GET /v1/webhooks, a form that creates one
+// (POST /v1/webhooks, its signing secret shown once here) and Delete (DELETE /v1/webhooks/{id}).
+// An endpoint's deliveries are on its own page (webhook-view.js). Every webhook route needs
+// full_access (docs/api.md), so any other key sees a note instead.
+
+import { mailApi, keyMay } from "./mail-api.js";
+import { h, show, timeElement } from "./dom.js";
+import {
+  cell,
+  chip,
+  confirmAction,
+  dataTable,
+  isRestricted,
+  pageSection,
+  scopeNote,
+  showScopeNote,
+} from "./page-kit.js";
+
+export const NO_WEBHOOK_SCOPE =
+  "This key cannot manage webhooks: every webhook route needs the full_access scope. Use a full_access key to see this page.";
+
+/** The event types an endpoint may subscribe to, as src/webhooks/event-types.ts lists them. */
+export const WEBHOOK_EVENT_TYPES = [
+  "email.sent",
+  "email.scheduled",
+  "email.delivered",
+  "email.delivery_delayed",
+  "email.bounced",
+  "email.complained",
+  "email.failed",
+  "email.suppressed",
+  "suppression.added",
+  "suppression.removed",
+  "flag.created",
+  "flag.updated",
+  "flag.deleted",
+];
+
+function eventBoxes() {
+  return h(
+    "fieldset",
+    { class: "event-boxes", "aria-describedby": "webhook-events-error" },
+    h("legend", {}, "Events"),
+    WEBHOOK_EVENT_TYPES.map((type) =>
+      h(
+        "label",
+        { class: "event-box" },
+        h("input", { type: "checkbox", value: type }),
+        h("span", { class: "mono" }, type),
+      ),
+    ),
+    h("p", { id: "webhook-events-error", class: "field-error", hidden: true }),
+  );
+}
+
+export class WebhookList {
+  #hooks = [];
+  #hasMore = false;
+  #onError;
+  #onStatus;
+  #ui;
+
+  constructor({ onError, onStatus }) {
+    this.#onError = onError;
+    this.#onStatus = onStatus;
+    const endpoint = h("input", {
+      id: "webhook-endpoint",
+      type: "text",
+      inputmode: "url",
+      autocomplete: "off",
+      spellcheck: "false",
+      placeholder: "https://example.com/hooks/flagpost",
+      "aria-describedby": "webhook-endpoint-error",
+    });
+    const endpointError = h("p", { id: "webhook-endpoint-error", class: "field-error", hidden: true });
+    const boxes = eventBoxes();
+    const form = h(
+      "form",
+      { class: "panel stack", novalidate: true, hidden: true, onsubmit: (e) => this.#create(e) },
+      h("h2", {}, "New endpoint"),
+      h("div", { class: "field" }, h("label", { for: "webhook-endpoint" }, "Endpoint URL"), endpoint, endpointError),
+      boxes,
+      h(
+        "div",
+        { class: "actions" },
+        h("button", { type: "submit", class: "button button-primary" }, "Create endpoint"),
+      ),
+    );
+    const secret = h("div", { class: "notice notice-ok stack", role: "status", hidden: true });
+    const { table, body } = dataTable("Webhook endpoints", ["Endpoint", "Events", "Status", "Created", ""]);
+    const more = h(
+      "button",
+      { type: "button", class: "button", hidden: true, onclick: () => this.#more() },
+      "Load more endpoints",
+    );
+    const empty = h(
+      "div",
+      { class: "panel empty", hidden: true },
+      h("h2", {}, "No endpoints yet"),
+      h(
+        "p",
+        {},
+        "An endpoint receives a signed POST for each event it subscribes to: an email bounced, a flag changed.",
+      ),
+    );
+    const note = scopeNote();
+    const loading = h("p", { class: "hint", hidden: true }, "Loading endpoints…");
+    const { section, heading } = pageSection(
+      "webhooks-view",
+      "Webhooks",
+      {},
+      note,
+      secret,
+      loading,
+      empty,
+      table,
+      h("div", { class: "actions" }, more),
+      form,
+    );
+    this.#ui = {
+      section,
+      heading,
+      note,
+      form,
+      endpoint,
+      endpointError,
+      boxes,
+      secret,
+      table,
+      body,
+      more,
+      empty,
+      loading,
+    };
+  }
+
+  async open() {
+    const ui = this.#ui;
+    ui.heading.focus();
+    showScopeNote(ui.note, "");
+    show(ui.secret, false);
+    try {
+      if (!(await keyMay("full_access"))) return this.#denied();
+      show(ui.form, true);
+      await this.#load();
+    } catch (error) {
+      if (isRestricted(error)) this.#denied();
+      else this.#onError(error);
+    }
+  }
+
+  #denied() {
+    const ui = this.#ui;
+    for (const el of [ui.form, ui.table, ui.more, ui.empty, ui.secret]) show(el, false);
+    showScopeNote(ui.note, NO_WEBHOOK_SCOPE);
+  }
+
+  async #load() {
+    const ui = this.#ui;
+    show(ui.loading, this.#hooks.length === 0);
+    try {
+      const page = await mailApi.listWebhooks();
+      this.#hooks = page.data;
+      this.#hasMore = page.has_more;
+      this.#render();
+    } finally {
+      show(ui.loading, false);
+    }
+  }
+
+  async #more() {
+    this.#ui.more.disabled = true;
+    try {
+      const page = await mailApi.listWebhooks({ after: this.#hooks.at(-1)?.id });
+      this.#hooks.push(...page.data);
+      this.#hasMore = page.has_more;
+      this.#render();
+    } catch (error) {
+      this.#onError(error);
+    } finally {
+      this.#ui.more.disabled = false;
+    }
+  }
+
+  #fieldError(slot, control, message) {
+    slot.textContent = message;
+    show(slot, true);
+    control.setAttribute("aria-invalid", "true");
+    control.focus();
+  }
+
+  async #create(event) {
+    event.preventDefault();
+    const ui = this.#ui;
+    const eventsError = ui.boxes.querySelector(".field-error");
+    for (const slot of [ui.endpointError, eventsError]) show(slot, false);
+    ui.endpoint.removeAttribute("aria-invalid");
+    ui.boxes.removeAttribute("aria-invalid");
+    const endpoint = ui.endpoint.value.trim();
+    const events = [...ui.boxes.querySelectorAll("input:checked")].map((box) => box.value);
+    if (endpoint === "")
+      return this.#fieldError(ui.endpointError, ui.endpoint, "Type the URL that receives the events.");
+    if (events.length === 0)
+      return this.#fieldError(eventsError, ui.boxes.querySelector("input"), "Choose at least one event.");
+    const button = ui.form.querySelector('[type="submit"]');
+    button.disabled = true;
+    try {
+      const created = await mailApi.createWebhook({ endpoint, events });
+      ui.endpoint.value = "";
+      for (const box of ui.boxes.querySelectorAll("input")) box.checked = false;
+      this.#showSecret(created, endpoint);
+      await this.#load();
+    } catch (error) {
+      if (error.code === "validation_error") {
+        const aboutEvents = /event/i.test(error.message) && !/endpoint/i.test(error.message);
+        if (aboutEvents) this.#fieldError(eventsError, ui.boxes.querySelector("input"), error.message);
+        else this.#fieldError(ui.endpointError, ui.endpoint, error.message);
+      } else this.#onError(error);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  #showSecret(created, endpoint) {
+    const ui = this.#ui;
+    ui.secret.replaceChildren(
+      h("p", {}, "Created the endpoint ", h("code", {}, endpoint), "."),
+      h(
+        "p",
+        {},
+        "Signing secret (verify each delivery with it): ",
+        h("code", { id: "webhook-secret" }, created.signing_secret),
+      ),
+      h("p", {}, h("a", { href: `#/webhooks/${encodeURIComponent(created.id)}` }, "Deliveries of this endpoint")),
+    );
+    show(ui.secret, true);
+    this.#onStatus("");
+  }
+
+  async #delete(hook, button) {
+    const yes = await confirmAction({
+      title: "Delete this endpoint?",
+      text: `${hook.endpoint} gets no more events, and its deliveries and attempts are deleted with it.`,
+      confirm: "Delete",
+    });
+    if (!yes) return button.focus();
+    button.disabled = true;
+    try {
+      await mailApi.deleteWebhook(hook.id);
+      show(this.#ui.secret, false);
+      this.#onStatus(`Deleted the endpoint ${hook.endpoint}.`);
+      await this.#load();
+      this.#ui.heading.focus();
+    } catch (error) {
+      button.disabled = false;
+      this.#onError(error);
+    }
+  }
+
+  #render() {
+    const ui = this.#ui;
+    show(ui.empty, this.#hooks.length === 0);
+    show(ui.table, this.#hooks.length > 0);
+    show(ui.more, this.#hasMore);
+    ui.body.replaceChildren(
+      ...this.#hooks.map((hook) => {
+        const remove = h(
+          "button",
+          { type: "button", class: "button button-danger button-small", "aria-label": `Delete ${hook.endpoint}` },
+          "Delete",
+        );
+        remove.addEventListener("click", () => this.#delete(hook, remove));
+        return h(
+          "tr",
+          { "data-id": hook.id },
+          cell("Endpoint", h("a", { class: "mono", href: `#/webhooks/${encodeURIComponent(hook.id)}` }, hook.endpoint)),
+          cell("Events", hook.events.join(", ")),
+          cell("Status", chip("webhook", hook.status, hook.status === "enabled" ? "Enabled" : "Disabled")),
+          cell("Created", timeElement(hook.created_at)),
+          cell("", remove),
+        );
+      }),
+    );
+  }
+}

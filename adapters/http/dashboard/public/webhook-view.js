@@ -1,0 +1,284 @@
+// One webhook endpoint (#/webhooks/{id}): its settings, its recent deliveries
+// (GET /v1/webhooks/{id}/events, newest first) with their status, each delivery's attempts
+// (…/events/{eventId}/attempts) and Replay (…/replay). While a delivery is pending or retrying
+// the page looks again every second, at most 30 times in a row; Refresh looks at once.
+
+import { mailApi, keyMay } from "./mail-api.js";
+import { h, show, timeElement } from "./dom.js";
+import { cell, chip, dataTable, isRestricted, pageSection, scopeNote, showScopeNote } from "./page-kit.js";
+import { NO_WEBHOOK_SCOPE } from "./webhook-list.js";
+
+// pending: not tried yet (or replayed); attempting: tried, a retry is scheduled (src/storage/webhooks.ts).
+const DELIVERY_LABELS = { pending: "Pending", attempting: "Retrying", success: "Delivered", failed: "Failed" };
+const POLL_MS = 1000;
+const MAX_POLLS = 30;
+
+const open = (delivery) => delivery.status === "pending" || delivery.status === "attempting";
+
+function attemptItem(attempt) {
+  const answered = attempt.http_status_code > 0;
+  const ok = answered && attempt.http_status_code < 300;
+  return h(
+    "li",
+    { class: "attempt", "data-status": String(attempt.http_status_code) },
+    h(
+      "div",
+      { class: "timeline-head" },
+      chip("attempt", ok ? "success" : "failed", answered ? `HTTP ${attempt.http_status_code}` : "No answer"),
+      timeElement(attempt.sent_at),
+      h("span", { class: "muted" }, `${attempt.duration_ms} ms`),
+    ),
+    attempt.response ? h("pre", { class: "attempt-response" }, attempt.response) : undefined,
+  );
+}
+
+export class WebhookView {
+  #id;
+  #webhook;
+  #deliveries = [];
+  #hasMore = false;
+  #attempts = new Map();
+  #expanded = new Set();
+  #polls = 0;
+  #timer;
+  #onError;
+  #onStatus;
+  #ui;
+
+  constructor({ onError, onStatus }) {
+    this.#onError = onError;
+    this.#onStatus = onStatus;
+    const refresh = h("button", { type: "button", class: "button", onclick: () => this.#refresh(true) }, "Refresh");
+    const meta = h("dl", { class: "meta" });
+    const settings = h("section", { class: "panel stack", "aria-label": "Endpoint", hidden: true }, meta);
+    const { table, body } = dataTable("Deliveries", ["Event", "Created", "Status", "", ""]);
+    const more = h(
+      "button",
+      { type: "button", class: "button", hidden: true, onclick: () => this.#more() },
+      "Load more deliveries",
+    );
+    const empty = h(
+      "p",
+      { class: "hint", hidden: true },
+      "No deliveries yet: one is stored for each subscribed event that happens from now on.",
+    );
+    const deliveries = h(
+      "section",
+      { class: "stack deliveries", "aria-labelledby": "deliveries-title", hidden: true },
+      h("h2", { id: "deliveries-title" }, "Recent deliveries"),
+      empty,
+      table,
+      h("div", { class: "actions" }, more),
+    );
+    const note = scopeNote();
+    const missing = h("div", { class: "panel", hidden: true });
+    const loading = h("p", { class: "hint", hidden: true }, "Loading endpoint…");
+    const { section, heading } = pageSection(
+      "webhook-view",
+      "Endpoint",
+      { crumb: { href: "#/webhooks", text: "← All endpoints" }, actions: [refresh] },
+      note,
+      loading,
+      missing,
+      settings,
+      deliveries,
+    );
+    this.#ui = {
+      section,
+      heading,
+      refresh,
+      meta,
+      settings,
+      deliveries,
+      table,
+      body,
+      more,
+      empty,
+      note,
+      missing,
+      loading,
+    };
+  }
+
+  async open(id) {
+    const ui = this.#ui;
+    clearTimeout(this.#timer);
+    if (this.#id !== id) {
+      this.#expanded.clear();
+      this.#attempts.clear();
+      this.#deliveries = [];
+    }
+    this.#id = id;
+    this.#polls = 0;
+    ui.heading.textContent = "Endpoint";
+    ui.heading.focus();
+    showScopeNote(ui.note, "");
+    for (const el of [ui.missing, ui.settings, ui.deliveries, ui.refresh]) show(el, false);
+    show(ui.loading, true);
+    try {
+      if (!(await keyMay("full_access"))) return showScopeNote(ui.note, NO_WEBHOOK_SCOPE);
+      this.#webhook = await mailApi.getWebhook(id);
+      if (this.#id !== id) return;
+      this.#renderSettings();
+      await this.#refresh(false);
+    } catch (error) {
+      if (isRestricted(error)) showScopeNote(ui.note, NO_WEBHOOK_SCOPE);
+      else if (error.code === "not_found") {
+        ui.heading.textContent = "Endpoint not found";
+        ui.missing.replaceChildren(h("p", {}, `No webhook endpoint has the id ${id}.`));
+        show(ui.missing, true);
+      } else this.#onError(error);
+    } finally {
+      show(ui.loading, false);
+    }
+  }
+
+  #renderSettings() {
+    const ui = this.#ui;
+    const hook = this.#webhook;
+    ui.heading.textContent = hook.endpoint;
+    ui.meta.replaceChildren(
+      ...[
+        ["Status", chip("webhook", hook.status, hook.status === "enabled" ? "Enabled" : "Disabled")],
+        ["Events", hook.events.join(", ")],
+        ["Created", timeElement(hook.created_at)],
+        ["Signing secret", h("details", {}, h("summary", {}, "Show"), h("code", {}, hook.signing_secret))],
+        ["ID", h("code", {}, hook.id)],
+      ].flatMap(([label, content]) => [h("dt", {}, label), h("dd", {}, content)]),
+    );
+    show(ui.settings, true);
+    show(ui.refresh, true);
+  }
+
+  /** Loads the deliveries shown (at least one page) and the attempts of the expanded ones. */
+  async #refresh(byHand) {
+    const id = this.#id;
+    clearTimeout(this.#timer);
+    if (byHand) this.#polls = 0;
+    try {
+      const limit = Math.min(100, Math.max(20, this.#deliveries.length));
+      const page = await mailApi.webhookEvents(id, { limit });
+      const attempts = await Promise.all([...this.#expanded].map((eventId) => mailApi.attempts(id, eventId)));
+      if (this.#id !== id) return;
+      this.#deliveries = page.data;
+      this.#hasMore = page.has_more;
+      [...this.#expanded].forEach((eventId, i) => this.#attempts.set(eventId, attempts[i].data));
+      this.#render();
+      this.#schedule();
+    } catch (error) {
+      this.#onError(error);
+    }
+  }
+
+  #schedule() {
+    const visible = !this.#ui.section.hidden;
+    if (!visible || this.#polls >= MAX_POLLS || !this.#deliveries.some(open)) return;
+    this.#polls += 1;
+    const id = this.#id;
+    this.#timer = setTimeout(() => {
+      if (this.#id === id && !this.#ui.section.hidden) void this.#refresh(false);
+    }, POLL_MS);
+  }
+
+  async #more() {
+    const ui = this.#ui;
+    ui.more.disabled = true;
+    try {
+      const page = await mailApi.webhookEvents(this.#id, { after: this.#deliveries.at(-1)?.id });
+      this.#deliveries.push(...page.data);
+      this.#hasMore = page.has_more;
+      this.#render();
+    } catch (error) {
+      this.#onError(error);
+    } finally {
+      ui.more.disabled = false;
+    }
+  }
+
+  async #toggle(delivery) {
+    if (this.#expanded.delete(delivery.id)) return this.#render();
+    this.#expanded.add(delivery.id);
+    await this.#refresh(false);
+  }
+
+  async #replay(delivery, button) {
+    button.disabled = true;
+    try {
+      await mailApi.replay(this.#id, delivery.id);
+      this.#expanded.add(delivery.id);
+      this.#onStatus(`Replayed the ${delivery.type} event: it is being sent again.`);
+      await this.#refresh(true);
+    } catch (error) {
+      button.disabled = false;
+      this.#onError(error);
+    }
+  }
+
+  #render() {
+    const ui = this.#ui;
+    const focused = document.activeElement?.dataset?.focusKey;
+    show(ui.deliveries, true);
+    show(ui.empty, this.#deliveries.length === 0);
+    show(ui.table, this.#deliveries.length > 0);
+    show(ui.more, this.#hasMore);
+    ui.body.replaceChildren(...this.#deliveries.flatMap((delivery) => this.#rows(delivery)));
+    if (focused) ui.body.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
+  }
+
+  #rows(delivery) {
+    const expanded = this.#expanded.has(delivery.id);
+    const panelId = `attempts-${delivery.id}`;
+    const toggle = h(
+      "button",
+      {
+        type: "button",
+        class: "button button-small",
+        "aria-expanded": String(expanded),
+        "aria-controls": expanded ? panelId : undefined,
+        "data-focus-key": `toggle-${delivery.id}`,
+        onclick: () => this.#toggle(delivery),
+      },
+      "Attempts",
+    );
+    const replay = h(
+      "button",
+      {
+        type: "button",
+        class: "button button-small",
+        "data-focus-key": `replay-${delivery.id}`,
+        "aria-label": `Replay ${delivery.type} (${delivery.id})`,
+      },
+      "Replay",
+    );
+    replay.addEventListener("click", () => this.#replay(delivery, replay));
+    const row = h(
+      "tr",
+      { "data-id": delivery.id },
+      cell("Event", h("span", { class: "mono" }, delivery.type)),
+      cell("Created", timeElement(delivery.created_at)),
+      cell("Status", chip("delivery", delivery.status, DELIVERY_LABELS[delivery.status] ?? delivery.status)),
+      cell("", toggle),
+      cell("", replay),
+    );
+    if (!expanded) return [row];
+    const attempts = this.#attempts.get(delivery.id) ?? [];
+    return [
+      row,
+      h(
+        "tr",
+        { class: "attempts-row", id: panelId, "data-attempts-for": delivery.id },
+        h(
+          "td",
+          { colspan: 5 },
+          attempts.length === 0
+            ? h("p", { class: "hint" }, "No attempt yet.")
+            : h(
+                "ol",
+                { class: "attempts", "aria-label": `Attempts of ${delivery.type}, newest first` },
+                attempts.map(attemptItem),
+              ),
+        ),
+      ),
+    ];
+  }
+}
