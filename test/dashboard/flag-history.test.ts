@@ -203,4 +203,34 @@ describe("dashboard: flag history and prerequisites", { timeout: 60_000 }, () =>
     expect(page.problems).toEqual([]);
     await page.close();
   });
+
+  it("still shows the history of a deleted flag", async () => {
+    await app.fp.flags.create({ key: "gone-soon", description: "Short-lived" });
+    const page = await browser.newPage();
+    await connect(page, dashboard, app.key);
+    await page.getByRole("link", { name: "gone-soon" }).click();
+    await page.getByRole("button", { name: "Delete flag…" }).click();
+    await page.getByRole("button", { name: "Delete", exact: true }).click();
+    await page.getByRole("status").filter({ hasText: "Deleted flag gone-soon" }).waitFor();
+    await page.evaluate('location.hash = "#/flags/gone-soon/history"');
+    await page.getByText("No flag has the key “gone-soon”").waitFor();
+    const entries = page.locator("#history-list > li");
+    await poll(() => entries.count()).toBe(2);
+    expect(await itemTexts(page, "#history-list > li > .history-head")).toEqual([
+      expect.stringMatching(/^Deleted by API key “test”/),
+      expect.stringMatching(/^Created by the application \(in process\)/),
+    ]);
+    expect(await itemTexts(page, "#history-list > li:nth-child(1) .change")).toEqual([
+      "Description: “Short-lived”",
+      "Enabled: off",
+    ]);
+    expect(await page.getByRole("tab", { name: "History" }).isVisible()).toBe(false);
+    expect(await page.getByLabel("Description").isVisible()).toBe(false);
+    // A key that never named a flag has no history either: nothing but "not found".
+    await page.evaluate('location.hash = "#/flags/never-was"');
+    await page.getByText("No flag has the key “never-was”").waitFor();
+    await poll(() => page.locator("#history-panel").isVisible()).toBe(false);
+    expect(await page.locator("#alert").isVisible()).toBe(false);
+    await page.close();
+  });
 });

@@ -114,6 +114,7 @@ export class FlagEditor {
         $("#editor-title").textContent = "Flag not found";
         $("#flag-missing-text").textContent = `No flag has the key “${key}”. It may have been deleted.`;
         show($("#flag-missing"), true);
+        this.#panels.showDeletedHistory(key);
       } else this.#onError(error);
       return false;
     } finally {

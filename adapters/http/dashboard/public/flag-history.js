@@ -41,15 +41,20 @@ export class FlagHistory {
   #next;
   #onError;
   #loading = 0; // bumped per load, so an answer for a flag no longer shown is dropped
+  #onMissing;
 
   constructor({ onError }) {
     this.#onError = onError;
     $("#history-more").addEventListener("click", () => void this.#page(this.#loading, false));
   }
 
-  /** Loads the first page for `key` (again, so a change just saved shows). */
-  async load(key) {
+  /**
+   * Loads the first page for `key` (again, so a change just saved shows). `onMissing()` takes a
+   * 404 (neither flag nor history) instead of the error handler.
+   */
+  async load(key, onMissing) {
     this.#key = key;
+    this.#onMissing = onMissing;
     $("#history-list").replaceChildren();
     show($("#history-empty"), false);
     show($("#history-more"), false);
@@ -75,7 +80,9 @@ export class FlagHistory {
       show($("#history-empty"), first && page.entries.length === 0);
       show($("#history-more"), Boolean(page.next));
     } catch (error) {
-      if (token === this.#loading) this.#onError(error);
+      if (token !== this.#loading) return;
+      if (error.code === "not_found" && this.#onMissing) this.#onMissing();
+      else this.#onError(error);
     } finally {
       show($("#history-loading"), false);
       $("#history-more").disabled = false;

@@ -78,6 +78,12 @@ export class FlagPanels {
     this.#schedules.clear();
   }
 
+  /** No flag has `key`: its history, kept after deletion, shows alone if it has one. */
+  showDeletedHistory(key) {
+    show($("#history-panel"), true);
+    void this.#history.load(key, () => show($("#history-panel"), false));
+  }
+
   /** The flag changed (saved, switched): a visible history shows the new entry. */
   changed() {
     if (this.#key !== undefined && this.#tab === "history") void this.#history.load(this.#key);

@@ -139,7 +139,10 @@ export function describeEntry(entry) {
         if (line.after === "(empty)") continue;
         delete line.before;
       }
-      if (entry.action === "deleted") delete line.after;
+      if (entry.action === "deleted") {
+        if (line.before === "(empty)") continue;
+        delete line.after;
+      }
       lines.push(line);
     }
   }
