@@ -164,6 +164,29 @@ describe("dashboard: flag history and prerequisites", { timeout: 60_000 }, () =>
     await page.close();
   });
 
+  it("shows the server's refusal of a prerequisite chain deeper than 10 under Prerequisites", async () => {
+    // chain-0 ← chain-1 ← … ← chain-10: chain-10 is 10 deep, the most allowed.
+    for (let i = 0; i <= 10; i++) {
+      await app.fp.flags.create({
+        key: `chain-${i}`,
+        prerequisites: i === 0 ? [] : [{ flagKey: `chain-${i - 1}`, enabled: true }],
+      });
+    }
+    await app.fp.flags.create({ key: "on-top" });
+    const page = await browser.newPage();
+    await connect(page, dashboard, app.key);
+    await page.evaluate('location.hash = "#/flags/on-top"');
+    await page.getByRole("heading", { level: 1, name: "on-top" }).waitFor();
+    await page.getByRole("button", { name: "+ Prerequisite" }).click();
+    await page.getByLabel("Flag (prerequisite 1)").fill("chain-10");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    const slot = page.locator("#prerequisites-error");
+    await slot.waitFor();
+    expect(await slot.textContent()).toBe("Would make a chain of 11 prerequisites; at most 10");
+    expect((await read<{ prerequisites: unknown }>(app, "/v1/flags/on-top")).prerequisites).toEqual([]);
+    await page.close();
+  });
+
   it("says which flags need a flag that cannot be deleted", async () => {
     await app.fp.flags.create({ key: "needed", enabled: true });
     await app.fp.flags.create({ key: "needer", prerequisites: [{ flagKey: "needed", enabled: true }] });
