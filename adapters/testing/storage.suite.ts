@@ -19,6 +19,7 @@ import { sharedCases } from "./cases/shared.js";
 import { suppressionCases } from "./cases/suppressions.js";
 import { textFidelityCases } from "./cases/text-fidelity.js";
 import { webhookLeaseCases } from "./cases/webhook-leases.js";
+import { webhookEndpointCases } from "./cases/webhook-endpoints.js";
 import { webhookCases } from "./cases/webhooks.js";
 import type { StorageHarness } from "./harness.js";
 
@@ -43,6 +44,7 @@ export function describeStorageConformance(harness: StorageHarness): void {
     leaseCases(harness);
     experimentCases(harness);
     domainEventCases(harness);
+    webhookEndpointCases(harness);
     webhookCases(harness);
     webhookLeaseCases(harness);
     suppressionCases(harness);

@@ -1,4 +1,11 @@
-import type { DomainEvent, EmailRecord, FlagRecord, Storage, WebhookRecord } from "../../../src/internal.js";
+import type {
+  DeliveryOutcome,
+  DomainEvent,
+  EmailRecord,
+  FlagRecord,
+  Storage,
+  WebhookRecord,
+} from "../../../src/internal.js";
 
 export const T0 = Date.parse("2026-06-01T10:00:00.000Z");
 export const iso = (ms: number) => new Date(ms).toISOString();
@@ -63,4 +70,36 @@ export async function deliveriesOf(storage: Storage, hooks: WebhookRecord[]): Pr
       seen.push(`${i}:${d.eventType}`);
   }
   return seen.sort();
+}
+
+export const LEASE = 30_000;
+
+/** Stores `count` flag.created events for one endpoint; returns the endpoint and the events' ids. */
+export async function withDeliveries(storage: Storage, count: number, at = T0) {
+  const hook = webhook({ events: ["flag.created"] });
+  await storage.webhooks.insertWebhook(hook);
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const event = domainEvent("flag.created", { i }, at + i);
+    ids.push(event.id);
+    await storage.flags.insert(flag(`f${i}-${event.id.slice(-6)}`), undefined, [event]);
+  }
+  return { hook, ids };
+}
+
+export function attemptOf(
+  d: { id: string; webhookId: string; eventId: string },
+  statusCode: number,
+  at = T0,
+): NonNullable<DeliveryOutcome["attempt"]> {
+  return {
+    id: sortedId(7),
+    deliveryId: d.id,
+    webhookId: d.webhookId,
+    eventId: d.eventId,
+    sentAt: iso(at),
+    statusCode,
+    durationMs: 12,
+    response: statusCode === 0 ? "connect ECONNREFUSED" : "ok ✓",
+  };
 }
