@@ -249,6 +249,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       const result = await route.handle(ctx);
       const headers = result.headers === undefined ? rateHeaders : Object.assign(rateHeaders, result.headers);
       if (result.stream) return { status: result.status, headers, stream: result.stream };
+      if (result.bytes) return { status: result.status, headers, body: result.bytes };
       if (result.body === undefined) return { status: result.status, headers };
       return jsonResponse(result.status, result.body, headers);
     } catch (error) {
