@@ -60,12 +60,13 @@ function quantile(counts: Uint32Array, total: number, q: number): number {
 const users = benchUsers();
 const bodies = Object.fromEntries(Object.values(ROUTES).map((r) => [r.name, r.bodies(users)])) as Record<
   RouteName,
-  string[]
+  (string | undefined)[]
 >;
 
 async function run(options: LoadOptions): Promise<LoadResult> {
   const route = ROUTES[options.route];
-  const headers = { authorization: `Bearer ${options.key}`, "content-type": "application/json" };
+  const auth = { authorization: `Bearer ${options.key}` };
+  const headers = { ...auth, "content-type": "application/json" };
   const counts = new Uint32Array(BUCKETS);
   let ok = 0;
   let wrong = 0;
@@ -77,7 +78,11 @@ async function run(options: LoadOptions): Promise<LoadResult> {
     duration: options.seconds,
     // autocannon checks for the end of a run at each sample tick (default every second).
     sampleInt: 100,
-    requests: bodies[options.route].map((body) => ({ method: route.method, path: route.path, headers, body })),
+    requests: bodies[options.route].map((body) =>
+      body === undefined
+        ? { method: route.method, path: route.path, headers: auth }
+        : { method: route.method, path: route.path, headers, body },
+    ),
   });
   instance.on("response", (_client, statusCode, _bytes, ms) => {
     if (statusCode !== route.status) {

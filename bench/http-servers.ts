@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -15,7 +15,8 @@ import { type FlagSet, flagpostRules, KEY, makeFlagSet } from "./lib/flag-set.js
  * One server of bench:http, in a process of its own (bench/http.ts starts it pinned to one core):
  * `node --import tsx bench/http-servers.ts <kind> [memory|sqlite]`. Kinds:
  * - `floor-node`: bare node:http answering the same JSON with a hand-written evaluator (the floor)
- * - `floor-fastify`: the same on bare Fastify (its JSON parser, no schema)
+ * - `floor-fastify`, `floor-express`, `floor-hono`: the same on bare Fastify (its JSON parser, no
+ *   schema), bare Express 5 (`express.json()`) and bare Hono on @hono/node-server (`c.req.json()`)
  * - `flagpost-node`, `flagpost-express`, `flagpost-fastify`, `flagpost-hono`: flagpost's handler
  *   and its mounts, with a real API key and a rate limit that is computed but never reached.
  * To profile one: `node --cpu-prof --import tsx bench/http-servers.ts flagpost-node` under an
@@ -44,6 +45,32 @@ function floorEvaluator(flags: FlagSet): (body: { userId?: string; attributes?: 
 
 const EVALUATE_PATH = ROUTES.evaluate.path;
 const EVENTS_PATH = ROUTES.events.path;
+const SNAPSHOT_PATH = ROUTES.snapshot.path;
+
+/**
+ * The floors' snapshot: the 20 flags in flagpost's shape (ids, timestamps and all), serialised
+ * and hashed once at start, as a server with the flags in memory would answer them.
+ */
+function floorSnapshot(flags: FlagSet): { body: Buffer; headers: Record<string, string> } {
+  const at = new Date(Date.UTC(2026, 0, 1)).toISOString();
+  const list = flagpostRules(flags)
+    .map((f) => ({
+      id: randomUUID(),
+      description: "",
+      variants: [],
+      prerequisites: [],
+      ...f,
+      createdAt: at,
+      updatedAt: at,
+    }))
+    .sort((a, b) => (a.key < b.key ? -1 : 1));
+  const json = JSON.stringify(list);
+  const version = createHash("sha256").update(json).digest("base64url").slice(0, 27);
+  return {
+    body: Buffer.from(`{"data":{"version":"${version}","flags":${json}}}`),
+    headers: { "content-type": "application/json; charset=utf-8", etag: `"${version}"`, "cache-control": "no-cache" },
+  };
+}
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -61,7 +88,13 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 
 function floorNode(flags: FlagSet): Server {
   const evaluate = floorEvaluator(flags);
+  const snapshot = floorSnapshot(flags);
   return createServer((req, res) => {
+    if (req.method === "GET" && req.url === SNAPSHOT_PATH) {
+      res.writeHead(200, snapshot.headers);
+      res.end(snapshot.body);
+      return;
+    }
     if (req.method === "POST" && req.url === EVALUATE_PATH) {
       readBody(req).then(
         (text) => sendJson(res, 200, { data: evaluate(JSON.parse(text)) }),
@@ -91,8 +124,36 @@ async function floorFastify(flags: FlagSet): Promise<{ port: number; close(): Pr
   app.post(EVENTS_PATH, async (_request, reply) =>
     reply.code(202).send({ data: { id: randomUUID(), status: "accepted" } }),
   );
+  const snapshot = floorSnapshot(flags);
+  app.get(SNAPSHOT_PATH, async (_request, reply) => reply.headers(snapshot.headers).send(snapshot.body));
   await app.listen({ port: 0, host: "127.0.0.1" });
   return { port: (app.server.address() as AddressInfo).port, close: () => app.close() };
+}
+
+async function floorExpress(flags: FlagSet): Promise<Server> {
+  const evaluate = floorEvaluator(flags);
+  const snapshot = floorSnapshot(flags);
+  const { default: express } = await import("express");
+  const app = express();
+  app.use(express.json());
+  app.post("/v1/flags/:key/evaluate", (req, res) => void res.json({ data: evaluate((req.body ?? {}) as never) }));
+  app.post(EVENTS_PATH, (_req, res) => void res.status(202).json({ data: { id: randomUUID(), status: "accepted" } }));
+  app.get(SNAPSHOT_PATH, (_req, res) => void res.set(snapshot.headers).send(snapshot.body));
+  return createServer(app);
+}
+
+async function floorHono(flags: FlagSet): Promise<Server> {
+  const evaluate = floorEvaluator(flags);
+  const snapshot = floorSnapshot(flags);
+  const [{ Hono }, { createAdaptorServer }] = await Promise.all([import("hono"), import("@hono/node-server")]);
+  const app = new Hono();
+  app.post("/v1/flags/:key/evaluate", async (c) => c.json({ data: evaluate(await c.req.json()) }));
+  app.post(EVENTS_PATH, async (c) => {
+    await c.req.json();
+    return c.json({ data: { id: randomUUID(), status: "accepted" } }, 202);
+  });
+  app.get(SNAPSHOT_PATH, (c) => c.body(new Uint8Array(snapshot.body), 200, snapshot.headers));
+  return createAdaptorServer({ fetch: app.fetch }) as Server;
 }
 
 // --- flagpost ---------------------------------------------------------------------------------
@@ -146,6 +207,10 @@ async function start(kind: ServerKind, storageKind: string): Promise<Started> {
   if (kind === "floor-fastify") {
     const app = await floorFastify(flags);
     return { ready: { port: app.port, key: "" }, close: app.close };
+  }
+  if (kind === "floor-express" || kind === "floor-hono") {
+    const server = kind === "floor-express" ? await floorExpress(flags) : await floorHono(flags);
+    return { ready: { port: await listen(server), key: "" }, close: () => closeServer(server) };
   }
   const { fp, key, cleanup } = await flagpostInstance(flags, storageKind);
   const done = async () => {

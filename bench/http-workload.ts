@@ -7,13 +7,14 @@ import { type BenchUser, KEY, makeUsers } from "./lib/flag-set.js";
 
 export interface RouteLoad {
   name: string;
-  method: "POST";
+  method: "POST" | "GET";
   path: string;
   /** The status every answer must have; anything else fails the run. */
   status: number;
   /** The scope flagpost's key needs for it. */
-  scope: "flags:evaluate" | "events:write";
-  bodies(users: readonly BenchUser[]): string[];
+  scope: "flags:evaluate" | "events:write" | "flags:read";
+  /** Request bodies to cycle through; undefined entries for a GET, which sends none. */
+  bodies(users: readonly BenchUser[]): (string | undefined)[];
 }
 
 /**
@@ -47,6 +48,15 @@ export const ROUTES = {
         }),
       ),
   },
+  /** The whole flag set, as local-evaluation clients poll it (no If-None-Match: a 200 each time). */
+  snapshot: {
+    name: "snapshot",
+    method: "GET",
+    path: "/v1/flags/_snapshot",
+    status: 200,
+    scope: "flags:read",
+    bodies: () => [undefined],
+  },
 } satisfies Record<string, RouteLoad>;
 
 export type RouteName = keyof typeof ROUTES;
@@ -59,6 +69,8 @@ export function benchUsers(): BenchUser[] {
 export const SERVER_KINDS = [
   "floor-node",
   "floor-fastify",
+  "floor-express",
+  "floor-hono",
   "flagpost-node",
   "flagpost-express",
   "flagpost-fastify",

@@ -5,6 +5,7 @@ import { flagsBench } from "./flags.js";
 import { httpBench } from "./http.js";
 import type { BenchPart } from "./lib/part.js";
 import { propagationBench } from "./propagation.js";
+import { scalingBench } from "./scaling.js";
 import { webhooksBench } from "./webhooks.js";
 
 /** Every benchmark part, in the order `npm run bench` runs them. Each file adds itself here. */
@@ -16,4 +17,5 @@ export const PARTS: BenchPart[] = [
   webhooksBench,
   propagationBench,
   experimentsBench,
+  scalingBench,
 ];

@@ -37,12 +37,17 @@ Environment:
                     time a client has to send a whole request (60000) and its headers (10000)
   FLAGPOST_WEBHOOK_ALLOW_PRIVATE   true: webhook endpoints may be loopback/private (false)
   FLAGPOST_WEBHOOK_RETRY_SCHEDULE  waits before each webhook retry (5s,5m,30m,2h,5h,10h,10h)
+  FLAGPOST_RATE_LIMIT on (default) or off: no rate limit at all, per key or per address
+                    (only behind a gateway that limits)
   FLAGPOST_RATE_LIMIT_BURST, FLAGPOST_RATE_LIMIT_PER_SECOND
                     per-key rate limit: burst (2000) and sustained requests per second (1000)
   FLAGPOST_RATE_LIMIT_STORE
                     where the per-key limit is counted: memory (default, each process alone),
                     postgres (shared by every process on FLAGPOST_DB) or redis (shared, in
                     the Redis at FLAGPOST_REDIS_URL, e.g. redis://127.0.0.1:6379)
+  FLAGPOST_LOG_REQUESTS
+                    request lines on stdout: sampled (default: every 5xx and one in
+                    FLAGPOST_LOG_SAMPLE of the rest, default 100), all, or off
   FLAGPOST_INSIGHTS_FLUSH_MS
                     how often flag evaluation counts are stored (60000)
   FLAGPOST_INBOUND_SMTP_PORT       port of the SMTP listener for DSN/ARF reports (unset: none);

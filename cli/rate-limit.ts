@@ -9,14 +9,16 @@ import { DEFAULT_DATABASE, openDatabase, parseDatabaseUrl } from "./open-databas
  * - FLAGPOST_RATE_LIMIT_STORE: `memory` (default: each process counts alone), `postgres` (one
  *   count for every process on FLAGPOST_DB, which must be PostgreSQL) or `redis` (one count in
  *   the Redis at FLAGPOST_REDIS_URL);
- * - FLAGPOST_RATE_LIMIT_BURST, FLAGPOST_RATE_LIMIT_PER_SECOND: the per-key limit (2000, 1000).
+ * - FLAGPOST_RATE_LIMIT_BURST, FLAGPOST_RATE_LIMIT_PER_SECOND: the per-key limit (2000, 1000);
+ * - FLAGPOST_RATE_LIMIT: `on` (default) or `off` — no limit at all, neither per key nor per
+ *   client address for requests without a valid key (only behind a gateway that limits).
  */
 
 export const RATE_LIMIT_STORES = ["memory", "postgres", "redis"] as const;
 
 export interface RateLimitSetup {
-  /** For the handler; undefined keeps its defaults. */
-  options: RateLimitOptions | undefined;
+  /** For the handler; undefined keeps its defaults, false turns the limit off. */
+  options: RateLimitOptions | false | undefined;
   /** For the startup log line; a password in the URL is masked. */
   description: string;
   /** Releases the store's connections (after the server has stopped). */
@@ -86,6 +88,10 @@ async function redisStore(env: NodeJS.ProcessEnv, logger: Logger) {
 }
 
 export async function openRateLimit(env: NodeJS.ProcessEnv, logger: Logger): Promise<RateLimitSetup> {
+  const enabled = env.FLAGPOST_RATE_LIMIT?.trim().toLowerCase() || "on";
+  if (enabled !== "on" && enabled !== "off")
+    throw new UsageError(`FLAGPOST_RATE_LIMIT must be on or off, not "${env.FLAGPOST_RATE_LIMIT}"`);
+  if (enabled === "off") return { options: false, description: "off (FLAGPOST_RATE_LIMIT=off)", close: async () => {} };
   const kind = env.FLAGPOST_RATE_LIMIT_STORE?.trim() || "memory";
   if (!(RATE_LIMIT_STORES as readonly string[]).includes(kind))
     throw new UsageError(`FLAGPOST_RATE_LIMIT_STORE must be ${RATE_LIMIT_STORES.join(", ")}, not "${kind}"`);

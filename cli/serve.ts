@@ -9,6 +9,7 @@ import { DEFAULT_DATABASE } from "./open-database.js";
 import { describeDatabase, openFlagpost } from "./open-flagpost.js";
 import { webhookOptionsFrom } from "./webhook-settings.js";
 import { openRateLimit } from "./rate-limit.js";
+import { requestLoggingFrom } from "./request-logging.js";
 import { inboundOptionsFrom, inboundSmtpFrom, reportParserFor, startInboundListener } from "./inbound-settings.js";
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -61,6 +62,7 @@ function portFrom(env: NodeJS.ProcessEnv): number {
 export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const port = portFrom(env);
   const timeouts = serverTimeoutsFrom(env);
+  const requestLogging = requestLoggingFrom(env);
   const host = env.HOST ?? "127.0.0.1";
   const logger = jsonLogger((line) => process.stdout.write(line));
   const emailWorker = workerOptionsFrom(env);
@@ -87,6 +89,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
     throw error;
   });
   logger.info("rate limit", { counted: rateLimit.description });
+  logger.info("request logging", { mode: requestLogging.logRequests, sample: requestLogging.requestLogSample });
 
   const bodyBudget = env.FLAGPOST_BODY_BUDGET_BYTES
     ? positiveIntegerFrom(env, "FLAGPOST_BODY_BUDGET_BYTES", 0)
@@ -94,11 +97,11 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const server = createServer(
     timeouts,
     toNodeHandler(fp, {
-      logRequests: true,
+      ...requestLogging,
       logger,
       inbound,
       ...(bodyBudget === undefined ? {} : { bodyBudget }),
-      ...(rateLimit.options && { rateLimit: rateLimit.options }),
+      ...(rateLimit.options !== undefined && { rateLimit: rateLimit.options }),
     }),
   );
   let listener: Awaited<ReturnType<typeof startInboundListener>> | undefined;

@@ -35,8 +35,14 @@ export interface HttpOptions {
    * a request with a body gets 503 + Retry-After instead of being buffered. `false` turns it off.
    */
   bodyBudget?: number | false;
-  /** Log one line per request (method, path, status, duration) at info level. Default false. */
-  logRequests?: boolean;
+  /**
+   * Request lines (method, path, status, duration) at info level: `"all"` (or `true`) one per
+   * request; `"sampled"` every 5xx and one in `requestLogSample` of the rest, each with `sample`
+   * (how many requests it stands for); `"off"` (or `false`, the default) none.
+   */
+  logRequests?: RequestLogging | boolean;
+  /** With `logRequests: "sampled"`: one line per this many requests that are not 5xx. Default 100. */
+  requestLogSample?: number;
   /** Where request and error lines go; defaults to the Flagpost instance's logger. */
   logger?: Logger;
   /** The flags dashboard: served at "/dashboard" unless `false`; `path` moves it. */
@@ -44,6 +50,10 @@ export interface HttpOptions {
   /** Delivery-report webhooks (`/v1/inbound/{provider}`): each provider's secret; one left out answers 404. */
   inbound?: InboundOptions;
 }
+
+export const REQUEST_LOGGING = ["off", "sampled", "all"] as const;
+export type RequestLogging = (typeof REQUEST_LOGGING)[number];
+export const DEFAULT_REQUEST_LOG_SAMPLE = 100;
 
 /** Handles a request, or returns undefined when the path is not flagpost's (the app's next handler). */
 export type Handler = (request: HttpRequest) => Promise<HttpResponse | undefined>;
@@ -144,6 +154,11 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
   const hrefs = new HrefCache();
   const budget = options.bodyBudget === false ? undefined : new BodyBudget(options.bodyBudget ?? DEFAULT_BODY_BUDGET);
   let ready = false;
+  const logging: RequestLogging =
+    options.logRequests === true ? "all" : options.logRequests === false ? "off" : (options.logRequests ?? "off");
+  const sampleEvery = Math.max(1, Math.floor(options.requestLogSample ?? DEFAULT_REQUEST_LOG_SAMPLE));
+  /** Requests since the last sampled line (not 5xx): counted, not drawn, so exactly one in N is logged. */
+  let unsampled = 0;
 
   async function respond(request: HttpRequest, rateHeaders: Record<string, string>): Promise<HttpResponse> {
     const match = router.match(request.method, request.path);
@@ -249,6 +264,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       const result = await route.handle(ctx);
       const headers = result.headers === undefined ? rateHeaders : Object.assign(rateHeaders, result.headers);
       if (result.stream) return { status: result.status, headers, stream: result.stream };
+      if (result.bytes) return { status: result.status, headers, body: result.bytes };
       if (result.body === undefined) return { status: result.status, headers };
       return jsonResponse(result.status, result.body, headers);
     } catch (error) {
@@ -268,7 +284,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
     const page = dashboard?.(request);
     if (page) return page;
     if (request.path !== "/v1" && !request.path.startsWith("/v1/")) return undefined;
-    const started = options.logRequests ? performance.now() : 0;
+    const started = logging === "off" ? 0 : performance.now();
     const rateHeaders: Record<string, string> = {};
     let response: HttpResponse;
     try {
@@ -282,14 +298,20 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
         anonymousLimiter.take(addressOf(request), rateHeaders);
       response = errorResponse(router.styleFor(request.path), error, rateHeaders);
     }
-    if (options.logRequests) {
-      logger.info("request", {
-        method: request.method,
-        path: request.path,
-        status: response.status,
-        duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      });
+    if (logging === "off") return response;
+    let sample: number | undefined;
+    if (logging === "sampled" && response.status < 500) {
+      if (++unsampled < sampleEvery) return response;
+      unsampled = 0;
+      sample = sampleEvery;
     }
+    logger.info("request", {
+      method: request.method,
+      path: request.path,
+      status: response.status,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      ...(sample === undefined ? {} : { sample }),
+    });
     return response;
   };
 }

@@ -22,17 +22,31 @@ export interface HonoOptions extends HttpOptions {
   basePath?: string;
 }
 
+/** A pattern's static segments before its first wildcard or parameter, worked out once per pattern. */
+const fixedByPattern = new Map<string, string[]>();
+
+function fixedSegments(pattern: string): string[] {
+  let fixed = fixedByPattern.get(pattern);
+  if (fixed === undefined) {
+    fixed = [];
+    for (const segment of pattern.split("/").slice(1)) {
+      if (segment === "" || segment.includes("*") || segment.includes("{") || segment.endsWith("?")) break;
+      fixed.push(segment);
+    }
+    if (fixedByPattern.size >= 100) fixedByPattern.clear();
+    fixedByPattern.set(pattern, fixed);
+  }
+  return fixed;
+}
+
 /**
  * The prefix of `path` that the registration pattern covers before its wildcard:
  * pattern "/api/*" and path "/api/v1/flags" give "/api"; "*" gives "".
  */
 function mountPrefix(pattern: string | undefined, path: string): string {
   if (!pattern?.startsWith("/")) return "";
-  const fixed: string[] = [];
-  for (const segment of pattern.split("/").slice(1)) {
-    if (segment === "" || segment.includes("*") || segment.includes("{") || segment.endsWith("?")) break;
-    fixed.push(segment);
-  }
+  const fixed = fixedSegments(pattern);
+  if (fixed.length === 0) return "";
   const actual = path.split("/").slice(1, fixed.length + 1);
   return actual.length === fixed.length && fixed.length > 0 ? `/${actual.join("/")}` : "";
 }

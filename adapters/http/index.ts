@@ -1,4 +1,12 @@
-export { createHandler, DEFAULT_BODY_LIMIT, type Handler, type HttpOptions } from "./handler.js";
+export {
+  createHandler,
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_REQUEST_LOG_SAMPLE,
+  type Handler,
+  type HttpOptions,
+  REQUEST_LOGGING,
+  type RequestLogging,
+} from "./handler.js";
 export { toNodeHandler, fromNodeRequest, writeNodeResponse, type FromNodeOptions } from "./node.js";
 export { toExpress, type ExpressHandler, type ExpressErrorHandler, type ExpressRequestLike } from "./express.js";
 export {

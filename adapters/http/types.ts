@@ -56,6 +56,8 @@ export interface RouteResult {
   body?: unknown;
   /** A streamed body instead (see HttpResponse.stream); `body` is then ignored. */
   stream?: ReadableStream<Uint8Array>;
+  /** A body already encoded instead (its Content-Type, and Content-Encoding if any, in `headers`). */
+  bytes?: Uint8Array;
   headers?: Record<string, string>;
 }
 

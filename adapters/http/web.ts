@@ -1,10 +1,24 @@
 import { readWebBytes, readWebStream } from "./read-body.js";
 import type { HttpRequest, HttpResponse, RequestBody } from "./types.js";
 
-/** The parts of a WHATWG Request's URL that routing needs: the raw (still encoded) path and the query. */
+/**
+ * The parts of a WHATWG Request's URL that routing needs: the raw (still encoded) path and the
+ * query. `Request.url` is always a serialised, normalised absolute URL (the Request constructor,
+ * and @hono/node-server's lazy Request, parse it), so its path is what `new URL(url).pathname`
+ * would give: it is cut out of the string instead of parsing the URL again on every request.
+ */
 export function splitUrl(url: string): { path: string; query: URLSearchParams } {
-  const parsed = new URL(url);
-  return { path: parsed.pathname, query: parsed.searchParams };
+  const scheme = url.indexOf("://");
+  const slash = scheme < 0 ? -1 : url.indexOf("/", scheme + 3);
+  if (slash < 0) {
+    const parsed = new URL(url); // not the shape a Request gives: let URL decide
+    return { path: parsed.pathname, query: parsed.searchParams };
+  }
+  let end = url.indexOf("#", slash);
+  if (end < 0) end = url.length;
+  const q = url.indexOf("?", slash);
+  if (q < 0 || q > end) return { path: url.slice(slash, end), query: new URLSearchParams() };
+  return { path: url.slice(slash, q), query: new URLSearchParams(url.slice(q + 1, end)) };
 }
 
 /**

@@ -39,6 +39,14 @@ const CACHE_MAX = 10_000;
 const MISS_CACHE_MS = 1_000;
 const MISS_CACHE_MAX = 10_000;
 
+interface CacheEntry {
+  record: ApiKeyRecord;
+  digest: Buffer;
+  info: Readonly<ApiKeyInfo>;
+  /** When the read that made it began. */
+  at: number;
+}
+
 function info(record: ApiKeyRecord): ApiKeyInfo {
   const { hash: _hash, ...rest } = record;
   return rest;
@@ -52,11 +60,14 @@ function info(record: ApiKeyRecord): ApiKeyInfo {
 export class ApiKeys {
   readonly #storage: Storage;
   readonly #clock: Clock;
-  /** By hash: the record and what verify() answers for it, while fresh. */
   /** By hex digest: the record, its digest bytes (for the constant-time check) and the answer. */
-  readonly #cache = new Map<string, { record: ApiKeyRecord; digest: Buffer; info: Readonly<ApiKeyInfo>; at: number }>();
+  readonly #cache = new Map<string, CacheEntry>();
   /** By hex digest: when storage last said no such key exists. */
   readonly #misses = new Map<string, number>();
+  /** By hex digest: the storage read under way, which every verify() of that key waits for. */
+  readonly #reading = new Map<string, Promise<CacheEntry | undefined>>();
+  /** Moved by create() and revoke(): a read begun before either is not cached. */
+  #generation = 0;
 
   constructor(storage: Storage, clock: Clock) {
     this.#storage = storage;
@@ -74,6 +85,8 @@ export class ApiKeys {
       createdAt: new Date(this.#clock.now()).toISOString(),
     };
     await this.#storage.apiKeys.insert(record);
+    this.#generation += 1;
+    this.#reading.clear();
     this.#misses.delete(record.hash);
     return { ...info(record), key: plain };
   }
@@ -109,6 +122,8 @@ export class ApiKeys {
     const found =
       isStorableText(id) && (await this.#storage.apiKeys.revoke(id, new Date(this.#clock.now()).toISOString()));
     if (!found) throw new FlagpostError("not_found", `API key "${id}" was not found`);
+    this.#generation += 1;
+    this.#reading.clear();
     this.#cache.clear();
   }
 
@@ -124,7 +139,9 @@ export class ApiKeys {
 
   /**
    * The key's id and scopes when `plain` is a known, unrevoked key; otherwise undefined. Within
-   * the cache period the same (frozen) object is answered for the same key.
+   * the cache period the same (frozen) object is answered for the same key. Concurrent calls that
+   * find no fresh entry for one key share one storage read (single-flight), so a cache expiry
+   * under load costs one read per key, not one per request in flight.
    */
   async verify(plain: string): Promise<ApiKeyInfo | undefined> {
     if (plain.length === 0 || plain.length > 512) return undefined;
@@ -134,25 +151,50 @@ export class ApiKeys {
     if (!entry || now - entry.at >= CACHE_MS) {
       const missed = this.#misses.get(hash);
       if (missed !== undefined && now - missed < MISS_CACHE_MS) return undefined;
-      const record = await this.#storage.apiKeys.findByHash(hash);
-      if (!record) {
-        if (this.#misses.size >= MISS_CACHE_MAX) this.#misses.clear();
-        this.#misses.set(hash, now);
-        this.#cache.delete(hash);
-        return undefined;
+      let reading = this.#reading.get(hash);
+      if (!reading) {
+        const started: Promise<CacheEntry | undefined> = this.#read(hash, now).finally(() => {
+          if (this.#reading.get(hash) === started) this.#reading.delete(hash);
+        });
+        this.#reading.set(hash, (reading = started));
       }
-      if (this.#cache.size >= CACHE_MAX) this.#cache.clear();
-      entry = {
-        record,
-        digest: digestBytes(record.hash),
-        info: Object.freeze({ ...info(record), scopes: Object.freeze([...record.scopes]) as Scope[] }),
-        at: now,
-      };
-      this.#cache.set(hash, entry);
+      entry = await reading;
+      if (!entry) return undefined;
     }
     // The lookup went by hash; compare again in constant time so no code path depends on a
     // partial match of attacker-controlled input.
     if (!digestsEqual(entry.digest, digestBytes(hash)) || entry.record.revokedAt !== undefined) return undefined;
     return entry.info;
+  }
+
+  /**
+   * One storage read for `hash`, started at `now`: the entry it makes is dated by when the read
+   * began, so it is never used past 1 s after a revocation committed before it. A read that a
+   * create() or revoke() of this process overtook answers the calls that were already waiting,
+   * is not kept, and is not joined by later calls.
+   */
+  async #read(hash: string, now: number): Promise<CacheEntry | undefined> {
+    const generation = this.#generation;
+    const record = await this.#storage.apiKeys.findByHash(hash);
+    const keep = generation === this.#generation;
+    if (!record) {
+      if (keep) {
+        if (this.#misses.size >= MISS_CACHE_MAX) this.#misses.clear();
+        this.#misses.set(hash, now);
+        this.#cache.delete(hash);
+      }
+      return undefined;
+    }
+    const entry: CacheEntry = {
+      record,
+      digest: digestBytes(record.hash),
+      info: Object.freeze({ ...info(record), scopes: Object.freeze([...record.scopes]) as Scope[] }),
+      at: now,
+    };
+    if (keep) {
+      if (this.#cache.size >= CACHE_MAX) this.#cache.clear();
+      this.#cache.set(hash, entry);
+    }
+    return entry;
   }
 }

@@ -69,6 +69,8 @@ export class FlagStream {
   /** Kept batches, oldest first; `#logStart` is the revision before the first of them. */
   #log: FlagStreamBatch[] = [];
   #logStart = -1;
+  /** `#flags` ordered by key, for the revision it was made at. */
+  #sorted: { revision: number; flags: readonly Flag[] } | undefined;
   #starting: Promise<void> | undefined;
   #unsubscribe: (() => void) | undefined;
   #keepAliveTimer: NodeJS.Timeout | undefined;
@@ -99,6 +101,22 @@ export class FlagStream {
     subscriber.start(this.#startFrom(lastRevision));
     this.#subscribers.add(subscriber);
     return { close: () => void this.#subscribers.delete(subscriber) };
+  }
+
+  /**
+   * The current state: the flags revision and every flag, ordered by key (what `GET
+   * /v1/flags/_snapshot` serves). Starts the stream on the first call (one storage read); after
+   * that no storage read while nothing changes. A read that a write of this process started is
+   * waited for, so the state holds every write this process has finished. The same `flags` list
+   * is answered until the revision moves.
+   */
+  async state(): Promise<{ revision: number; flags: readonly Flag[] }> {
+    this.#starting ??= this.#start();
+    await this.#starting;
+    if (this.#reading) await this.#reading;
+    if (this.#sorted?.revision !== this.#revision)
+      this.#sorted = { revision: this.#revision, flags: [...this.#flags.values()].map((f) => f.flag).sort(byKey) };
+    return this.#sorted;
   }
 
   /** A state read elsewhere (StoreSync's reload): the revision first, then every flag. */

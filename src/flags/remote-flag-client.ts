@@ -13,7 +13,7 @@ import { parseSnapshot } from "./snapshot.js";
  * A FlagClient for an app that does not share flagpost's database: it loads every flag from
  * `GET /v1/flags/_snapshot` and evaluates locally, exactly as the in-process client does. It
  * follows changes over `GET /v1/flags/_stream` (Server-Sent Events) when the server offers it,
- * and polls with If-None-Match (a 304 costs the server one revision read) while the stream is
+ * and polls with If-None-Match (a 304 costs the server no storage read) while the stream is
  * down; it keeps serving the last good snapshot while the server is unreachable, backs off with
  * jitter on errors, and can start from a JSON file when the server is down at start-up. Only
  * `fetch` and timers are used: no Node-only module is loaded unless `bootstrap` names a file.

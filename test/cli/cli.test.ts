@@ -66,7 +66,13 @@ describe("flagpost CLI", () => {
   });
 
   it("serve prints a first key once, serves flags with it, logs requests without the key, and stops on SIGTERM", async () => {
-    const child = spawnCli(["serve"], { FLAGPOST_DB: db, PORT: "0", FLAGPOST_API_KEY: "" });
+    // One line per request (the default, "sampled", would write one in 100 of these).
+    const child = spawnCli(["serve"], {
+      FLAGPOST_DB: db,
+      PORT: "0",
+      FLAGPOST_API_KEY: "",
+      FLAGPOST_LOG_REQUESTS: "all",
+    });
     let logged = "";
     child.stdout!.on("data", (d: Buffer) => (logged += d.toString()));
     const output = await waitForOutput(child, /"msg":"listening"/);
@@ -108,6 +114,7 @@ describe("flagpost CLI", () => {
     const second = spawnCli(["serve"], { FLAGPOST_DB: db, PORT: "0", FLAGPOST_API_KEY: "" });
     const again = await waitForOutput(second, /"msg":"listening"/);
     expect(again).not.toMatch(/fp_[A-Za-z0-9_-]{43}/);
+    expect(again).toMatch(/"msg":"request logging".*"mode":"sampled","sample":100/);
     second.kill("SIGINT");
     expect((await once(second, "exit")) as [number | null, string | null]).toEqual([0, null]);
   });

@@ -30,12 +30,21 @@ describe("openRateLimit", () => {
     expect(limited.options).toEqual({ burst: 10, perSecond: 0.1 });
   });
 
+  it("FLAGPOST_RATE_LIMIT=off turns the limit off; on is the default", async () => {
+    expect((await openRateLimit({ FLAGPOST_RATE_LIMIT: "off", ...LIMIT_ENV }, silentLogger)).options).toBe(false);
+    expect((await openRateLimit({ FLAGPOST_RATE_LIMIT: "on", ...LIMIT_ENV }, silentLogger)).options).toEqual({
+      burst: 10,
+      perSecond: 0.1,
+    });
+  });
+
   it.each([
     [{ FLAGPOST_RATE_LIMIT_STORE: "mongo" }, /must be memory, postgres, redis, not "mongo"/],
     [{ FLAGPOST_RATE_LIMIT_STORE: "postgres", FLAGPOST_DB: "./x.db" }, /needs FLAGPOST_DB to be a postgres/],
     [{ FLAGPOST_RATE_LIMIT_STORE: "redis" }, /needs FLAGPOST_REDIS_URL/],
     [{ FLAGPOST_RATE_LIMIT_BURST: "1.5" }, /FLAGPOST_RATE_LIMIT_BURST must be a whole number above 0/],
     [{ FLAGPOST_RATE_LIMIT_PER_SECOND: "0" }, /FLAGPOST_RATE_LIMIT_PER_SECOND must be a number above 0/],
+    [{ FLAGPOST_RATE_LIMIT: "none" }, /FLAGPOST_RATE_LIMIT must be on or off, not "none"/],
   ])("refuses %j", async (env, message) => {
     const error = await openRateLimit(env, silentLogger).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
@@ -91,6 +100,14 @@ describe("flagpost serve with a shared rate limit", () => {
     database = undefined;
     if (dir) await rm(dir, { recursive: true, force: true });
     dir = undefined;
+  });
+
+  it("FLAGPOST_RATE_LIMIT=off: every request is let through, with no ratelimit headers", async () => {
+    dir = await mkdtemp(join(tmpdir(), "flagpost-rate-limit-"));
+    const url = await start(children, { FLAGPOST_DB: join(dir, "flagpost.db"), FLAGPOST_RATE_LIMIT: "off" });
+    expect(await allowedAcross([url])).toBe(30);
+    const response = await fetch(`${url}/v1/flags`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    expect(response.headers.get("ratelimit-limit")).toBeNull();
   });
 
   describeIfBackend("postgres", "on PostgreSQL", () => {
