@@ -5,9 +5,9 @@ import { inTransaction } from "./transaction.js";
 
 type Db = Kysely<FlagpostTables>;
 
-/** One row of flagpost_events, as written. */
+/** One row of flagpost_events, as written: `id` as eventIdParam gives it (16 bytes, or text for PostgreSQL's uuid). */
 export interface EventRow {
-  id: string;
+  id: string | Buffer;
   event: string;
   user_id: string;
   ts: number;
@@ -110,7 +110,7 @@ async function insertChunk(db: Db, engine: Engine, rows: EventRow[], strategy: I
         .insertInto("flagpost_events")
         .columns([...COLUMNS])
         .expression(
-          sql`select * from unnest(${rows.map((r) => r.id)}::varchar[], ${rows.map((r) => r.event)}::varchar[], ${rows.map((r) => r.user_id)}::varchar[], ${rows.map((r) => r.ts)}::bigint[], ${rows.map((r) => r.received_at)}::bigint[], ${rows.map((r) => r.properties)}::text[])`,
+          sql`select * from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.event)}::varchar[], ${rows.map((r) => r.user_id)}::varchar[], ${rows.map((r) => r.ts)}::bigint[], ${rows.map((r) => r.received_at)}::bigint[], ${rows.map((r) => r.properties)}::text[])`,
         )
         .execute();
       return;

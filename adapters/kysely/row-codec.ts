@@ -1,5 +1,7 @@
 import { FlagpostError } from "../../src/errors.js";
+import { UUID_PATTERN } from "../../src/ids.js";
 import { isoFromMs, parseUtcInstant } from "../../src/time.js";
+import type { Engine } from "./dialect.js";
 
 /** Conversions at the boundary between the port's values and column values. */
 
@@ -32,4 +34,26 @@ export function toNumber(value: number | string | bigint): number {
 /** pg gives booleans; MySQL's tinyint and SQLite's integer give 0/1 (or 0n/1n with safeIntegers). */
 export function toBoolean(value: boolean | number | bigint): boolean {
   return typeof value === "boolean" ? value : Number(value) !== 0;
+}
+
+/**
+ * An event id as its column holds it (migration 0017): 16 bytes on SQLite and MySQL; PostgreSQL's
+ * `uuid` takes and gives the text. Lower-case hex orders like the bytes it spells, so the port's
+ * code-point order of ids is the engines' byte order. Any other form is refused: it could not be
+ * returned unchanged.
+ */
+export function eventIdParam(engine: Engine, id: string, field = "id"): string | Buffer {
+  if (id.length !== 36 || !UUID_PATTERN.test(id)) {
+    const message = `must be a lower-case UUID, got ${JSON.stringify(id)}`;
+    throw new FlagpostError("validation_error", `"${field}" ${message}`, { details: [{ path: field, message }] });
+  }
+  if (engine === "postgres") return id;
+  return Buffer.from(id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23) + id.slice(24), "hex");
+}
+
+/** The text of an event id read back from its column (see eventIdParam). */
+export function eventIdText(value: string | Uint8Array): string {
+  if (typeof value === "string") return value;
+  const hex = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

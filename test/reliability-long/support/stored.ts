@@ -1,6 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import { expect } from "vitest";
+import { eventIdText } from "../../../adapters/kysely/row-codec.js";
 import type { SmtpSink } from "../../support/smtp-sink.js";
 import type { Outcome } from "./load.js";
 
@@ -101,12 +102,12 @@ export async function checkStoredEmails(
 /** Every accepted event is stored once, under the id it was answered with, with its data whole. */
 export async function checkStoredEvents(db: Kysely<any>, accepted: readonly Outcome[]): Promise<{ stored: number }> {
   const rows = (await db.selectFrom("flagpost_events").select(["id", "event", "user_id", "properties"]).execute()) as {
-    id: string;
+    id: string | Uint8Array;
     event: string;
     user_id: string;
     properties: string;
   }[];
-  const byId = new Map(rows.map((r) => [r.id, r]));
+  const byId = new Map(rows.map((r) => [eventIdText(r.id), r]));
   const seqs = new Set<number>();
   for (const row of rows) seqs.add((JSON.parse(row.properties) as { seq: number }).seq);
   expect(rows.length, "stored events").toBe(accepted.length);
