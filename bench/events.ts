@@ -19,8 +19,9 @@ import { fmt, ratio, summarize } from "./lib/stats.js";
  * run; then query p50/p99 on the resulting tables.
  */
 
+// The floors write the layout of migration 0017: on SQLite the properties as JSONB.
 const INSERT_SQL =
-  "insert into flagpost_events (id, event, user_id, ts, received_at, properties) values (?, ?, ?, ?, ?, ?)";
+  "insert into flagpost_events (id, event, user_id, ts, received_at, properties) values (?, ?, ?, ?, ?, jsonb(?))";
 const UNNEST_SQL =
   "insert into flagpost_events (id, event, user_id, ts, received_at, properties) select * from unnest($1::uuid[], $2::varchar[], $3::varchar[], $4::bigint[], $5::bigint[], $6::text[])";
 

@@ -100,8 +100,8 @@ async function sqliteRun(sizes: Sizes, dir: string, log: (line: string) => void)
   const fp = createFlagpost({ storage: kyselyStorage(db), logger: silentLogger });
   await fp.ready();
   const insert = handle.prepare(
-    // Ids arrive as UUID text; the column holds their 16 bytes (migration 0017).
-    "insert into flagpost_events (id, event, user_id, ts, received_at, properties) values (unhex(replace(?, '-', '')), ?, ?, ?, ?, ?)",
+    // Ids arrive as UUID text and properties as JSON text; the columns hold 16 bytes and JSONB (migration 0017).
+    "insert into flagpost_events (id, event, user_id, ts, received_at, properties) values (unhex(replace(?, '-', '')), ?, ?, ?, ?, jsonb(?))",
   );
   const insertAll = handle.transaction((rows: EventRow[]) => {
     for (const row of rows) insert.run(...row);

@@ -102,7 +102,10 @@ export async function insertEventRows(
 async function insertChunk(db: Db, engine: Engine, rows: EventRow[], strategy: InsertStrategy): Promise<void> {
   switch (strategy) {
     case "values":
-      await db.insertInto("flagpost_events").values(rows).execute();
+      await db
+        .insertInto("flagpost_events")
+        .values(engine === "sqlite" ? rows.map((r) => ({ ...r, properties: sqliteJsonb(r.properties) })) : rows)
+        .execute();
       return;
     case "unnest": {
       if (engine !== "postgres") throw new Error("unnest is PostgreSQL only");
@@ -135,6 +138,10 @@ async function insertChunk(db: Db, engine: Engine, rows: EventRow[], strategy: I
 const templates = new Map<string, string>();
 const PLACEHOLDER_ROW: EventRow = { id: "", event: "", user_id: "", ts: 0, received_at: 0, properties: "" };
 
+/** SQLite stores the properties as JSONB (migration 0017): the JSON text goes through jsonb(). */
+const sqliteJsonb = (json: string) => sql<string>`jsonb(${json})`;
+const SQLITE_PLACEHOLDER_ROW = { ...PLACEHOLDER_ROW, properties: sqliteJsonb("") };
+
 /**
  * The SQL of a multi-row INSERT of `count` rows, compiled by kysely once per (engine, count) and
  * reused with new parameters: compiling thousands of values on every batch costs more than the
@@ -146,7 +153,7 @@ export function insertTemplate(db: Db, engine: Engine, count: number): string {
   if (text === undefined) {
     text = db
       .insertInto("flagpost_events")
-      .values(Array.from({ length: count }, () => PLACEHOLDER_ROW))
+      .values(Array.from({ length: count }, () => (engine === "sqlite" ? SQLITE_PLACEHOLDER_ROW : PLACEHOLDER_ROW)))
       .compile().sql;
     if (templates.size >= 32) templates.clear();
     templates.set(cacheKey, text);

@@ -1,4 +1,11 @@
-import type { Expression, ExpressionBuilder, Kysely, SelectQueryBuilder, SqlBool } from "kysely";
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type SelectQueryBuilder,
+  sql,
+  type SqlBool,
+} from "kysely";
 import type {
   EventFilter,
   EventKey,
@@ -77,7 +84,9 @@ export class KyselyEventRepository implements EventRepository {
     return guard(this.#engine, "query events", async () => {
       let query = this.#db
         .selectFrom("flagpost_events")
-        .select(["id", "event", "user_id", "ts", "received_at", "properties"])
+        .select(["id", "event", "user_id", "ts", "received_at"])
+        // SQLite holds JSONB (migration 0017): json() gives its text back.
+        .select(this.#engine === "sqlite" ? sql<string>`json(properties)`.as("properties") : "properties")
         .orderBy("ts", "desc")
         .orderBy("id", "desc")
         .limit(limit);

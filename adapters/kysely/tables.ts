@@ -115,7 +115,7 @@ export interface EmailEventsTable {
 
 /**
  * Events, newest first by (ts, id). `id` is 16 bytes (PostgreSQL: uuid, given as text; migration
- * 0017); `properties` is JSON text of an object.
+ * 0017); `properties` is JSON text of an object (JSONB on SQLite, read through json()).
  */
 export interface EventsTable {
   id: string | Uint8Array;

@@ -7,7 +7,7 @@ import { BACKENDS, createTestDatabase, describeIfBackend } from "../support/data
 
 /**
  * Migration 0017 (compact events) on a database that already holds events in the layout of 0002:
- * every row survives with its id, times and properties, queries and experiment results read them
+ * every row survives with its id, times and properties (16-byte ids; JSONB on SQLite), queries and experiment results read them
  * as before, and the ids keep their uniqueness. (The memory backend keeps nothing across restarts,
  * so it has nothing to migrate.)
  */
@@ -89,6 +89,13 @@ for (const backend of BACKENDS) {
               ? sql<{ n: number }>`select pg_column_size(id) as n from flagpost_events`
               : sql<{ n: number }>`select length(id) as n from flagpost_events`;
           expect((await sizes.execute(database.db)).rows.map((r) => Number(r.n))).toEqual([16, 16, 16, 16]);
+          if (backend === "sqlite") {
+            // SQLite keeps the properties as JSONB.
+            const kinds = await sql<{ kind: string }>`select typeof(properties) as kind from flagpost_events`.execute(
+              database.db,
+            );
+            expect(kinds.rows.map((r) => r.kind)).toEqual(["blob", "blob", "blob", "blob"]);
+          }
           const { properties: _, ...again } = newestFirst[0]!;
           await expect(storage.events.appendEvents([{ ...again, propertiesJson: "{}" }])).rejects.toMatchObject({
             code: "conflict",

@@ -12,6 +12,20 @@ const ID_TYPE: Record<Engine, RawBuilder<unknown>> = {
   mysql: sql`binary(16)`,
 };
 
+/** The properties: SQLite's binary JSON (JSONB, read by its JSON functions directly); JSON text elsewhere. */
+const PROPERTIES_TYPE: Record<Engine, RawBuilder<unknown>> = {
+  sqlite: sql`blob`,
+  postgres: sql`text`,
+  mysql: sql`longtext`,
+};
+
+/** The old JSON text of the properties as the new column's value, in SQL. */
+const PROPERTIES_FROM_TEXT: Record<Engine, RawBuilder<unknown>> = {
+  sqlite: sql`jsonb(properties)`,
+  postgres: sql`properties`,
+  mysql: sql`properties`,
+};
+
 /** The old text id (a lower-case UUID) as the new column's value, in SQL. */
 const ID_FROM_TEXT: Record<Engine, RawBuilder<unknown>> = {
   sqlite: sql`unhex(replace(id, '-', ''))`,
@@ -21,7 +35,9 @@ const ID_FROM_TEXT: Record<Engine, RawBuilder<unknown>> = {
 
 /**
  * Compact event storage (issue 17): the same columns with the id stored as 16 bytes instead of 36
- * characters, and indexes that no longer repeat the id. Each secondary index is (column, ts): the
+ * characters, on SQLite the properties as JSONB (about 20% smaller than their text for typical
+ * events; flagpost's nesting limit of 64 is far below SQLite's 1,000), and indexes that no longer
+ * repeat the id. Each secondary index is (column, ts): the
  * engine appends the row's locator to every entry (SQLite's rowid, InnoDB's primary key, a heap
  * pointer on PostgreSQL), and ties on ts are ordered by id after the index range is read, which
  * stops as soon as the page is full. The experiment index becomes partial on SQLite too, so the
@@ -43,12 +59,14 @@ export const compactEventsMigration: Migration = {
         .addColumn("received_at", t.bigint, (c) => c.notNull())
         .addColumn("event", t.exactText(200), (c) => c.notNull())
         .addColumn("user_id", t.exactText(200), (c) => c.notNull())
-        .addColumn("properties", t.longText, (c) => c.notNull())
+        .addColumn("properties", PROPERTIES_TYPE[engine], (c) => c.notNull())
         .execute();
       if (current !== undefined) {
         const insert = engine === "mysql" ? sql`insert ignore into` : sql`insert into`;
         await sql`${insert} ${sql.table(STAGING)} (id, ts, received_at, event, user_id, properties)
-          select ${ID_FROM_TEXT[engine]}, ts, received_at, event, user_id, properties from flagpost_events`.execute(db);
+          select ${ID_FROM_TEXT[engine]}, ts, received_at, event, user_id, ${PROPERTIES_FROM_TEXT[engine]} from flagpost_events`.execute(
+          db,
+        );
         await db.schema.dropTable("flagpost_events").execute();
       }
       await db.schema.alterTable(STAGING).renameTo("flagpost_events").execute();
