@@ -1,9 +1,10 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
-import { migrateTo } from "../../adapters/kysely/migrations.js";
+import { MIGRATION_TABLE, migrateTo } from "../../adapters/kysely/migrations.js";
+import { eventsMigration } from "../../adapters/kysely/migrations/0002-events.js";
 import type { EventRecord } from "../../src/internal.js";
-import { BACKENDS, createTestDatabase, describeIfBackend } from "../support/databases.js";
+import { type Backend, BACKENDS, createTestDatabase, describeIfBackend } from "../support/databases.js";
 
 /**
  * Migration 0017 (compact events) on a database that already holds events in the layout of 0002:
@@ -56,6 +57,13 @@ const record = (row: LegacyRow): EventRecord => ({
   properties: JSON.parse(row.properties) as Record<string, unknown>,
 });
 
+/** A legacy row as migration 0017's table holds it (16-byte ids; JSONB on SQLite). */
+const compact = (backend: Backend) => (row: LegacyRow) => ({
+  ...row,
+  id: backend === "postgres" ? row.id : Buffer.from(row.id.replaceAll("-", ""), "hex"),
+  properties: backend === "sqlite" ? sql`jsonb(${row.properties})` : row.properties,
+});
+
 const newestFirst = [LEGACY[2]!, LEGACY[3]!, LEGACY[1]!, LEGACY[0]!].map(record);
 
 for (const backend of BACKENDS) {
@@ -104,6 +112,51 @@ for (const backend of BACKENDS) {
           // Running the migrations again changes nothing.
           await storage.migrate();
           expect(await storage.events.queryEvents({}, undefined, 10)).toEqual(newestFirst);
+          await storage.close();
+        } finally {
+          await database.drop();
+        }
+      });
+
+      it("finishes a run interrupted in the middle of the copy", async () => {
+        const database = await createTestDatabase(backend);
+        try {
+          // The state such a crash leaves: the old table whole, the new one holding part of its rows.
+          await migrateTo(database.db, backend, "0017-compact-events");
+          await database.db.schema.alterTable("flagpost_events").renameTo("flagpost_events_0017").execute();
+          await database.db
+            .insertInto("flagpost_events_0017")
+            .values(LEGACY.slice(0, 2).map(compact(backend)))
+            .execute();
+          await eventsMigration.up(database.db);
+          await database.db.insertInto("flagpost_events").values(LEGACY).execute();
+          await database.db.deleteFrom(MIGRATION_TABLE).where("name", "=", "0017-compact-events").execute();
+
+          const storage = kyselyStorage(database.db);
+          await storage.migrate();
+          expect(await storage.events.queryEvents({}, undefined, 10)).toEqual(newestFirst);
+          await storage.close();
+        } finally {
+          await database.drop();
+        }
+      });
+
+      it("finishes a run interrupted after the old table was dropped and before the copy took its name", async () => {
+        // MySQL cannot roll DDL back, so a crash can leave this state; the steps are the same on every engine.
+        const database = await createTestDatabase(backend);
+        try {
+          await migrateTo(database.db, backend, "0016-rate-limits");
+          await database.db.insertInto("flagpost_events").values(LEGACY).execute();
+          await migrateTo(database.db, backend, "0017-compact-events");
+          await database.db.schema.alterTable("flagpost_events").renameTo("flagpost_events_0017").execute();
+          await database.db.deleteFrom(MIGRATION_TABLE).where("name", "=", "0017-compact-events").execute();
+
+          const storage = kyselyStorage(database.db);
+          await storage.migrate();
+          expect(await storage.events.queryEvents({}, undefined, 10)).toEqual(newestFirst);
+          expect(await storage.events.queryEvents({ event: "purchase" }, undefined, 10)).toEqual(
+            newestFirst.slice(0, 2),
+          );
           await storage.close();
         } finally {
           await database.drop();

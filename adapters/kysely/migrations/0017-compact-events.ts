@@ -45,7 +45,7 @@ const ID_FROM_TEXT: Record<Engine, RawBuilder<unknown>> = {
  *
  * Existing rows are copied into the new table, which then takes the old one's name. SQLite and
  * PostgreSQL run this inside the migration's transaction; on MySQL, whose DDL cannot be rolled
- * back, every step can run again over a half-finished run (INSERT IGNORE, "already there" skipped).
+ * back, every step can run again over a half-finished run (copied rows skipped, "already there" skipped).
  */
 export const compactEventsMigration: Migration = {
   async up(db: AnyKysely): Promise<void> {
@@ -62,11 +62,15 @@ export const compactEventsMigration: Migration = {
         .addColumn("properties", PROPERTIES_TYPE[engine], (c) => c.notNull())
         .execute();
       if (current !== undefined) {
-        const insert = engine === "mysql" ? sql`insert ignore into` : sql`insert into`;
-        await sql`${insert} ${sql.table(STAGING)} (id, ts, received_at, event, user_id, properties)
-          select ${ID_FROM_TEXT[engine]}, ts, received_at, event, user_id, ${PROPERTIES_FROM_TEXT[engine]} from flagpost_events`.execute(
-          db,
-        );
+        // Rows an interrupted run already copied are skipped; any other error (a NULL from a
+        // malformed old id) still fails the run, which INSERT IGNORE would turn into a warning.
+        const skipCopied =
+          engine === "mysql"
+            ? sql`on duplicate key update ${sql.id(STAGING, "id")} = ${sql.id(STAGING, "id")}`
+            : sql`on conflict (id) do nothing`;
+        await sql`insert into ${sql.table(STAGING)} (id, ts, received_at, event, user_id, properties)
+          select ${ID_FROM_TEXT[engine]}, ts, received_at, event, user_id, ${PROPERTIES_FROM_TEXT[engine]}
+          from flagpost_events where 1 = 1 ${skipCopied}`.execute(db);
         await db.schema.dropTable("flagpost_events").execute();
       }
       await db.schema.alterTable(STAGING).renameTo("flagpost_events").execute();
