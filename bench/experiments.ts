@@ -100,7 +100,8 @@ async function sqliteRun(sizes: Sizes, dir: string, log: (line: string) => void)
   const fp = createFlagpost({ storage: kyselyStorage(db), logger: silentLogger });
   await fp.ready();
   const insert = handle.prepare(
-    "insert into flagpost_events (id, event, user_id, ts, received_at, properties) values (?, ?, ?, ?, ?, ?)",
+    // Ids arrive as UUID text and properties as JSON text; the columns hold 16 bytes and JSONB (migration 0017).
+    "insert into flagpost_events (id, event, user_id, ts, received_at, properties) values (unhex(replace(?, '-', '')), ?, ?, ?, ?, jsonb(?))",
   );
   const insertAll = handle.transaction((rows: EventRow[]) => {
     for (const row of rows) insert.run(...row);
@@ -137,7 +138,7 @@ async function postgresRun(url: string, sizes: Sizes, log: (line: string) => voi
     await fp.ready();
     const insert = (rows: EventRow[]) =>
       pool.query(
-        "insert into flagpost_events (id, event, user_id, ts, received_at, properties) select * from unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::bigint[], $5::bigint[], $6::text[])",
+        "insert into flagpost_events (id, event, user_id, ts, received_at, properties) select * from unnest($1::uuid[], $2::varchar[], $3::varchar[], $4::bigint[], $5::bigint[], $6::text[])",
         [0, 1, 2, 3, 4, 5].map((column) => rows.map((row) => row[column])),
       );
     let batches = 0;

@@ -28,10 +28,16 @@ export interface IdempotentRequest {
   fingerprint: string;
 }
 
-/** JSON with object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+/**
+ * JSON with object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request. An
+ * object with `toJSON` (a Date given in process) counts as what JSON.stringify would write for it.
+ */
+function canonicalJson(value: unknown, askToJSON = true): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v)).join(",")}]`;
   if (value !== null && typeof value === "object") {
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    // Once, as JSON.stringify does: what toJSON returns is written as it is.
+    if (askToJSON && typeof toJSON === "function") return canonicalJson((toJSON as () => unknown).call(value), false);
     const entries = Object.keys(value)
       .sort()
       .filter((k) => (value as Record<string, unknown>)[k] !== undefined)

@@ -32,7 +32,7 @@ export { batchBodySchema, type TrackEventInput } from "./events/schema.js";
 export { type ExperimentResults, type ExperimentResultsInput } from "./experiments/schema.js";
 export { compare, moments, sampleRatioMismatch } from "./experiments/stats.js";
 export { fingerprint } from "./idempotency.js";
-export { parseInput } from "./validation.js";
+export { parseInput, parseShape } from "./validation.js";
 export { inputProblem, isStorableText, MAX_NESTING_DEPTH } from "./input-policy.js";
 export type * from "./storage/index.js";
 export { type IdempotencyOptions } from "./emails/email-service.js";

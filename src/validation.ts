@@ -123,6 +123,28 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefi
   throw validationError(issuesToDetails(result.error.issues, prefix));
 }
 
+/**
+ * The schema alone, without parseInput's walk over every value: for an envelope whose contents are
+ * each walked where they are used, so a large body is walked once, not once per layer (POST
+ * /v1/events/batch: the tracker walks every event it stores; docs/events.md, "Ingestion").
+ */
+export function checkShape<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  prefix: PropertyKey[] = [],
+): { ok: true; value: z.output<S> } | { ok: false; details: ErrorDetail[] } {
+  const result = schema.safeParse(input, { error: errorMap });
+  if (result.success) return { ok: true, value: result.data };
+  return { ok: false, details: issuesToDetails(result.error.issues, prefix) };
+}
+
+/** checkShape that throws `validation_error` with the details, as parseInput does. */
+export function parseShape<S extends z.ZodType>(schema: S, input: unknown, prefix: PropertyKey[] = []): z.output<S> {
+  const checked = checkShape(schema, input, prefix);
+  if (checked.ok) return checked.value;
+  throw validationError(checked.details);
+}
+
 /** Like parseInput, but returns the details instead of throwing (batch routes collect them). */
 export function checkInput<S extends z.ZodType>(
   schema: S,

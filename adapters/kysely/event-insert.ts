@@ -5,9 +5,9 @@ import { inTransaction } from "./transaction.js";
 
 type Db = Kysely<FlagpostTables>;
 
-/** One row of flagpost_events, as written. */
+/** One row of flagpost_events, as written: `id` as eventIdParam gives it (16 bytes, or text for PostgreSQL's uuid). */
 export interface EventRow {
-  id: string;
+  id: string | Buffer;
   event: string;
   user_id: string;
   ts: number;
@@ -102,7 +102,10 @@ export async function insertEventRows(
 async function insertChunk(db: Db, engine: Engine, rows: EventRow[], strategy: InsertStrategy): Promise<void> {
   switch (strategy) {
     case "values":
-      await db.insertInto("flagpost_events").values(rows).execute();
+      await db
+        .insertInto("flagpost_events")
+        .values(engine === "sqlite" ? rows.map((r) => ({ ...r, properties: sqliteJsonb(r.properties) })) : rows)
+        .execute();
       return;
     case "unnest": {
       if (engine !== "postgres") throw new Error("unnest is PostgreSQL only");
@@ -110,7 +113,7 @@ async function insertChunk(db: Db, engine: Engine, rows: EventRow[], strategy: I
         .insertInto("flagpost_events")
         .columns([...COLUMNS])
         .expression(
-          sql`select * from unnest(${rows.map((r) => r.id)}::varchar[], ${rows.map((r) => r.event)}::varchar[], ${rows.map((r) => r.user_id)}::varchar[], ${rows.map((r) => r.ts)}::bigint[], ${rows.map((r) => r.received_at)}::bigint[], ${rows.map((r) => r.properties)}::text[])`,
+          sql`select * from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.event)}::varchar[], ${rows.map((r) => r.user_id)}::varchar[], ${rows.map((r) => r.ts)}::bigint[], ${rows.map((r) => r.received_at)}::bigint[], ${rows.map((r) => r.properties)}::text[])`,
         )
         .execute();
       return;
@@ -135,6 +138,10 @@ async function insertChunk(db: Db, engine: Engine, rows: EventRow[], strategy: I
 const templates = new Map<string, string>();
 const PLACEHOLDER_ROW: EventRow = { id: "", event: "", user_id: "", ts: 0, received_at: 0, properties: "" };
 
+/** SQLite stores the properties as JSONB (migration 0017): the JSON text goes through jsonb(). */
+const sqliteJsonb = (json: string) => sql<string>`jsonb(${json})`;
+const SQLITE_PLACEHOLDER_ROW = { ...PLACEHOLDER_ROW, properties: sqliteJsonb("") };
+
 /**
  * The SQL of a multi-row INSERT of `count` rows, compiled by kysely once per (engine, count) and
  * reused with new parameters: compiling thousands of values on every batch costs more than the
@@ -146,7 +153,7 @@ export function insertTemplate(db: Db, engine: Engine, count: number): string {
   if (text === undefined) {
     text = db
       .insertInto("flagpost_events")
-      .values(Array.from({ length: count }, () => PLACEHOLDER_ROW))
+      .values(Array.from({ length: count }, () => (engine === "sqlite" ? SQLITE_PLACEHOLDER_ROW : PLACEHOLDER_ROW)))
       .compile().sql;
     if (templates.size >= 32) templates.clear();
     templates.set(cacheKey, text);

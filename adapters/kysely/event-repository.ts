@@ -1,4 +1,11 @@
-import type { Expression, ExpressionBuilder, Kysely, SelectQueryBuilder, SqlBool } from "kysely";
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type SelectQueryBuilder,
+  sql,
+  type SqlBool,
+} from "kysely";
 import type {
   EventFilter,
   EventKey,
@@ -11,7 +18,7 @@ import type { Engine } from "./dialect.js";
 import { guard } from "./driver-errors.js";
 import { insertEventRows, type EventRow } from "./event-insert.js";
 import { completeClaim } from "./idempotency-repository.js";
-import { toEpochMs, toIso } from "./row-codec.js";
+import { eventIdParam, eventIdText, toEpochMs, toIso } from "./row-codec.js";
 import type { FlagpostTables } from "./tables.js";
 
 type Db = Kysely<FlagpostTables>;
@@ -21,7 +28,7 @@ type Where = ExpressionBuilder<FlagpostTables, "flagpost_events">;
 const DELETE_CHUNK = 10_000;
 
 /**
- * Events in `flagpost_events` (see migrations/0002-events.ts for the indexes). Appends are one
+ * Events in `flagpost_events` (see migrations/0017-compact-events.ts for the columns and indexes). Appends are one
  * transaction however many statements they take; reads are keyset pages on (ts, id).
  */
 export class KyselyEventRepository implements EventRepository {
@@ -47,7 +54,7 @@ export class KyselyEventRepository implements EventRepository {
         receivedIso = e.receivedAt;
       }
       rows[i] = {
-        id: e.id,
+        id: eventIdParam(this.#engine, e.id),
         event: e.event,
         user_id: e.userId,
         ts: toEpochMs(e.timestamp, "timestamp"),
@@ -73,10 +80,13 @@ export class KyselyEventRepository implements EventRepository {
     const from = filter.from === undefined ? undefined : toEpochMs(filter.from, "from");
     const to = filter.to === undefined ? undefined : toEpochMs(filter.to, "to");
     const afterTs = after === undefined ? undefined : toEpochMs(after.timestamp, "after.timestamp");
+    const afterId = after === undefined ? undefined : eventIdParam(this.#engine, after.id, "after.id");
     return guard(this.#engine, "query events", async () => {
       let query = this.#db
         .selectFrom("flagpost_events")
-        .select(["id", "event", "user_id", "ts", "received_at", "properties"])
+        .select(["id", "event", "user_id", "ts", "received_at"])
+        // SQLite holds JSONB (migration 0017): json() gives its text back.
+        .select(this.#engine === "sqlite" ? sql<string>`json(properties)`.as("properties") : "properties")
         .orderBy("ts", "desc")
         .orderBy("id", "desc")
         .limit(limit);
@@ -84,10 +94,10 @@ export class KyselyEventRepository implements EventRepository {
       if (filter.event !== undefined) query = query.where((eb) => this.#exactly(eb, "event", filter.event!));
       if (from !== undefined) query = query.where("ts", ">=", from);
       if (to !== undefined) query = query.where("ts", "<", to);
-      if (after !== undefined) query = afterKey(query, afterTs!, after.id);
+      if (afterId !== undefined) query = afterKey(query, afterTs!, afterId);
       const rows = await query.execute();
       return rows.map((row) => ({
-        id: row.id,
+        id: eventIdText(row.id),
         event: row.event,
         userId: row.user_id,
         timestamp: toIso(row.ts),
@@ -146,7 +156,7 @@ export class KyselyEventRepository implements EventRepository {
 function afterKey<O>(
   query: SelectQueryBuilder<FlagpostTables, "flagpost_events", O>,
   afterTs: number,
-  afterId: string,
+  afterId: string | Buffer,
 ) {
   return query.where("ts", "<=", afterTs).where((eb) => eb.or([eb("ts", "<", afterTs), eb("id", "<", afterId)]));
 }

@@ -13,6 +13,7 @@ import { experimentIndexMigration } from "./migrations/0010-results-index.js";
 import { flagVariantsMigration } from "./migrations/0010-flag-variants.js";
 import { flagSchedulesMigration } from "./migrations/0014-flag-schedules.js";
 import { rateLimitsMigration } from "./migrations/0016-rate-limits.js";
+import { compactEventsMigration } from "./migrations/0017-compact-events.js";
 import { deliverabilityMigration } from "./migrations/0012-deliverability.js";
 import { emailSummaryMigration } from "./migrations/0012-email-summary.js";
 
@@ -20,7 +21,7 @@ import { emailSummaryMigration } from "./migrations/0012-email-summary.js";
  * The schema's history, oldest first. Names sort in the order they run; a released migration is
  * never edited, only followed by a new one.
  */
-const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001-initial": initialMigration,
   "0002-events": eventsMigration,
   "0003-emails": emailsMigration,
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0010-results-index": experimentIndexMigration,
   "0014-flag-schedules": flagSchedulesMigration,
   "0016-rate-limits": rateLimitsMigration,
+  "0017-compact-events": compactEventsMigration,
   "0012-deliverability": deliverabilityMigration,
   "0012-email-summary": emailSummaryMigration,
 };
@@ -51,19 +53,32 @@ const LOCK_BACKOFF = exponential(50, 500, "equal");
  * another process, or another call on this instance, waits and then finds nothing to do.
  */
 export async function migrateToLatest(db: AnyKysely, engine: Engine): Promise<void> {
+  await migrate(db, engine, undefined);
+}
+
+/**
+ * Brings the schema up to the migration named `target`, included, and no further: how a test
+ * prepares the schema a migration after it starts from (test/conformance/events-migration.test.ts).
+ */
+export async function migrateTo(db: AnyKysely, engine: Engine, target: string): Promise<void> {
+  if (!(target in MIGRATIONS)) throw new Error(`no migration is named ${target}`);
+  await migrate(db, engine, target);
+}
+
+async function migrate(db: AnyKysely, engine: Engine, target: string | undefined): Promise<void> {
   if (engine === "sqlite") {
     await db
       .connection()
-      .execute((connection) => withSqliteWriteLock(connection, () => runMigrator(connection, engine)));
+      .execute((connection) => withSqliteWriteLock(connection, () => runMigrator(connection, engine, target)));
   } else {
-    await runMigrator(db, engine);
+    await runMigrator(db, engine, target);
   }
 }
 
-async function runMigrator(db: AnyKysely, engine: Engine): Promise<void> {
+async function runMigrator(db: AnyKysely, engine: Engine, target: string | undefined): Promise<void> {
   const migrator = new Migrator({
     db,
-    provider: { getMigrations: async () => MIGRATIONS },
+    provider: { getMigrations: async () => ({ ...MIGRATIONS }) },
     migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: MIGRATION_LOCK_TABLE,
     // Without a schema, kysely looks for its tables in every schema of a PostgreSQL database and
@@ -76,7 +91,7 @@ async function runMigrator(db: AnyKysely, engine: Engine): Promise<void> {
     // creates or alters its own tables and columns, so running the missing ones is safe.
     allowUnorderedMigrations: true,
   });
-  const { error } = await migrator.migrateToLatest();
+  const { error } = await (target === undefined ? migrator.migrateToLatest() : migrator.migrateTo(target));
   if (error) throw error;
 }
 

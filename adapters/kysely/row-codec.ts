@@ -1,5 +1,6 @@
 import { FlagpostError } from "../../src/errors.js";
 import { isoFromMs, parseUtcInstant } from "../../src/time.js";
+import type { Engine } from "./dialect.js";
 
 /** Conversions at the boundary between the port's values and column values. */
 
@@ -32,4 +33,50 @@ export function toNumber(value: number | string | bigint): number {
 /** pg gives booleans; MySQL's tinyint and SQLite's integer give 0/1 (or 0n/1n with safeIntegers). */
 export function toBoolean(value: boolean | number | bigint): boolean {
   return typeof value === "boolean" ? value : Number(value) !== 0;
+}
+
+/** The value of each lower-case hex digit by char code, -1 for every other character. */
+const HEX_DIGIT = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) HEX_DIGIT["0123456789abcdef".charCodeAt(i)] = i;
+
+/** Where a UUID's hex pairs start in its 36 characters (8-4-4-4-12: no pair straddles a dash). */
+const PAIR_STARTS = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+
+/**
+ * The 16 bytes a lower-case UUID spells (into `bytes` when given), or false for any other text.
+ * One pass, no regex.
+ */
+function uuidBytes<B extends Buffer | undefined>(id: string, bytes: B): B | false {
+  if (id.length !== 36 || id[8] !== "-" || id[13] !== "-" || id[18] !== "-" || id[23] !== "-") return false;
+  for (let i = 0; i < 16; i++) {
+    const at = PAIR_STARTS[i]!;
+    const high = HEX_DIGIT[id.charCodeAt(at)] ?? -1;
+    const low = HEX_DIGIT[id.charCodeAt(at + 1)] ?? -1;
+    if (high < 0 || low < 0) return false;
+    if (bytes) bytes[i] = (high << 4) | low;
+  }
+  return bytes;
+}
+
+/**
+ * An event id as its column holds it (migration 0017): 16 bytes on SQLite and MySQL; PostgreSQL's
+ * `uuid` takes and gives the text. Lower-case hex orders like the bytes it spells, so the port's
+ * code-point order of ids is the engines' byte order. Any other form is refused: it could not be
+ * returned unchanged.
+ */
+export function eventIdParam(engine: Engine, id: string, field = "id"): string | Buffer {
+  // PostgreSQL's uuid takes the text: only check it there.
+  const bytes = uuidBytes(id, engine === "postgres" ? undefined : Buffer.allocUnsafe(16));
+  if (bytes === false) {
+    const message = `must be a lower-case UUID, got ${JSON.stringify(id)}`;
+    throw new FlagpostError("validation_error", `"${field}" ${message}`, { details: [{ path: field, message }] });
+  }
+  return bytes ?? id;
+}
+
+/** The text of an event id read back from its column (see eventIdParam). */
+export function eventIdText(value: string | Uint8Array): string {
+  if (typeof value === "string") return value;
+  const hex = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

@@ -113,9 +113,12 @@ export interface EmailEventsTable {
   detail: string | null;
 }
 
-/** Events, newest first by (ts, id). `properties` is JSON text of an object. */
+/**
+ * Events, newest first by (ts, id). `id` is 16 bytes (PostgreSQL: uuid, given as text; migration
+ * 0017); `properties` is JSON text of an object (JSONB on SQLite, read through json()).
+ */
 export interface EventsTable {
-  id: string;
+  id: string | Uint8Array;
   event: string;
   user_id: string;
   /** The event's own time (epoch ms, UTC). */

@@ -10,7 +10,9 @@ export function openSqliteHandle(file: string): SQLite.Database {
   return handle;
 }
 
+/** The file's size after VACUUM (every b-tree rebuilt, free pages dropped) and a WAL checkpoint. */
 export function sqliteSize(handle: SQLite.Database, file: string): number {
+  handle.exec("vacuum");
   handle.pragma("wal_checkpoint(TRUNCATE)");
   const wal = existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0;
   return statSync(file).size + wal;

@@ -3,7 +3,7 @@ import { type ErrorDetail, FlagpostError } from "../errors.js";
 import { fingerprint, runIdempotent } from "../idempotency.js";
 import { errorFields, type Logger } from "../logger.js";
 import type { NewEvent, Storage } from "../storage/index.js";
-import { checkInput, parseInput, validationError } from "../validation.js";
+import { checkShape, parseInput, validationError } from "../validation.js";
 import { decodeEventCursor, encodeEventCursor, filterHash } from "./cursor.js";
 import { EventBuffer } from "./event-buffer.js";
 import type { EventBufferOptions, EventBufferStats } from "./event-buffer-options.js";
@@ -45,11 +45,6 @@ export const TRACK_OPERATION = "events.track";
 export const BATCH_OPERATION = "events.batch";
 
 const ACCEPTED = "accepted" as const;
-
-/** JSON's view of an in-process value (Dates become strings), so fingerprints compare what would be sent. */
-function asJson(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value) ?? "null") as unknown;
-}
 
 /**
  * Events: `track` and `trackBatch` validate (docs/api.md, "Events") and store before they resolve;
@@ -97,7 +92,8 @@ export class EventTracker {
    * its index (`events.3.userId`), and nothing is stored. Answers in request order.
    */
   async trackBatch(inputs: readonly TrackEventInput[], options: TrackOptions = {}): Promise<AcceptedEvent[]> {
-    const list = checkInput(eventListSchema, inputs, ["events"]);
+    // The list's shape only: prepareEvent walks each event (inputProblem) on its own.
+    const list = checkShape(eventListSchema, inputs, ["events"]);
     if (!list.ok) throw validationError(list.details);
     const receipt = this.#receipt();
     const details: ErrorDetail[] = [];
@@ -237,7 +233,9 @@ export class EventTracker {
     return {
       scope: options.idempotencyScope ?? IN_PROCESS_SCOPE,
       key: options.idempotencyKey!,
-      fingerprint: fingerprint(operation, asJson(input)),
+      // A Date counts as its JSON text (canonicalJson), so in process and over HTTP compare alike
+      // without serialising and parsing the events once more.
+      fingerprint: fingerprint(operation, input),
     };
   }
 

@@ -71,6 +71,22 @@ describe("kyselyStorage on SQLite", () => {
     expect(await storage.flags.get("zoned")).toBeUndefined();
   });
 
+  it("refuses an event id it could not store as 16 bytes and return unchanged, and stores nothing", async () => {
+    await database.clear();
+    const storage = kyselyStorage(database.db);
+    const good = { event: "e", userId: "u", timestamp: AT, receivedAt: AT, propertiesJson: "{}" };
+    for (const id of ["0190AAAA-0000-7000-8000-000000000001", "0190aaaa00007000800000000000000001", "evt_1"]) {
+      const error = await storage.events
+        .appendEvents([
+          { ...good, id: "0190aaaa-0000-7000-8000-000000000002" },
+          { ...good, id },
+        ])
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "validation_error", details: [{ path: "id" }] });
+    }
+    expect(await storage.events.queryEvents({}, undefined, 10)).toEqual([]);
+  });
+
   it("reports a driver failure as unavailable, with the driver's code but no SQL", async () => {
     const broken = await createTestDatabase("sqlite"); // unmigrated: no tables
     const storage = kyselyStorage(broken.db);

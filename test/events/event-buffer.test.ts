@@ -9,6 +9,7 @@ import {
   type NewEvent,
   type UnstoredReason,
 } from "../../src/internal.js";
+import { eventIdText } from "../../adapters/kysely/row-codec.js";
 import { createTestStorage, type TestDatabase } from "../support/databases.js";
 
 /**
@@ -46,7 +47,7 @@ const breakStorage = () => sql`alter table flagpost_events rename to flagpost_ev
 const repairStorage = () => sql`alter table flagpost_events_away rename to flagpost_events`.execute(database.db);
 const storedIds = async () =>
   (await database.db.selectFrom("flagpost_events").select("id").orderBy("id").execute()).map(
-    (r: { id: string }) => r.id,
+    (r: { id: string | Uint8Array }) => eventIdText(r.id),
   );
 const event = (n: number) => ({ event: "hot-path", userId: `u${n}`, properties: { n } });
 

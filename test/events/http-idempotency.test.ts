@@ -43,6 +43,21 @@ describe("Idempotency-Key on POST /v1/events and /v1/events/batch", () => {
     expect(await storedCount(app)).toBe(before + 3);
   });
 
+  it("in process, takes a Date timestamp as its ISO text: the same moment replays, another is refused", async () => {
+    const at = new Date(Date.now() - 60_000);
+    const options = { idempotencyKey: "dates-1" };
+    const first = await app.fp.events.trackBatch([{ event: "signup", userId: "d1", timestamp: at }], options);
+    const replay = await app.fp.events.trackBatch(
+      [{ event: "signup", userId: "d1", timestamp: at.toISOString() }],
+      options,
+    );
+    expect(replay).toEqual(first);
+    const other = new Date(at.getTime() + 1);
+    await expect(
+      app.fp.events.trackBatch([{ event: "signup", userId: "d1", timestamp: other }], options),
+    ).rejects.toMatchObject({ code: "invalid_idempotent_request" });
+  });
+
   it("refuses the key with another body (409 invalid_idempotent_request) and stores nothing", async () => {
     await post("/v1/events", validEvent(1), "mismatch-1");
     const before = await storedCount(app);

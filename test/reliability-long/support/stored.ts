@@ -1,6 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import { expect } from "vitest";
+import { kyselyStorage } from "../../../adapters/kysely/index.js";
 import type { SmtpSink } from "../../support/smtp-sink.js";
 import type { Outcome } from "./load.js";
 
@@ -98,25 +99,24 @@ export async function checkStoredEmails(
   return { stored: rows.length, delivered, duplicated, twice, sent };
 }
 
-/** Every accepted event is stored once, under the id it was answered with, with its data whole. */
+/**
+ * Every accepted event is stored once, under the id it was answered with, with its data whole. Read
+ * through the storage port, so the check does not depend on how the columns encode ids and
+ * properties (migration 0017).
+ */
 export async function checkStoredEvents(db: Kysely<any>, accepted: readonly Outcome[]): Promise<{ stored: number }> {
-  const rows = (await db.selectFrom("flagpost_events").select(["id", "event", "user_id", "properties"]).execute()) as {
-    id: string;
-    event: string;
-    user_id: string;
-    properties: string;
-  }[];
+  const rows = await kyselyStorage(db).events.queryEvents({}, undefined, 10_000_000);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const seqs = new Set<number>();
-  for (const row of rows) seqs.add((JSON.parse(row.properties) as { seq: number }).seq);
+  for (const row of rows) seqs.add((row.properties as { seq: number }).seq);
   expect(rows.length, "stored events").toBe(accepted.length);
   expect(seqs.size, "distinct events stored").toBe(rows.length);
   for (const outcome of accepted) {
     const row = byId.get(outcome.id);
     expect(row, `event ${outcome.job.index} (${outcome.id}) is stored under its id`).toBeDefined();
     expect(row!.event).toBe("reliability.tick");
-    expect(row!.user_id).toBe(`user-${outcome.job.index % 500}`);
-    expect(JSON.parse(row!.properties)).toEqual({ seq: outcome.job.index });
+    expect(row!.userId).toBe(`user-${outcome.job.index % 500}`);
+    expect(row!.properties).toEqual({ seq: outcome.job.index });
   }
   return { stored: rows.length };
 }

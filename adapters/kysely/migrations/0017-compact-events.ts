@@ -1,0 +1,119 @@
+import { type Migration, type RawBuilder, sql } from "kysely";
+import { columnTypes, detectEngine, type Engine, type AnyKysely } from "../dialect.js";
+import { createIndexIfAbsent, createTableIfAbsent } from "./schema-steps.js";
+
+/** Where the rows are copied before the new table takes the old one's name. */
+const STAGING = "flagpost_events_0017";
+
+/** The id as 16 bytes (PostgreSQL: its `uuid` type, also 16 bytes, compared byte for byte). */
+const ID_TYPE: Record<Engine, RawBuilder<unknown>> = {
+  sqlite: sql`blob`,
+  postgres: sql`uuid`,
+  mysql: sql`binary(16)`,
+};
+
+/** The properties: SQLite's binary JSON (JSONB, read by its JSON functions directly); JSON text elsewhere. */
+const PROPERTIES_TYPE: Record<Engine, RawBuilder<unknown>> = {
+  sqlite: sql`blob`,
+  postgres: sql`text`,
+  mysql: sql`longtext`,
+};
+
+/** The old JSON text of the properties as the new column's value, in SQL. */
+const PROPERTIES_FROM_TEXT: Record<Engine, RawBuilder<unknown>> = {
+  sqlite: sql`jsonb(properties)`,
+  postgres: sql`properties`,
+  mysql: sql`properties`,
+};
+
+/** The old text id (a lower-case UUID) as the new column's value, in SQL. */
+const ID_FROM_TEXT: Record<Engine, RawBuilder<unknown>> = {
+  sqlite: sql`unhex(replace(id, '-', ''))`,
+  postgres: sql`id::uuid`,
+  mysql: sql`unhex(replace(id, '-', ''))`,
+};
+
+/**
+ * Compact event storage (issue 17): the same columns with the id stored as 16 bytes instead of 36
+ * characters, on SQLite the properties as JSONB (about 20% smaller than their text for typical
+ * events; flagpost's nesting limit of 64 is far below SQLite's 1,000), and indexes that no longer
+ * repeat the id. Each secondary index is (column, ts): the
+ * engine appends the row's locator to every entry (SQLite's rowid, InnoDB's primary key, a heap
+ * pointer on PostgreSQL), and ties on ts are ordered by id after the index range is read, which
+ * stops as soon as the page is full. The experiment index becomes partial on SQLite too, so the
+ * events that carry no experimentId (nearly all) have no entry in it.
+ *
+ * Existing rows are copied into the new table, which then takes the old one's name. SQLite and
+ * PostgreSQL run this inside the migration's transaction; on MySQL, whose DDL cannot be rolled
+ * back, every step can run again over a half-finished run (copied rows skipped, "already there" skipped).
+ */
+export const compactEventsMigration: Migration = {
+  async up(db: AnyKysely): Promise<void> {
+    const engine = detectEngine(db);
+    const t = columnTypes(engine);
+    const current = await idColumnType(db, engine, "flagpost_events");
+    if (current === undefined || isText(current)) {
+      await createTableIfAbsent(db, engine, STAGING)
+        .addColumn("id", ID_TYPE[engine], (c) => c.notNull().primaryKey())
+        .addColumn("ts", t.bigint, (c) => c.notNull())
+        .addColumn("received_at", t.bigint, (c) => c.notNull())
+        .addColumn("event", t.exactText(200), (c) => c.notNull())
+        .addColumn("user_id", t.exactText(200), (c) => c.notNull())
+        .addColumn("properties", PROPERTIES_TYPE[engine], (c) => c.notNull())
+        .execute();
+      if (current !== undefined) {
+        // Rows an interrupted run already copied are skipped; any other error (a NULL from a
+        // malformed old id) still fails the run, which INSERT IGNORE would turn into a warning.
+        const skipCopied =
+          engine === "mysql"
+            ? sql`on duplicate key update ${sql.id(STAGING, "id")} = ${sql.id(STAGING, "id")}`
+            : sql`on conflict (id) do nothing`;
+        await sql`insert into ${sql.table(STAGING)} (id, ts, received_at, event, user_id, properties)
+          select ${ID_FROM_TEXT[engine]}, ts, received_at, event, user_id, ${PROPERTIES_FROM_TEXT[engine]}
+          from flagpost_events where 1 = 1 ${skipCopied}`.execute(db);
+        await db.schema.dropTable("flagpost_events").execute();
+      }
+      await db.schema.alterTable(STAGING).renameTo("flagpost_events").execute();
+    }
+    await createIndexIfAbsent(db, engine, "flagpost_events_user_ts", "flagpost_events", ["user_id", "ts"]);
+    await createIndexIfAbsent(db, engine, "flagpost_events_event_ts", "flagpost_events", ["event", "ts"]);
+    await createIndexIfAbsent(db, engine, "flagpost_events_ts", "flagpost_events", ["ts"]);
+    // The expressions MUST stay those of experiment-repository.ts (as in 0010-results-index).
+    if (engine === "sqlite") {
+      await sql`create index if not exists flagpost_events_experiment on flagpost_events (json_extract(properties, '$.experimentId'), user_id)
+        where json_extract(properties, '$.experimentId') is not null`.execute(db);
+    } else if (engine === "postgres") {
+      await sql`create index if not exists flagpost_events_experiment on flagpost_events ((properties::json ->> 'experimentId'), user_id)
+        where (properties::json ->> 'experimentId') is not null`.execute(db);
+    }
+  },
+};
+
+function isText(type: string): boolean {
+  return /char|text/i.test(type);
+}
+
+/**
+ * The declared type of `table`.id, or undefined when the table does not exist. When only the
+ * staging table exists (MySQL stopped between dropping the old table and renaming), it is
+ * reported as the new type of "flagpost_events" after being renamed here.
+ */
+async function idColumnType(db: AnyKysely, engine: Engine, table: string): Promise<string | undefined> {
+  const read = async (name: string) => {
+    const query =
+      engine === "sqlite"
+        ? sql<{ type: string }>`select type from pragma_table_info(${name}) where name = 'id'`
+        : engine === "postgres"
+          ? sql<{ type: string }>`select data_type as type from information_schema.columns
+              where table_schema = current_schema() and table_name = ${name} and column_name = 'id'`
+          : sql<{ type: string }>`select data_type as type from information_schema.columns
+              where table_schema = database() and table_name = ${name} and column_name = 'id'`;
+    return (await query.execute(db)).rows[0]?.type;
+  };
+  const type = await read(table);
+  if (type !== undefined) return type;
+  const staged = await read(STAGING);
+  if (staged === undefined) return undefined;
+  await db.schema.alterTable(STAGING).renameTo(table).execute();
+  return staged;
+}
