@@ -1,0 +1,32 @@
+import type { EmailRecord } from "../../../src/internal.js";
+
+export const T0 = Date.parse("2026-06-01T10:00:00.000Z");
+export const iso = (ms: number) => new Date(ms).toISOString();
+let counter = 0;
+
+/** Ids that sort by creation, as uuidv7 ids do. */
+export function id(n: number): string {
+  return `0197${String(n).padStart(4, "0")}-0000-7000-8000-${String(++counter).padStart(12, "0")}`;
+}
+
+/** A queued email, due at T0, for the storage cases. */
+export function email(n: number, overrides: Partial<EmailRecord> = {}): EmailRecord {
+  const emailId = overrides.id ?? id(n);
+  return {
+    id: emailId,
+    content: {
+      from: "Flagpost <hello@example.com>",
+      to: [`user${n}@example.com`],
+      subject: `Subject ${n}`,
+      text: "plain",
+    },
+    status: "queued",
+    messageId: `<${emailId}@example.com>`,
+    createdAt: iso(T0),
+    attempts: 0,
+    nextAttemptAt: iso(T0),
+    ...overrides,
+  };
+}
+
+export const LEASE = 60_000;
