@@ -1,73 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  createFlagpost,
-  type EventKey,
-  type EventRecord,
-  FlagpostError,
-  type NewEvent,
-  silentLogger,
-  type Storage,
-} from "../../../src/internal.js";
+import type { EventKey, EventRecord, Storage } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
+import { all, event, failure, ids, idOf, iso, random, record, T0 } from "./event-fixtures.js";
+import { eventServiceCases } from "./event-service.js";
 import { useStorage } from "./use-storage.js";
-
-const T0 = Date.UTC(2026, 2, 4, 5, 6, 7, 89);
-const iso = (ms: number) => new Date(ms).toISOString();
-/** A UUID-shaped id whose order follows n, so tests can choose how ties break. */
-const idOf = (n: number) => `01900000-0000-7000-8000-${n.toString(16).padStart(12, "0")}`;
-
-function event(n: number, overrides: Partial<NewEvent> = {}): NewEvent {
-  return {
-    id: idOf(n),
-    event: "page_view",
-    userId: "u1",
-    timestamp: iso(T0 + n * 1000),
-    receivedAt: iso(T0 + n * 1000 + 5),
-    propertiesJson: JSON.stringify({ n }),
-    ...overrides,
-  };
-}
-
-/** What queryEvents returns for an appended event. */
-function record(e: NewEvent): EventRecord {
-  return {
-    id: e.id,
-    event: e.event,
-    userId: e.userId,
-    timestamp: e.timestamp,
-    receivedAt: e.receivedAt,
-    properties: JSON.parse(e.propertiesJson) as Record<string, unknown>,
-  };
-}
-
-async function all(
-  storage: Storage,
-  filter: Parameters<Storage["events"]["queryEvents"]>[0] = {},
-): Promise<EventRecord[]> {
-  return storage.events.queryEvents(filter, undefined, 100_000);
-}
-
-async function ids(storage: Storage, filter: Parameters<Storage["events"]["queryEvents"]>[0] = {}): Promise<string[]> {
-  return (await all(storage, filter)).map((e) => e.id);
-}
-
-async function failure(promise: Promise<unknown>): Promise<FlagpostError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(FlagpostError);
-  return error as FlagpostError;
-}
-
-/** Deterministic pseudo-random numbers, so a failing walk can be replayed. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 export function eventCases(harness: StorageHarness): void {
   describe("events", () => {
@@ -281,71 +217,9 @@ export function eventCases(harness: StorageHarness): void {
       expect(await ids(storage())).toEqual([idOf(5), idOf(3), idOf(2)]);
       expect(await storage().events.deleteEventsByUser("nobody")).toBe(0);
     });
-
-    describe("through the service", () => {
-      const NOW = T0 + 30 * 86_400_000;
-      const open = () => createFlagpost({ storage: storage(), clock: { now: () => NOW }, logger: silentLogger });
-
-      it("normalises time zones to UTC and compares instants, whatever zone the window is written in", async () => {
-        const fp = open();
-        await fp.events.trackBatch([
-          { event: "tz", userId: "u", timestamp: "2026-03-04T10:00:00+05:30" }, // 04:30Z
-          { event: "tz", userId: "u", timestamp: "2026-03-03T23:59:59.999-05:00" }, // 04:59:59.999Z
-          { event: "tz", userId: "u", timestamp: "2026-03-04T05:00:00Z" },
-          { event: "tz", userId: "u", timestamp: "2026-03-04T05:00:00.1234567Z" }, // ms kept, the rest dropped
-        ]);
-        const page = await fp.events.query({ event: "tz" });
-        expect(page.data.map((e) => e.timestamp)).toEqual([
-          "2026-03-04T05:00:00.123Z",
-          "2026-03-04T05:00:00.000Z",
-          "2026-03-04T04:59:59.999Z",
-          "2026-03-04T04:30:00.000Z",
-        ]);
-        const window = await fp.events.query({
-          event: "tz",
-          from: "2026-03-04T07:00:00+02:00",
-          to: "2026-03-04T06:00:00.123+01:00",
-        });
-        expect(window.data.map((e) => e.timestamp)).toEqual(["2026-03-04T05:00:00.000Z"]);
-        expect(page.data.every((e) => e.receivedAt === iso(NOW))).toBe(true);
-      });
-
-      it("walks pages with the cursor and refuses it under other filters", async () => {
-        const fp = open();
-        await fp.events.trackBatch(
-          Array.from({ length: 25 }, (_, n) => ({ event: "walk", userId: `u${n % 2}`, timestamp: iso(T0 + (n % 5)) })),
-        );
-        const walked: string[] = [];
-        let cursor: string | undefined;
-        do {
-          const page = await fp.events.query({ event: "walk", limit: 4, cursor });
-          walked.push(...page.data.map((e) => e.id));
-          cursor = page.nextCursor;
-        } while (cursor);
-        expect(walked).toEqual((await fp.events.query({ event: "walk", limit: 1000 })).data.map((e) => e.id));
-        const first = await fp.events.query({ event: "walk", limit: 4 });
-        const error = await failure(
-          fp.events.query({ event: "walk", userId: "u1", limit: 4, cursor: first.nextCursor }),
-        );
-        expect(error.code).toBe("validation_error");
-        expect(error.details).toEqual([{ path: "cursor", message: expect.stringContaining("other filters") }]);
-      });
-
-      it("purges and deletes by user through the service", async () => {
-        const fp = open();
-        await fp.events.trackBatch([
-          { event: "r", userId: "keep", timestamp: "2026-03-05T00:00:00Z" },
-          { event: "r", userId: "keep", timestamp: "2026-03-03T00:00:00Z" },
-          { event: "r", userId: "forget", timestamp: "2026-03-05T00:00:00Z" },
-        ]);
-        expect(await fp.events.purgeBefore("2026-03-04")).toBe(1);
-        expect(await fp.events.deleteByUser("forget")).toBe(1);
-        expect((await fp.events.query()).data.map((e) => [e.userId, e.timestamp])).toEqual([
-          ["keep", "2026-03-05T00:00:00.000Z"],
-        ]);
-      });
-    });
   });
+
+  eventServiceCases(harness);
 
   describeCapability(harness, "durable", "events durability", "reopen", () => {
     let current: Storage | undefined;
