@@ -43,3 +43,25 @@ export interface JobHandler<J extends LeasedJob, R> {
   perform(job: J): Promise<R>;
   record(job: J, result: R): Promise<void>;
 }
+
+/** How a LeaseWorker (lease-worker.ts) runs the jobs of a queue. */
+export interface LeaseWorkerOptions {
+  /** Names the worker in log lines ("email outbox"). */
+  name: string;
+  /** Jobs performed at once; also the most one claim takes. Default 10. */
+  concurrency?: number;
+  /**
+   * How long a claim holds a job. With a queue that renews, the worker renews every
+   * `heartbeatMs` while it lives, so this bounds only how long a crashed process's jobs wait
+   * (<= 30 s is the norm). A restarted process frees its dead predecessor's leases at once.
+   */
+  leaseMs: number;
+  /** How often held leases are renewed. Default leaseMs / 3. */
+  heartbeatMs?: number;
+  /** A job is started only while its lease has more than this left (the longest `perform`). Default 0. */
+  startMarginMs?: number;
+  /** How often to look for due jobs when nothing wakes the worker. Default 1 s. */
+  pollIntervalMs?: number;
+  /** The lease owner; default a fresh {@link jobOwner}. */
+  owner?: string;
+}

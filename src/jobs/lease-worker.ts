@@ -1,29 +1,8 @@
 import type { Clock } from "../clock.js";
 import { FlagpostError } from "../errors.js";
 import { errorFields, type Logger } from "../logger.js";
-import type { JobHandler, JobQueue, LeasedJob } from "./job-queue.js";
+import type { JobHandler, JobQueue, LeasedJob, LeaseWorkerOptions } from "./job-queue.js";
 import { deadLocalOwners, jobOwner, ownerOfThisProcess } from "./owner.js";
-
-export interface LeaseWorkerOptions {
-  /** Names the worker in log lines ("email outbox"). */
-  name: string;
-  /** Jobs performed at once; also the most one claim takes. Default 10. */
-  concurrency?: number;
-  /**
-   * How long a claim holds a job. With a queue that renews, the worker renews every
-   * `heartbeatMs` while it lives, so this bounds only how long a crashed process's jobs wait
-   * (<= 30 s is the norm). A restarted process frees its dead predecessor's leases at once.
-   */
-  leaseMs: number;
-  /** How often held leases are renewed. Default leaseMs / 3. */
-  heartbeatMs?: number;
-  /** A job is started only while its lease has more than this left (the longest `perform`). Default 0. */
-  startMarginMs?: number;
-  /** How often to look for due jobs when nothing wakes the worker. Default 1 s. */
-  pollIntervalMs?: number;
-  /** The lease owner; default a fresh {@link jobOwner}. */
-  owner?: string;
-}
 
 /**
  * Limits, in multiples of `concurrency`: one claim takes up to CLAIM_SIZE × concurrency jobs into
