@@ -8,6 +8,7 @@ import {
   isoTime,
   normalMessageId,
   normalRecipient,
+  readFields,
 } from "../../src/internal.js";
 import { field, type FieldBlock, parseFieldBlocks } from "./field-blocks.js";
 import type { ReportMessage } from "./report-parser.js";
@@ -73,13 +74,11 @@ export function dsnReports(statusPart: string, message: ReportMessage): Delivery
       normalRecipient(field(block, "original-recipient")) ?? normalRecipient(field(block, "final-recipient"));
     const diagnostic = diagnosticText(field(block, "diagnostic-code"));
     const occurredAt = isoTime(field(block, "last-attempt-date")) ?? isoTime(message.date);
-    const report: DeliveryReport = { type, source: "dsn" };
-    if (recipient !== undefined) report.recipient = recipient;
-    if (emailId !== undefined) report.emailId = emailId;
-    if (messageId !== undefined) report.messageId = messageId;
-    if (occurredAt !== undefined) report.occurredAt = occurredAt;
-    if (status !== undefined) report.status = status;
-    if (diagnostic !== undefined) report.diagnostic = diagnostic;
+    const report: DeliveryReport = {
+      type,
+      source: "dsn",
+      ...readFields({ recipient, emailId, messageId, occurredAt, status, diagnostic }),
+    };
     if (type === "bounced") report.bounce = bounceOf(status, diagnostic);
     reports.push(report);
   }

@@ -120,3 +120,10 @@ export function bounceOf(status: string | undefined, message: string | undefined
   else if (detail?.startsWith("7.")) subType = "ContentRejected";
   return { type, subType, message: clippedText(message) ?? code ?? "" };
 }
+
+/** The fields a report source read, without those it could not: a report carries no `undefined`. */
+export function readFields<T extends Partial<DeliveryReport>>(fields: T): Partial<DeliveryReport> {
+  const out: Partial<DeliveryReport> = {};
+  for (const [name, value] of Object.entries(fields)) if (value !== undefined) Object.assign(out, { [name]: value });
+  return out;
+}

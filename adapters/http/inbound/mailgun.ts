@@ -9,6 +9,7 @@ import {
   isoTime,
   normalMessageId,
   normalRecipient,
+  readFields,
   parseInput,
   sameSecret,
 } from "../../../src/internal.js";
@@ -81,12 +82,7 @@ function reportOf(event: z.infer<typeof eventSchema>): DeliveryReport | undefine
   const delivery = event["delivery-status"];
   const diagnostic = clippedText(delivery?.message) ?? clippedText(delivery?.description) ?? clippedText(event.reason);
   const status = enhancedStatus(delivery?.["enhanced-code"]) ?? enhancedStatus(diagnostic);
-  if (recipient !== undefined) report.recipient = recipient;
-  if (emailId !== undefined) report.emailId = emailId;
-  if (messageId !== undefined) report.messageId = messageId;
-  if (occurredAt !== undefined) report.occurredAt = occurredAt;
-  if (status !== undefined) report.status = status;
-  if (diagnostic !== undefined) report.diagnostic = diagnostic;
+  Object.assign(report, readFields({ recipient, emailId, messageId, occurredAt, status, diagnostic }));
   if (type === "complained") report.feedbackType = "abuse";
   if (type === "bounced") {
     // Mailgun says permanent: that is the bounce's type, whatever code the remote server gave.

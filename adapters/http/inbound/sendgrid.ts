@@ -9,6 +9,7 @@ import {
   isoTime,
   normalMessageId,
   normalRecipient,
+  readFields,
   parseInput,
 } from "../../../src/internal.js";
 import { type InboundSource, invalidSignature, jsonOf, missingSignature } from "./source.js";
@@ -103,12 +104,8 @@ function reportOf(event: z.infer<typeof eventSchema>): DeliveryReport | undefine
   const occurredAt = isoTime(event.timestamp);
   const diagnostic = clippedText(event.reason) ?? clippedText(event.response);
   const status = enhancedStatus(event.status) ?? enhancedStatus(diagnostic);
-  if (recipient !== undefined) report.recipient = recipient;
-  if (messageId !== undefined) report.messageId = messageId;
-  if (providerId) report.providerMessageId = providerId;
-  if (occurredAt !== undefined) report.occurredAt = occurredAt;
-  if (status !== undefined) report.status = status;
-  if (diagnostic !== undefined) report.diagnostic = diagnostic;
+  const providerMessageId = providerId || undefined; // "" is no id
+  Object.assign(report, readFields({ recipient, messageId, providerMessageId, occurredAt, status, diagnostic }));
   if (type === "complained") report.feedbackType = "abuse";
   if (type === "bounced") {
     const bounce = bounceOf(status, diagnostic);
