@@ -9,6 +9,7 @@ import { SuppressionService } from "./emails/suppression-service.js";
 import { EventTracker, type EventTrackerOptions } from "./events/event-tracker.js";
 import { ExperimentService } from "./experiments/experiment-results.js";
 import { FlagInsights } from "./flags/flag-insights.js";
+import { idempotencyPurger, type IdempotencyPurgeOptions } from "./idempotency-purge.js";
 import { FlagStore } from "./flags/flag-store.js";
 import { FlagStream, type FlagStreamOptions } from "./flags/flag-stream.js";
 import { ScheduleWorker, type ScheduleWorkerOptions } from "./flags/schedule-worker.js";
@@ -50,6 +51,8 @@ export interface FlagpostOptions {
   flagSchedules?: ScheduleWorkerOptions;
   /** The change feed behind `GET /v1/flags/_stream`: keep-alive period, batches kept for resuming. */
   flagStream?: FlagStreamOptions;
+  /** Deleting expired Idempotency-Keys: every hour by default (docs/emails.md, "Idempotency"). */
+  idempotencyPurge?: IdempotencyPurgeOptions;
 }
 
 export interface Flagpost {
@@ -127,6 +130,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
   const webhooks = createWebhooks({ storage, clock, logger }, options.webhooks);
   const scheduleWorker = new ScheduleWorker({ storage, flags, clock, logger }, options.flagSchedules);
   flags.schedules.subscribe((schedule) => scheduleWorker.wakeAt(Date.parse(schedule.at)));
+  const purger = idempotencyPurger({ storage, clock, logger }, options.idempotencyPurge);
 
   let readying: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
@@ -156,6 +160,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
         if (worker?.autoStart && !closing) worker.start();
         if (webhooks.service.worker.autoStart && !closing) webhooks.service.worker.start();
         if (scheduleWorker.autoStart && !closing) scheduleWorker.start();
+        if (purger.autoStart && !closing) purger.start();
       })();
       return readying;
     },
@@ -164,6 +169,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
         flagStream.close(); // open streams end cleanly, before the storage behind them goes
         await readying?.catch(() => undefined); // a failed start has nothing to drain
         await scheduleWorker.stop(); // a schedule being applied is recorded before storage closes
+        await purger.stop(); // a purge under way ends before storage closes
         await flagClient.close(); // stops the flag sync, hands buffered exposures to the event tracker
         await recorder.close(); // stores the evaluation counts (a failure is logged, not thrown)
         await worker?.stop(); // sends in flight finish and are recorded before storage closes

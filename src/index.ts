@@ -46,6 +46,7 @@ export type {
   ListSchedulesOptions,
 } from "./flags/flag-schedules.js";
 export type { ScheduleWorkerOptions } from "./flags/schedule-worker.js";
+export type { IdempotencyPurgeOptions } from "./idempotency-purge.js";
 export type {
   FlagStream,
   FlagStreamBatch,

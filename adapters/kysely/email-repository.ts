@@ -1,4 +1,6 @@
 import type {
+  ClaimEmailOptions,
+  ClaimedEmail,
   DomainEvent,
   EmailEvent,
   EmailOutcomeWrite,
@@ -15,6 +17,8 @@ import type { Engine } from "./dialect.js";
 import { guard } from "./driver-errors.js";
 import { recordDomainEvents } from "./domain-events.js";
 import {
+  claimColumns,
+  type ClaimRow,
   type Db,
   type EmailRow,
   eventRow,
@@ -22,6 +26,7 @@ import {
   INSERT_CHUNK,
   LIST_COLUMNS,
   toEvent,
+  toClaimed,
   toListEntry,
   toRecord,
   toRow,
@@ -132,16 +137,35 @@ export class KyselyEmailRepository implements EmailRepository {
     });
   }
 
-  async claimDueEmails(now: string, limit: number, leaseMs: number, owner: string): Promise<EmailRecord[]> {
+  async claimDueEmails(
+    now: string,
+    limit: number,
+    leaseMs: number,
+    owner: string,
+    options: ClaimEmailOptions = {},
+  ): Promise<ClaimedEmail[]> {
     const at = toEpochMs(now, "now");
     if (limit <= 0) return [];
+    const max = options.maxContentBytes;
     return guard(this.#engine, "claim due emails", async () => {
-      const rows = await claimDueRows<EmailRow>(this.#db, this.#engine, OUTBOX, at, limit, at + leaseMs, owner);
-      return rows
-        .map(toRecord)
-        .sort((a, b) =>
-          a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1,
-        );
+      const claimed =
+        max === undefined
+          ? (await claimDueRows<EmailRow>(this.#db, this.#engine, OUTBOX, at, limit, at + leaseMs, owner)).map(toRecord)
+          : (
+              await claimDueRows<ClaimRow>(
+                this.#db,
+                this.#engine,
+                OUTBOX,
+                at,
+                limit,
+                at + leaseMs,
+                owner,
+                claimColumns(max),
+              )
+            ).map(toClaimed);
+      return claimed.sort((a, b) =>
+        a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1,
+      );
     });
   }
 

@@ -1,5 +1,14 @@
-import type { Insertable, Kysely, Selectable, Transaction, UpdateQueryBuilder, UpdateResult } from "kysely";
+import {
+  type Insertable,
+  type Kysely,
+  type Selectable,
+  sql,
+  type Transaction,
+  type UpdateQueryBuilder,
+  type UpdateResult,
+} from "kysely";
 import type {
+  ClaimedEmail,
   EmailContent,
   EmailEvent,
   EmailHeadline,
@@ -83,6 +92,29 @@ export function toRecord(row: EmailRow): EmailRecord {
 export function toListEntry(row: ListRow, content?: string): EmailListEntry {
   if (row.summary !== null) return { ...fieldsOf(row), content: JSON.parse(row.summary) as EmailHeadline };
   return headlineOf({ ...fieldsOf(row), content: JSON.parse(content!) as EmailContent });
+}
+
+/**
+ * What a claim reads of each row when content above `maxContentBytes` is left out: every list
+ * column, the content only when it is that small (or the row has no summary to stand in for it),
+ * and the content's stored length. The length is computed by the database: nothing large is read.
+ */
+export function claimColumns(maxContentBytes: number) {
+  return [
+    ...LIST_COLUMNS,
+    sql<string | null>`case when length(content) <= ${maxContentBytes} or summary is null then content end`.as(
+      "content",
+    ),
+    sql<number | string>`length(content)`.as("content_bytes"),
+  ] as const;
+}
+
+export type ClaimRow = ListRow & { content: string | null; content_bytes: number | string };
+
+/** A row read with {@link claimColumns}: whole, or its headline and `omittedContentBytes`. */
+export function toClaimed(row: ClaimRow): ClaimedEmail {
+  if (row.content !== null) return { ...fieldsOf(row), content: JSON.parse(row.content) as EmailContent };
+  return { ...toListEntry(row), omittedContentBytes: toNumber(row.content_bytes) };
 }
 
 export function toRow(email: EmailRecord): Insertable<EmailsTable> {

@@ -1,4 +1,4 @@
-import type { Expression, SqlBool } from "kysely";
+import type { AliasedExpression, Expression, SqlBool } from "kysely";
 import type { Engine, AnyKysely, AnyExpressionBuilder } from "./dialect.js";
 import { inTransaction } from "./transaction.js";
 
@@ -19,6 +19,9 @@ export interface JobTableSpec {
   /** Further conditions a due row must meet, e.g. `(eb) => eb("status", "=", "queued")`. */
   ready?: (eb: AnyExpressionBuilder) => Expression<SqlBool>;
 }
+
+/** What a claim returns of each row: column names and computed values; default every column. */
+export type ClaimColumns = readonly (string | AliasedExpression<unknown, string>)[];
 
 /** Column values stored by a claim: the lease, and `attempts` + 1 (each claim is one attempt). */
 function claimSet(owner: string, leaseUntil: number) {
@@ -52,8 +55,9 @@ function dueIds(db: AnyKysely, spec: JobTableSpec, at: number, limit: number) {
 
 /**
  * Leases up to `limit` due rows of `spec.table` to `owner` until `leaseUntil` (epoch ms), adds 1
- * to their `attempts`, and returns them as stored afterwards (all columns), in no set order.
- * Each row goes to exactly one of several concurrent callers, in this process or in others.
+ * to their `attempts`, and returns them as stored afterwards (all columns, or `columns`), in no
+ * set order. Each row goes to exactly one of several concurrent callers, in this process or in
+ * others.
  */
 export async function claimDueRows<Row>(
   db: AnyKysely,
@@ -63,15 +67,15 @@ export async function claimDueRows<Row>(
   limit: number,
   leaseUntil: number,
   owner: string,
+  columns?: ClaimColumns,
 ): Promise<Row[]> {
   if (limit <= 0) return [];
   if (engine === "sqlite") {
-    return (await db
+    const update = db
       .updateTable(spec.table)
       .set(claimSet(owner, leaseUntil))
-      .where("id", "in", dueIds(db, spec, at, limit))
-      .returningAll()
-      .execute()) as Row[];
+      .where("id", "in", dueIds(db, spec, at, limit));
+    return (await (columns ? update.returning(columns as never) : update.returningAll()).execute()) as Row[];
   }
   return inTransaction(db, engine, async (trx) => {
     const ids = (await dueIds(trx, spec, at, limit).forUpdate().skipLocked().execute()).map((r) => r.id as string);
@@ -84,11 +88,11 @@ export async function claimDueRows<Row>(
       .set(claimSet(owner, leaseUntil))
       .where("id", "in", ids)
       .where((eb) => isDue(eb, spec, at));
-    if (engine === "postgres") return (await update.returningAll().execute()) as Row[];
+    if (engine === "postgres")
+      return (await (columns ? update.returning(columns as never) : update.returningAll()).execute()) as Row[];
     await update.execute();
-    return (await trx
-      .selectFrom(spec.table)
-      .selectAll()
+    const read = trx.selectFrom(spec.table);
+    return (await (columns ? read.select(columns as never) : read.selectAll())
       .where("id", "in", ids)
       .where("lease_owner", "=", owner)
       .where("lease_until", "=", leaseUntil)

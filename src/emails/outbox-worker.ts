@@ -5,12 +5,13 @@ import type { JobQueue } from "../jobs/job-queue.js";
 import { LeaseWorker } from "../jobs/lease-worker.js";
 import { checkRetryPolicy, DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay } from "../jobs/retry-policy.js";
 import type { Logger } from "../logger.js";
-import type { EmailOutcomeWrite, EmailRecord, Storage } from "../storage/index.js";
-import type { MailTransport, TransportResult } from "../transport.js";
+import { ByteBudget } from "../jobs/byte-budget.js";
+import type { ClaimedEmail, EmailOutcomeWrite, EmailRecord, Storage } from "../storage/index.js";
+import type { MailTransport } from "../transport.js";
 import { applyTransition } from "./lifecycle.js";
 import { isAddress } from "./addresses.js";
-import { emailRecipients, envelopeRecipients, toOutgoing } from "./message.js";
-import { failureOutcome, type Outcome, successOutcome } from "./outcome.js";
+import type { Outcome } from "./outcome.js";
+import { sendAttempt, type SendAttemptDeps } from "./send-attempt.js";
 import { emailDomainEvent, transitionDomainEvents } from "./webhook-events.js";
 
 export interface OutboxWorkerOptions {
@@ -37,13 +38,21 @@ export interface OutboxWorkerOptions {
    * envelope sender is the `from` address and no DSN is asked for.
    */
   bounceDomain?: string;
-}
-
-class SendTimeout extends Error {
-  override readonly name = "SendTimeout";
+  /**
+   * Emails whose stored content is larger than this are claimed without it and read when their
+   * turn to be sent comes, so the claimed emails waiting in the worker stay small. Default 1 MiB.
+   */
+  largeEmailBytes?: number;
+  /**
+   * The most content of such large emails being sent at once (one larger email is still sent,
+   * alone): with `largeEmailBytes`, what bounds the worker's memory in bytes. Default 64 MiB.
+   */
+  sendingBytes?: number;
 }
 
 export const DEFAULT_LEASE_MS = 30_000;
+export const DEFAULT_LARGE_EMAIL_BYTES = 1024 * 1024;
+export const DEFAULT_SENDING_BYTES = 64 * 1024 * 1024;
 /** Most outcomes stored by one write. */
 const MAX_OUTCOMES_PER_WRITE = 200;
 /** While sends are still finishing, how long an outcome may wait for others to share its write. */
@@ -63,38 +72,44 @@ const OUTCOME_WRITE_DELAY_MS = 20;
  */
 export class OutboxWorker {
   readonly autoStart: boolean;
-  readonly #transport: MailTransport;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #sendTimeoutMs: number;
   readonly #retry: RetryPolicy;
-  readonly #storage: Storage;
-  readonly #bounceDomain: string | undefined;
-  readonly #worker: LeaseWorker<EmailRecord, Outcome>;
+  readonly #sending: SendAttemptDeps;
+  readonly #worker: LeaseWorker<ClaimedEmail, Outcome>;
   readonly #outcomes: GroupCommit<EmailOutcomeWrite, boolean>;
 
   constructor(
     deps: { storage: Storage; transport: MailTransport; clock: Clock; logger: Logger },
     options: OutboxWorkerOptions = {},
   ) {
-    this.#transport = deps.transport;
     this.#clock = deps.clock;
     this.#logger = deps.logger;
-    this.#sendTimeoutMs = options.sendTimeoutMs ?? 60 * 1000;
+    const sendTimeoutMs = options.sendTimeoutMs ?? 60 * 1000;
     this.#retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.autoStart = options.autoStart ?? true;
-    if (!(this.#sendTimeoutMs > 0)) throw new FlagpostError("validation_error", "sendTimeoutMs must be above 0");
+    if (!(sendTimeoutMs > 0)) throw new FlagpostError("validation_error", "sendTimeoutMs must be above 0");
     checkRetryPolicy(this.#retry);
-    this.#storage = deps.storage;
-    this.#bounceDomain = options.bounceDomain?.trim().toLowerCase();
-    if (this.#bounceDomain !== undefined && !isAddress(`bounces@${this.#bounceDomain}`))
+    const bounceDomain = options.bounceDomain?.trim().toLowerCase();
+    if (bounceDomain !== undefined && !isAddress(`bounces@${bounceDomain}`))
       throw new FlagpostError(
         "validation_error",
         `bounceDomain must be a domain name such as "bounces.example.com", not ${JSON.stringify(options.bounceDomain)}`,
       );
+    const largeEmailBytes = options.largeEmailBytes ?? DEFAULT_LARGE_EMAIL_BYTES;
+    if (!(largeEmailBytes >= 0)) throw new FlagpostError("validation_error", "largeEmailBytes must be 0 or more");
+    this.#sending = {
+      storage: deps.storage,
+      transport: deps.transport,
+      budget: new ByteBudget(options.sendingBytes ?? DEFAULT_SENDING_BYTES, "sendingBytes"),
+      sendTimeoutMs,
+      maxAttempts: this.#retry.maxAttempts,
+      ...(bounceDomain === undefined ? {} : { bounceDomain }),
+    };
     const emails = deps.storage.emails;
-    const queue: JobQueue<EmailRecord> = {
-      claim: (now, limit, leaseMs, owner) => emails.claimDueEmails(now, limit, leaseMs, owner),
+    const queue: JobQueue<ClaimedEmail> = {
+      claim: (now, limit, leaseMs, owner) =>
+        emails.claimDueEmails(now, limit, leaseMs, owner, { maxContentBytes: largeEmailBytes }),
       renew: (ids, owner, until) => emails.renewEmailLeases(ids, owner, until),
       owners: (now) => emails.listEmailLeaseOwners(now),
       release: (owners) => emails.releaseEmailLeases(owners),
@@ -103,7 +118,10 @@ export class OutboxWorker {
     const concurrency = options.concurrency ?? 10;
     this.#worker = new LeaseWorker(
       queue,
-      { perform: (email) => this.#send(email), record: (email, outcome) => this.#record(email, outcome) },
+      {
+        perform: (email) => sendAttempt(this.#sending, email),
+        record: (email, outcome) => this.#record(email, outcome),
+      },
       deps.clock,
       deps.logger,
       {
@@ -112,7 +130,7 @@ export class OutboxWorker {
         leaseMs,
         // A send starts only while half a lease is left: renewals are working (or the send could
         // not outlive the lease anyway).
-        startMarginMs: Math.min(this.#sendTimeoutMs, leaseMs / 2),
+        startMarginMs: Math.min(sendTimeoutMs, leaseMs / 2),
         ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
       },
     );
@@ -161,53 +179,6 @@ export class OutboxWorker {
   /** One round: claims the due emails there is room for, sends them and records the outcomes. Resolves with how many were claimed. */
   runOnce(): Promise<number> {
     return this.#worker.runOnce();
-  }
-
-  /**
-   * One send attempt (or none, when earlier attempts used the budget up without an outcome, or
-   * every recipient is suppressed). Suppressed recipients are left out of the envelope; the
-   * outcome's event lists them.
-   */
-  async #send(email: EmailRecord): Promise<Outcome> {
-    const { maxAttempts } = this.#retry;
-    if (email.attempts > maxAttempts) {
-      // Earlier attempts ended without an outcome (the worker died mid-send each time).
-      const error = `gave up after ${maxAttempts} attempts; the last ones ended without an outcome`;
-      return { kind: "failed", error, detail: { error, attempts: email.attempts - 1 } };
-    }
-    const recipients = emailRecipients(email);
-    const suppressed = await this.#storage.suppressions.suppressedAmong(recipients);
-    if (suppressed.length >= recipients.length) {
-      const error = "every recipient is on the suppression list";
-      return { kind: "suppressed", error, detail: { error, suppressed: suppressed.sort() } };
-    }
-    const message = toOutgoing(email, {
-      ...(this.#bounceDomain === undefined ? {} : { bounceDomain: this.#bounceDomain }),
-      omit: new Set(suppressed),
-    });
-    let outcome: Outcome;
-    try {
-      outcome = successOutcome(await this.#sendWithTimeout(message));
-    } catch (error) {
-      outcome = failureOutcome(error, envelopeRecipients(message));
-    }
-    if (suppressed.length > 0) outcome.detail.suppressed = suppressed.sort();
-    return outcome;
-  }
-
-  async #sendWithTimeout(message: ReturnType<typeof toOutgoing>): Promise<TransportResult> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new SendTimeout(`the transport did not finish within ${this.#sendTimeoutMs} ms`)),
-        this.#sendTimeoutMs,
-      );
-    });
-    try {
-      return await Promise.race([this.#transport.send(message), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   async #record(email: EmailRecord, outcome: Outcome): Promise<void> {

@@ -1,5 +1,7 @@
 import { FlagpostError } from "../errors.js";
 import type {
+  ClaimEmailOptions,
+  ClaimedEmail,
   DomainEvent,
   EmailEvent,
   EmailListEntry,
@@ -20,6 +22,22 @@ import { type MemoryWebhookState, pageOf } from "./memory-webhook-state.js";
 interface Entry {
   record: EmailRecord;
   events: EmailEvent[];
+}
+
+/** The stored size of each email's content (its JSON's length, as the SQL adapters measure it), computed once. */
+const contentSizes = new WeakMap<object, number>();
+
+function contentSize(record: EmailRecord): number {
+  let size = contentSizes.get(record.content);
+  if (size === undefined) contentSizes.set(record.content, (size = JSON.stringify(record.content).length));
+  return size;
+}
+
+/** A claimed email as the port hands it out: without its content when that is larger than `max`. */
+function claimed(record: EmailRecord, max: number | undefined): ClaimedEmail {
+  const size = max === undefined ? 0 : contentSize(record);
+  if (max === undefined || size <= max) return fresh(record);
+  return { ...fresh({ ...record, content: headlineOf(record).content }), omittedContentBytes: size };
 }
 
 function fresh(record: EmailRecord): EmailRecord {
@@ -96,7 +114,13 @@ export class MemoryEmailRepository implements EmailRepository {
     return undefined;
   }
 
-  async claimDueEmails(now: string, limit: number, leaseMs: number, owner: string): Promise<EmailRecord[]> {
+  async claimDueEmails(
+    now: string,
+    limit: number,
+    leaseMs: number,
+    owner: string,
+    options: ClaimEmailOptions = {},
+  ): Promise<ClaimedEmail[]> {
     const due = [...this.#emails.values()]
       .map((e) => e.record)
       .filter(
@@ -112,7 +136,7 @@ export class MemoryEmailRepository implements EmailRepository {
       record.leaseUntil = leaseUntil;
       record.attempts += 1;
     }
-    return due.map(fresh);
+    return due.map((record) => claimed(record, options.maxContentBytes));
   }
 
   async renewEmailLeases(ids: readonly string[], owner: string, leaseUntil: string): Promise<string[]> {

@@ -74,6 +74,20 @@ export interface EmailRecord {
   leaseUntil?: string;
 }
 
+/** How {@link EmailRepository.claimDueEmails} returns large emails. */
+export interface ClaimEmailOptions {
+  /** Content stored larger than this is left out of the claimed record (see claimDueEmails). */
+  maxContentBytes?: number;
+}
+
+/**
+ * A claimed email. When `omittedContentBytes` is set, `content` holds only the headline (from,
+ * to, cc, bcc, replyTo, subject) and the whole content, that large, is read with `getEmail`.
+ */
+export interface ClaimedEmail extends EmailRecord {
+  omittedContentBytes?: number;
+}
+
 /** What a list shows of an email's content: no bodies, headers or attachments. */
 export type EmailHeadline = Pick<EmailContent, "from" | "to" | "cc" | "bcc" | "replyTo" | "subject">;
 
@@ -201,8 +215,20 @@ export interface EmailRepository {
    * email whose worker crashed becomes claimable again once its lease ends. When several callers
    * claim at once, in this process or in others sharing the database, each email goes to exactly
    * one of them. PostgreSQL and MySQL use `FOR UPDATE SKIP LOCKED`; SQLite has a single writer.
+   *
+   * With `options.maxContentBytes`, an email whose stored content is larger than that MUST come
+   * back without it: `content` is then its headline (as a list shows it) and `omittedContentBytes`
+   * the stored content's size, and the caller reads the whole email (`getEmail`) when it sends
+   * it. So a claim of many large emails does not bring all their attachments into memory at once.
+   * Sizes are the stored JSON's length (characters on SQLite and PostgreSQL, bytes on MySQL).
    */
-  claimDueEmails(now: string, limit: number, leaseMs: number, owner: string): Promise<EmailRecord[]>;
+  claimDueEmails(
+    now: string,
+    limit: number,
+    leaseMs: number,
+    owner: string,
+    options?: ClaimEmailOptions,
+  ): Promise<ClaimedEmail[]>;
 
   /**
    * Heartbeat: extends to `leaseUntil` the leases `owner` holds among `ids` (queued emails whose

@@ -8,7 +8,7 @@ import { emailJob, sendAll, type Target } from "./support/load.js";
 import { percentile, scaled } from "./support/numbers.js";
 import { measurePropagation } from "./support/propagation.js";
 import { isRunning, killHard, type Served, startServe, stopGracefully } from "./support/serve.js";
-import { checkStoredEmails, copiesByMessageId } from "./support/stored.js";
+import { checkStoredEmails, copiesByMessageId, emailHistories, leasedBy } from "./support/stored.js";
 
 /**
  * Several processes (issue 11): three `flagpost serve` on one PostgreSQL (and on one MariaDB)
@@ -56,16 +56,6 @@ function sharedLimitEnv(backend: Backend): NodeJS.ProcessEnv {
   return redis ? { FLAGPOST_RATE_LIMIT_STORE: "redis", FLAGPOST_REDIS_URL: redis } : {};
 }
 
-async function leasedBy(db: TestDatabase, pid: number): Promise<string[]> {
-  const rows = (await db.db
-    .selectFrom("flagpost_emails")
-    .select(["message_id"])
-    .where("status", "=", "queued")
-    .where("lease_owner", "like", `%:${pid}:%`)
-    .execute()) as { message_id: string }[];
-  return rows.map((r) => r.message_id);
-}
-
 /**
  * `bounds`: what the backend's mechanism must keep, in ms. A 1 s poll gives a p50 near 500 and a
  * p99 near 1,000; LISTEN must stay well under both (its target is a p99 under 100 ms on an idle
@@ -98,6 +88,13 @@ async function severalProcesses(
   expect(emails.delivered).toBe(EMAILS);
   // Soft checks here and below: every phase runs and its figures are printed even when one misses.
   expect.soft(emails.duplicated, "emails sent twice without any crash").toBe(0);
+  if (emails.duplicated > 0)
+    console.info(
+      `reliability several-processes ${backend}: sent twice without a crash: ${JSON.stringify({
+        histories: await emailHistories(database.db, emails.twice),
+        problems: processes.map((p) => p.problems().slice(0, 20)),
+      })}`,
+    );
   expect(processes.every(isRunning)).toBe(true);
 
   // 2. Flag propagation between the three.
@@ -124,14 +121,14 @@ async function severalProcesses(
   let leasedBefore: string[] = [];
   const leaseDeadline = Date.now() + 30_000;
   while (Date.now() < leaseDeadline) {
-    leasedBefore = await leasedBy(database, victim.pid);
+    leasedBefore = await leasedBy(database.db, victim.pid);
     if (leasedBefore.length > 0 && sink.received.length > before) break;
     await delay(50); // waiting for the victim's worker to claim and start sending
   }
   const killedAt = await killHard(victim);
   // Leases it took between the query and the kill are still its own: the others free a dead
   // process's leases at their next heartbeat (a third of the 30 s lease), not at once.
-  const leased = new Set([...leasedBefore, ...(await leasedBy(database, victim.pid))]);
+  const leased = new Set([...leasedBefore, ...(await leasedBy(database.db, victim.pid))]);
   expect(leased.size, "emails leased by the killed process").toBeGreaterThan(0);
   held.release();
   const all = [...outcomes, ...killOutcomes];

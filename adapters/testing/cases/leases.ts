@@ -106,6 +106,32 @@ export function leaseCases(harness: StorageHarness): void {
       expect(await storage().emails.getEmail(a.id)).toMatchObject({ status: "failed" });
     });
 
+    it("claims an email larger than maxContentBytes with its headline and size only, a smaller one whole", async () => {
+      const small = email();
+      const large = email();
+      large.content = {
+        ...large.content,
+        cc: ["c@example.com"],
+        text: "x".repeat(4_000),
+        attachments: [{ filename: "a.bin", content: "QUJD".repeat(500) }],
+      };
+      await storage().emails.insertEmails([small, large]);
+      const claimed = await storage().emails.claimDueEmails(iso(T0), 10, LEASE, "w", { maxContentBytes: 1_000 });
+      const byId = new Map(claimed.map((c) => [c.id, c]));
+      expect(byId.get(small.id)).toEqual({ ...small, attempts: 1, leaseOwner: "w", leaseUntil: iso(T0 + LEASE) });
+      const headline = byId.get(large.id)!;
+      expect(headline.content).toEqual({
+        from: "a@example.com",
+        to: ["b@example.com"],
+        cc: ["c@example.com"],
+        subject: "s",
+      });
+      expect(headline.omittedContentBytes).toBe(JSON.stringify(large.content).length);
+      expect(headline).toMatchObject({ attempts: 1, leaseOwner: "w", leaseUntil: iso(T0 + LEASE) });
+      // The whole email is still there to read.
+      expect((await storage().emails.getEmail(large.id))!.content).toEqual(large.content);
+    });
+
     it("extends a pending idempotency claim while its request runs, and only a pending one", async () => {
       const claim = {
         scope: "k",

@@ -21,13 +21,24 @@ export interface Served {
   readonly listeningAt: number;
   /** Everything the process wrote to stdout and stderr so far (for failure messages). */
   output(): string;
+  /** Its warning and error log lines so far (the first 200): what explains a figure off its bound. */
+  problems(): string[];
 }
 
 export async function startServe(env: NodeJS.ProcessEnv): Promise<Served> {
   const child = spawnCli(["serve"], { PORT: "0", FLAGPOST_API_KEY: API_KEY, ...UNLIMITED, ...env });
   let seen = "";
-  child.stdout!.on("data", (d: Buffer) => (seen = keepTail(seen + d.toString())));
-  child.stderr!.on("data", (d: Buffer) => (seen = keepTail(seen + d.toString())));
+  let partial = "";
+  const problems: string[] = [];
+  const read = (d: Buffer) => {
+    seen = keepTail(seen + d.toString());
+    const lines = (partial + d.toString()).split("\n");
+    partial = lines.pop()!;
+    for (const line of lines)
+      if (problems.length < 200 && /^\{"time":"[^"]*","level":"(warn|error)"/.test(line)) problems.push(line);
+  };
+  child.stdout!.on("data", read);
+  child.stderr!.on("data", read);
   const output = await waitForOutput(child, /"msg":"listening"/);
   const line = output.split("\n").find((l) => l.includes('"msg":"listening"'))!;
   return {
@@ -36,6 +47,7 @@ export async function startServe(env: NodeJS.ProcessEnv): Promise<Served> {
     url: (JSON.parse(line) as { url: string }).url,
     listeningAt: Date.now(),
     output: () => seen,
+    problems: () => [...problems],
   };
 }
 

@@ -122,20 +122,105 @@ export async function checkStoredEvents(db: Kysely<any>, accepted: readonly Outc
 }
 
 /**
- * For each email accepted before a restart and first received after it: how long after that
- * restart (the new process listening) it reached the SMTP server.
+ * For each email accepted before a restart and first received after it (of `only`, when given):
+ * how long after that restart (the new process listening) it reached the SMTP server.
+ * `slowest`: the five that waited longest, for diagnostics.
  */
 export function recoverySeconds(
   sent: readonly SentEmail[],
   lives: readonly { listeningAt: number }[],
   firstArrival: ReadonlyMap<string, number>,
-): { count: number; all: number[]; worstMs: number } {
-  const all: number[] = [];
+  only?: ReadonlySet<string>,
+): { count: number; all: number[]; worstMs: number; slowest: { messageId: string; ms: number; life: number }[] } {
+  const waits: { messageId: string; ms: number; life: number }[] = [];
   for (const email of sent) {
+    if (only && !only.has(email.messageId)) continue;
     const arrived = firstArrival.get(email.messageId)!;
     const life = lives.findLast((l) => l.listeningAt <= arrived);
     if (!life || life === lives[0] || email.acceptedAt >= life.listeningAt) continue;
-    all.push(arrived - life.listeningAt);
+    waits.push({ messageId: email.messageId, ms: arrived - life.listeningAt, life: lives.indexOf(life) });
   }
-  return { count: all.length, all, worstMs: all.length === 0 ? 0 : Math.max(...all) };
+  const all = waits.map((w) => w.ms);
+  return {
+    count: all.length,
+    all,
+    worstMs: all.length === 0 ? 0 : Math.max(...all),
+    slowest: waits.sort((a, b) => b.ms - a.ms).slice(0, 5),
+  };
+}
+
+/** Message-IDs of the queued emails a process (by pid) holds a lease on. */
+export async function leasedBy(db: Kysely<any>, pid: number): Promise<string[]> {
+  const rows = (await db
+    .selectFrom("flagpost_emails")
+    .select(["message_id"])
+    .where("status", "=", "queued")
+    .where("lease_owner", "like", `%:${pid}:%`)
+    .execute()) as { message_id: string }[];
+  return rows.map((r) => r.message_id);
+}
+
+/** Send lag (accepted → first at the SMTP server) in ms of every email, in order of acceptance. */
+export function sendLags(sent: readonly SentEmail[], firstArrival: ReadonlyMap<string, number>): number[] {
+  return [...sent]
+    .sort((a, b) => a.acceptedAt - b.acceptedAt)
+    .map((email) => Math.max(0, firstArrival.get(email.messageId)! - email.acceptedAt));
+}
+
+/**
+ * What happened to some emails, by Message-ID, for a figure off its bound: attempts, when it
+ * was created, and its events (type, ms after creation, detail). Diagnostics only.
+ */
+export async function emailHistories(db: Kysely<any>, messageIds: Iterable<string>): Promise<unknown[]> {
+  const wanted = [...messageIds].slice(0, 20);
+  if (wanted.length === 0) return [];
+  const emails = (await db
+    .selectFrom("flagpost_emails")
+    .select(["id", "message_id", "attempts", "created_at"])
+    .where("message_id", "in", wanted)
+    .execute()) as { id: string; message_id: string; attempts: number; created_at: number }[];
+  const events = (await db
+    .selectFrom("flagpost_email_events")
+    .select(["email_id", "type", "at", "detail"])
+    .where(
+      "email_id",
+      "in",
+      emails.map((e) => e.id),
+    )
+    .orderBy("seq")
+    .execute()) as { email_id: string; type: string; at: number; detail: string | null }[];
+  return emails.map((e) => ({
+    messageId: e.message_id,
+    attempts: Number(e.attempts),
+    createdAt: new Date(Number(e.created_at)).toISOString(),
+    events: events
+      .filter((v) => v.email_id === e.id)
+      .map((v) => ({ type: v.type, afterMs: Number(v.at) - Number(e.created_at), detail: v.detail })),
+  }));
+}
+
+/**
+ * How long after `since` the process `pid` had taken over every one of `messageIds` (each leased
+ * to it, or no longer queued); polled every 100 ms. Undefined when `alive()` turned false first
+ * (the process was killed before it got to them all) or after two minutes.
+ */
+export async function takenOverAfter(
+  db: Kysely<any>,
+  messageIds: readonly string[],
+  pid: number,
+  since: number,
+  alive: () => boolean,
+): Promise<number | undefined> {
+  if (messageIds.length === 0) return undefined;
+  while (alive() && Date.now() - since < 120_000) {
+    const rows = (await db
+      .selectFrom("flagpost_emails")
+      .select(["status", "lease_owner"])
+      .where("message_id", "in", [...messageIds])
+      .execute()) as { status: string; lease_owner: string | null }[];
+    if (rows.every((r) => r.status !== "queued" || (r.lease_owner ?? "").includes(`:${pid}:`)))
+      return Math.max(0, Date.now() - since);
+    await delay(100);
+  }
+  return undefined;
 }

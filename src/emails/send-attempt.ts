@@ -1,0 +1,143 @@
+import type { ByteBudget } from "../jobs/byte-budget.js";
+import type { ClaimedEmail, EmailEvent, EmailRecord, Storage } from "../storage/index.js";
+import type { MailTransport, OutgoingMessage, TransportResult } from "../transport.js";
+import { emailRecipients, envelopeRecipients, toOutgoing } from "./message.js";
+import { failureOutcome, type Outcome, successOutcome } from "./outcome.js";
+
+export interface SendAttemptDeps {
+  storage: Storage;
+  transport: MailTransport;
+  /** Bounds the content of large emails (claimed without it) being sent at once. */
+  budget: ByteBudget;
+  sendTimeoutMs: number;
+  maxAttempts: number;
+  bounceDomain?: string;
+}
+
+class SendTimeout extends Error {
+  override readonly name = "SendTimeout";
+}
+
+/**
+ * Recipients earlier attempts of this email settled: accepted by the server, or refused for good,
+ * as their `delivery_delayed` events (a retry after a partial send) recorded them.
+ */
+interface Settled {
+  accepted: Set<string>;
+  /** Refused for good: their addresses, and the refusals as recorded. */
+  refused: Set<string>;
+  refusals: unknown[];
+}
+
+function settledEarlier(events: readonly EmailEvent[]): Settled {
+  const settled: Settled = { accepted: new Set(), refused: new Set(), refusals: [] };
+  for (const event of events) {
+    const detail = event.detail;
+    if (event.type !== "delivery_delayed" || detail?.partial !== true) continue;
+    for (const address of Array.isArray(detail.accepted) ? detail.accepted : [])
+      settled.accepted.add(String(address).toLowerCase());
+    const rejected = Array.isArray(detail.rejected)
+      ? (detail.rejected as { permanent?: unknown; recipient?: unknown }[])
+      : [];
+    for (const r of rejected.filter((r) => r.permanent === true)) {
+      settled.refused.add(String(r.recipient).toLowerCase());
+      settled.refusals.push(r);
+    }
+  }
+  return settled;
+}
+
+/**
+ * One send attempt of one email (docs/emails.md, "Outcomes"): reads the content of an email
+ * claimed without it (under the byte budget, held until the transport is done), leaves out
+ * suppressed recipients and those an earlier attempt already settled, sends, and says what the
+ * answer means. A temporary refusal of some recipients while others are accepted is a retry of
+ * those recipients only (`delivery_delayed` with `partial: true`, `accepted`, `pending`); once
+ * an earlier attempt reached someone, the email ends `sent`, never `failed` or `bounced`.
+ */
+export async function sendAttempt(deps: SendAttemptDeps, claimed: ClaimedEmail): Promise<Outcome> {
+  if (claimed.attempts > deps.maxAttempts) {
+    // Earlier attempts ended without an outcome (the worker died mid-send each time).
+    const error = `gave up after ${deps.maxAttempts} attempts; the last ones ended without an outcome`;
+    return { kind: "failed", error, detail: { error, attempts: claimed.attempts - 1 } };
+  }
+  if (claimed.omittedContentBytes === undefined) return attempt(deps, claimed);
+  return deps.budget.hold(claimed.omittedContentBytes, async () => {
+    const email = await deps.storage.emails.getEmail(claimed.id);
+    if (!email) return { kind: "retry", error: "the email vanished while being sent", detail: {} };
+    return attempt(deps, email);
+  });
+}
+
+async function attempt(deps: SendAttemptDeps, email: EmailRecord): Promise<Outcome> {
+  const earlier: Settled =
+    email.attempts > 1
+      ? settledEarlier(await deps.storage.emails.listEmailEvents(email.id))
+      : { accepted: new Set(), refused: new Set(), refusals: [] };
+  const open = emailRecipients(email).filter((r) => !earlier.accepted.has(r) && !earlier.refused.has(r));
+  const suppressed = await deps.storage.suppressions.suppressedAmong(open);
+  if (suppressed.length >= open.length) {
+    if (earlier.accepted.size > 0) return reachedEarlier(email, earlier, { suppressed: suppressed.sort() });
+    const error = "every recipient is on the suppression list";
+    return { kind: "suppressed", error, detail: { error, suppressed: suppressed.sort() } };
+  }
+  const message = toOutgoing(email, {
+    ...(deps.bounceDomain === undefined ? {} : { bounceDomain: deps.bounceDomain }),
+    omit: new Set([...suppressed, ...earlier.accepted, ...earlier.refused]),
+  });
+  let outcome: Outcome;
+  try {
+    const result = await sendWithTimeout(deps, message);
+    outcome = successOutcome(result);
+    const pending = result.rejected.filter((r) => !r.permanent).map((r) => r.recipient.toLowerCase());
+    if (pending.length > 0 && result.accepted.length > 0 && email.attempts < deps.maxAttempts)
+      outcome = {
+        kind: "retry",
+        error: `${pending.length} of ${envelopeRecipients(message).length} recipients refused for now; retrying them only`,
+        detail: { ...outcome.detail, partial: true, pending },
+      };
+  } catch (error) {
+    outcome = failureOutcome(error, envelopeRecipients(message));
+  }
+  if (suppressed.length > 0) outcome.detail.suppressed = suppressed.sort();
+  if (earlier.accepted.size === 0) return outcome;
+  if (outcome.kind === "sent" || outcome.kind === "delivered") {
+    const accepted = outcome.detail.accepted as string[];
+    outcome.detail.accepted = [...new Set([...earlier.accepted, ...accepted])];
+    if (earlier.refusals.length > 0)
+      outcome.detail.rejected = [...earlier.refusals, ...((outcome.detail.rejected as unknown[] | undefined) ?? [])];
+    return outcome;
+  }
+  if (outcome.kind === "retry" && email.attempts < deps.maxAttempts) return outcome;
+  // The rest failed for good, or the budget is spent: the email did reach the earlier recipients.
+  return reachedEarlier(email, earlier, { ...outcome.detail, unsent: open.filter((r) => !suppressed.includes(r)) });
+}
+
+/** `sent` to the recipients earlier attempts reached, the rest given up (their reasons in `detail`). */
+function reachedEarlier(email: EmailRecord, earlier: Settled, detail: Record<string, unknown>): Outcome {
+  const rejected = [...earlier.refusals, ...((detail.rejected as unknown[] | undefined) ?? [])];
+  return {
+    kind: "sent",
+    detail: {
+      message_id: email.messageId,
+      ...detail,
+      accepted: [...earlier.accepted],
+      ...(rejected.length > 0 ? { rejected } : {}),
+    },
+  };
+}
+
+async function sendWithTimeout(deps: SendAttemptDeps, message: OutgoingMessage): Promise<TransportResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new SendTimeout(`the transport did not finish within ${deps.sendTimeoutMs} ms`)),
+      deps.sendTimeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([deps.transport.send(message), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

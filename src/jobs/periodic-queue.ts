@@ -1,0 +1,28 @@
+import type { Clock } from "../clock.js";
+import type { JobQueue, LeasedJob } from "./job-queue.js";
+
+/**
+ * A {@link JobQueue} of one job, `id`, due every `intervalMs` by the clock (first at
+ * `firstAtMs`, default at once): lets a {@link LeaseWorker} run periodic upkeep, such as purging
+ * expired records, with its start, stop and drain, its logging, and its clock (so a fake clock
+ * drives it in tests). Claiming the job schedules the next run, whatever this one's outcome: a
+ * failed run is simply tried again one interval later. It lives in one process; every process
+ * that runs one does the job itself, so the job must be harmless to run several times.
+ */
+export function periodicQueue(
+  clock: Clock,
+  id: string,
+  intervalMs: number,
+  firstAtMs = clock.now(),
+): JobQueue<LeasedJob> {
+  if (!(intervalMs > 0)) throw new RangeError(`${id}: the interval must be above 0 ms`);
+  let nextAtMs = firstAtMs;
+  return {
+    async claim(now, limit) {
+      const at = Date.parse(now);
+      if (limit < 1 || at < nextAtMs) return [];
+      nextAtMs = at + intervalMs;
+      return [{ id }];
+    },
+  };
+}
