@@ -130,7 +130,7 @@ async function measure(
 
 export const httpBench: BenchPart = {
   name: "http",
-  title: "HTTP: POST /v1/flags/{key}/evaluate and POST /v1/events against a bare node:http floor",
+  title: "HTTP: evaluate, one event and the flag snapshot, each mount against its bare framework",
   async run({ smoke, log }) {
     const settings = smoke ? SMOKE : FULL;
     const load = [loadavg()[0]!];

@@ -31,6 +31,9 @@ export function splitUrl(url: string): { path: string; query: URLSearchParams } 
  * directly instead of building a web stream); one without is counted chunk by chunk.
  */
 export function webBody(request: Request): RequestBody {
+  // A GET or HEAD Request never has a body (its constructor refuses one); asking `request.body`
+  // would still make @hono/node-server build a whole Request for nothing.
+  if (request.method === "GET" || request.method === "HEAD") return { kind: "none" };
   const length = request.headers.get("content-length");
   if (length === "0") return { kind: "none" };
   if (length === null && request.headers.get("transfer-encoding") === null && request.body === null)
