@@ -15,15 +15,9 @@ import { SharedRateLimiter } from "./shared-rate-limit.js";
 import { Router } from "./router.js";
 import { allRoutes } from "./routes/index.js";
 import { respondToProvider } from "./provider-request.js";
+import { bearerToken, readJson } from "./request-json.js";
 import type { InboundOptions } from "./routes/inbound.js";
-import {
-  type HttpRequest,
-  type HttpResponse,
-  type KeyRoute,
-  PROVIDER_AUTH,
-  type RequestBody,
-  type RouteContext,
-} from "./types.js";
+import { type HttpRequest, type HttpResponse, type KeyRoute, PROVIDER_AUTH, type RouteContext } from "./types.js";
 
 export interface HttpOptions {
   /** Largest request body in bytes for routes without their own limit. Default 1 MiB. */
@@ -59,42 +53,6 @@ export const DEFAULT_REQUEST_LOG_SAMPLE = 100;
 export type Handler = (request: HttpRequest) => Promise<HttpResponse | undefined>;
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-
-/** JSON or any `+json` media type, with or without parameters. */
-function isJsonContentType(value: string | undefined): boolean {
-  if (value === undefined) return false;
-  if (value === "application/json") return true; // what nearly every client sends
-  const type = value.split(";", 1)[0]!.trim().toLowerCase();
-  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
-}
-
-function bearerToken(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const space = header.indexOf(" ");
-  if (space < 0 || header.slice(0, space).toLowerCase() !== "bearer") return undefined;
-  const token = header.slice(space + 1).trim();
-  return token.length > 0 ? token : undefined;
-}
-
-async function readJson(body: RequestBody, headers: HttpRequest["headers"], limit: number): Promise<unknown> {
-  if (body.kind === "none") return undefined;
-  // Also for a body a framework already parsed: a form that express.urlencoded() turned into an
-  // object is still not JSON.
-  if (!isJsonContentType(headers["content-type"])) {
-    throw new FlagpostError("unsupported_media_type", 'Send the body as JSON with "Content-Type: application/json"');
-  }
-  if (body.kind === "parsed") return body.value;
-  const bytes = await body.read(limit);
-  if (bytes.length === 0) return undefined;
-  try {
-    // JSON travels as UTF-8 (RFC 8259): broken byte sequences are refused, not replaced by U+FFFD.
-    return JSON.parse(UTF8.decode(bytes));
-  } catch {
-    throw new FlagpostError("invalid_json", "The request body is not valid JSON (UTF-8)");
-  }
-}
-
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 function rateLimited(): FlagpostError {
   return new FlagpostError("rate_limit_exceeded", "Too many requests; retry after the time in Retry-After");
