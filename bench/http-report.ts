@@ -2,6 +2,7 @@ import { ROUTES, type RouteName, type ServerKind } from "./http-workload.js";
 import type { LoadResult } from "./http-load.js";
 import { table } from "./lib/report.js";
 import { fmt, median } from "./lib/stats.js";
+import { MISSED_NOTE, PROFILE_NOTE } from "./http-notes.js";
 
 /** bench:http's tables and the issue 17 target lines, from the samples bench/http.ts took. */
 
@@ -123,5 +124,8 @@ export function report(r: {
     "- server CPU µs/req: the server process's CPU time per answered request, a cost measure that other processes on the machine move less than req/s; the column after it is the node:http floor's cost over this row's.",
     "- Each mount is held to its own bare framework (the lines above the notes): the bare rows answer the same JSON with the same hand-written evaluator through the framework's own routing and body parsing, so the gap between a pair is what flagpost adds inside that framework.",
     "- Servers run from the TypeScript sources under tsx (so do the floors); tsx's transform adds a small cost per closure created that the published build does not have.",
+    ...(lines.some((line) => line.includes("MISSED")) ? [MISSED_NOTE] : []),
+    "",
+    PROFILE_NOTE,
   ].join("\n");
 }
