@@ -57,6 +57,10 @@ export function dataTable(label, columns) {
 
 export const cell = (label, ...content) => h("td", { "data-label": label }, ...content);
 
+/** What a list shows instead of an empty table: a heading and one line of text. */
+export const emptyPanel = (title, text) =>
+  h("div", { class: "panel empty", hidden: true }, h("h2", {}, title), h("p", {}, text));
+
 /** A coloured chip with its state as text (colour is never the only sign). */
 export function chip(kind, state, label, title) {
   return h("span", { class: `chip chip-${state}`, "data-chip": kind, "data-state": state, title }, label);
@@ -78,7 +82,7 @@ export function fieldList(object) {
 // One dialog for every confirmation of these pages; Escape and Cancel answer false.
 let dialog;
 
-export function confirmAction({ title, text, confirm }) {
+function confirmAction({ title, text, confirm }) {
   if (!dialog) {
     dialog = h(
       "dialog",
@@ -114,4 +118,24 @@ export function confirmAction({ title, text, confirm }) {
       button.onclick = () => answer(button.dataset.answer === "yes");
     dialog.showModal();
   });
+}
+
+/**
+ * Runs `action` with `button` disabled. It stays disabled when the action succeeds (the page then
+ * renders that row again); when it fails it is enabled again and `onError` hears why.
+ */
+export async function actWith(button, action, onError) {
+  button.disabled = true;
+  try {
+    await action();
+  } catch (error) {
+    button.disabled = false;
+    onError(error);
+  }
+}
+
+/** actWith after `question` (confirmAction) is answered yes; Cancel gives the focus back to `button`. */
+export async function confirmThenAct(button, question, action, onError) {
+  if (!(await confirmAction(question))) return button.focus();
+  return actWith(button, action, onError);
 }

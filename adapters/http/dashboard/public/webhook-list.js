@@ -8,13 +8,14 @@ import { h, show, timeElement } from "./dom.js";
 import {
   cell,
   chip,
-  confirmAction,
-  dataTable,
+  confirmThenAct,
+  emptyPanel,
   isRestricted,
   pageSection,
   scopeNote,
   showScopeNote,
 } from "./page-kit.js";
+import { PagedList } from "./paged-list.js";
 
 export const NO_WEBHOOK_SCOPE =
   "This key cannot manage webhooks: every webhook route needs the full_access scope. Use a full_access key to see this page.";
@@ -54,8 +55,7 @@ function eventBoxes() {
 }
 
 export class WebhookList {
-  #hooks = [];
-  #hasMore = false;
+  #list;
   #onError;
   #onStatus;
   #ui;
@@ -87,51 +87,34 @@ export class WebhookList {
       ),
     );
     const secret = h("div", { class: "notice notice-ok stack", role: "status", hidden: true });
-    const { table, body } = dataTable("Webhook endpoints", ["Endpoint", "Events", "Status", "Created", ""]);
-    const more = h(
-      "button",
-      { type: "button", class: "button", hidden: true, onclick: () => this.#more() },
-      "Load more endpoints",
-    );
-    const empty = h(
-      "div",
-      { class: "panel empty", hidden: true },
-      h("h2", {}, "No endpoints yet"),
-      h(
-        "p",
-        {},
+    const list = new PagedList({
+      label: "Webhook endpoints",
+      columns: ["Endpoint", "Events", "Status", "Created", ""],
+      moreText: "Load more endpoints",
+      loadingText: "Loading endpoints…",
+      empty: emptyPanel(
+        "No endpoints yet",
         "An endpoint receives a signed POST for each event it subscribes to: an email bounced, a flag changed.",
       ),
-    );
+      fetchPage: (page) => mailApi.listWebhooks(page),
+      rows: (hook) => this.#row(hook),
+      onError,
+    });
+    this.#list = list;
     const note = scopeNote();
-    const loading = h("p", { class: "hint", hidden: true }, "Loading endpoints…");
     const { section, heading } = pageSection(
       "webhooks-view",
       "Webhooks",
       {},
       note,
       secret,
-      loading,
-      empty,
-      table,
-      h("div", { class: "actions" }, more),
+      list.loading,
+      list.empty,
+      list.table,
+      h("div", { class: "actions" }, list.more),
       form,
     );
-    this.#ui = {
-      section,
-      heading,
-      note,
-      form,
-      endpoint,
-      endpointError,
-      boxes,
-      secret,
-      table,
-      body,
-      more,
-      empty,
-      loading,
-    };
+    this.#ui = { section, heading, note, form, endpoint, endpointError, boxes, secret };
   }
 
   async open() {
@@ -142,7 +125,7 @@ export class WebhookList {
     try {
       if (!(await keyMay("full_access"))) return this.#denied();
       show(ui.form, true);
-      await this.#load();
+      await this.#list.load();
     } catch (error) {
       if (isRestricted(error)) this.#denied();
       else this.#onError(error);
@@ -151,35 +134,9 @@ export class WebhookList {
 
   #denied() {
     const ui = this.#ui;
-    for (const el of [ui.form, ui.table, ui.more, ui.empty, ui.secret]) show(el, false);
+    for (const el of [ui.form, ui.secret]) show(el, false);
+    this.#list.hide();
     showScopeNote(ui.note, NO_WEBHOOK_SCOPE);
-  }
-
-  async #load() {
-    const ui = this.#ui;
-    show(ui.loading, this.#hooks.length === 0);
-    try {
-      const page = await mailApi.listWebhooks();
-      this.#hooks = page.data;
-      this.#hasMore = page.has_more;
-      this.#render();
-    } finally {
-      show(ui.loading, false);
-    }
-  }
-
-  async #more() {
-    this.#ui.more.disabled = true;
-    try {
-      const page = await mailApi.listWebhooks({ after: this.#hooks.at(-1)?.id });
-      this.#hooks.push(...page.data);
-      this.#hasMore = page.has_more;
-      this.#render();
-    } catch (error) {
-      this.#onError(error);
-    } finally {
-      this.#ui.more.disabled = false;
-    }
   }
 
   #fieldError(slot, control, message) {
@@ -209,7 +166,7 @@ export class WebhookList {
       ui.endpoint.value = "";
       for (const box of ui.boxes.querySelectorAll("input")) box.checked = false;
       this.#showSecret(created, endpoint);
-      await this.#load();
+      await this.#list.load();
     } catch (error) {
       if (error.code === "validation_error") {
         const aboutEvents = /event/i.test(error.message) && !/endpoint/i.test(error.message);
@@ -237,49 +194,41 @@ export class WebhookList {
     this.#onStatus("");
   }
 
-  async #delete(hook, button) {
-    const yes = await confirmAction({
+  #delete(hook, button) {
+    const question = {
       title: "Delete this endpoint?",
       text: `${hook.endpoint} gets no more events, and its deliveries and attempts are deleted with it.`,
       confirm: "Delete",
-    });
-    if (!yes) return button.focus();
-    button.disabled = true;
-    try {
-      await mailApi.deleteWebhook(hook.id);
-      show(this.#ui.secret, false);
-      this.#onStatus(`Deleted the endpoint ${hook.endpoint}.`);
-      await this.#load();
-      this.#ui.heading.focus();
-    } catch (error) {
-      button.disabled = false;
-      this.#onError(error);
-    }
+    };
+    return confirmThenAct(
+      button,
+      question,
+      async () => {
+        await mailApi.deleteWebhook(hook.id);
+        show(this.#ui.secret, false);
+        this.#onStatus(`Deleted the endpoint ${hook.endpoint}.`);
+        await this.#list.load();
+        this.#ui.heading.focus();
+      },
+      this.#onError,
+    );
   }
 
-  #render() {
-    const ui = this.#ui;
-    show(ui.empty, this.#hooks.length === 0);
-    show(ui.table, this.#hooks.length > 0);
-    show(ui.more, this.#hasMore);
-    ui.body.replaceChildren(
-      ...this.#hooks.map((hook) => {
-        const remove = h(
-          "button",
-          { type: "button", class: "button button-danger button-small", "aria-label": `Delete ${hook.endpoint}` },
-          "Delete",
-        );
-        remove.addEventListener("click", () => this.#delete(hook, remove));
-        return h(
-          "tr",
-          { "data-id": hook.id },
-          cell("Endpoint", h("a", { class: "mono", href: `#/webhooks/${encodeURIComponent(hook.id)}` }, hook.endpoint)),
-          cell("Events", hook.events.join(", ")),
-          cell("Status", chip("webhook", hook.status, hook.status === "enabled" ? "Enabled" : "Disabled")),
-          cell("Created", timeElement(hook.created_at)),
-          cell("", remove),
-        );
-      }),
+  #row(hook) {
+    const remove = h(
+      "button",
+      { type: "button", class: "button button-danger button-small", "aria-label": `Delete ${hook.endpoint}` },
+      "Delete",
+    );
+    remove.addEventListener("click", () => this.#delete(hook, remove));
+    return h(
+      "tr",
+      { "data-id": hook.id },
+      cell("Endpoint", h("a", { class: "mono", href: `#/webhooks/${encodeURIComponent(hook.id)}` }, hook.endpoint)),
+      cell("Events", hook.events.join(", ")),
+      cell("Status", chip("webhook", hook.status, hook.status === "enabled" ? "Enabled" : "Disabled")),
+      cell("Created", timeElement(hook.created_at)),
+      cell("", remove),
     );
   }
 }
