@@ -1,10 +1,10 @@
 // The Emails page (#/emails): GET /v1/emails, newest first, 50 a page, each with its status chip;
 // a row opens the email's timeline. Needs emails:read.
 
-import { mailApi, keyMay } from "./mail-api.js";
+import { mailApi } from "./mail-api.js";
 import { emailChip } from "./email-status.js";
 import { h, show, timeElement } from "./dom.js";
-import { cell, emptyPanel, isRestricted, pageSection, scopeNote, showScopeNote } from "./page-kit.js";
+import { cell, emptyPanel, openScoped, pageSection, scopeNote, showScopeNote } from "./page-kit.js";
 import { PagedList } from "./paged-list.js";
 
 const NO_SCOPE =
@@ -34,31 +34,16 @@ export class EmailList {
     });
     this.#list = list;
     const note = scopeNote();
-    const { section, heading } = pageSection(
-      "emails-view",
-      "Emails",
-      { actions: [refresh] },
-      note,
-      list.loading,
-      list.empty,
-      list.table,
-      h("div", { class: "actions" }, list.more),
-    );
+    const { section, heading } = pageSection("emails-view", "Emails", { actions: [refresh] }, note, ...list.parts);
     this.#ui = { section, heading, note, refresh };
   }
 
-  async open() {
-    const ui = this.#ui;
-    ui.heading.focus();
-    showScopeNote(ui.note, "");
-    try {
-      if (!(await keyMay("emails:read"))) return this.#denied();
+  open() {
+    const load = async () => {
       await this.#list.load();
-      show(ui.refresh, true);
-    } catch (error) {
-      if (isRestricted(error)) this.#denied();
-      else this.#onError(error);
-    }
+      show(this.#ui.refresh, true);
+    };
+    return openScoped(this.#ui, "emails:read", { load, denied: () => this.#denied(), onError: this.#onError });
   }
 
   #denied() {

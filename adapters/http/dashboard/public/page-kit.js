@@ -3,6 +3,7 @@
 // Everything goes in as text (dom.js h()), never as HTML.
 
 import { h, show } from "./dom.js";
+import { keyMay } from "./mail-api.js";
 
 /**
  * A page: `<section id>` appended to <main>, with an optional crumb link, its h1 (focused when the
@@ -33,6 +34,23 @@ export function showScopeNote(note, text) {
 
 /** A 403 restricted_api_key: the key is good, only not for this. */
 export const isRestricted = (error) => error?.code === "restricted_api_key";
+
+/**
+ * Opens a page that needs `scope`: focuses its heading, clears its note, then runs `load`. A key
+ * without the scope (known up front, or refused with restricted_api_key) gets `denied()`; any other
+ * failure goes to `onError`.
+ */
+export async function openScoped({ heading, note }, scope, { load, denied, onError }) {
+  heading.focus();
+  showScopeNote(note, "");
+  try {
+    if (!(await keyMay(scope))) return denied();
+    await load();
+  } catch (error) {
+    if (isRestricted(error)) denied();
+    else onError(error);
+  }
+}
 
 /** A table whose rows become cards on narrow screens; each cell names its column (data-label). */
 export function dataTable(label, columns) {

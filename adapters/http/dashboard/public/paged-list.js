@@ -34,6 +34,8 @@ export class PagedList {
     this.#rows = rows;
     this.#onError = onError;
     this.#focusAdded = focusAdded;
+    /** What the page places, in this order: loading hint, empty panel, table, Load more. */
+    this.parts = [this.loading, empty, table, h("div", { class: "actions" }, this.more)];
   }
 
   /** Reads the first page again; the loading hint (`loadingText`) shows while nothing is listed yet. */

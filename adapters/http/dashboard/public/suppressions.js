@@ -10,7 +10,7 @@ import {
   chip,
   confirmThenAct,
   emptyPanel,
-  isRestricted,
+  openScoped,
   pageSection,
   scopeNote,
   showScopeNote,
@@ -71,34 +71,19 @@ export class Suppressions {
     });
     this.#list = list;
     const note = scopeNote();
-    const { section, heading } = pageSection(
-      "suppressions-view",
-      "Suppressions",
-      {},
-      note,
-      form,
-      list.loading,
-      list.empty,
-      list.table,
-      h("div", { class: "actions" }, list.more),
-    );
+    const { section, heading } = pageSection("suppressions-view", "Suppressions", {}, note, form, ...list.parts);
     this.#ui = { section, heading, note, form, input, error };
   }
 
-  async open() {
+  open() {
     const ui = this.#ui;
-    ui.heading.focus();
-    showScopeNote(ui.note, "");
-    try {
-      if (!(await keyMay("emails:read"))) return this.#denied();
+    const load = async () => {
       this.#writable = await keyMay("emails:send");
       show(ui.form, this.#writable);
       if (!this.#writable) showScopeNote(ui.note, NO_WRITE);
       await this.#list.load();
-    } catch (error) {
-      if (isRestricted(error)) this.#denied();
-      else this.#onError(error);
-    }
+    };
+    return openScoped(ui, "emails:read", { load, denied: () => this.#denied(), onError: this.#onError });
   }
 
   #denied() {

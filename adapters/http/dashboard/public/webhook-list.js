@@ -3,14 +3,14 @@
 // An endpoint's deliveries are on its own page (webhook-view.js). Every webhook route needs
 // full_access (docs/api.md), so any other key sees a note instead.
 
-import { mailApi, keyMay } from "./mail-api.js";
+import { mailApi } from "./mail-api.js";
 import { h, show, timeElement } from "./dom.js";
 import {
   cell,
   chip,
   confirmThenAct,
   emptyPanel,
-  isRestricted,
+  openScoped,
   pageSection,
   scopeNote,
   showScopeNote,
@@ -102,34 +102,17 @@ export class WebhookList {
     });
     this.#list = list;
     const note = scopeNote();
-    const { section, heading } = pageSection(
-      "webhooks-view",
-      "Webhooks",
-      {},
-      note,
-      secret,
-      list.loading,
-      list.empty,
-      list.table,
-      h("div", { class: "actions" }, list.more),
-      form,
-    );
+    const { section, heading } = pageSection("webhooks-view", "Webhooks", {}, note, secret, ...list.parts, form);
     this.#ui = { section, heading, note, form, endpoint, endpointError, boxes, secret };
   }
 
-  async open() {
-    const ui = this.#ui;
-    ui.heading.focus();
-    showScopeNote(ui.note, "");
-    show(ui.secret, false);
-    try {
-      if (!(await keyMay("full_access"))) return this.#denied();
-      show(ui.form, true);
+  open() {
+    show(this.#ui.secret, false);
+    const load = async () => {
+      show(this.#ui.form, true);
       await this.#list.load();
-    } catch (error) {
-      if (isRestricted(error)) this.#denied();
-      else this.#onError(error);
-    }
+    };
+    return openScoped(this.#ui, "full_access", { load, denied: () => this.#denied(), onError: this.#onError });
   }
 
   #denied() {

@@ -69,9 +69,7 @@ export class WebhookView {
       "section",
       { class: "stack deliveries", "aria-labelledby": "deliveries-title", hidden: true },
       h("h2", { id: "deliveries-title" }, "Recent deliveries"),
-      list.empty,
-      list.table,
-      h("div", { class: "actions" }, list.more),
+      ...list.parts,
     );
     const note = scopeNote();
     const missing = h("div", { class: "panel", hidden: true });
