@@ -32,6 +32,14 @@ export function showScopeNote(note, text) {
   show(note, text !== "");
 }
 
+/** `message` in a form's error `slot`; `control` is marked invalid and takes the focus. */
+export function fieldError(slot, control, message) {
+  slot.textContent = message;
+  show(slot, true);
+  control.setAttribute("aria-invalid", "true");
+  control.focus();
+}
+
 /** A 403 restricted_api_key: the key is good, only not for this. */
 export const isRestricted = (error) => error?.code === "restricted_api_key";
 

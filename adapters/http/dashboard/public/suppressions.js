@@ -10,6 +10,7 @@ import {
   chip,
   confirmThenAct,
   emptyPanel,
+  fieldError,
   openScoped,
   pageSection,
   scopeNote,
@@ -116,11 +117,7 @@ export class Suppressions {
   }
 
   #fieldError(message) {
-    const ui = this.#ui;
-    ui.error.textContent = message;
-    show(ui.error, true);
-    ui.input.setAttribute("aria-invalid", "true");
-    ui.input.focus();
+    fieldError(this.#ui.error, this.#ui.input, message);
   }
 
   #remove(entry, button) {

@@ -10,6 +10,7 @@ import {
   chip,
   confirmThenAct,
   emptyPanel,
+  fieldError,
   openScoped,
   pageSection,
   scopeNote,
@@ -122,13 +123,6 @@ export class WebhookList {
     showScopeNote(ui.note, NO_WEBHOOK_SCOPE);
   }
 
-  #fieldError(slot, control, message) {
-    slot.textContent = message;
-    show(slot, true);
-    control.setAttribute("aria-invalid", "true");
-    control.focus();
-  }
-
   async #create(event) {
     event.preventDefault();
     const ui = this.#ui;
@@ -138,10 +132,9 @@ export class WebhookList {
     ui.boxes.removeAttribute("aria-invalid");
     const endpoint = ui.endpoint.value.trim();
     const events = [...ui.boxes.querySelectorAll("input:checked")].map((box) => box.value);
-    if (endpoint === "")
-      return this.#fieldError(ui.endpointError, ui.endpoint, "Type the URL that receives the events.");
+    if (endpoint === "") return fieldError(ui.endpointError, ui.endpoint, "Type the URL that receives the events.");
     if (events.length === 0)
-      return this.#fieldError(eventsError, ui.boxes.querySelector("input"), "Choose at least one event.");
+      return fieldError(eventsError, ui.boxes.querySelector("input"), "Choose at least one event.");
     const button = ui.form.querySelector('[type="submit"]');
     button.disabled = true;
     try {
@@ -153,8 +146,8 @@ export class WebhookList {
     } catch (error) {
       if (error.code === "validation_error") {
         const aboutEvents = /event/i.test(error.message) && !/endpoint/i.test(error.message);
-        if (aboutEvents) this.#fieldError(eventsError, ui.boxes.querySelector("input"), error.message);
-        else this.#fieldError(ui.endpointError, ui.endpoint, error.message);
+        if (aboutEvents) fieldError(eventsError, ui.boxes.querySelector("input"), error.message);
+        else fieldError(ui.endpointError, ui.endpoint, error.message);
       } else this.#onError(error);
     } finally {
       button.disabled = false;
