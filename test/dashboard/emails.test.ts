@@ -256,6 +256,12 @@ describe("dashboard: emails", { timeout: 90_000 }, () => {
     await poll(() => rows.count()).toBe(50);
     await page.getByRole("button", { name: "Load more emails" }).click();
     await poll(() => rows.count()).toBe(56);
+    // The focus moves to the first email Load more added.
+    expect(
+      await page.evaluate(
+        'document.activeElement?.closest("tr") === document.querySelectorAll("#emails-view tbody tr")[50]',
+      ),
+    ).toBe(true);
     expect(await page.getByRole("button", { name: "Load more emails" }).isVisible()).toBe(false);
     expect(page.problems).toEqual([]);
     await page.close();

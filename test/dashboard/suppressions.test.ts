@@ -75,6 +75,9 @@ describe("dashboard: suppressions", { timeout: 60_000 }, () => {
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await dialog.waitFor({ state: "hidden" });
     expect((await app.call("GET", "/v1/suppressions/zed@example.org")).status).toBe(200);
+    await poll(() => page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe(
+      "Remove zed@example.org",
+    );
 
     await remove.click();
     await dialog.getByRole("button", { name: "Remove" }).click();

@@ -24,6 +24,7 @@ export const DASHBOARD_FILES = {
   "try-it.js": "text/javascript; charset=utf-8",
   "pages.js": "text/javascript; charset=utf-8",
   "page-kit.js": "text/javascript; charset=utf-8",
+  "paged-list.js": "text/javascript; charset=utf-8",
   "mail-api.js": "text/javascript; charset=utf-8",
   "experiment-list.js": "text/javascript; charset=utf-8",
   "email-status.js": "text/javascript; charset=utf-8",

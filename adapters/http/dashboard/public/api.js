@@ -60,7 +60,14 @@ function url(path, query) {
   return u.href;
 }
 
-export async function request(method, path, { body, query, key = currentKey } = {}) {
+/** The flag routes' refusal body: `{error: {code, message, details}}`. */
+const flagError = (payload) => (payload && typeof payload === "object" ? payload.error : undefined);
+
+/**
+ * One call to a /v1 route: the response and its parsed JSON body (undefined when there is none).
+ * A refusal becomes an ApiError whose code, message and details `readError(body)` finds.
+ */
+export async function send(method, path, { body, query, key = currentKey, readError = flagError } = {}) {
   const headers = { accept: "application/json", authorization: `Bearer ${key}` };
   if (body !== undefined) headers["content-type"] = "application/json";
   let response;
@@ -79,7 +86,7 @@ export async function request(method, path, { body, query, key = currentKey } = 
       "The server could not be reached. Check that it is running, then try again.",
     );
   }
-  if (response.status === 204) return { data: undefined, response };
+  if (response.status === 204) return { payload: undefined, response };
   let payload;
   try {
     payload = await response.json();
@@ -87,7 +94,7 @@ export async function request(method, path, { body, query, key = currentKey } = 
     payload = undefined;
   }
   if (!response.ok) {
-    const error = payload && typeof payload === "object" ? payload.error : undefined;
+    const error = readError(payload);
     const code = error?.code ?? `http_${response.status}`;
     let message = error?.message ?? `The server answered ${response.status} ${response.statusText}.`;
     if (response.status === 429) {
@@ -96,6 +103,12 @@ export async function request(method, path, { body, query, key = currentKey } = 
     }
     throw new ApiError(response.status, code, message, Array.isArray(error?.details) ? error.details : []);
   }
+  return { payload, response };
+}
+
+/** A flag route's `data` (undefined on 204) and the response (for its Link header). */
+export async function request(method, path, options) {
+  const { payload, response } = await send(method, path, options);
   return { data: payload?.data, response };
 }
 

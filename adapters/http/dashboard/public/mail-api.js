@@ -2,57 +2,18 @@
 // errors as {statusCode, name, message}), plus the flag snapshot for the experiments index.
 // Same rules as api.js: the key goes only into the Authorization header.
 
-import { ApiError, api, storedKey } from "./api.js";
+import { api, send, storedKey } from "./api.js";
 
-const apiBase = document.querySelector('meta[name="flagpost-api-base"]').content;
-
-function url(path, query) {
-  const u = new URL(`${apiBase}${path}`, document.baseURI);
-  for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined) u.searchParams.set(name, value);
-  return u.href;
+/** Resend's refusal body on these routes; the flag routes' {error: {code, message}} on the snapshot. */
+function readError(payload) {
+  const resend = payload && typeof payload === "object" && typeof payload.name === "string" ? payload : undefined;
+  const flagError = payload && typeof payload === "object" ? payload.error : undefined;
+  return { code: resend?.name ?? flagError?.code, message: resend?.message ?? flagError?.message };
 }
 
 /** The parsed body of a successful answer; an ApiError (code = Resend's `name`) otherwise. */
-async function request(method, path, { body, query } = {}) {
-  const headers = { accept: "application/json", authorization: `Bearer ${storedKey()}` };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  let response;
-  try {
-    response = await fetch(url(path, query), {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      cache: "no-store",
-      referrerPolicy: "no-referrer",
-    });
-  } catch {
-    throw new ApiError(
-      0,
-      "network_error",
-      "The server could not be reached. Check that it is running, then try again.",
-    );
-  }
-  let payload;
-  try {
-    payload = await response.json();
-  } catch {
-    payload = undefined;
-  }
-  if (!response.ok) {
-    // Resend's body on these routes; the flag routes' {error: {code, message}} on the snapshot.
-    const resend = payload && typeof payload === "object" && typeof payload.name === "string" ? payload : undefined;
-    const flagError = payload && typeof payload === "object" ? payload.error : undefined;
-    const code = resend?.name ?? flagError?.code ?? `http_${response.status}`;
-    let message =
-      resend?.message ?? flagError?.message ?? `The server answered ${response.status} ${response.statusText}.`;
-    if (response.status === 429) {
-      const wait = response.headers.get("retry-after");
-      if (wait) message += ` Try again in ${wait} s.`;
-    }
-    throw new ApiError(response.status, code, message);
-  }
-  return payload;
-}
+const request = async (method, path, { body, query } = {}) =>
+  (await send(method, path, { body, query, readError })).payload;
 
 const enc = encodeURIComponent;
 const page = (after, limit) => ({ limit: String(limit), after });

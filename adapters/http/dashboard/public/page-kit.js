@@ -3,6 +3,7 @@
 // Everything goes in as text (dom.js h()), never as HTML.
 
 import { h, show } from "./dom.js";
+import { keyMay } from "./mail-api.js";
 
 /**
  * A page: `<section id>` appended to <main>, with an optional crumb link, its h1 (focused when the
@@ -31,8 +32,33 @@ export function showScopeNote(note, text) {
   show(note, text !== "");
 }
 
+/** `message` in a form's error `slot`; `control` is marked invalid and takes the focus. */
+export function fieldError(slot, control, message) {
+  slot.textContent = message;
+  show(slot, true);
+  control.setAttribute("aria-invalid", "true");
+  control.focus();
+}
+
 /** A 403 restricted_api_key: the key is good, only not for this. */
 export const isRestricted = (error) => error?.code === "restricted_api_key";
+
+/**
+ * Opens a page that needs `scope`: focuses its heading, clears its note, then runs `load`. A key
+ * without the scope (known up front, or refused with restricted_api_key) gets `denied()`; any other
+ * failure goes to `onError`.
+ */
+export async function openScoped({ heading, note }, scope, { load, denied, onError }) {
+  heading.focus();
+  showScopeNote(note, "");
+  try {
+    if (!(await keyMay(scope))) return denied();
+    await load();
+  } catch (error) {
+    if (isRestricted(error)) denied();
+    else onError(error);
+  }
+}
 
 /** A table whose rows become cards on narrow screens; each cell names its column (data-label). */
 export function dataTable(label, columns) {
@@ -57,6 +83,10 @@ export function dataTable(label, columns) {
 
 export const cell = (label, ...content) => h("td", { "data-label": label }, ...content);
 
+/** What a list shows instead of an empty table: a heading and one line of text. */
+export const emptyPanel = (title, text) =>
+  h("div", { class: "panel empty", hidden: true }, h("h2", {}, title), h("p", {}, text));
+
 /** A coloured chip with its state as text (colour is never the only sign). */
 export function chip(kind, state, label, title) {
   return h("span", { class: `chip chip-${state}`, "data-chip": kind, "data-state": state, title }, label);
@@ -78,7 +108,7 @@ export function fieldList(object) {
 // One dialog for every confirmation of these pages; Escape and Cancel answer false.
 let dialog;
 
-export function confirmAction({ title, text, confirm }) {
+function confirmAction({ title, text, confirm }) {
   if (!dialog) {
     dialog = h(
       "dialog",
@@ -114,4 +144,24 @@ export function confirmAction({ title, text, confirm }) {
       button.onclick = () => answer(button.dataset.answer === "yes");
     dialog.showModal();
   });
+}
+
+/**
+ * Runs `action` with `button` disabled. It stays disabled when the action succeeds (the page then
+ * renders that row again); when it fails it is enabled again and `onError` hears why.
+ */
+export async function actWith(button, action, onError) {
+  button.disabled = true;
+  try {
+    await action();
+  } catch (error) {
+    button.disabled = false;
+    onError(error);
+  }
+}
+
+/** actWith after `question` (confirmAction) is answered yes; Cancel gives the focus back to `button`. */
+export async function confirmThenAct(button, question, action, onError) {
+  if (!(await confirmAction(question))) return button.focus();
+  return actWith(button, action, onError);
 }

@@ -8,21 +8,22 @@ import { h, show, timeElement } from "./dom.js";
 import {
   cell,
   chip,
-  confirmAction,
-  dataTable,
-  isRestricted,
+  confirmThenAct,
+  emptyPanel,
+  fieldError,
+  openScoped,
   pageSection,
   scopeNote,
   showScopeNote,
 } from "./page-kit.js";
+import { PagedList } from "./paged-list.js";
 
 const NO_READ = "This key cannot read the suppression list: it lacks the emails:read scope.";
 const NO_WRITE = "This key can read the suppression list but not change it: it lacks the emails:send scope.";
 const ORIGINS = { bounce: "Hard bounce", complaint: "Complaint", manual: "Added by hand" };
 
 export class Suppressions {
-  #entries = [];
-  #hasMore = false;
+  #list;
   #writable = false;
   #onError;
   #onStatus;
@@ -56,82 +57,41 @@ export class Suppressions {
       ),
       h("div", { class: "actions" }, h("button", { type: "submit", class: "button button-primary" }, "Add to list")),
     );
-    const { table, body } = dataTable("Suppressed addresses", ["Email", "Origin", "Because of", "Added", ""]);
-    const more = h(
-      "button",
-      { type: "button", class: "button", hidden: true, onclick: () => this.#more() },
-      "Load more addresses",
-    );
-    const empty = h(
-      "div",
-      { class: "panel empty", hidden: true },
-      h("h2", {}, "No suppressed addresses"),
-      h("p", {}, "Hard bounces and complaints add addresses here by themselves; you can add one by hand too."),
-    );
+    const list = new PagedList({
+      label: "Suppressed addresses",
+      columns: ["Email", "Origin", "Because of", "Added", ""],
+      moreText: "Load more addresses",
+      loadingText: "Loading the suppression list…",
+      empty: emptyPanel(
+        "No suppressed addresses",
+        "Hard bounces and complaints add addresses here by themselves; you can add one by hand too.",
+      ),
+      fetchPage: (page) => mailApi.listSuppressions(page),
+      rows: (entry) => this.#row(entry),
+      onError,
+    });
+    this.#list = list;
     const note = scopeNote();
-    const loading = h("p", { class: "hint", hidden: true }, "Loading the suppression list…");
-    const { section, heading } = pageSection(
-      "suppressions-view",
-      "Suppressions",
-      {},
-      note,
-      form,
-      loading,
-      empty,
-      table,
-      h("div", { class: "actions" }, more),
-    );
-    this.#ui = { section, heading, note, form, input, error, table, body, more, empty, loading };
+    const { section, heading } = pageSection("suppressions-view", "Suppressions", {}, note, form, ...list.parts);
+    this.#ui = { section, heading, note, form, input, error };
   }
 
-  async open() {
+  open() {
     const ui = this.#ui;
-    ui.heading.focus();
-    showScopeNote(ui.note, "");
-    try {
-      if (!(await keyMay("emails:read"))) return this.#denied();
+    const load = async () => {
       this.#writable = await keyMay("emails:send");
       show(ui.form, this.#writable);
       if (!this.#writable) showScopeNote(ui.note, NO_WRITE);
-      await this.#load();
-    } catch (error) {
-      if (isRestricted(error)) this.#denied();
-      else this.#onError(error);
-    }
+      await this.#list.load();
+    };
+    return openScoped(ui, "emails:read", { load, denied: () => this.#denied(), onError: this.#onError });
   }
 
   #denied() {
     const ui = this.#ui;
-    for (const el of [ui.form, ui.table, ui.more, ui.empty]) show(el, false);
+    show(ui.form, false);
+    this.#list.hide();
     showScopeNote(ui.note, NO_READ);
-  }
-
-  async #load() {
-    const ui = this.#ui;
-    show(ui.loading, this.#entries.length === 0);
-    try {
-      const page = await mailApi.listSuppressions();
-      this.#entries = page.data;
-      this.#hasMore = page.has_more;
-      this.#render();
-    } finally {
-      show(ui.loading, false);
-    }
-  }
-
-  async #more() {
-    const ui = this.#ui;
-    ui.more.disabled = true;
-    try {
-      const page = await mailApi.listSuppressions({ after: this.#entries.at(-1)?.id });
-      this.#entries.push(...page.data);
-      this.#hasMore = page.has_more;
-      this.#render();
-    } catch (error) {
-      this.#onError(error);
-    } finally {
-      ui.more.disabled = false;
-    }
   }
 
   async #add(event) {
@@ -147,7 +107,7 @@ export class Suppressions {
       const added = await mailApi.addSuppression(address);
       ui.input.value = "";
       this.#onStatus(`${added.email} is on the suppression list.`);
-      await this.#load();
+      await this.#list.load();
     } catch (error) {
       if (error.code === "validation_error") this.#fieldError(error.message);
       else this.#onError(error);
@@ -157,38 +117,26 @@ export class Suppressions {
   }
 
   #fieldError(message) {
-    const ui = this.#ui;
-    ui.error.textContent = message;
-    show(ui.error, true);
-    ui.input.setAttribute("aria-invalid", "true");
-    ui.input.focus();
+    fieldError(this.#ui.error, this.#ui.input, message);
   }
 
-  async #remove(entry, button) {
-    const yes = await confirmAction({
+  #remove(entry, button) {
+    const question = {
       title: "Remove from the suppression list?",
       text: `flagpost will mail ${entry.email} again.`,
       confirm: "Remove",
-    });
-    if (!yes) return button.focus();
-    button.disabled = true;
-    try {
-      await mailApi.removeSuppression(entry.id);
-      this.#onStatus(`${entry.email} was removed from the suppression list.`);
-      await this.#load();
-      this.#ui.heading.focus();
-    } catch (error) {
-      button.disabled = false;
-      this.#onError(error);
-    }
-  }
-
-  #render() {
-    const ui = this.#ui;
-    show(ui.empty, this.#entries.length === 0);
-    show(ui.table, this.#entries.length > 0);
-    show(ui.more, this.#hasMore);
-    ui.body.replaceChildren(...this.#entries.map((entry) => this.#row(entry)));
+    };
+    return confirmThenAct(
+      button,
+      question,
+      async () => {
+        await mailApi.removeSuppression(entry.id);
+        this.#onStatus(`${entry.email} was removed from the suppression list.`);
+        await this.#list.load();
+        this.#ui.heading.focus();
+      },
+      this.#onError,
+    );
   }
 
   #row(entry) {

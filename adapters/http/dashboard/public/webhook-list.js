@@ -3,18 +3,20 @@
 // An endpoint's deliveries are on its own page (webhook-view.js). Every webhook route needs
 // full_access (docs/api.md), so any other key sees a note instead.
 
-import { mailApi, keyMay } from "./mail-api.js";
+import { mailApi } from "./mail-api.js";
 import { h, show, timeElement } from "./dom.js";
 import {
   cell,
   chip,
-  confirmAction,
-  dataTable,
-  isRestricted,
+  confirmThenAct,
+  emptyPanel,
+  fieldError,
+  openScoped,
   pageSection,
   scopeNote,
   showScopeNote,
 } from "./page-kit.js";
+import { PagedList } from "./paged-list.js";
 
 export const NO_WEBHOOK_SCOPE =
   "This key cannot manage webhooks: every webhook route needs the full_access scope. Use a full_access key to see this page.";
@@ -54,8 +56,7 @@ function eventBoxes() {
 }
 
 export class WebhookList {
-  #hooks = [];
-  #hasMore = false;
+  #list;
   #onError;
   #onStatus;
   #ui;
@@ -87,106 +88,39 @@ export class WebhookList {
       ),
     );
     const secret = h("div", { class: "notice notice-ok stack", role: "status", hidden: true });
-    const { table, body } = dataTable("Webhook endpoints", ["Endpoint", "Events", "Status", "Created", ""]);
-    const more = h(
-      "button",
-      { type: "button", class: "button", hidden: true, onclick: () => this.#more() },
-      "Load more endpoints",
-    );
-    const empty = h(
-      "div",
-      { class: "panel empty", hidden: true },
-      h("h2", {}, "No endpoints yet"),
-      h(
-        "p",
-        {},
+    const list = new PagedList({
+      label: "Webhook endpoints",
+      columns: ["Endpoint", "Events", "Status", "Created", ""],
+      moreText: "Load more endpoints",
+      loadingText: "Loading endpoints…",
+      empty: emptyPanel(
+        "No endpoints yet",
         "An endpoint receives a signed POST for each event it subscribes to: an email bounced, a flag changed.",
       ),
-    );
+      fetchPage: (page) => mailApi.listWebhooks(page),
+      rows: (hook) => this.#row(hook),
+      onError,
+    });
+    this.#list = list;
     const note = scopeNote();
-    const loading = h("p", { class: "hint", hidden: true }, "Loading endpoints…");
-    const { section, heading } = pageSection(
-      "webhooks-view",
-      "Webhooks",
-      {},
-      note,
-      secret,
-      loading,
-      empty,
-      table,
-      h("div", { class: "actions" }, more),
-      form,
-    );
-    this.#ui = {
-      section,
-      heading,
-      note,
-      form,
-      endpoint,
-      endpointError,
-      boxes,
-      secret,
-      table,
-      body,
-      more,
-      empty,
-      loading,
-    };
+    const { section, heading } = pageSection("webhooks-view", "Webhooks", {}, note, secret, ...list.parts, form);
+    this.#ui = { section, heading, note, form, endpoint, endpointError, boxes, secret };
   }
 
-  async open() {
-    const ui = this.#ui;
-    ui.heading.focus();
-    showScopeNote(ui.note, "");
-    show(ui.secret, false);
-    try {
-      if (!(await keyMay("full_access"))) return this.#denied();
-      show(ui.form, true);
-      await this.#load();
-    } catch (error) {
-      if (isRestricted(error)) this.#denied();
-      else this.#onError(error);
-    }
+  open() {
+    show(this.#ui.secret, false);
+    const load = async () => {
+      show(this.#ui.form, true);
+      await this.#list.load();
+    };
+    return openScoped(this.#ui, "full_access", { load, denied: () => this.#denied(), onError: this.#onError });
   }
 
   #denied() {
     const ui = this.#ui;
-    for (const el of [ui.form, ui.table, ui.more, ui.empty, ui.secret]) show(el, false);
+    for (const el of [ui.form, ui.secret]) show(el, false);
+    this.#list.hide();
     showScopeNote(ui.note, NO_WEBHOOK_SCOPE);
-  }
-
-  async #load() {
-    const ui = this.#ui;
-    show(ui.loading, this.#hooks.length === 0);
-    try {
-      const page = await mailApi.listWebhooks();
-      this.#hooks = page.data;
-      this.#hasMore = page.has_more;
-      this.#render();
-    } finally {
-      show(ui.loading, false);
-    }
-  }
-
-  async #more() {
-    this.#ui.more.disabled = true;
-    try {
-      const page = await mailApi.listWebhooks({ after: this.#hooks.at(-1)?.id });
-      this.#hooks.push(...page.data);
-      this.#hasMore = page.has_more;
-      this.#render();
-    } catch (error) {
-      this.#onError(error);
-    } finally {
-      this.#ui.more.disabled = false;
-    }
-  }
-
-  #fieldError(slot, control, message) {
-    slot.textContent = message;
-    show(slot, true);
-    control.setAttribute("aria-invalid", "true");
-    control.focus();
   }
 
   async #create(event) {
@@ -198,10 +132,9 @@ export class WebhookList {
     ui.boxes.removeAttribute("aria-invalid");
     const endpoint = ui.endpoint.value.trim();
     const events = [...ui.boxes.querySelectorAll("input:checked")].map((box) => box.value);
-    if (endpoint === "")
-      return this.#fieldError(ui.endpointError, ui.endpoint, "Type the URL that receives the events.");
+    if (endpoint === "") return fieldError(ui.endpointError, ui.endpoint, "Type the URL that receives the events.");
     if (events.length === 0)
-      return this.#fieldError(eventsError, ui.boxes.querySelector("input"), "Choose at least one event.");
+      return fieldError(eventsError, ui.boxes.querySelector("input"), "Choose at least one event.");
     const button = ui.form.querySelector('[type="submit"]');
     button.disabled = true;
     try {
@@ -209,12 +142,12 @@ export class WebhookList {
       ui.endpoint.value = "";
       for (const box of ui.boxes.querySelectorAll("input")) box.checked = false;
       this.#showSecret(created, endpoint);
-      await this.#load();
+      await this.#list.load();
     } catch (error) {
       if (error.code === "validation_error") {
         const aboutEvents = /event/i.test(error.message) && !/endpoint/i.test(error.message);
-        if (aboutEvents) this.#fieldError(eventsError, ui.boxes.querySelector("input"), error.message);
-        else this.#fieldError(ui.endpointError, ui.endpoint, error.message);
+        if (aboutEvents) fieldError(eventsError, ui.boxes.querySelector("input"), error.message);
+        else fieldError(ui.endpointError, ui.endpoint, error.message);
       } else this.#onError(error);
     } finally {
       button.disabled = false;
@@ -237,49 +170,41 @@ export class WebhookList {
     this.#onStatus("");
   }
 
-  async #delete(hook, button) {
-    const yes = await confirmAction({
+  #delete(hook, button) {
+    const question = {
       title: "Delete this endpoint?",
       text: `${hook.endpoint} gets no more events, and its deliveries and attempts are deleted with it.`,
       confirm: "Delete",
-    });
-    if (!yes) return button.focus();
-    button.disabled = true;
-    try {
-      await mailApi.deleteWebhook(hook.id);
-      show(this.#ui.secret, false);
-      this.#onStatus(`Deleted the endpoint ${hook.endpoint}.`);
-      await this.#load();
-      this.#ui.heading.focus();
-    } catch (error) {
-      button.disabled = false;
-      this.#onError(error);
-    }
+    };
+    return confirmThenAct(
+      button,
+      question,
+      async () => {
+        await mailApi.deleteWebhook(hook.id);
+        show(this.#ui.secret, false);
+        this.#onStatus(`Deleted the endpoint ${hook.endpoint}.`);
+        await this.#list.load();
+        this.#ui.heading.focus();
+      },
+      this.#onError,
+    );
   }
 
-  #render() {
-    const ui = this.#ui;
-    show(ui.empty, this.#hooks.length === 0);
-    show(ui.table, this.#hooks.length > 0);
-    show(ui.more, this.#hasMore);
-    ui.body.replaceChildren(
-      ...this.#hooks.map((hook) => {
-        const remove = h(
-          "button",
-          { type: "button", class: "button button-danger button-small", "aria-label": `Delete ${hook.endpoint}` },
-          "Delete",
-        );
-        remove.addEventListener("click", () => this.#delete(hook, remove));
-        return h(
-          "tr",
-          { "data-id": hook.id },
-          cell("Endpoint", h("a", { class: "mono", href: `#/webhooks/${encodeURIComponent(hook.id)}` }, hook.endpoint)),
-          cell("Events", hook.events.join(", ")),
-          cell("Status", chip("webhook", hook.status, hook.status === "enabled" ? "Enabled" : "Disabled")),
-          cell("Created", timeElement(hook.created_at)),
-          cell("", remove),
-        );
-      }),
+  #row(hook) {
+    const remove = h(
+      "button",
+      { type: "button", class: "button button-danger button-small", "aria-label": `Delete ${hook.endpoint}` },
+      "Delete",
+    );
+    remove.addEventListener("click", () => this.#delete(hook, remove));
+    return h(
+      "tr",
+      { "data-id": hook.id },
+      cell("Endpoint", h("a", { class: "mono", href: `#/webhooks/${encodeURIComponent(hook.id)}` }, hook.endpoint)),
+      cell("Events", hook.events.join(", ")),
+      cell("Status", chip("webhook", hook.status, hook.status === "enabled" ? "Enabled" : "Disabled")),
+      cell("Created", timeElement(hook.created_at)),
+      cell("", remove),
     );
   }
 }

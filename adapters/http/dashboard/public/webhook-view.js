@@ -5,7 +5,8 @@
 
 import { mailApi, keyMay } from "./mail-api.js";
 import { h, show, timeElement } from "./dom.js";
-import { cell, chip, dataTable, isRestricted, pageSection, scopeNote, showScopeNote } from "./page-kit.js";
+import { actWith, cell, chip, isRestricted, pageSection, scopeNote, showScopeNote } from "./page-kit.js";
+import { PagedList } from "./paged-list.js";
 import { NO_WEBHOOK_SCOPE } from "./webhook-list.js";
 
 // pending: not tried yet (or replayed); attempting: tried, a retry is scheduled (src/storage/webhooks.ts).
@@ -35,8 +36,7 @@ function attemptItem(attempt) {
 export class WebhookView {
   #id;
   #webhook;
-  #deliveries = [];
-  #hasMore = false;
+  #list;
   #attempts = new Map();
   #expanded = new Set();
   #polls = 0;
@@ -51,24 +51,25 @@ export class WebhookView {
     const refresh = h("button", { type: "button", class: "button", onclick: () => this.#refresh(true) }, "Refresh");
     const meta = h("dl", { class: "meta" });
     const settings = h("section", { class: "panel stack", "aria-label": "Endpoint", hidden: true }, meta);
-    const { table, body } = dataTable("Deliveries", ["Event", "Created", "Status", "", ""]);
-    const more = h(
-      "button",
-      { type: "button", class: "button", hidden: true, onclick: () => this.#more() },
-      "Load more deliveries",
-    );
-    const empty = h(
-      "p",
-      { class: "hint", hidden: true },
-      "No deliveries yet: one is stored for each subscribed event that happens from now on.",
-    );
+    const list = new PagedList({
+      label: "Deliveries",
+      columns: ["Event", "Created", "Status", "", ""],
+      moreText: "Load more deliveries",
+      empty: h(
+        "p",
+        { class: "hint", hidden: true },
+        "No deliveries yet: one is stored for each subscribed event that happens from now on.",
+      ),
+      fetchPage: (page) => mailApi.webhookEvents(this.#id, page),
+      rows: (delivery) => this.#rows(delivery),
+      onError,
+    });
+    this.#list = list;
     const deliveries = h(
       "section",
       { class: "stack deliveries", "aria-labelledby": "deliveries-title", hidden: true },
       h("h2", { id: "deliveries-title" }, "Recent deliveries"),
-      empty,
-      table,
-      h("div", { class: "actions" }, more),
+      ...list.parts,
     );
     const note = scopeNote();
     const missing = h("div", { class: "panel", hidden: true });
@@ -83,21 +84,7 @@ export class WebhookView {
       settings,
       deliveries,
     );
-    this.#ui = {
-      section,
-      heading,
-      refresh,
-      meta,
-      settings,
-      deliveries,
-      table,
-      body,
-      more,
-      empty,
-      note,
-      missing,
-      loading,
-    };
+    this.#ui = { section, heading, refresh, meta, settings, deliveries, note, missing, loading };
   }
 
   async open(id) {
@@ -106,7 +93,7 @@ export class WebhookView {
     if (this.#id !== id) {
       this.#expanded.clear();
       this.#attempts.clear();
-      this.#deliveries = [];
+      this.#list.items = [];
     }
     this.#id = id;
     this.#polls = 0;
@@ -156,14 +143,13 @@ export class WebhookView {
     clearTimeout(this.#timer);
     if (byHand) this.#polls = 0;
     try {
-      const limit = Math.min(100, Math.max(20, this.#deliveries.length));
+      const limit = Math.min(100, Math.max(20, this.#list.items.length));
       const page = await mailApi.webhookEvents(id, { limit });
       const attempts = await Promise.all([...this.#expanded].map((eventId) => mailApi.attempts(id, eventId)));
       if (this.#id !== id) return;
-      this.#deliveries = page.data;
-      this.#hasMore = page.has_more;
       [...this.#expanded].forEach((eventId, i) => this.#attempts.set(eventId, attempts[i].data));
-      this.#render();
+      show(this.#ui.deliveries, true);
+      this.#list.replace(page);
       this.#schedule();
     } catch (error) {
       this.#onError(error);
@@ -172,7 +158,7 @@ export class WebhookView {
 
   #schedule() {
     const visible = !this.#ui.section.hidden;
-    if (!visible || this.#polls >= MAX_POLLS || !this.#deliveries.some(open)) return;
+    if (!visible || this.#polls >= MAX_POLLS || !this.#list.items.some(open)) return;
     this.#polls += 1;
     const id = this.#id;
     this.#timer = setTimeout(() => {
@@ -180,49 +166,23 @@ export class WebhookView {
     }, POLL_MS);
   }
 
-  async #more() {
-    const ui = this.#ui;
-    ui.more.disabled = true;
-    try {
-      const page = await mailApi.webhookEvents(this.#id, { after: this.#deliveries.at(-1)?.id });
-      this.#deliveries.push(...page.data);
-      this.#hasMore = page.has_more;
-      this.#render();
-    } catch (error) {
-      this.#onError(error);
-    } finally {
-      ui.more.disabled = false;
-    }
-  }
-
   async #toggle(delivery) {
-    if (this.#expanded.delete(delivery.id)) return this.#render();
+    if (this.#expanded.delete(delivery.id)) return this.#list.render();
     this.#expanded.add(delivery.id);
     await this.#refresh(false);
   }
 
-  async #replay(delivery, button) {
-    button.disabled = true;
-    try {
-      await mailApi.replay(this.#id, delivery.id);
-      this.#expanded.add(delivery.id);
-      this.#onStatus(`Replayed the ${delivery.type} event: it is being sent again.`);
-      await this.#refresh(true);
-    } catch (error) {
-      button.disabled = false;
-      this.#onError(error);
-    }
-  }
-
-  #render() {
-    const ui = this.#ui;
-    const focused = document.activeElement?.dataset?.focusKey;
-    show(ui.deliveries, true);
-    show(ui.empty, this.#deliveries.length === 0);
-    show(ui.table, this.#deliveries.length > 0);
-    show(ui.more, this.#hasMore);
-    ui.body.replaceChildren(...this.#deliveries.flatMap((delivery) => this.#rows(delivery)));
-    if (focused) ui.body.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
+  #replay(delivery, button) {
+    return actWith(
+      button,
+      async () => {
+        await mailApi.replay(this.#id, delivery.id);
+        this.#expanded.add(delivery.id);
+        this.#onStatus(`Replayed the ${delivery.type} event: it is being sent again.`);
+        await this.#refresh(true);
+      },
+      this.#onError,
+    );
   }
 
   #rows(delivery) {
