@@ -1,4 +1,5 @@
 import type { Clock } from "../clock.js";
+import { FlagpostError } from "../errors.js";
 import type { JobQueue, LeasedJob } from "./job-queue.js";
 
 /**
@@ -15,7 +16,8 @@ export function periodicQueue(
   intervalMs: number,
   firstAtMs = clock.now(),
 ): JobQueue<LeasedJob> {
-  if (!(intervalMs > 0)) throw new RangeError(`${id}: the interval must be above 0 ms`);
+  if (!(intervalMs > 0))
+    throw new FlagpostError("validation_error", `${id}: the interval must be above 0 ms (got ${intervalMs})`);
   let nextAtMs = firstAtMs;
   return {
     async claim(now, limit) {

@@ -2,7 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, expect, it } from "vitest";
 import { idempotencyPurger } from "../../src/idempotency-purge.js";
 import { fingerprint, IDEMPOTENCY_TTL_MS, runIdempotent } from "../../src/idempotency.js";
-import { createFlagpost, type Flagpost, silentLogger, type Storage } from "../../src/internal.js";
+import { createFlagpost, type Flagpost, memoryStorage, silentLogger, type Storage } from "../../src/internal.js";
 import { periodicQueue } from "../../src/jobs/periodic-queue.js";
 import { createTestStorage, type TestDatabase } from "../support/databases.js";
 import { type FakeClock, fakeClock } from "../support/fake-clock.js";
@@ -49,6 +49,15 @@ it("a periodic queue hands its job out once per interval of the clock, the first
   clock.advance(1);
   expect(await queue.claim(at(), 1, 1_000, "w")).toEqual([{ id: "job" }]);
   expect(await queue.claim(at(), 0, 1_000, "w")).toEqual([]);
+});
+
+it("refuses an interval that is not above 0 ms as a validation error, like every other option", () => {
+  for (const intervalMs of [0, -1, Number.NaN])
+    expect(() =>
+      idempotencyPurger({ storage: memoryStorage(), clock: fakeClock(), logger: silentLogger }, { intervalMs }),
+    ).toThrow(
+      expect.objectContaining({ code: "validation_error", message: "idempotencyPurge.intervalMs must be above 0" }),
+    );
 });
 
 it("purges keys past their 24 h once per interval, and keeps the others", async () => {
