@@ -21,6 +21,7 @@ export const DASHBOARD_FILES = {
   "form-fields.js": "text/javascript; charset=utf-8",
   "operators.js": "text/javascript; charset=utf-8",
   "operator-table.js": "text/javascript; charset=utf-8",
+  "webhook-event-types.js": "text/javascript; charset=utf-8",
   "try-it.js": "text/javascript; charset=utf-8",
   "pages.js": "text/javascript; charset=utf-8",
   "page-kit.js": "text/javascript; charset=utf-8",

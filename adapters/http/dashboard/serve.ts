@@ -4,6 +4,7 @@ import type { HttpRequest, HttpResponse } from "../types.js";
 import { loadDashboardFiles } from "./assets.js";
 import { DASHBOARD_FILES, type DashboardFile } from "./files.js";
 import { OPERATOR_TABLE_FILE, operatorTableScript } from "./operator-table.js";
+import { WEBHOOK_EVENT_TYPES_FILE, webhookEventTypesScript } from "./webhook-event-types.js";
 import { ifNoneMatchHits } from "../etag.js";
 
 export interface DashboardOptions {
@@ -64,7 +65,7 @@ function buildAssets(depth: number): Map<DashboardFile, Asset> {
   for (const [name, text] of loadDashboardFiles()) {
     // The page finds /v1 relative to itself, so it works under any mount prefix ("/api/dashboard/"
     // → "../v1"), and checks flag keys with the same pattern the server uses; the operator
-    // editor reads the server's own operator table.
+    // editor reads the server's own operator table, the webhook form its own event types.
     const content =
       name === "index.html"
         ? text
@@ -72,7 +73,9 @@ function buildAssets(depth: number): Map<DashboardFile, Asset> {
             .replace("__FLAGPOST_KEY_PATTERN__", escapeAttribute(FLAG_KEY_PATTERN.source))
         : name === OPERATOR_TABLE_FILE
           ? operatorTableScript()
-          : text;
+          : name === WEBHOOK_EVENT_TYPES_FILE
+            ? webhookEventTypesScript()
+            : text;
     const body = encoder.encode(content);
     const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`;
     assets.set(name, { type: DASHBOARD_FILES[name], body, etag });

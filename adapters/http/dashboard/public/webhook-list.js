@@ -17,26 +17,10 @@ import {
   showScopeNote,
 } from "./page-kit.js";
 import { PagedList } from "./paged-list.js";
+import { WEBHOOK_EVENT_TYPES } from "./webhook-event-types.js";
 
 export const NO_WEBHOOK_SCOPE =
   "This key cannot manage webhooks: every webhook route needs the full_access scope. Use a full_access key to see this page.";
-
-/** The event types an endpoint may subscribe to, as src/webhooks/event-types.ts lists them. */
-export const WEBHOOK_EVENT_TYPES = [
-  "email.sent",
-  "email.scheduled",
-  "email.delivered",
-  "email.delivery_delayed",
-  "email.bounced",
-  "email.complained",
-  "email.failed",
-  "email.suppressed",
-  "suppression.added",
-  "suppression.removed",
-  "flag.created",
-  "flag.updated",
-  "flag.deleted",
-];
 
 function eventBoxes() {
   return h(
