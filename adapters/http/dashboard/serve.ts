@@ -59,6 +59,12 @@ function escapeAttribute(value: string): string {
   return value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
+/** Files the server writes from its own tables (their copies on disk are for the browser tests). */
+const GENERATED: Partial<Record<string, () => string>> = {
+  [OPERATOR_TABLE_FILE]: operatorTableScript,
+  [WEBHOOK_EVENT_TYPES_FILE]: webhookEventTypesScript,
+};
+
 function buildAssets(depth: number): Map<DashboardFile, Asset> {
   const encoder = new TextEncoder();
   const assets = new Map<DashboardFile, Asset>();
@@ -66,16 +72,15 @@ function buildAssets(depth: number): Map<DashboardFile, Asset> {
     // The page finds /v1 relative to itself, so it works under any mount prefix ("/api/dashboard/"
     // → "../v1"), and checks flag keys with the same pattern the server uses; the operator
     // editor reads the server's own operator table, the webhook form its own event types.
+    const generated = GENERATED[name];
     const content =
       name === "index.html"
         ? text
             .replace("__FLAGPOST_API_BASE__", escapeAttribute(`${"../".repeat(depth)}v1`))
             .replace("__FLAGPOST_KEY_PATTERN__", escapeAttribute(FLAG_KEY_PATTERN.source))
-        : name === OPERATOR_TABLE_FILE
-          ? operatorTableScript()
-          : name === WEBHOOK_EVENT_TYPES_FILE
-            ? webhookEventTypesScript()
-            : text;
+        : generated
+          ? generated()
+          : text;
     const body = encoder.encode(content);
     const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`;
     assets.set(name, { type: DASHBOARD_FILES[name], body, etag });
