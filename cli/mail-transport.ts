@@ -1,6 +1,7 @@
 import type { Logger, MailTransport, OutboxWorkerOptions } from "../src/internal.js";
 import { importWithPeers } from "../src/optional-peer.js";
 import { UsageError } from "./args.js";
+import { positiveFromEnv } from "./env-number.js";
 
 /**
  * The CLI's mail transport and outbox settings, from the environment (the library itself only
@@ -69,23 +70,14 @@ export async function openMailTransport(env: NodeJS.ProcessEnv, logger: Logger):
   return { transport, description: `.eml files in ${directory} (set FLAGPOST_SMTP_URL to send over SMTP)` };
 }
 
-function positiveInteger(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const text = env[name]?.trim();
-  if (!text) return undefined;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1)
-    throw new UsageError(`${name} must be a whole number of at least 1, not "${text}"`);
-  return value;
-}
-
 /** Outbox worker settings from FLAGPOST_EMAIL_* (each optional; see the usage text). */
 export function workerOptionsFrom(env: NodeJS.ProcessEnv): OutboxWorkerOptions {
   const options: OutboxWorkerOptions = {};
-  const concurrency = positiveInteger(env, "FLAGPOST_EMAIL_CONCURRENCY");
-  const leaseMs = positiveInteger(env, "FLAGPOST_EMAIL_LEASE_MS");
-  const maxAttempts = positiveInteger(env, "FLAGPOST_EMAIL_MAX_ATTEMPTS");
-  const initialDelayMs = positiveInteger(env, "FLAGPOST_EMAIL_RETRY_BASE_MS");
-  const maxDelayMs = positiveInteger(env, "FLAGPOST_EMAIL_RETRY_MAX_MS");
+  const concurrency = positiveFromEnv(env, "FLAGPOST_EMAIL_CONCURRENCY", { integer: true });
+  const leaseMs = positiveFromEnv(env, "FLAGPOST_EMAIL_LEASE_MS", { integer: true });
+  const maxAttempts = positiveFromEnv(env, "FLAGPOST_EMAIL_MAX_ATTEMPTS", { integer: true });
+  const initialDelayMs = positiveFromEnv(env, "FLAGPOST_EMAIL_RETRY_BASE_MS", { integer: true });
+  const maxDelayMs = positiveFromEnv(env, "FLAGPOST_EMAIL_RETRY_MAX_MS", { integer: true });
   if (concurrency !== undefined) options.concurrency = concurrency;
   // Leases are renewed while the process lives: the send timeout (60 s) need not fit in one.
   if (leaseMs !== undefined) options.leaseMs = leaseMs;

@@ -1,6 +1,7 @@
 import type { RateLimitOptions } from "../adapters/http/index.js";
 import { errorFields, FlagpostError, type Logger, type RateLimitStore } from "../src/internal.js";
 import { UsageError } from "./args.js";
+import { positiveFromEnv } from "./env-number.js";
 import { maskUrl } from "./mail-transport.js";
 import { DEFAULT_DATABASE, openDatabase, parseDatabaseUrl } from "./open-database.js";
 
@@ -23,15 +24,6 @@ export interface RateLimitSetup {
   description: string;
   /** Releases the store's connections (after the server has stopped). */
   close(): Promise<void>;
-}
-
-function positiveNumber(env: NodeJS.ProcessEnv, name: string, integer: boolean): number | undefined {
-  const text = env[name]?.trim();
-  if (!text) return undefined;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value)))
-    throw new UsageError(`${name} must be a ${integer ? "whole " : ""}number above 0, not "${text}"`);
-  return value;
 }
 
 async function postgresStore(env: NodeJS.ProcessEnv): Promise<{ store: RateLimitStore; close(): Promise<void> }> {
@@ -95,8 +87,8 @@ export async function openRateLimit(env: NodeJS.ProcessEnv, logger: Logger): Pro
   const kind = env.FLAGPOST_RATE_LIMIT_STORE?.trim() || "memory";
   if (!(RATE_LIMIT_STORES as readonly string[]).includes(kind))
     throw new UsageError(`FLAGPOST_RATE_LIMIT_STORE must be ${RATE_LIMIT_STORES.join(", ")}, not "${kind}"`);
-  const burst = positiveNumber(env, "FLAGPOST_RATE_LIMIT_BURST", true);
-  const perSecond = positiveNumber(env, "FLAGPOST_RATE_LIMIT_PER_SECOND", false);
+  const burst = positiveFromEnv(env, "FLAGPOST_RATE_LIMIT_BURST", { integer: true });
+  const perSecond = positiveFromEnv(env, "FLAGPOST_RATE_LIMIT_PER_SECOND", { integer: false });
   const limits: RateLimitOptions = {
     ...(burst === undefined ? {} : { burst }),
     ...(perSecond === undefined ? {} : { perSecond }),

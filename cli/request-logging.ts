@@ -1,5 +1,6 @@
 import { DEFAULT_REQUEST_LOG_SAMPLE, REQUEST_LOGGING, type RequestLogging } from "../adapters/http/index.js";
 import { UsageError } from "./args.js";
+import { positiveFromEnv } from "./env-number.js";
 
 /**
  * `flagpost serve`'s request lines from the environment (docs/http.md, "Request logging"):
@@ -19,9 +20,6 @@ export function requestLoggingFrom(env: NodeJS.ProcessEnv): {
   const mode = env.FLAGPOST_LOG_REQUESTS?.trim().toLowerCase() || DEFAULT_REQUEST_LOGGING;
   if (!(REQUEST_LOGGING as readonly string[]).includes(mode))
     throw new UsageError(`FLAGPOST_LOG_REQUESTS must be ${REQUEST_LOGGING.join(", ")}, not "${mode}"`);
-  const raw = env.FLAGPOST_LOG_SAMPLE?.trim();
-  const sample = raw ? Number(raw) : DEFAULT_REQUEST_LOG_SAMPLE;
-  if (!Number.isInteger(sample) || sample < 1)
-    throw new UsageError(`FLAGPOST_LOG_SAMPLE must be a whole number above 0, not "${raw}"`);
+  const sample = positiveFromEnv(env, "FLAGPOST_LOG_SAMPLE", { integer: true }) ?? DEFAULT_REQUEST_LOG_SAMPLE;
   return { logRequests: mode as RequestLogging, requestLogSample: sample };
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "../adapters/http/index.js";
 import { DEFAULT_INSIGHTS_FLUSH_MS, jsonLogger } from "../src/internal.js";
 import { UsageError } from "./args.js";
+import { positiveFromEnv } from "./env-number.js";
 import { ensureStartupKey } from "./keys.js";
 import { openMailTransport, workerOptionsFrom } from "./mail-transport.js";
 import { DEFAULT_DATABASE } from "./open-database.js";
@@ -23,12 +24,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 
 function positiveIntegerFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1)
-    throw new UsageError(`${name} must be a whole number above 0, not "${raw}"`);
-  return value;
+  return positiveFromEnv(env, name, { integer: true }) ?? fallback;
 }
 
 /** The server's timeouts from FLAGPOST_REQUEST_TIMEOUT_MS and FLAGPOST_HEADERS_TIMEOUT_MS. */
