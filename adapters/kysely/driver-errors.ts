@@ -72,6 +72,11 @@ function codes(error: unknown): CodedError {
 }
 
 /** A UNIQUE or PRIMARY KEY constraint refused the write. */
+/** PostgreSQL's 3F000: a schema named in the statement does not exist (any more). */
+export function isUndefinedSchema(error: unknown): boolean {
+  return codes(error).code === "3F000";
+}
+
 export function isUniqueViolation(engine: Engine, error: unknown): boolean {
   const { code, errno } = codes(error);
   switch (engine) {

@@ -2,7 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { type Migration, Migrator, sql } from "kysely";
 import { backoffDelay, exponential } from "../../src/jobs/backoff.js";
 import type { Engine, AnyKysely } from "./dialect.js";
-import { isSqliteBusy } from "./driver-errors.js";
+import { isSqliteBusy, isUndefinedSchema } from "./driver-errors.js";
 import { initialMigration } from "./migrations/0001-initial.js";
 import { eventsMigration } from "./migrations/0002-events.js";
 import { emailsMigration } from "./migrations/0003-emails.js";
@@ -42,7 +42,9 @@ export const MIGRATION_LOCK_TABLE = "flagpost_migration_lock";
 
 /** How many times a SQLite migrator tries for the write lock while another connection holds it. */
 const SQLITE_LOCK_ATTEMPTS = 20;
-/** Waits between SQLite lock attempts: 50 ms doubling to 500 ms, equal jitter. */
+/** How many times the PostgreSQL migrator scans again after a schema vanished under its scan. */
+const SCHEMA_SCAN_ATTEMPTS = 5;
+/** Waits between SQLite lock attempts (and PostgreSQL scans): 50 ms doubling to 500 ms, equal jitter. */
 const LOCK_BACKOFF = exponential(50, 500, "equal");
 
 /**
@@ -70,8 +72,28 @@ async function migrate(db: AnyKysely, engine: Engine, target: string | undefined
     await db
       .connection()
       .execute((connection) => withSqliteWriteLock(connection, () => runMigrator(connection, engine, target)));
+  } else if (engine === "postgres") {
+    await withSchemaScanRetry(() => runMigrator(db, engine, target));
   } else {
     await runMigrator(db, engine, target);
+  }
+}
+
+/**
+ * kysely's Migrator looks for its own tables with an introspection query that calls
+ * has_schema_privilege() on the name of every schema in the database. A schema that another
+ * client drops while that query runs (another tenant's, another test run's) makes it fail with
+ * 3F000 "schema … does not exist", naming a schema that is not ours. Nothing of ours is wrong:
+ * the next scan no longer sees that schema. A missing schema of our own fails every attempt.
+ */
+async function withSchemaScanRetry(work: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= SCHEMA_SCAN_ATTEMPTS || !isUndefinedSchema(error)) throw error;
+      await delay(backoffDelay(LOCK_BACKOFF, attempt));
+    }
   }
 }
 
