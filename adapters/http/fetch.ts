@@ -1,7 +1,7 @@
 import type { Flagpost } from "../../src/internal.js";
 import { notFoundResponse } from "./error-body.js";
 import { createHandler, type HttpOptions } from "./handler.js";
-import { fromWebRequest, normalizeBasePath, remoteAddressOf, splitUrl, stripBasePath, toWebResponse } from "./web.js";
+import { fromWebRequest, normalizeBasePath, splitUrl, stripBasePath, toWebResponse } from "./web.js";
 
 export interface FetchHandlerOptions extends HttpOptions {
   /** Where the handler is mounted when requests arrive with a prefix ("/api" serves /api/v1/…). Default "". */
@@ -24,9 +24,7 @@ export function toFetchHandler(
     const { path: fullPath, query } = splitUrl(request.url);
     const path = stripBasePath(fullPath, basePath);
     const response =
-      path === undefined
-        ? undefined
-        : await handle(fromWebRequest(request, { path, query, basePath, remoteAddress: remoteAddressOf(env) }));
+      path === undefined ? undefined : await handle(fromWebRequest(request, { path, query, basePath, env }));
     return toWebResponse(response ?? notFoundResponse(fullPath));
   };
 }

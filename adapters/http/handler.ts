@@ -143,13 +143,15 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       await fp.ready();
       ready = true; // once ready, it stays so: no await per request
     }
+    // The hot path: a key verified lately is answered from memory, with no await.
+    const cached = fp.keys.cached(token);
     // A key this process has not seen lately may be made up: its client address pays first, so a
     // flood of random keys is refused before each could cost a storage read.
-    if (anonymousLimiter && !fp.keys.isKnown(token)) {
+    if (anonymousLimiter && cached === "unknown") {
       const decision = anonymousLimiter.take(addressOf(request), rateHeaders);
       if (!decision.allowed) return errorResponse(router.styleFor(request.path), rateLimited(), rateHeaders);
     }
-    const apiKey = await fp.keys.verify(token);
+    const apiKey = typeof cached === "object" ? cached : await fp.keys.verify(token);
     // A valid key pays from its own bucket; a revoked one (known, so not charged above) from the address's.
     const decision = apiKey
       ? shared

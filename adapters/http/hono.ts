@@ -1,7 +1,7 @@
 import type { Flagpost } from "../../src/internal.js";
 import { createHandler, type HttpOptions } from "./handler.js";
 import { bytesBody } from "./read-body.js";
-import { fromWebRequest, normalizeBasePath, remoteAddressOf, splitUrl, stripBasePath, toWebResponse } from "./web.js";
+import { fromWebRequest, normalizeBasePath, splitUrl, stripBasePath, toWebResponse } from "./web.js";
 
 /** The subset of Hono's Context this middleware reads (typed here so hono stays an optional peer). */
 export interface HonoContextLike {
@@ -65,9 +65,7 @@ export function toHono(fp: Flagpost, options: HonoOptions = {}): HonoMiddleware 
     const path = stripBasePath(fullPath, basePath);
     const body = raw.bodyUsed ? bytesBody(async () => new Uint8Array(await c.req.arrayBuffer())) : undefined;
     const response =
-      path === undefined
-        ? undefined
-        : await handle(fromWebRequest(raw, { path, query, basePath, body, remoteAddress: remoteAddressOf(c.env) }));
+      path === undefined ? undefined : await handle(fromWebRequest(raw, { path, query, basePath, body, env: c.env }));
     if (response) return toWebResponse(response);
     await next();
     return undefined;

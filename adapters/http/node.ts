@@ -1,7 +1,8 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Flagpost } from "../../src/internal.js";
 import { errorResponse, notFoundResponse } from "./error-body.js";
 import { createHandler, type HttpOptions } from "./handler.js";
+import { joinedHeaders } from "./node-headers.js";
 import { nodeStreamBody } from "./read-body.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
@@ -12,21 +13,6 @@ export interface FromNodeOptions {
   basePath?: string;
   /** Path and query below the mount point; defaults to `req.url`. */
   url?: string;
-}
-
-/**
- * Node's headers with repeated values joined by ", ". Node already joins all but a few (set-cookie
- * comes as a list): only then is a copy made.
- */
-function joinedHeaders(headers: IncomingHttpHeaders): Record<string, string | undefined> {
-  for (const name in headers) {
-    if (Array.isArray(headers[name])) {
-      const joined: Record<string, string | undefined> = {};
-      for (const [key, value] of Object.entries(headers)) joined[key] = Array.isArray(value) ? value.join(", ") : value;
-      return joined;
-    }
-  }
-  return headers as Record<string, string | undefined>;
 }
 
 /** Converts Node's IncomingMessage into the framework-free request. */

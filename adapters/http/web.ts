@@ -1,3 +1,5 @@
+import type { IncomingMessage } from "node:http";
+import { joinedHeaders } from "./node-headers.js";
 import { readWebBytes, readWebStream } from "./read-body.js";
 import type { HttpRequest, HttpResponse, RequestBody } from "./types.js";
 
@@ -30,18 +32,18 @@ export function splitUrl(url: string): { path: string; query: URLSearchParams } 
  * within the limit is read whole with `arrayBuffer()` (@hono/node-server then reads the socket
  * directly instead of building a web stream); one without is counted chunk by chunk.
  */
-export function webBody(request: Request): RequestBody {
+export function webBody(request: Request, headers: HttpRequest["headers"]): RequestBody {
   // A GET or HEAD Request never has a body (its constructor refuses one); asking `request.body`
   // would still make @hono/node-server build a whole Request for nothing.
   if (request.method === "GET" || request.method === "HEAD") return { kind: "none" };
-  const length = request.headers.get("content-length");
+  const length = headers["content-length"];
   if (length === "0") return { kind: "none" };
-  if (length === null && request.headers.get("transfer-encoding") === null && request.body === null)
+  if (length === undefined && headers["transfer-encoding"] === undefined && request.body === null)
     return { kind: "none" };
   return {
     kind: "stream",
     read: (limit) =>
-      length === null ? readWebStream(() => request.body, limit, length) : readWebBytes(request, limit, length),
+      length === undefined ? readWebStream(() => request.body, limit, length) : readWebBytes(request, limit, length),
   };
 }
 
@@ -51,6 +53,25 @@ export function webHeaders(request: Request): Record<string, string> {
     headers[name] = value;
   });
   return headers;
+}
+
+/** Where @hono/node-server's Request keeps its IncomingMessage (a private symbol), once found. */
+let incomingSymbol: symbol | undefined;
+
+/**
+ * Node's IncomingMessage behind `request` when @hono/node-server made it and passed it in `env`
+ * (`{incoming}`), and `request` is still that very Request, not one a middleware built anew:
+ * its headers are then read from Node as they are, sparing a Headers object per request (a few
+ * µs). The server's lazy Request holds the message under a private symbol, found once by value.
+ */
+function nodeIncomingOf(request: Request, env: unknown): IncomingMessage | undefined {
+  if (typeof env !== "object" || env === null) return undefined;
+  const incoming = (env as { incoming?: IncomingMessage }).incoming;
+  if (typeof incoming !== "object" || incoming === null || typeof incoming.headers !== "object") return undefined;
+  const holder = request as unknown as Record<symbol, unknown>;
+  if (incomingSymbol === undefined)
+    incomingSymbol = Object.getOwnPropertySymbols(request).find((symbol) => holder[symbol] === incoming);
+  return incomingSymbol !== undefined && holder[incomingSymbol] === incoming ? incoming : undefined;
 }
 
 /**
@@ -66,16 +87,18 @@ export function remoteAddressOf(env: unknown): string | undefined {
 
 export function fromWebRequest(
   request: Request,
-  init: { path: string; query: URLSearchParams; basePath: string; body?: RequestBody; remoteAddress?: string },
+  init: { path: string; query: URLSearchParams; basePath: string; body?: RequestBody; env?: unknown },
 ): HttpRequest {
+  const incoming = nodeIncomingOf(request, init.env);
+  const headers = incoming ? joinedHeaders(incoming.headers) : webHeaders(request);
   return {
     method: request.method,
     path: init.path,
     query: init.query,
-    headers: webHeaders(request),
-    body: init.body ?? webBody(request),
+    headers,
+    body: init.body ?? webBody(request, headers),
     basePath: init.basePath,
-    remoteAddress: init.remoteAddress,
+    remoteAddress: remoteAddressOf(init.env),
   };
 }
 

@@ -128,13 +128,20 @@ export class ApiKeys {
   }
 
   /**
-   * Whether this process has seen `plain` as a stored key lately (valid or revoked), so that
-   * verify() needs no storage read or reads it only to refresh. The HTTP layer charges requests
-   * with any other key to the client's address before verify() may read storage.
+   * verify()'s answer when this process can give it without storage and without a promise: the
+   * key's info for a fresh, unrevoked cache entry. Otherwise `"known"` (seen lately, valid or
+   * revoked: verify() reads storage at most to refresh) or `"unknown"` (not seen lately: it may be
+   * made up). The HTTP layer charges requests with an unknown key to the client's address before
+   * verify() may read storage. One hash per request on the hot path.
    */
-  isKnown(plain: string): boolean {
-    if (plain.length === 0 || plain.length > 512) return false;
-    return this.#cache.has(hashKey(plain));
+  cached(plain: string): ApiKeyInfo | "known" | "unknown" {
+    if (plain.length === 0 || plain.length > 512) return "unknown";
+    const hash = hashKey(plain);
+    const entry = this.#cache.get(hash);
+    if (!entry) return "unknown";
+    if (this.#clock.now() - entry.at >= CACHE_MS || entry.record.revokedAt !== undefined) return "known";
+    // As in verify(): the lookup went by hash; compare again in constant time.
+    return digestsEqual(entry.digest, digestBytes(hash)) ? entry.info : "known";
   }
 
   /**

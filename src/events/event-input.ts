@@ -24,7 +24,7 @@ function pathOf(prefix: readonly PropertyKey[], field: string): string {
   return [...prefix, field].map(String).join(".");
 }
 
-/** The time of receipt shared by every event of one call. */
+/** The time of receipt shared by every event of one call (and by calls in the same millisecond). */
 export interface Receipt {
   ms: number;
   iso: string;

@@ -58,6 +58,7 @@ export class EventTracker {
   readonly #buffer: EventBuffer;
   #lastInvalidLog = Number.NEGATIVE_INFINITY;
   #invalidSinceLog = 0;
+  #lastReceipt: Receipt | undefined;
 
   constructor(storage: Storage, clock: Clock, logger: Logger, options: EventTrackerOptions = {}) {
     this.#storage = storage;
@@ -225,8 +226,11 @@ export class EventTracker {
       );
   }
 
+  /** Calls within one millisecond share one receipt: under load, most do (no Date per event). */
   #receipt(): Receipt {
-    return receiptAt(this.#clock.now());
+    const now = this.#clock.now();
+    if (this.#lastReceipt?.ms !== now) this.#lastReceipt = receiptAt(now);
+    return this.#lastReceipt;
   }
 
   #idempotent(operation: string, input: unknown, options: TrackOptions) {

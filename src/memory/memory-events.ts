@@ -44,6 +44,8 @@ export class MemoryEventRepository implements EventRepository {
   #rows: Row[] = [];
   readonly #ids = new Set<string>();
   #sorted = true;
+  #lastReceivedAt: string | undefined;
+  #lastReceivedMs = 0;
   readonly #idempotency: MemoryIdempotencyRepository;
 
   constructor(idempotency: MemoryIdempotencyRepository) {
@@ -57,13 +59,17 @@ export class MemoryEventRepository implements EventRepository {
       if (this.#ids.has(e.id) || seen.has(e.id))
         throw new FlagpostError("conflict", `An event with id "${e.id}" already exists`);
       seen.add(e.id);
-      epochMs(e.receivedAt, "receivedAt");
+      // The calls of one millisecond share one receipt time: checked once.
+      if (e.receivedAt !== this.#lastReceivedAt) {
+        this.#lastReceivedMs = epochMs(e.receivedAt, "receivedAt");
+        this.#lastReceivedAt = e.receivedAt;
+      }
       JSON.parse(e.propertiesJson); // a malformed document fails here, before anything is stored
       rows.push({
         id: e.id,
         event: e.event,
         userId: e.userId,
-        ts: epochMs(e.timestamp, "timestamp"),
+        ts: e.timestamp === e.receivedAt ? this.#lastReceivedMs : epochMs(e.timestamp, "timestamp"),
         timestamp: e.timestamp,
         receivedAt: e.receivedAt,
         propertiesJson: e.propertiesJson,
