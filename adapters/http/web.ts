@@ -40,11 +40,26 @@ export function webBody(request: Request, headers: HttpRequest["headers"]): Requ
   if (length === "0") return { kind: "none" };
   if (length === undefined && headers["transfer-encoding"] === undefined && request.body === null)
     return { kind: "none" };
-  return {
-    kind: "stream",
-    read: (limit) =>
-      length === undefined ? readWebStream(() => request.body, limit, length) : readWebBytes(request, limit, length),
-  };
+  return new WebBody(request, length);
+}
+
+/** A Request's body, read on demand (a class: no closures per request). */
+class WebBody {
+  readonly kind = "stream";
+  readonly #request: Request;
+  readonly #length: string | undefined;
+
+  constructor(request: Request, length: string | undefined) {
+    this.#request = request;
+    this.#length = length;
+  }
+
+  read(limit: number): Promise<Uint8Array> {
+    const request = this.#request;
+    return this.#length === undefined
+      ? readWebStream(() => request.body, limit, this.#length)
+      : readWebBytes(request, limit, this.#length);
+  }
 }
 
 export function webHeaders(request: Request): Record<string, string> {
