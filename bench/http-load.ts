@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { benchUsers, ROUTES, type RouteName } from "./http-workload.js";
+import { benchUsers, LOAD_ROUTES, type LoadRouteName } from "./http-workload.js";
 import { serveCalls } from "./lib/child.js";
 
 /**
@@ -26,7 +26,7 @@ const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
 
 export interface LoadOptions {
   url: string;
-  route: RouteName;
+  route: LoadRouteName;
   key: string;
   connections: number;
   seconds: number;
@@ -58,13 +58,13 @@ function quantile(counts: Uint32Array, total: number, q: number): number {
 }
 
 const users = benchUsers();
-const bodies = Object.fromEntries(Object.values(ROUTES).map((r) => [r.name, r.bodies(users)])) as Record<
-  RouteName,
+const bodies = Object.fromEntries(Object.values(LOAD_ROUTES).map((r) => [r.name, r.bodies(users)])) as Record<
+  LoadRouteName,
   (string | undefined)[]
 >;
 
 async function run(options: LoadOptions): Promise<LoadResult> {
-  const route = ROUTES[options.route];
+  const route = LOAD_ROUTES[options.route];
   const auth = { authorization: `Bearer ${options.key}` };
   const headers = { ...auth, "content-type": "application/json" };
   const counts = new Uint32Array(BUCKETS);

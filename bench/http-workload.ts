@@ -12,7 +12,7 @@ export interface RouteLoad {
   /** The status every answer must have; anything else fails the run. */
   status: number;
   /** The scope flagpost's key needs for it. */
-  scope: "flags:evaluate" | "events:write" | "flags:read";
+  scope: "flags:evaluate" | "events:write" | "flags:read" | "emails:send";
   /** Request bodies to cycle through; undefined entries for a GET, which sends none. */
   bodies(users: readonly BenchUser[]): (string | undefined)[];
 }
@@ -60,6 +60,30 @@ export const ROUTES = {
 } satisfies Record<string, RouteLoad>;
 
 export type RouteName = keyof typeof ROUTES;
+
+/** A route that only bench:scaling loads (bench:http's floors do not serve it): sending an email. */
+export const SEND_ROUTE = {
+  emails: {
+    name: "emails",
+    method: "POST",
+    path: "/v1/emails",
+    status: 200,
+    scope: "emails:send",
+    bodies: (users) =>
+      users.map((u, i) =>
+        JSON.stringify({
+          from: "Flagpost Bench <bench@flagpost.example>",
+          to: [`user-${u.id}@example.org`],
+          subject: `Your receipt #${i}`,
+          text: "Thank you for your order. Your items are on their way.",
+        }),
+      ),
+  },
+} satisfies Record<string, RouteLoad>;
+
+/** Every route the load generator can send. */
+export const LOAD_ROUTES = { ...ROUTES, ...SEND_ROUTE };
+export type LoadRouteName = keyof typeof LOAD_ROUTES;
 
 export function benchUsers(): BenchUser[] {
   return makeUsers(BODY_COUNT);

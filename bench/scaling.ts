@@ -7,8 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import type { LoadOptions, LoadResult } from "./http-load.js";
-import type { RouteName } from "./http-workload.js";
-import { benchUsers } from "./http-workload.js";
+import { benchUsers, type LoadRouteName } from "./http-workload.js";
 import { type Child, startChild } from "./lib/child.js";
 import { flagpostRules, makeFlagSet } from "./lib/flag-set.js";
 import type { BenchPart } from "./lib/part.js";
@@ -19,7 +18,8 @@ import { fmt } from "./lib/stats.js";
 /**
  * `npm run bench:scaling` (docs/scaling.md): 1, 2 and 3 `flagpost serve` processes on one
  * PostgreSQL database of their own, under one autocannon process whose 50 connections are split
- * evenly between them, for evaluate, the flag snapshot and one event, counting the PostgreSQL
+ * evenly between them, for evaluate, the flag snapshot, one event and one email (send: accepted
+ * into the outbox, then written by the processes' workers to .eml files), counting the PostgreSQL
  * transactions per request. Nothing is pinned: the processes share the machine's cores with PostgreSQL and the load generator, which
  * is the question (what N processes buy on this machine). Request lines and the rate limit are
  * off (FLAGPOST_LOG_REQUESTS=off, FLAGPOST_RATE_LIMIT=off). Bounded: one run per N and route.
@@ -28,12 +28,16 @@ import { fmt } from "./lib/stats.js";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TSX = fileURLToPath(new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url));
 const KEY = `bench-scaling-${randomBytes(12).toString("hex")}`;
-const ROUTES: RouteName[] = ["evaluate", "snapshot", "events"];
-const LABELS: Record<RouteName, string> = {
+/** Emails last: their workers go on sending after the run, and the part waits for them to finish. */
+const ROUTES: LoadRouteName[] = ["evaluate", "snapshot", "events", "emails"];
+const LABELS: Record<LoadRouteName, string> = {
   evaluate: "POST /v1/flags/{key}/evaluate",
   snapshot: "GET /v1/flags/_snapshot",
   events: "POST /v1/events",
+  emails: "POST /v1/emails (send)",
 };
+/** How long the part waits for the workers to send what a run accepted. */
+const DRAIN_LIMIT_MS = 120_000;
 
 interface Serve {
   child: ChildProcess;
@@ -50,7 +54,7 @@ async function startServe(db: string, outbox: string): Promise<Serve> {
       FLAGPOST_API_KEY: KEY,
       FLAGPOST_LOG_REQUESTS: "off",
       FLAGPOST_RATE_LIMIT: "off",
-      FLAGPOST_OUTBOX_DIR: outbox, // no email is sent in this part
+      FLAGPOST_OUTBOX_DIR: outbox, // emails are "sent" as .eml files: no SMTP server in this part
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -75,7 +79,7 @@ async function stopServe(serve: Serve): Promise<void> {
 
 interface Row {
   n: number;
-  route: RouteName;
+  route: LoadRouteName;
   total: number;
   perProcess: number[];
   loadCpu: number;
@@ -112,7 +116,7 @@ async function idleRate(admin: pg.Client, database: string, smoke: boolean): Pro
 async function measure(
   loader: Child,
   serves: Serve[],
-  route: RouteName,
+  route: LoadRouteName,
   seconds: number,
   admin: pg.Client,
   database: string,
@@ -146,6 +150,53 @@ async function measure(
   };
 }
 
+interface Drain {
+  n: number;
+  accepted: number;
+  /** From the first email accepted to the last one sent, by the times stored with them. */
+  seconds: number;
+  /** From the last email accepted to the last one sent. */
+  lagSeconds: number;
+}
+
+/**
+ * Waits until every email the processes accepted is sent (none queued or sending), at most
+ * DRAIN_LIMIT_MS, then reads from the stored times how long sending took, and empties the outbox
+ * for the next run. (The run itself is framed by the 11 s waits of `commits`, so wall time here
+ * would say nothing.)
+ */
+async function drain(db: string, n: number): Promise<Drain> {
+  const client = new pg.Client({ connectionString: db });
+  await client.connect();
+  try {
+    const deadline = performance.now() + DRAIN_LIMIT_MS;
+    for (;;) {
+      const { rows } = await client.query<{ n: string }>(
+        "select count(*) as n from flagpost_emails where status in ('queued', 'sending')",
+      );
+      const pending = Number(rows[0]!.n);
+      if (pending === 0) break;
+      if (performance.now() > deadline)
+        throw new Error(`${n} process(es): ${pending} emails still unsent after ${DRAIN_LIMIT_MS} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const { rows } = await client.query<{ n: string; first: string; last_accepted: string; last_sent: string }>(
+      `select count(*) as n, min(created_at) as first, max(created_at) as last_accepted,
+        max(coalesce(delivered_at, sent_at)) as last_sent from flagpost_emails`,
+    );
+    const row = rows[0]!;
+    await client.query("delete from flagpost_emails"); // the next process count starts from an empty outbox
+    return {
+      n,
+      accepted: Number(row.n),
+      seconds: (Number(row.last_sent) - Number(row.first)) / 1000,
+      lagSeconds: (Number(row.last_sent) - Number(row.last_accepted)) / 1000,
+    };
+  } finally {
+    await client.end();
+  }
+}
+
 export const scalingBench: BenchPart = {
   name: "scaling",
   title: "Scaling: 1, 2 and 3 `flagpost serve` processes on one PostgreSQL",
@@ -165,6 +216,7 @@ export const scalingBench: BenchPart = {
     const serves: Serve[] = [];
     const loader = await startChild(new URL("./http-load.ts", import.meta.url));
     const rows: Row[] = [];
+    const drains: Drain[] = [];
     const startLoad = loadavg()[0]!;
     try {
       for (const n of counts) {
@@ -182,10 +234,18 @@ export const scalingBench: BenchPart = {
         const idle = await idleRate(admin, name, smoke);
         log(`${n} process(es) idle: ${idle.toFixed(1)} transactions/s`);
         for (const route of ROUTES) {
-          if (!smoke) await measure(loader, serves, route, 1, admin, name, true); // warm-up
+          if (route === "emails" && !smoke) {
+            await measure(loader, serves, route, 1, admin, name, true); // warm-up, then an empty outbox
+            await drain(db, n);
+          } else if (!smoke) await measure(loader, serves, route, 1, admin, name, true); // warm-up
           const row = await measure(loader, serves, route, seconds, admin, name, smoke, idle);
           rows.push(row);
           log(`${n} process(es) ${route}: ${fmt(row.total)} req/s (load ${row.load.toFixed(2)})`);
+          if (route === "emails") {
+            const drained = await drain(db, n);
+            drains.push(drained);
+            log(`${n} process(es): ${drained.accepted} emails sent in ${drained.seconds.toFixed(1)} s`);
+          }
         }
       }
     } finally {
@@ -225,7 +285,7 @@ export const scalingBench: BenchPart = {
       ),
       "",
       "- PostgreSQL transactions / request: commits and rollbacks in the database during the run (its statistics, read 11 s after the run, once every backend has reported) over the requests answered. They include the background work of every process (worker polls, lease renewals, the revision safety poll), so evaluate and the snapshot show that background and nothing per request; the next column takes off what the same processes did while idle for as long (measured once per process count, just before).",
-      "- Emails (`send`) were not measured here: the email part (`npm run bench:emails`) measures one process against its floor.",
+      `- Emails: POST /v1/emails stores the email and its \`queued\` event (one commit, shared by concurrent calls); each process's outbox worker then claims it, "sends" it to an .eml file (\`FLAGPOST_OUTBOX_DIR\`: no SMTP server here) and stores the outcome, partly during the run, so the email rows' transactions include the workers'. Sent end to end, from the first email accepted to the last one written (times stored with the emails): ${drains.map((d) => `${d.n} process(es) ${fmt(d.accepted)} emails in ${d.seconds.toFixed(1)} s (${fmt(d.accepted / d.seconds)}/s; the last sent ${d.lagSeconds.toFixed(1)} s after the last accepted)`).join("; ")}. The email part (\`npm run bench:emails\`) measures one process against raw nodemailer.`,
       "- What the rows can say depends on the cores: with 2, one `serve` at full load takes a core and PostgreSQL and autocannon share the other, so more processes add contention, not throughput (docs/scaling.md).",
     ].join("\n");
   },
