@@ -1,6 +1,5 @@
-import { setTimeout as delay } from "node:timers/promises";
 import { type Migration, Migrator, sql } from "kysely";
-import { backoffDelay, exponential } from "../../src/jobs/backoff.js";
+import { exponential, retrying } from "../../src/jobs/backoff.js";
 import type { Engine, AnyKysely } from "./dialect.js";
 import { isSqliteBusy, isUndefinedSchema } from "./driver-errors.js";
 import { initialMigration } from "./migrations/0001-initial.js";
@@ -86,15 +85,8 @@ async function migrate(db: AnyKysely, engine: Engine, target: string | undefined
  * 3F000 "schema … does not exist", naming a schema that is not ours. Nothing of ours is wrong:
  * the next scan no longer sees that schema. A missing schema of our own fails every attempt.
  */
-async function withSchemaScanRetry(work: () => Promise<void>): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await work();
-    } catch (error) {
-      if (attempt >= SCHEMA_SCAN_ATTEMPTS || !isUndefinedSchema(error)) throw error;
-      await delay(backoffDelay(LOCK_BACKOFF, attempt));
-    }
-  }
+function withSchemaScanRetry(work: () => Promise<void>): Promise<void> {
+  return retrying(work, { attempts: SCHEMA_SCAN_ATTEMPTS, backoff: LOCK_BACKOFF, retryOn: isUndefinedSchema });
 }
 
 async function runMigrator(db: AnyKysely, engine: Engine, target: string | undefined): Promise<void> {
@@ -130,15 +122,11 @@ async function currentSchema(db: AnyKysely): Promise<string> {
  * cannot be released while better-sqlite3 waits synchronously.
  */
 async function withSqliteWriteLock(connection: AnyKysely, work: () => Promise<void>): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await sql`begin immediate`.execute(connection);
-      break;
-    } catch (error) {
-      if (attempt >= SQLITE_LOCK_ATTEMPTS || !isSqliteBusy(error)) throw error;
-      await delay(backoffDelay(LOCK_BACKOFF, attempt));
-    }
-  }
+  await retrying(() => sql`begin immediate`.execute(connection), {
+    attempts: SQLITE_LOCK_ATTEMPTS,
+    backoff: LOCK_BACKOFF,
+    retryOn: isSqliteBusy,
+  });
   try {
     await work();
     await sql`commit`.execute(connection);

@@ -1,6 +1,5 @@
-import { setTimeout as delay } from "node:timers/promises";
 import type { Kysely, Transaction } from "kysely";
-import { backoffDelay, exponential } from "../../src/jobs/backoff.js";
+import { exponential, retrying } from "../../src/jobs/backoff.js";
 import type { Engine } from "./dialect.js";
 import { isTransientConflict } from "./driver-errors.js";
 
@@ -38,9 +37,9 @@ export async function inTransaction<DB, T>(
   engine: Engine,
   work: (trx: Transaction<DB>) => Promise<T>,
 ): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    let used: Transaction<DB> | undefined;
-    try {
+  return retrying(
+    async () => {
+      let used: Transaction<DB> | undefined;
       const result = await db.transaction().execute((trx) => {
         used = trx;
         return work(trx);
@@ -48,9 +47,7 @@ export async function inTransaction<DB, T>(
       if (used && storedDeliveries.has(used))
         for (const listener of committedListeners.get(db) ?? []) queueMicrotask(listener);
       return result;
-    } catch (error) {
-      if (attempt >= MAX_ATTEMPTS || !isTransientConflict(engine, error)) throw error;
-      await delay(backoffDelay(DEADLOCK_BACKOFF, attempt));
-    }
-  }
+    },
+    { attempts: MAX_ATTEMPTS, backoff: DEADLOCK_BACKOFF, retryOn: (error) => isTransientConflict(engine, error) },
+  );
 }

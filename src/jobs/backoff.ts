@@ -1,9 +1,11 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { FlagpostError } from "../errors.js";
 
 /**
  * The one backoff of the codebase: how long to wait before trying again after `attempt` failed
  * attempts. Everything that retries (the outbox, webhook deliveries, the event buffer, the remote
- * flag client, the PostgreSQL flag watch, SQLite lock and deadlock retries) asks this file.
+ * flag client, the PostgreSQL flag watch, SQLite lock and deadlock retries) asks this file, and
+ * `retrying` is the one loop that retries a call on errors the next try clears by itself.
  *
  * Two shapes:
  * - exponential: a ceiling of `initialMs × 2^(attempt−1)`, capped at `maxMs`, with jitter so that
@@ -79,4 +81,23 @@ export function checkBackoff(backoff: Backoff, name: string): void {
     throw new FlagpostError("validation_error", `${name}: the first delay must be a number of at least 0`);
   if (!Number.isFinite(backoff.maxMs) || backoff.maxMs < backoff.initialMs)
     throw new FlagpostError("validation_error", `${name}: the longest delay must be at least the first`);
+}
+
+/**
+ * Runs `work`, and again after `backoff`'s delay while it fails with an error `retryOn` accepts,
+ * `attempts` times in all; then the last error is thrown. For errors that the next try clears by
+ * itself (a deadlock victim, a busy SQLite lock, a catalog scan that met a dropped schema).
+ */
+export async function retrying<T>(
+  work: () => Promise<T>,
+  options: { attempts: number; backoff: Backoff; retryOn: (error: unknown) => boolean },
+): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= options.attempts || !options.retryOn(error)) throw error;
+      await delay(backoffDelay(options.backoff, attempt));
+    }
+  }
 }

@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { backoffCeiling, backoffDelay, checkBackoff, exponential, parseSchedule } from "../../src/jobs/backoff.js";
+import {
+  backoffCeiling,
+  backoffDelay,
+  checkBackoff,
+  exponential,
+  parseSchedule,
+  retrying,
+} from "../../src/jobs/backoff.js";
 import { checkRetryPolicy, DEFAULT_RETRY_POLICY, retryDelay } from "../../src/jobs/retry-policy.js";
 
 describe("backoff", () => {
@@ -72,5 +79,46 @@ describe("backoff", () => {
     expect(retryDelay(DEFAULT_RETRY_POLICY, 2, () => 0.5)).toBe(5_000);
     expect(() => checkRetryPolicy({ ...DEFAULT_RETRY_POLICY, maxAttempts: 0 })).toThrow(/retry\.maxAttempts/);
     expect(() => checkRetryPolicy({ ...policy, schedule: [] })).toThrow(/retry\.schedule/);
+  });
+});
+
+describe("retrying", () => {
+  const backoff = exponential(1, 2, "none");
+  const transient = new Error("transient");
+
+  it("tries again while the error is one to retry, and answers the first success", async () => {
+    let calls = 0;
+    const answer = await retrying(
+      async () => {
+        calls += 1;
+        if (calls < 3) throw transient;
+        return "done";
+      },
+      { attempts: 5, backoff, retryOn: (error) => error === transient },
+    );
+    expect(answer).toBe("done");
+    expect(calls).toBe(3);
+  });
+
+  it("throws the last error after the attempts, and any other error at once", async () => {
+    let calls = 0;
+    const always = () => {
+      calls += 1;
+      return Promise.reject(transient);
+    };
+    await expect(retrying(always, { attempts: 4, backoff, retryOn: () => true })).rejects.toBe(transient);
+    expect(calls).toBe(4);
+    calls = 0;
+    const other = new Error("other");
+    await expect(
+      retrying(
+        () => {
+          calls += 1;
+          return Promise.reject(other);
+        },
+        { attempts: 4, backoff, retryOn: (error) => error === transient },
+      ),
+    ).rejects.toBe(other);
+    expect(calls).toBe(1);
   });
 });
