@@ -8,6 +8,7 @@ import { createFlagpost, type Flagpost, silentLogger, type TrackEventInput, uuid
 import { httpIngest } from "./events-http.js";
 import { EVENT_NAMES, eventBatch, prng, type StreamShape, streamShape, USERS } from "./lib/event-data.js";
 import { Meter } from "./lib/meter.js";
+import { postgresUrl } from "./lib/postgres.js";
 import type { BenchPart } from "./lib/part.js";
 import { table } from "./lib/report.js";
 import { openSqliteHandle, sqliteSize } from "./lib/sqlite-file.js";
@@ -193,11 +194,6 @@ async function sqliteIngest(
   return result;
 }
 
-export function postgresUrl(): string | undefined {
-  const url = process.env.FLAGPOST_BENCH_PG_URL ?? process.env.FLAGPOST_TEST_PG_URL;
-  return url === undefined || url === "" ? undefined : url;
-}
-
 async function postgresIngest(
   url: string,
   sizes: Sizes,
@@ -302,7 +298,7 @@ export const eventsPart: BenchPart = {
     const dir = benchDir();
     try {
       const sqlite = await sqliteIngest(sizes, shape, dir, log);
-      const url = postgresUrl();
+      const { url, why } = await postgresUrl(smoke);
       const postgres = url === undefined ? undefined : await postgresIngest(url, sizes, shape, log);
       const http = await httpIngest(sizes, shape, dir, smoke, log);
       const loadAfter = loadavg()
@@ -356,16 +352,7 @@ export const eventsPart: BenchPart = {
           ],
         );
       } else {
-        ingest.push([
-          "PostgreSQL (skipped: set FLAGPOST_BENCH_PG_URL or FLAGPOST_TEST_PG_URL)",
-          "–",
-          "–",
-          "–",
-          "–",
-          "–",
-          "–",
-          "",
-        ]);
+        ingest.push([`PostgreSQL (skipped: ${why})`, "–", "–", "–", "–", "–", "–", ""]);
       }
       ingest.push([
         `HTTP: POST /v1/events/batch → SQLite, 1,000 per request, ${sizes.httpConnections} connections, ${smoke ? "server in process" : "`flagpost serve` in a child process"}`,

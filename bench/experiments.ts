@@ -6,10 +6,11 @@ import pg from "pg";
 import { kyselyStorage } from "../adapters/kysely/index.js";
 import { variantOf } from "../src/flags/variants.js";
 import { createFlagpost, type ExperimentResults, type Flagpost, silentLogger } from "../src/internal.js";
-import { benchDir, postgresUrl } from "./events.js";
+import { benchDir } from "./events.js";
 import { measureGetVariant } from "./experiments-variant.js";
 import { EXPERIMENT, type EventRow, experimentRows, VARIANTS } from "./lib/experiment-data.js";
 import type { BenchPart } from "./lib/part.js";
+import { postgresUrl } from "./lib/postgres.js";
 import { table } from "./lib/report.js";
 import { openSqliteHandle } from "./lib/sqlite-file.js";
 import { fmt, median } from "./lib/stats.js";
@@ -224,9 +225,9 @@ export const experimentsBench: BenchPart = {
     const skipped: string[] = [];
     try {
       runs.push(await sqliteRun(sizes, dir, log));
-      const url = postgresUrl() ?? (smoke ? undefined : "postgres://postgres@127.0.0.1:5432/test");
+      const { url, why } = await postgresUrl(smoke);
       if (url) runs.push(await postgresRun(url, sizes, log));
-      else skipped.push("PostgreSQL (skipped: set FLAGPOST_BENCH_PG_URL or FLAGPOST_TEST_PG_URL)");
+      else skipped.push(`PostgreSQL (skipped: ${why})`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
