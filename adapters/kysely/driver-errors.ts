@@ -71,11 +71,6 @@ function codes(error: unknown): CodedError {
   return typeof error === "object" && error !== null ? (error as CodedError) : {};
 }
 
-/** PostgreSQL's 3F000: a schema named in the statement does not exist (any more). */
-export function isUndefinedSchema(error: unknown): boolean {
-  return codes(error).code === "3F000";
-}
-
 /** A UNIQUE or PRIMARY KEY constraint refused the write. */
 export function isUniqueViolation(engine: Engine, error: unknown): boolean {
   const { code, errno } = codes(error);

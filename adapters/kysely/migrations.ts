@@ -1,7 +1,7 @@
-import { type Migration, Migrator, sql } from "kysely";
+import { type DatabaseIntrospector, type Migration, Migrator, sql } from "kysely";
 import { exponential, retrying } from "../../src/jobs/backoff.js";
 import type { Engine, AnyKysely } from "./dialect.js";
-import { isSqliteBusy, isUndefinedSchema } from "./driver-errors.js";
+import { isSqliteBusy } from "./driver-errors.js";
 import { initialMigration } from "./migrations/0001-initial.js";
 import { eventsMigration } from "./migrations/0002-events.js";
 import { emailsMigration } from "./migrations/0003-emails.js";
@@ -41,9 +41,7 @@ export const MIGRATION_LOCK_TABLE = "flagpost_migration_lock";
 
 /** How many times a SQLite migrator tries for the write lock while another connection holds it. */
 const SQLITE_LOCK_ATTEMPTS = 20;
-/** How many times the PostgreSQL migrator scans again after a schema vanished under its scan. */
-const SCHEMA_SCAN_ATTEMPTS = 5;
-/** Waits between SQLite lock attempts (and PostgreSQL scans): 50 ms doubling to 500 ms, equal jitter. */
+/** Waits between SQLite lock attempts: 50 ms doubling to 500 ms, equal jitter. */
 const LOCK_BACKOFF = exponential(50, 500, "equal");
 
 /**
@@ -71,33 +69,21 @@ async function migrate(db: AnyKysely, engine: Engine, target: string | undefined
     await db
       .connection()
       .execute((connection) => withSqliteWriteLock(connection, () => runMigrator(connection, engine, target)));
-  } else if (engine === "postgres") {
-    await withSchemaScanRetry(() => runMigrator(db, engine, target));
   } else {
     await runMigrator(db, engine, target);
   }
 }
 
-/**
- * kysely's Migrator looks for its own tables with an introspection query that calls
- * has_schema_privilege() on the name of every schema in the database. A schema that another
- * client drops while that query runs (another tenant's, another test run's) makes it fail with
- * 3F000 "schema … does not exist", naming a schema that is not ours. Nothing of ours is wrong:
- * the next scan no longer sees that schema. A missing schema of our own fails every attempt.
- */
-function withSchemaScanRetry(work: () => Promise<void>): Promise<void> {
-  return retrying(work, { attempts: SCHEMA_SCAN_ATTEMPTS, backoff: LOCK_BACKOFF, retryOn: isUndefinedSchema });
-}
-
 async function runMigrator(db: AnyKysely, engine: Engine, target: string | undefined): Promise<void> {
+  // Without a schema, kysely looks for its tables in every schema of a PostgreSQL database and
+  // can mistake another schema's flagpost_migration for ours: pin it to the current one.
+  const schema = engine === "postgres" ? await currentSchema(db) : undefined;
   const migrator = new Migrator({
-    db,
+    db: schema === undefined ? db : withOwnSchemaIntrospection(db, schema),
     provider: { getMigrations: async () => ({ ...MIGRATIONS }) },
     migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: MIGRATION_LOCK_TABLE,
-    // Without a schema, kysely looks for its tables in every schema of a PostgreSQL database and
-    // can mistake another schema's flagpost_migration for ours: pin it to the current one.
-    migrationTableSchema: engine === "postgres" ? await currentSchema(db) : undefined,
+    migrationTableSchema: schema,
     // On SQLite the run is already inside our own transaction.
     disableTransactions: engine === "sqlite",
     // Migrations are named by the feature that adds them, and features land in any order: a
@@ -107,6 +93,42 @@ async function runMigrator(db: AnyKysely, engine: Engine, target: string | undef
   });
   const { error } = await (target === undefined ? migrator.migrateToLatest() : migrator.migrateTo(target));
   if (error) throw error;
+}
+
+/**
+ * `db` as the Migrator sees it, with an introspector that looks at `schema` alone. kysely's own
+ * PostgreSQL introspector lists every table of every schema and calls has_schema_privilege() on
+ * each schema's name; a schema another client drops while that query runs (another tenant's,
+ * another test run's) fails it with 3F000, naming a schema that is not ours. The Migrator only
+ * asks whether its two tables and its schema exist, which these catalog reads by name answer
+ * without calling any function on another schema.
+ */
+function withOwnSchemaIntrospection(db: AnyKysely, schema: string): AnyKysely {
+  const tables = async () => {
+    const { rows } = await sql<{ name: string; schema: string }>`
+      select c.relname as name, n.nspname as schema from pg_catalog.pg_class c
+      join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = ${schema} and c.relkind in ('r', 'p', 'v')`.execute(db);
+    return rows.map((row) => ({ ...row, isView: false, columns: [] }));
+  };
+  const introspection: DatabaseIntrospector = {
+    getSchemas: async () =>
+      (
+        await sql<{
+          name: string;
+        }>`select nspname as name from pg_catalog.pg_namespace where nspname = ${schema}`.execute(db)
+      ).rows,
+    getTables: tables,
+    getMetadata: async () => ({ tables: await tables() }),
+  };
+  // Everything else is the instance itself (methods bound to it: Kysely keeps its state in private fields).
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === "introspection") return introspection;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 async function currentSchema(db: AnyKysely): Promise<string> {
