@@ -41,6 +41,7 @@ export type { DeliveryReport, ReportParser } from "./emails/reports.js";
 export type { ListSuppressionsInput } from "./emails/suppression-service.js";
 export type { UpdateEmailRequest } from "./emails/email-changes.js";
 export { DEFAULT_RETRY_POLICY, retryDelay, delayCeiling } from "./jobs/retry-policy.js";
+export { ByteBudget } from "./jobs/byte-budget.js";
 export { TRANSITIONS, applyTransition, sourcesOf, EMAIL_STATUSES } from "./emails/lifecycle.js";
 export { parseAddress } from "./emails/addresses.js";
 export type * from "./emails/reports.js";

@@ -1,5 +1,6 @@
 import {
   asLogger,
+  ByteBudget,
   errorFields,
   FlagpostError,
   type Flagpost,
@@ -9,7 +10,7 @@ import {
 } from "../../src/internal.js";
 import { createDashboard, type DashboardOptions } from "./dashboard/serve.js";
 import { errorResponse, jsonResponse } from "./error-body.js";
-import { BODY_RETRY_AFTER, BodyBudget, budgetExceeded, bytesToHold, DEFAULT_BODY_BUDGET } from "./body-budget.js";
+import { BODY_RETRY_AFTER, budgetExceeded, bytesToHold, DEFAULT_BODY_BUDGET } from "./body-budget.js";
 import { ANONYMOUS_DEFAULTS, DEFAULT_KEY_LIMIT, type RateLimitOptions, RateLimiter } from "./rate-limit.js";
 import { SharedRateLimiter } from "./shared-rate-limit.js";
 import { Router } from "./router.js";
@@ -110,7 +111,8 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
   const addressOf = (request: HttpRequest) => request.remoteAddress ?? "unknown";
   const dashboard = options.dashboard === false ? undefined : createDashboard(options.dashboard);
   const hrefs = new HrefCache();
-  const budget = options.bodyBudget === false ? undefined : new BodyBudget(options.bodyBudget ?? DEFAULT_BODY_BUDGET);
+  const budget =
+    options.bodyBudget === false ? undefined : new ByteBudget(options.bodyBudget ?? DEFAULT_BODY_BUDGET, "bodyBudget");
   let ready = false;
   const logging: RequestLogging =
     options.logRequests === true ? "all" : options.logRequests === false ? "off" : (options.logRequests ?? "off");

@@ -1,12 +1,12 @@
-import { errorFields, FlagpostError, type Logger } from "../../src/internal.js";
-import { type BodyBudget, BODY_RETRY_AFTER, budgetExceeded, bytesToHold } from "./body-budget.js";
+import { type ByteBudget, errorFields, FlagpostError, type Logger } from "../../src/internal.js";
+import { BODY_RETRY_AFTER, budgetExceeded, bytesToHold } from "./body-budget.js";
 import { errorResponse, jsonResponse } from "./error-body.js";
 import type { RateLimiter } from "./rate-limit.js";
 import type { HttpRequest, HttpResponse, ProviderRoute } from "./types.js";
 
 export interface ProviderRequestContext {
   limiter: RateLimiter | undefined;
-  budget: BodyBudget | undefined;
+  budget: ByteBudget | undefined;
   logger: Logger;
 }
 
