@@ -2,7 +2,14 @@ import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, expect, it } from "vitest";
 import { idempotencyPurger } from "../../src/idempotency-purge.js";
 import { fingerprint, IDEMPOTENCY_TTL_MS, runIdempotent } from "../../src/idempotency.js";
-import { createFlagpost, type Flagpost, memoryStorage, silentLogger, type Storage } from "../../src/internal.js";
+import {
+  createFlagpost,
+  type Flagpost,
+  type FlagpostOptions,
+  memoryStorage,
+  silentLogger,
+  type Storage,
+} from "../../src/internal.js";
 import { periodicQueue } from "../../src/jobs/periodic-queue.js";
 import { createTestStorage, type TestDatabase } from "../support/databases.js";
 import { type FakeClock, fakeClock } from "../support/fake-clock.js";
@@ -36,6 +43,18 @@ async function sqlite(): Promise<{ storage: Storage; keys: () => Promise<string[
       }[]
     ).map((r) => r.idempotency_key);
   return { storage: created.storage, keys };
+}
+
+/** A Flagpost on SQLite with these purge options, ready, holding one key ("old") used now. */
+async function flagpostWithOldKey(
+  idempotencyPurge: NonNullable<FlagpostOptions["idempotencyPurge"]>,
+): Promise<{ clock: FakeClock; keys: () => Promise<string[]> }> {
+  const { storage, keys } = await sqlite();
+  const clock = fakeClock();
+  fp = createFlagpost({ storage, clock, logger: silentLogger, idempotencyPurge });
+  await fp.ready();
+  await useKey(storage, clock, "old");
+  return { clock, keys };
 }
 
 it("a periodic queue hands its job out once per interval of the clock, the first at once", async () => {
@@ -81,16 +100,7 @@ it("purges keys past their 24 h once per interval, and keeps the others", async 
 });
 
 it("createFlagpost runs the purge on its own as the clock passes each interval", async () => {
-  const { storage, keys } = await sqlite();
-  const clock = fakeClock();
-  fp = createFlagpost({
-    storage,
-    clock,
-    logger: silentLogger,
-    idempotencyPurge: { intervalMs: HOUR, pollIntervalMs: 5 },
-  });
-  await fp.ready();
-  await useKey(storage, clock, "old");
+  const { clock, keys } = await flagpostWithOldKey({ intervalMs: HOUR, pollIntervalMs: 5 });
   await delay(50); // polls that find no purge due: the first ran at start
   expect(await keys()).toEqual(["old"]);
   clock.advance(IDEMPOTENCY_TTL_MS + 1);
@@ -100,16 +110,7 @@ it("createFlagpost runs the purge on its own as the clock passes each interval",
 });
 
 it("does not start with autoStart: false", async () => {
-  const { storage, keys } = await sqlite();
-  const clock = fakeClock();
-  fp = createFlagpost({
-    storage,
-    clock,
-    logger: silentLogger,
-    idempotencyPurge: { autoStart: false, pollIntervalMs: 5 },
-  });
-  await fp.ready();
-  await useKey(storage, clock, "old");
+  const { clock, keys } = await flagpostWithOldKey({ autoStart: false, pollIntervalMs: 5 });
   clock.advance(IDEMPOTENCY_TTL_MS + 1);
   await delay(100);
   expect(await keys()).toEqual(["old"]);
