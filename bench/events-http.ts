@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Kysely, SqliteDialect } from "kysely";
 import { toNodeHandler } from "../adapters/http/index.js";
-import { kyselyStorage } from "../adapters/kysely/index.js";
+import { kyselyStorage, withStatementCache } from "../adapters/kysely/index.js";
 import { createFlagpost, silentLogger } from "../src/internal.js";
 import { eventBatch, type StreamShape } from "./lib/event-data.js";
 import { Meter } from "./lib/meter.js";
@@ -49,7 +49,9 @@ function procCpuSeconds(pid: number | undefined): number | undefined {
 /** The HTTP server: `flagpost serve` in a child process (its own core), or in process for the smoke run. */
 async function startServer(file: string, smoke: boolean): Promise<Server> {
   if (smoke) {
-    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: openSqliteHandle(file) }) });
+    const db = new Kysely<any>({
+      dialect: new SqliteDialect({ database: withStatementCache(openSqliteHandle(file)) }),
+    });
     const fp = createFlagpost({ storage: kyselyStorage(db, { destroyOnClose: true }), logger: silentLogger });
     await fp.ready();
     await fp.keys.ensure(API_KEY);

@@ -3,7 +3,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
-import { kyselyStorage } from "../adapters/kysely/index.js";
+import { kyselyStorage, withStatementCache } from "../adapters/kysely/index.js";
 import { createFlagpost, type Flagpost, silentLogger, type TrackEventInput, uuidv7 } from "../src/internal.js";
 import { httpIngest } from "./events-http.js";
 import { EVENT_NAMES, eventBatch, prng, type StreamShape, streamShape, USERS } from "./lib/event-data.js";
@@ -168,7 +168,7 @@ async function sqliteIngest(
   const file = join(dir, "flagpost.db");
   const handle = openSqliteHandle(file);
   const fp = createFlagpost({
-    storage: kyselyStorage(new Kysely<any>({ dialect: new SqliteDialect({ database: handle }) })),
+    storage: kyselyStorage(new Kysely<any>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) })),
     logger: silentLogger,
   });
   await fp.ready();

@@ -3,7 +3,7 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { CompiledQuery, Kysely, type LogEvent, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
-import { kyselyStorage } from "../adapters/kysely/index.js";
+import { kyselyStorage, withStatementCache } from "../adapters/kysely/index.js";
 import { variantOf } from "../src/flags/variants.js";
 import { createFlagpost, type ExperimentResults, type Flagpost, silentLogger } from "../src/internal.js";
 import { benchDir } from "./events.js";
@@ -97,7 +97,7 @@ function recording(dialect: SqliteDialect | PostgresDialect): { db: Kysely<any>;
 
 async function sqliteRun(sizes: Sizes, dir: string, log: (line: string) => void): Promise<Measured> {
   const handle = openSqliteHandle(join(dir, "experiments.db"));
-  const { db, last } = recording(new SqliteDialect({ database: handle }));
+  const { db, last } = recording(new SqliteDialect({ database: withStatementCache(handle) }));
   const fp = createFlagpost({ storage: kyselyStorage(db), logger: silentLogger });
   await fp.ready();
   const insert = handle.prepare(

@@ -4,7 +4,7 @@ import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import { toNodeHandler } from "../adapters/http/index.js";
-import { kyselyStorage } from "../adapters/kysely/index.js";
+import { kyselyStorage, withStatementCache } from "../adapters/kysely/index.js";
 import { createFlagpost, silentLogger, type Storage } from "../src/internal.js";
 import { serveCalls } from "./lib/child.js";
 import { userOfChange, watchChanges } from "./propagation-watch.js";
@@ -36,7 +36,9 @@ function storage(): Storage {
   const database = new SQLite(target);
   database.pragma("journal_mode = WAL");
   database.pragma("busy_timeout = 5000");
-  return kyselyStorage(new Kysely<any>({ dialect: new SqliteDialect({ database }) }), { destroyOnClose: true });
+  return kyselyStorage(new Kysely<any>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) }), {
+    destroyOnClose: true,
+  });
 }
 
 const fp = createFlagpost({

@@ -1,5 +1,6 @@
 import type { AnyDatabase, AnyKysely } from "../adapters/kysely/dialect.js";
 import type { PgListenConnect } from "../adapters/kysely/postgres-flag-watch.js";
+import { withStatementCache } from "../adapters/kysely/sqlite-statements.js";
 import { resolve } from "node:path";
 import { FlagpostError } from "../src/errors.js";
 import { importWithPeers } from "../src/optional-peer.js";
@@ -75,7 +76,8 @@ async function openSqlite(path: string): Promise<AnyKysely> {
       { cause: error },
     );
   }
-  return new Kysely<AnyDatabase>({ dialect: new SqliteDialect({ database }) });
+  // Each distinct SQL text is prepared once (adapters/kysely/sqlite-statements.ts).
+  return new Kysely<AnyDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
 }
 
 async function openPostgres(url: string): Promise<AnyKysely> {

@@ -62,6 +62,7 @@ function pathOf(node: Node | undefined, prefix: readonly PropertyKey[], keep = N
  * possible in process) ends as "nested too deep".
  */
 export function inputProblem(input: unknown, prefix: readonly PropertyKey[] = []): ErrorDetail | undefined {
+  if (breaksNoRule(input, 0)) return undefined;
   const stack: Node[] = [{ value: input, depth: 0, parent: undefined, key: "" }];
   while (stack.length > 0) {
     const node = stack.pop()!;
@@ -90,4 +91,25 @@ export function inputProblem(input: unknown, prefix: readonly PropertyKey[] = []
     }
   }
   return undefined;
+}
+
+/**
+ * Whether `value` breaks none of the rules: the common answer, found without building the paths
+ * inputProblem reports (which allocates for every value it visits). Recursion stops at the depth
+ * limit, so it cannot overflow the stack either; any "no" is explained by the walk above.
+ */
+function breaksNoRule(value: unknown, depth: number): boolean {
+  if (typeof value === "string") return !value.includes("\u0000") && isWellFormed(value);
+  if (typeof value === "number") return Number.isFinite(value);
+  if (typeof value !== "object" || value === null) return true;
+  if (depth >= MAX_NESTING_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!breaksNoRule(item, depth + 1)) return false;
+    return true;
+  }
+  for (const key of Object.keys(value)) {
+    if (key === RESERVED_KEY || key.includes("\u0000") || !isWellFormed(key)) return false;
+    if (!breaksNoRule((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
 }

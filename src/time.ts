@@ -28,6 +28,19 @@ function digits(text: string, start: number, count: number): number {
  * over fixed positions: events are parsed by the million, and the general pattern costs more.
  */
 export function parseUtcInstant(text: string): number | undefined {
+  // An event's timestamp is read up to three times in a row (the fast check, the record, the
+  // stored form): the last answer is kept for the same text.
+  if (text === lastText) return lastMs;
+  const ms = parseFixedUtc(text);
+  lastText = text;
+  lastMs = ms;
+  return ms;
+}
+
+let lastText: string | undefined;
+let lastMs: number | undefined;
+
+function parseFixedUtc(text: string): number | undefined {
   const length = text.length;
   if (length !== 24 && length !== 20) return undefined;
   if (

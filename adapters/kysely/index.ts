@@ -1,6 +1,7 @@
 import { importWithPeers } from "../../src/optional-peer.js";
 import type { kyselyStorage as KyselyStorage } from "./kysely-storage.js";
 import type { postgresRateLimitStore as PostgresRateLimitStore } from "./postgres-rate-limit.js";
+import { withStatementCache } from "./sqlite-statements.js";
 
 export type { KyselyStorageOptions } from "./kysely-storage.js";
 export type { PgListenConnect, PgListenConnection } from "./postgres-flag-watch.js";
@@ -14,3 +15,5 @@ const adapter = await importWithPeers("flagpost/kysely", ["kysely"], async () =>
 
 export const kyselyStorage: typeof KyselyStorage = adapter.kyselyStorage;
 export const postgresRateLimitStore: typeof PostgresRateLimitStore = adapter.postgresRateLimitStore;
+// Needs nothing from kysely at run time (its types only), so it is exported as it is.
+export { withStatementCache };

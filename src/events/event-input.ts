@@ -3,6 +3,7 @@ import type { ErrorDetail } from "../errors.js";
 import { uuidv7 } from "../ids.js";
 import { inputProblem } from "../input-policy.js";
 import type { NewEvent } from "../storage/index.js";
+import { isoFromMs, parseUtcInstant } from "../time.js";
 import { checkInput } from "../validation.js";
 import {
   isPlainlyValidEvent,
@@ -22,6 +23,15 @@ import {
 
 function pathOf(prefix: readonly PropertyKey[], field: string): string {
   return [...prefix, field].map(String).join(".");
+}
+
+/**
+ * The timestamp as stored: `Date#toISOString()`'s form. Text already in that form (24 characters
+ * that the fixed-position parser reads, as most clients send) is kept as it is.
+ */
+function canonicalTimestamp(timestamp: string | Date, ms: number): string {
+  if (typeof timestamp === "string" && timestamp.length === 24 && parseUtcInstant(timestamp) === ms) return timestamp;
+  return isoFromMs(ms);
 }
 
 /** The time of receipt shared by every event of one call (and by calls in the same millisecond). */
@@ -103,7 +113,7 @@ export function prepareEvent(
     id: uuidv7(receipt.ms),
     event,
     userId,
-    timestamp: timestamp === undefined ? receipt.iso : new Date(ms).toISOString(),
+    timestamp: timestamp === undefined ? receipt.iso : canonicalTimestamp(timestamp, ms),
     receivedAt: receipt.iso,
     propertiesJson,
   };

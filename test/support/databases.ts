@@ -7,7 +7,7 @@ import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from "kysel
 import { createPool, type PoolOptions } from "mysql2";
 import pg from "pg";
 import { describe, it } from "vitest";
-import { kyselyStorage } from "../../adapters/kysely/index.js";
+import { kyselyStorage, withStatementCache } from "../../adapters/kysely/index.js";
 import type { Storage } from "../../src/internal.js";
 
 /**
@@ -166,7 +166,8 @@ async function sqliteDatabase(): Promise<TestDatabase> {
         database: async () => {
           const database = new SQLite(file, { timeout: busyTimeoutMs });
           database.pragma("journal_mode = WAL");
-          return database;
+          // As `flagpost serve` opens it: every suite on SQLite runs on reused statements.
+          return withStatementCache(database);
         },
       }),
     });
