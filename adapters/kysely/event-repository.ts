@@ -57,7 +57,7 @@ export class KyselyEventRepository implements EventRepository {
         id: eventIdParam(this.#engine, e.id),
         event: e.event,
         user_id: e.userId,
-        ts: toEpochMs(e.timestamp, "timestamp"),
+        ts: e.timestampMs ?? toEpochMs(e.timestamp, "timestamp"),
         received_at: receivedMs,
         properties: e.propertiesJson,
       };

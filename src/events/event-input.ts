@@ -114,6 +114,7 @@ export function prepareEvent(
     event,
     userId,
     timestamp: timestamp === undefined ? receipt.iso : canonicalTimestamp(timestamp, ms),
+    timestampMs: ms,
     receivedAt: receipt.iso,
     propertiesJson,
   };

@@ -99,8 +99,11 @@ export class EventTracker {
     const receipt = this.#receipt();
     const details: ErrorDetail[] = [];
     const events: NewEvent[] = new Array(inputs.length);
+    // One path prefix for the list, its index moved along: a detail copies it into its text at once.
+    const prefix: [string, number] = ["events", 0];
     for (let i = 0; i < inputs.length; i++) {
-      const event = prepareEvent(inputs[i], receipt, ["events", i], details);
+      prefix[1] = i;
+      const event = prepareEvent(inputs[i], receipt, prefix, details);
       if (event) events[i] = event;
     }
     if (details.length > 0) throw validationError(details);

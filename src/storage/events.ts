@@ -25,6 +25,11 @@ export interface NewEvent {
   event: string;
   userId: string;
   timestamp: string;
+  /**
+   * `timestamp` in epoch milliseconds, when the caller has it at hand (the event tracker always
+   * does): an adapter that stores milliseconds can take it instead of parsing `timestamp` again.
+   */
+  timestampMs?: number;
   receivedAt: string;
   propertiesJson: string;
 }
