@@ -104,7 +104,7 @@ function breaksNoRule(value: unknown, depth: number): boolean {
   if (typeof value !== "object" || value === null) return true;
   if (depth >= MAX_NESTING_DEPTH) return false;
   if (Array.isArray(value)) {
-    for (const item of value) if (!breaksNoRule(item, depth + 1)) return false;
+    for (let i = 0; i < value.length; i++) if (!breaksNoRule(value[i], depth + 1)) return false;
     return true;
   }
   for (const key of Object.keys(value)) {
