@@ -11,10 +11,7 @@ export const DEFAULT_STATEMENT_CACHE_SIZE = 200;
  * SQLite connection, and better-sqlite3 re-prepares a statement itself after a schema change.
  * The least recently used statement is dropped once `size` are kept.
  */
-export function withStatementCache<D extends SqliteDatabase>(
-  database: D,
-  size = DEFAULT_STATEMENT_CACHE_SIZE,
-): SqliteDatabase {
+export function withStatementCache(database: SqliteDatabase, size = DEFAULT_STATEMENT_CACHE_SIZE): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   return {
     close: () => database.close(),

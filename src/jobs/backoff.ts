@@ -86,7 +86,7 @@ export function checkBackoff(backoff: Backoff, name: string): void {
 /**
  * Runs `work`, and again after `backoff`'s delay while it fails with an error `retryOn` accepts,
  * `attempts` times in all; then the last error is thrown. For errors that the next try clears by
- * itself (a deadlock victim, a busy SQLite lock, a catalog scan that met a dropped schema).
+ * itself (a deadlock victim, a busy SQLite lock).
  */
 export async function retrying<T>(
   work: () => Promise<T>,
