@@ -133,7 +133,10 @@ function startFastify(mode: { prefix?: string }): Start {
   return async (options = {}) => {
     const { fp, key } = await makeFlagpost(options);
     const prefix = mode.prefix ?? "";
-    const app = Fastify();
+    // Closing ends every connection, as listen() does for the other servers: Fastify's default
+    // ends only idle ones, and a keep-alive socket the client pool still holds can keep
+    // app.close() waiting past the hook timeout.
+    const app = Fastify({ forceCloseConnections: true });
     app.get(`${prefix}/health`, async () => ({ app: "ok" }));
     // A JSON route of the app's own, outside the plugin: Fastify's parsers must still work there.
     app.post(`${prefix}/echo`, async (request) => ({ echo: request.body }));
