@@ -99,7 +99,7 @@ export function inputProblem(input: unknown, prefix: readonly PropertyKey[] = []
  * limit, so it cannot overflow the stack either; any "no" is explained by the walk above.
  */
 function breaksNoRule(value: unknown, depth: number): boolean {
-  if (typeof value === "string") return !value.includes("\u0000") && isWellFormed(value);
+  if (typeof value === "string") return isStorableText(value);
   if (typeof value === "number") return Number.isFinite(value);
   if (typeof value !== "object" || value === null) return true;
   if (depth >= MAX_NESTING_DEPTH) return false;
@@ -108,7 +108,7 @@ function breaksNoRule(value: unknown, depth: number): boolean {
     return true;
   }
   for (const key of Object.keys(value)) {
-    if (key === RESERVED_KEY || key.includes("\u0000") || !isWellFormed(key)) return false;
+    if (key === RESERVED_KEY || !isStorableText(key)) return false;
     if (!breaksNoRule((value as Record<string, unknown>)[key], depth + 1)) return false;
   }
   return true;

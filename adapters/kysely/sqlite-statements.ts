@@ -1,7 +1,7 @@
 import type { SqliteDatabase, SqliteStatement } from "kysely";
 
 /** Statements kept per database: flagpost issues a few dozen distinct SQL texts. */
-export const DEFAULT_STATEMENT_CACHE_SIZE = 200;
+const DEFAULT_STATEMENT_CACHE_SIZE = 200;
 
 /**
  * A SQLite database (better-sqlite3) for kysely's `SqliteDialect` that prepares each distinct SQL
