@@ -46,6 +46,7 @@ export { TRANSITIONS, applyTransition, sourcesOf, EMAIL_STATUSES } from "./email
 export { parseAddress } from "./emails/addresses.js";
 export type * from "./emails/reports.js";
 export * from "./emails/report-fields.js";
+export * from "./emails/bounce-classification.js";
 export * from "./emails/schema.js";
 export type * from "./emails/views.js";
 export * from "./transport.js";

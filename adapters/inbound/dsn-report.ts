@@ -1,6 +1,7 @@
 import {
-  bounceOf,
+  classifyRecipient,
   clippedText,
+  type DeliveryAction,
   type DeliveryReport,
   type DeliveryReportType,
   enhancedStatus,
@@ -17,7 +18,8 @@ import type { ReportMessage } from "./report-parser.js";
  * RFC 3464 delivery status notifications: one report per recipient block of the
  * `message/delivery-status` part.
  *
- * Action → report: `failed` → bounced (hard or soft by the Status class); `delayed` → delayed;
+ * Action → report: `failed` → bounced, whatever the status class (RFC 3464 makes it final; hard or
+ * soft follows from the reason); `delayed` → delayed;
  * `delivered`, `relayed` and `expanded` → delivered. `relayed` is what Postfix writes when the
  * next hop (the recipient's own server, for a relay that sends straight to MX) took the message
  * without offering DSN itself: the same "the recipient's server accepted it" that Resend and SES
@@ -25,18 +27,22 @@ import type { ReportMessage } from "./report-parser.js";
  * from the Status class (2 delivered, 4 delayed, 5 failed); with neither, the block is skipped.
  */
 
-function actionOf(block: FieldBlock, status: string | undefined): DeliveryReportType | undefined {
+const ACTIONS = new Set<string>(["delivered", "relayed", "delayed", "failed", "expanded"]);
+
+function actionOf(block: FieldBlock, status: string | undefined): DeliveryAction | undefined {
   // "failed (bad destination mailbox address)": the keyword is the first word.
   const action = field(block, "action")
     ?.split(/[\s(;]/, 1)[0]!
     .toLowerCase();
-  if (action === "failed") return "bounced";
-  if (action === "delayed") return "delayed";
-  if (action === "delivered" || action === "relayed" || action === "expanded") return "delivered";
-  if (status?.startsWith("5.")) return "bounced";
+  if (action !== undefined && ACTIONS.has(action)) return action as DeliveryAction;
+  if (status?.startsWith("5.")) return "failed";
   if (status?.startsWith("4.")) return "delayed";
   if (status?.startsWith("2.")) return "delivered";
   return undefined;
+}
+
+function typeOf(action: DeliveryAction): DeliveryReportType {
+  return action === "failed" ? "bounced" : action === "delayed" ? "delayed" : "delivered";
 }
 
 /** `smtp; 550 5.1.1 …` → `550 5.1.1 …`: the diagnostic type is not the server's words. */
@@ -66,20 +72,31 @@ export function dsnReports(statusPart: string, message: ReportMessage): Delivery
   const reports: DeliveryReport[] = [];
   for (const block of blocks) {
     if (!isRecipientBlock(block)) continue;
-    const status = enhancedStatus(field(block, "status"));
-    const type = actionOf(block, status);
-    if (type === undefined) continue;
+    const given = enhancedStatus(field(block, "status"));
+    const action = actionOf(block, given);
+    if (action === undefined) continue;
+    const type = typeOf(action);
     // Original-Recipient is the address as flagpost gave it; Final-Recipient may be an alias's target.
     const recipient =
       normalRecipient(field(block, "original-recipient")) ?? normalRecipient(field(block, "final-recipient"));
     const diagnostic = diagnosticText(field(block, "diagnostic-code"));
     const occurredAt = isoTime(field(block, "last-attempt-date")) ?? isoTime(message.date);
+    const classified = classifyRecipient({ action, ...readFields({ status: given, diagnostic }) });
+    const status = classified.status;
     const report: DeliveryReport = {
       type,
       source: "dsn",
+      action,
+      reason: classified.reason,
       ...readFields({ recipient, emailId, messageId, occurredAt, status, diagnostic }),
     };
-    if (type === "bounced") report.bounce = bounceOf(status, diagnostic);
+    if (type === "bounced")
+      report.bounce = {
+        type: classified.type,
+        subType: classified.subType,
+        reason: classified.reason,
+        message: diagnostic ?? status ?? "",
+      };
     reports.push(report);
   }
   return reports;

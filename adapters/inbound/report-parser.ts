@@ -3,6 +3,7 @@ import type { DeliveryReport, ReportParser } from "../../src/internal.js";
 import { arfReports } from "./arf-report.js";
 import { dsnReports } from "./dsn-report.js";
 import { type FieldBlock, parseHeaderBlock } from "./field-blocks.js";
+import { plainBounceReports } from "./plain-bounce.js";
 
 /**
  * A ReportParser over mailparser: it reads the MIME structure of a report message and hands the
@@ -54,18 +55,19 @@ async function parseReport(raw: string | Uint8Array): Promise<DeliveryReport[]> 
     PARSER_OPTIONS,
   );
   const contentType = mail.headers.get("content-type") as { value?: unknown; params?: Record<string, unknown> };
-  if (String(contentType?.value).toLowerCase() !== "multipart/report") return [];
-  const reportType = String(contentType.params?.["report-type"] ?? "").toLowerCase();
   const message = reportMessage(mail);
-  if (reportType === "delivery-status") {
-    const part = mail.attachments.find((a) => STATUS_TYPES.has(a.contentType.toLowerCase()));
-    return part ? dsnReports(text(part), message) : [];
+  if (String(contentType?.value).toLowerCase() === "multipart/report") {
+    const reportType = String(contentType.params?.["report-type"] ?? "").toLowerCase();
+    if (reportType === "delivery-status") {
+      const part = mail.attachments.find((a) => STATUS_TYPES.has(a.contentType.toLowerCase()));
+      if (part) return dsnReports(text(part), message);
+    }
+    if (reportType === "feedback-report") {
+      const part = mail.attachments.find((a) => a.contentType.toLowerCase() === "message/feedback-report");
+      if (part) return arfReports(text(part), message);
+    }
   }
-  if (reportType === "feedback-report") {
-    const part = mail.attachments.find((a) => a.contentType.toLowerCase() === "message/feedback-report");
-    return part ? arfReports(text(part), message) : [];
-  }
-  return [];
+  return plainBounceReports(mail, message);
 }
 
 function text(part: Attachment): string {

@@ -179,6 +179,8 @@ export class ReportApplier {
       });
       return stored && { outcome: "recorded", emailId: email.id, status: stored.status };
     };
+    if (report.type === "auto_replied")
+      return { outcome: "ignored", emailId: email.id, status: email.status, reason: "an auto-reply changes nothing" };
     if (report.type === "delayed" || (report.type === "bounced" && !isPermanent(report)))
       return keep("delivery_delayed");
 

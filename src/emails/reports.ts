@@ -7,8 +7,62 @@ import { z } from "zod";
  * applies it along the lifecycle (docs/emails.md), so all sources end in the same transition.
  */
 
-/** What happened, in the lifecycle's words. */
-export type DeliveryReportType = "delivered" | "bounced" | "delayed" | "complained";
+/** What happened, in the lifecycle's words. `auto_replied`: a vacation or out-of-office answer (changes nothing). */
+export type DeliveryReportType = "delivered" | "bounced" | "delayed" | "complained" | "auto_replied";
+
+/** The RFC 3464 Action of one recipient, as the reporting server wrote it (or read from its words). */
+export type DeliveryAction = "delivered" | "relayed" | "delayed" | "failed" | "expanded";
+
+/**
+ * Why a recipient's delivery ended as it did, in the names the Sisimai project uses (the reference
+ * classifier for bounce mail), plus `feedback` (a complaint), `vacation` and `delivered`.
+ */
+export const BOUNCE_REASONS = [
+  "userunknown",
+  "hostunknown",
+  "hasmoved",
+  "notaccept",
+  "mailboxfull",
+  "mesgtoobig",
+  "exceedlimit",
+  "filtered",
+  "rejected",
+  "blocked",
+  "spamdetected",
+  "virusdetected",
+  "policyviolation",
+  "securityerror",
+  "authfailure",
+  "requireptr",
+  "badreputation",
+  "failedstarttls",
+  "notcompliantrfc",
+  "toomanyconn",
+  "speeding",
+  "norelaying",
+  "suspend",
+  "expired",
+  "systemerror",
+  "systemfull",
+  "networkerror",
+  "contenterror",
+  "syntaxerror",
+  "mailererror",
+  "onhold",
+  "undefined",
+  "feedback",
+  "vacation",
+  "delivered",
+] as const;
+export type BounceReason = (typeof BOUNCE_REASONS)[number];
+
+/** A bounce as emails and webhooks carry it (Resend's payload, with the reason and every recipient). */
+export interface BounceSummary {
+  type: "Permanent" | "Transient" | "Undetermined";
+  subType: string;
+  reason?: BounceReason;
+  message: string;
+}
 
 /** Where the report came from. */
 export type DeliveryReportSource = "dsn" | "arf" | "ses" | "sendgrid" | "mailgun" | "postmark";
@@ -27,10 +81,18 @@ export interface DeliveryReport {
   providerMessageId?: string;
   /** When the reporting system says it happened (ISO-8601 UTC); the time of receipt when absent. */
   occurredAt?: string;
-  /** Bounces: `Permanent` (5.x.x, hard) or `Transient` (4.x.x, soft), as Resend's payload names them. */
-  bounce?: { type: "Permanent" | "Transient" | "Undetermined"; subType: string; message: string };
+  /** Bounces: hard (`Permanent`) or soft (`Transient`) by reason, as Resend's payload names them. */
+  bounce?: BounceSummary;
+  /** The recipient's Action (RFC 3464), when the report gives or implies one. */
+  action?: DeliveryAction;
+  /** Why, in Sisimai's names (see BOUNCE_REASONS). */
+  reason?: BounceReason;
   /** The DSN status (`5.1.1`) or the provider's code, when given. */
   status?: string;
+  /** The SMTP reply code the remote server answered (`550`), when the report quotes it. */
+  replyCode?: string;
+  /** The SMTP command the remote server refused (`RCPT`, `DATA`, `MAIL`, `CONN`, `EHLO`…), when known. */
+  command?: string;
   /** The remote server's words (Diagnostic-Code, the provider's reason), at most 1 KiB. */
   diagnostic?: string;
   /** Complaints: the ARF Feedback-Type (`abuse`, `fraud`…) or the provider's. */
@@ -46,7 +108,8 @@ export interface ReportParser {
   parse(raw: string | Uint8Array): Promise<DeliveryReport[]>;
 }
 
-const REPORT_TYPES = ["delivered", "bounced", "delayed", "complained"] as const;
+const REPORT_TYPES = ["delivered", "bounced", "delayed", "complained", "auto_replied"] as const;
+const ACTIONS = ["delivered", "relayed", "delayed", "failed", "expanded"] as const;
 const REPORT_SOURCES = ["dsn", "arf", "ses", "sendgrid", "mailgun", "postmark"] as const;
 const text = (max: number) => z.string().max(max);
 
@@ -63,9 +126,18 @@ export const deliveryReportSchema = z.object({
   providerMessageId: text(255).optional(),
   occurredAt: text(64).optional(),
   bounce: z
-    .object({ type: z.enum(["Permanent", "Transient", "Undetermined"]), subType: text(64), message: text(1024) })
+    .object({
+      type: z.enum(["Permanent", "Transient", "Undetermined"]),
+      subType: text(64),
+      reason: z.enum(BOUNCE_REASONS).optional(),
+      message: text(1024),
+    })
     .optional(),
+  action: z.enum(ACTIONS).optional(),
+  reason: z.enum(BOUNCE_REASONS).optional(),
   status: text(32).optional(),
+  replyCode: text(8).optional(),
+  command: text(16).optional(),
   diagnostic: text(1024).optional(),
   feedbackType: text(64).optional(),
 }) satisfies z.ZodType<DeliveryReport>;

@@ -19,18 +19,22 @@ const EXPECTED: Record<string, DeliveryReport[]> = {
     {
       type: "bounced",
       source: "dsn",
+      action: "failed",
+      reason: "undefined",
       recipient: "louis@dialup.example.net",
       messageId: `<${id("0")}@lists.example.edu>`,
       occurredAt: "2025-03-03T22:15:49.000Z",
       status: "4.0.0",
       diagnostic: "426 connection timed out",
-      bounce: { type: "Transient", subType: "General", message: "426 connection timed out" },
+      bounce: { type: "Transient", subType: "General", reason: "undefined", message: "426 connection timed out" },
     },
   ],
   "rfc3464-multi-recipient.eml": [
     {
       type: "bounced",
       source: "dsn",
+      action: "failed",
+      reason: "undefined",
       recipient: "arathi@gateway.example.com",
       emailId: id("9"),
       messageId: acmeMessageId("9"),
@@ -40,12 +44,15 @@ const EXPECTED: Record<string, DeliveryReport[]> = {
       bounce: {
         type: "Permanent",
         subType: "General",
+        reason: "undefined",
         message: "550 'arathi@gateway.example.com' is not a registered gateway user",
       },
     },
     {
       type: "delayed",
       source: "dsn",
+      action: "delayed",
+      reason: "undefined",
       recipient: "john@lab.example.org",
       emailId: id("9"),
       messageId: acmeMessageId("9"),
@@ -55,13 +62,15 @@ const EXPECTED: Record<string, DeliveryReport[]> = {
     {
       type: "bounced",
       source: "dsn",
+      action: "failed",
+      reason: "userunknown",
       recipient: "wes@campus.example.edu",
       emailId: id("9"),
       messageId: acmeMessageId("9"),
       occurredAt: "2025-03-07T16:30:05.000Z",
       status: "5.1.1",
       diagnostic: "550 user unknown",
-      bounce: { type: "Permanent", subType: "NoEmail", message: "550 user unknown" },
+      bounce: { type: "Permanent", subType: "NoEmail", reason: "userunknown", message: "550 user unknown" },
     },
   ],
   "rfc5965-abuse.eml": [
@@ -78,6 +87,8 @@ const EXPECTED: Record<string, DeliveryReport[]> = {
     {
       type: "bounced",
       source: "dsn",
+      action: "failed",
+      reason: "userunknown",
       recipient: "mia.chen@example.net",
       emailId: id("1"),
       messageId: acmeMessageId("1"),
@@ -87,6 +98,7 @@ const EXPECTED: Record<string, DeliveryReport[]> = {
       bounce: {
         type: "Permanent",
         subType: "NoEmail",
+        reason: "userunknown",
         message: "550 5.1.1 <mia@mx.example.net>: Recipient address rejected: User unknown in virtual mailbox table",
       },
     },
@@ -95,6 +107,8 @@ const EXPECTED: Record<string, DeliveryReport[]> = {
     {
       type: "delayed",
       source: "dsn",
+      action: "delayed",
+      reason: "undefined",
       recipient: "ops@slow.example.org",
       emailId: id("2"),
       messageId: acmeMessageId("2"),
@@ -107,6 +121,8 @@ const EXPECTED: Record<string, DeliveryReport[]> = {
     {
       type: "delivered",
       source: "dsn",
+      action: "relayed",
+      reason: "undefined",
       recipient: "lena@example.com",
       emailId: id("3"),
       messageId: acmeMessageId("3"),
@@ -119,6 +135,8 @@ const EXPECTED: Record<string, DeliveryReport[]> = {
     {
       type: "bounced",
       source: "dsn",
+      action: "failed",
+      reason: "undefined",
       recipient: "carol@example.de",
       emailId: id("4"),
       messageId: acmeMessageId("4"),
@@ -128,6 +146,7 @@ const EXPECTED: Record<string, DeliveryReport[]> = {
       bounce: {
         type: "Permanent",
         subType: "MailboxFull",
+        reason: "undefined",
         message: "552 5.2.2 carol@example.de: mailbox full, quota exceeded",
       },
     },
@@ -136,6 +155,8 @@ const EXPECTED: Record<string, DeliveryReport[]> = {
     {
       type: "bounced",
       source: "dsn",
+      action: "failed",
+      reason: "userunknown",
       recipient: "no.such.user@example.org",
       emailId: id("5"),
       messageId: acmeMessageId("5"),
@@ -145,6 +166,7 @@ const EXPECTED: Record<string, DeliveryReport[]> = {
       bounce: {
         type: "Permanent",
         subType: "NoEmail",
+        reason: "userunknown",
         message: "550 5.1.1 <no.such.user@example.org>: Recipient address rejected: User unknown",
       },
     },
@@ -153,6 +175,8 @@ const EXPECTED: Record<string, DeliveryReport[]> = {
     {
       type: "bounced",
       source: "dsn",
+      action: "failed",
+      reason: "userunknown",
       recipient: "nils.berg@fabrikam.example",
       emailId: id("6"),
       messageId: acmeMessageId("6"),
@@ -163,6 +187,7 @@ const EXPECTED: Record<string, DeliveryReport[]> = {
       bounce: {
         type: "Permanent",
         subType: "NoEmail",
+        reason: "userunknown",
         message:
           "550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient nils.berg@fabrikam.example not found by SMTP address lookup",
       },

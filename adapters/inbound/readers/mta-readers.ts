@@ -1,0 +1,4 @@
+import type { BounceReader } from "./reader.js";
+
+/** Readers of the plain-text bounces MTAs write (Exim, qmail, Sendmail, Postfix, dma, OpenSMTPD…), in the order tried. */
+export const MTA_READERS: readonly BounceReader[] = [];
