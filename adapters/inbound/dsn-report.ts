@@ -10,6 +10,7 @@ import {
   normalMessageId,
   normalRecipient,
   readFields,
+  smtpCommandFor,
 } from "../../src/internal.js";
 import { field, type FieldBlock, parseFieldBlocks } from "./field-blocks.js";
 import type { ReportMessage } from "./report-parser.js";
@@ -48,9 +49,15 @@ function typeOf(action: DeliveryAction): DeliveryReportType {
 /** `smtp; 550 5.1.1 …` → `550 5.1.1 …`: the diagnostic type is not the server's words. */
 function diagnosticText(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const semicolon = value.indexOf(";");
-  const type = semicolon > 0 ? value.slice(0, semicolon) : "";
-  return clippedText(type !== "" && !/\s/.test(type) ? value.slice(semicolon + 1) : value);
+  const type = diagnosticType(value);
+  return clippedText(type !== undefined ? value.slice(value.indexOf(";") + 1) : value);
+}
+
+/** `smtp`, `X-Unix`…: what kind of words the Diagnostic-Code holds (a local program's are no SMTP reply). */
+function diagnosticType(value: string | undefined): string | undefined {
+  const semicolon = value?.indexOf(";") ?? -1;
+  const type = semicolon > 0 ? value!.slice(0, semicolon).trim() : "";
+  return type !== "" && !/\s/.test(type) ? type : undefined;
 }
 
 function isRecipientBlock(block: FieldBlock): boolean {
@@ -81,14 +88,17 @@ export function dsnReports(statusPart: string, message: ReportMessage): Delivery
       normalRecipient(field(block, "original-recipient")) ?? normalRecipient(field(block, "final-recipient"));
     const diagnostic = diagnosticText(field(block, "diagnostic-code"));
     const occurredAt = isoTime(field(block, "last-attempt-date")) ?? isoTime(message.date);
-    const classified = classifyRecipient({ action, ...readFields({ status: given, diagnostic }) });
-    const status = classified.status;
+    const command = smtpCommandFor(message.notification, recipient);
+    const facts = { status: given, diagnostic, diagnosticType: diagnosticType(field(block, "diagnostic-code")), command };
+    const classified = classifyRecipient({ action, ...readFields(facts) });
+    const { status, replyCode } = classified;
     const report: DeliveryReport = {
       type,
       source: "dsn",
       action,
       reason: classified.reason,
-      ...readFields({ recipient, emailId, messageId, occurredAt, status, diagnostic }),
+      ...readFields({ recipient, emailId, messageId, occurredAt, status, replyCode, command: classified.command }),
+      ...readFields({ diagnostic }),
     };
     if (type === "bounced")
       report.bounce = {

@@ -33,6 +33,8 @@ export interface ReportMessage {
   inReplyTo: string | undefined;
   /** The header block of the returned message (or returned headers), when the report carries one. */
   returned: FieldBlock | undefined;
+  /** The report's human-readable text (it names the refused SMTP command, which the fields do not). */
+  notification: string;
 }
 
 const PARSER_OPTIONS = {
@@ -89,5 +91,6 @@ function reportMessage(mail: ParsedMail): ReportMessage {
     date: mail.date,
     inReplyTo: typeof mail.inReplyTo === "string" ? mail.inReplyTo : undefined,
     returned: returnedPart ? parseHeaderBlock(text(returnedPart)) : undefined,
+    notification: (mail.text ?? "").replace(/\r\n?/g, "\n"),
   };
 }

@@ -1,5 +1,9 @@
-import { bounceOf, enhancedStatus } from "./report-fields.js";
+import { preferredStatus, quotedStatus, replyCodeIn, smtpCommandIn } from "./classification/codes.js";
+import { decideReason } from "./classification/decide.js";
+import { enhancedStatus } from "./report-fields.js";
 import type { BounceReason, BounceSummary, DeliveryAction } from "./reports.js";
+
+export { smtpCommandFor } from "./classification/codes.js";
 
 /**
  * What one report says of one recipient, before classification: every report source (DSN,
@@ -14,6 +18,8 @@ export interface RecipientFacts {
   replyCode?: string;
   /** The remote server's words. */
   diagnostic?: string;
+  /** The Diagnostic-Code's type (`smtp`, `X-Unix`…), when the report gives one. */
+  diagnosticType?: string;
   /** The SMTP command that was refused (`RCPT`, `DATA`…), if known. */
   command?: string;
   /** A reason the reader found itself (its own vendor phrases), if any: it wins over the generic tables. */
@@ -23,22 +29,119 @@ export interface RecipientFacts {
 export interface Classification {
   /** The status, refined from the diagnostic where the report's is missing, x.0.0 or of another class. */
   status?: string;
+  /** The SMTP reply code, given or quoted in the diagnostic. */
+  replyCode?: string;
+  /** The refused SMTP command, given or named in the diagnostic. */
+  command?: string;
   reason: BounceReason;
   type: BounceSummary["type"];
   subType: string;
 }
 
 /**
- * Classifies one recipient's report: its reason (Sisimai's names), hard or soft as Sisimai
- * decides it, and SES's sub-type.
+ * Reasons that say something about the sender (its IP, domain, authentication, content or
+ * sending rate) and nothing about the recipient's address: they never suppress the address.
+ */
+export const SENDER_SIDE_REASONS: ReadonlySet<BounceReason> = new Set<BounceReason>([
+  "blocked",
+  "securityerror",
+  "authfailure",
+  "requireptr",
+  "badreputation",
+  "failedstarttls",
+  "notcompliantrfc",
+  "norelaying",
+  "policyviolation",
+  "spamdetected",
+  "virusdetected",
+  "contenterror",
+  "rejected",
+  "toomanyconn",
+  "speeding",
+]);
+
+/** True when the reason may count against the recipient's address (for the suppression policy). */
+export function isRecipientCaused(reason: BounceReason | undefined): boolean {
+  return reason === undefined || !SENDER_SIDE_REASONS.has(reason);
+}
+
+/**
+ * Classifies one recipient's report, as Sisimai (the reference bounce classifier) does:
+ *
+ * 1. the status: the report's, or the one its words quote when that is more precise or agrees
+ *    with the quoted SMTP reply code (`4.5.0` beside "550 5.5.0 …" is `5.5.0`);
+ * 2. the reason: `delivered` for delivered, relayed and expanded; a reader's own reason when it
+ *    is a firm one; else the words of local delivery agents and mailbox providers, the status and
+ *    the words tested reason by reason (classification/decide.ts), the status alone, the command;
+ *    `onhold` when words were given but name nothing, `undefined` when nothing was given;
+ * 3. hard or soft by reason: Permanent for `userunknown`, `hostunknown`, `hasmoved`, and
+ *    `notaccept` unless the server said it was temporary; Undetermined for `undefined`; every
+ *    other reason Transient (a full mailbox, a blocklisted IP, a policy: the address is fine);
+ * 4. SES's sub-type for the reason, with SES's type for it.
  */
 export function classifyRecipient(facts: RecipientFacts): Classification {
-  const bounce = bounceOf(facts.status, facts.diagnostic);
-  const status = enhancedStatus(facts.status) ?? enhancedStatus(facts.diagnostic);
-  return {
-    ...(status === undefined ? {} : { status }),
-    reason: facts.reason ?? (bounce.subType === "NoEmail" ? "userunknown" : "undefined"),
-    type: bounce.type,
-    subType: bounce.subType,
-  };
+  const words = facts.diagnostic ?? "";
+  const given = enhancedStatus(facts.status);
+  const quoted = quotedStatus(words);
+  const quotedReply = replyCodeIn(words, (given ?? quoted)?.[0]);
+  const replyCode = validReply(facts.replyCode) ?? quotedReply;
+  const status = preferredStatus(given, quoted, replyCode);
+  const command = facts.command?.toUpperCase() ?? smtpCommandIn(words);
+  const text = sweep(words, quotedReply);
+  const reason = decideReason({
+    text,
+    ...defined({ status, replyCode, command, action: facts.action, diagnosticType: facts.diagnosticType }),
+    ...defined({ hint: facts.reason }),
+  });
+  const type = hardOrSoft(reason, status, replyCode, text);
+  return { ...defined({ status, replyCode, command }), reason, type, subType: subTypeOf(reason, type) };
+}
+
+function validReply(code: string | undefined): string | undefined {
+  return code !== undefined && /^[245]\d\d$/.test(code.trim()) ? code.trim() : undefined;
+}
+
+/**
+ * The words as the phrase tables read them: lower case, one space for any white space, and a
+ * multi-line reply's repeated `550-5.7.1 ` prefixes taken out so phrases match across its lines.
+ */
+function sweep(words: string, reply: string | undefined): string {
+  let text = words.toLowerCase().replace(/\s+/g, " ").trim();
+  if (reply !== undefined && text.includes(`${reply}-`)) {
+    const status = quotedStatus(text);
+    for (const prefix of [`${reply}-${status} `, `${reply} ${status} `, `${reply}-`]) {
+      text = text.split(prefix).join("");
+    }
+    text = `${reply} ${status ?? ""} ${text}`.replace(/\s+/g, " ");
+  }
+  return text;
+}
+
+/** Permanent, Transient or Undetermined, as the contract says (see classifyRecipient). */
+function hardOrSoft(reason: BounceReason, status: string | undefined, reply: string | undefined, text: string) {
+  if (reason === "undefined") return "Undetermined" as const;
+  if (reason === "userunknown" || reason === "hostunknown" || reason === "hasmoved") return "Permanent" as const;
+  if (reason !== "notaccept") return "Transient" as const;
+  const cls = status?.[0] ?? reply?.[0];
+  if (cls === "5") return "Permanent" as const;
+  const temporary = cls === "4" || / temporar| persistent/.test(` ${text}`);
+  return temporary ? ("Transient" as const) : ("Permanent" as const);
+}
+
+/** SES's bounce sub-types, each with the type SES gives it. */
+function subTypeOf(reason: BounceReason, type: BounceSummary["type"]): string {
+  if (type === "Permanent") return reason === "notaccept" ? "General" : "NoEmail";
+  if (type === "Undetermined") return "General";
+  if (reason === "mailboxfull") return "MailboxFull";
+  if (reason === "mesgtoobig" || reason === "exceedlimit") return "MessageTooLarge";
+  if (reason === "virusdetected") return "AttachmentRejected";
+  const content = ["spamdetected", "contenterror", "notcompliantrfc", "policyviolation"];
+  return content.includes(reason) ? "ContentRejected" : "General";
+}
+
+/** The given fields without those that are undefined (the report types forbid explicit undefined). */
+function defined<T extends object>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields)) if (value !== undefined) out[name] = value;
+  return out as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
