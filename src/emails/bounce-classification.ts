@@ -83,7 +83,7 @@ export function classifyRecipient(facts: RecipientFacts): Classification {
   const words = facts.diagnostic ?? "";
   const given = enhancedStatus(facts.status);
   const quoted = quotedStatus(words);
-  const quotedReply = replyCodeIn(words, (given ?? quoted)?.[0]);
+  const quotedReply = replyCodeIn(words, (quoted ?? given)?.[0]);
   const replyCode = validReply(facts.replyCode) ?? quotedReply;
   const status = preferredStatus(given, quoted, replyCode);
   const command = facts.command?.toUpperCase() ?? smtpCommandIn(words);

@@ -30,14 +30,14 @@ const REPLY_CODES: Record<string, ReadonlySet<string>> = {
 };
 
 /**
- * The SMTP reply code `text` quotes: the first valid code of `preferredClass` (the status class)
- * when there is one, else the first of class 5, 4, then 2. Undefined for a local program's exit
+ * The SMTP reply code `text` quotes: the first valid code of `preferredClass` (the class of the
+ * status the text quotes) when there is one, else the first of class 5, 4, then 2. Undefined for a local program's exit
  * code (`X-Unix; 255`) or when no valid code stands alone.
  */
 export function replyCodeIn(text: string, preferredClass?: string): string | undefined {
   const candidates = [...text.matchAll(/(?:^|[^\d./])([245]\d\d)(?![\d./])/g)].map((m) => m[1]!);
   const classes = preferredClass && REPLY_CODES[preferredClass] ? [preferredClass] : ["5", "4", "2"];
-  for (const cls of classes) {
+  for (const cls of [...classes, "5", "4", "2"]) {
     const code = candidates.find((c) => c[0] === cls && REPLY_CODES[cls]!.has(c));
     if (code !== undefined) return code;
   }
@@ -87,7 +87,7 @@ const COMMAND_WORDS: readonly [RegExp, string][] = [
 ];
 
 function commandWord(words: string): string | undefined {
-  const text = words.trim().toLowerCase();
+  const text = words.trim().toLowerCase().replace(/\s+/g, " ");
   for (const [pattern, command] of COMMAND_WORDS) if (pattern.test(text)) return command === "HELO" ? text.slice(0, 4).toUpperCase() : command;
   return undefined;
 }
@@ -98,7 +98,7 @@ function commandWord(words: string): string | undefined {
  * transcript (`>>> DATA` then `<<< 550 …`). Undefined when the text does not say.
  */
 export function smtpCommandIn(text: string): string | undefined {
-  const inReply = /in reply to (?:the )?([a-z][a-z ]{2,20}?) command/i.exec(text);
+  const inReply = /in reply to (?:the )?([a-z][a-z\s]{2,20}?)\s+command/i.exec(text);
   if (inReply) return commandWord(inReply[1]!);
   const after = /(?:mail server|smtp error|refused|rejected)[^\n]{0,40}? after ([a-z][a-z ]{2,20})/i.exec(text);
   if (after) {

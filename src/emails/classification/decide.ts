@@ -25,6 +25,7 @@ import {
   NO_RELAYING,
   NOT_REJECTED,
   REJECTED,
+  REJECTED_AT_MAIL,
   SECURITY_ERROR,
 } from "./phrases/sender.js";
 import { EXPIRED, MAILER_ERROR, NETWORK_ERROR, SYSTEM_ERROR, SYSTEM_FULL, VACATION } from "./phrases/system.js";
@@ -136,7 +137,7 @@ const FIRST_PASS: readonly (readonly [BounceReason, Probe])[] = [
     "rejected",
     (e, s) => {
       if (s === "rejected") return true;
-      if (e.command === "MAIL") return rejectedSaid(e.text);
+      if (e.command === "MAIL") return rejectedSaid(e.text) || says(e.text, REJECTED_AT_MAIL);
       if (e.command === "DATA") return s !== "userunknown" && rejectedSaid(e.text);
       // Otherwise only when the status names nothing firm.
       const vague = s === undefined || ["undefined", "onhold", "securityerror", "systemerror"].includes(s);
@@ -180,7 +181,8 @@ function localAgentReason(e: Evidence): BounceReason | undefined {
   return agent.reasons.find(([, phrases]) => says(e.text, phrases))?.[0] ?? "mailererror";
 }
 
-const vendorReason = (e: Evidence) => VENDOR_PHRASES.find(([, phrases]) => says(e.text, phrases))?.[0];
+const vendorReason = (e: Evidence) =>
+  VENDOR_PHRASES.find(([, phrases, cls]) => (cls === undefined || e.status?.[0] === cls) && says(e.text, phrases))?.[0];
 
 function failedStartTls(e: Evidence): boolean {
   return e.command === "STARTTLS" || ["523", "524", "538"].includes(e.replyCode ?? "");

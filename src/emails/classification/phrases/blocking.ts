@@ -10,6 +10,7 @@ import type { Phrase } from "./match.js";
 export const BLOCKED: readonly Phrase[] = [
   " said: 550 blocked",
   "//www.spamcop.net/bl.",
+  "spamhaus.org/query/bl",
   "bad sender ip address",
   "banned sending ip",
   "blacklisted by",
@@ -151,5 +152,4 @@ export const SPEEDING: readonly Phrase[] = [
   "please try again slower",
   "receiving mail at a rate that prevents additional messages from being delivered",
   "due to excessive volume",
-  "has sent to too many recipients this hour",
 ];

@@ -151,6 +151,7 @@ export const CONTENT_ERROR: readonly Phrase[] = [
 export const NOT_COMPLIANT_RFC: readonly Phrase[] = [
   "duplicate header",
   "this message is not rfc 5322 compliant",
+  "messages with multiple addresses in from",
   "https://support.google.com/mail/?p=rfcmessagenoncompliant",
   [" multiple ", " header"],
 ];

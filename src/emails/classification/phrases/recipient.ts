@@ -50,7 +50,7 @@ export const USER_UNKNOWN: readonly Phrase[] = [
   "not a valid user here",
   "not a local address",
   "not email addresses",
-  "recipient address rejected. (in reply to rcpt to command)",
+  /recipient address rejected\.(?: |$)/,
   "recipient address rejected: access denied",
   "recipient address rejected: invalid user",
   "recipient address rejected: invalid-recipient",

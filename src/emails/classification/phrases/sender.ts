@@ -19,6 +19,8 @@ export const AUTH_FAILURE: readonly Phrase[] = [
   "spf check: fail",
   "blocked for failing both spf and dkim",
   "does not pass dmarc verification",
+  "unauthenticated email from",
+  "does not have authentication information or fails to pass",
   [" is not allowed to send mail.", "_401"],
   ["is not allowed to send from <", " per it's spf record"],
 ];
@@ -112,6 +114,9 @@ export const REJECTED: readonly Phrase[] = [
   "your access to submit messages to this e-mail system has been rejected",
   "your email address has been blacklisted",
 ];
+
+/** Words that name a refused sender only when said in reply to MAIL FROM. */
+export const REJECTED_AT_MAIL: readonly Phrase[] = ["access denied"];
 
 /** Authentication, TLS or another security requirement was not met. */
 export const SECURITY_ERROR: readonly Phrase[] = [

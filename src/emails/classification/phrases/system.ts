@@ -72,7 +72,7 @@ export const SYSTEM_ERROR: readonly Phrase[] = [
   "system config error",
   "temporary local problem",
   "timeout waiting for input",
-  "transaction failed ",
+  /transaction failed(?: |$)/,
   ["unable to connect ", "daemon"],
 ];
 

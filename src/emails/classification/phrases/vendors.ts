@@ -5,11 +5,13 @@ import type { Phrase } from "./match.js";
  * Mailbox providers' own error labels and wordings: they name the reason more precisely than the
  * status code they send with them (Orange's `OFR_416`, Facebook's `RCP-P1`, Cox's `AUP#CXBL`,
  * i.ua's `/err/3/`…). They are distinctive enough to be read without knowing which host answered.
- * Checked before the generic tables, in this order; after Sisimai's per-host modules.
+ * Checked before the generic tables, in this order; after Sisimai's per-host modules. A third
+ * element restricts an entry to statuses of that class.
  */
-export const VENDOR_PHRASES: readonly (readonly [BounceReason, readonly Phrase[]])[] = [
+export const VENDOR_PHRASES: readonly (readonly [BounceReason, readonly Phrase[], ("4" | "5")?])[] = [
   // KDDI (au, ezweb): an empty address before the colon is its content filter, not an unknown user.
   ["filtered", ["550 : user unknown"]],
+  ["userunknown", [">: user unknown"]],
   // Orange and La Poste (France): the number after OFR_/LPN_ labels the reason.
   ["userunknown", [/\b(?:ofr|lpn|lpnaaa|ouk)[0-9]*_(?:416|418)\b/]],
   ["mailboxfull", [/\b(?:ofr|lpn|lpnaaa|ouk)[0-9]*_417\b/]],
@@ -49,15 +51,28 @@ export const VENDOR_PHRASES: readonly (readonly [BounceReason, readonly Phrase[]
   ["speeding", ["user is receiving mail too quickly"]],
   ["userunknown", ["dd this user doesn't have a "]],
   ["authfailure", ["yahoo requires all senders to authenticate with either spf or dkim", "spf check failed"]],
-  // Microsoft and Outlook.com.
+  // Microsoft and Outlook.com: their directory answers for unknown recipients.
   ["hostunknown", ["the mail could not be delivered to the recipient because the domain is not reachable"]],
+  [
+    "userunknown",
+    [
+      /requested action not taken: mailbox unavailable \(-?\d+:\d+:-?\d+\)/,
+      "resolver.adr.recipientnotfound",
+      ["recipient address rejected: access denied", ".outlook.com]"],
+    ],
+  ],
   ["blocked", ["banned sending ip", "not currently accepting mail from your ip"]],
-  // Google Workspace's DNS reports for a domain without mail.
+  // Google Workspace's DNS reports: a domain without mail, or one its resolver could not find.
   ["notaccept", ["null mx"]],
+  ["hostunknown", [/dns error: .* responded with code nxdomain/], "5"],
+  ["networkerror", [/dns error: .* (?:responded with code nxdomain|had no relevant answers)/]],
+  // GoDaddy's and Yahoo's sender limits.
+  ["speeding", ["has sent to too many recipients this hour"]],
+  ["rejected", ["temporarily deferred due to unexpected volume or user complaints"]],
   // Spectrum (Charter): AUP#<4 digits>.
-  ["toomanyconn", [/aup#1(?:3[0-4]\d)\b/]],
-  ["speeding", [/aup#1(?:3[5-9]\d|4[0-9]\d|540|550|580)\b/]],
-  ["requireptr", [/aup#11[0-5]\d\b/]],
+  ["toomanyconn", [/aup#[a-z]*-?13[0-4]\d\b/]],
+  ["speeding", [/aup#[a-z]*-?1(?:3[5-9]\d|4\d\d|540|550|580)\b/]],
+  ["requireptr", [/aup#[a-z]*-?11[0-5]\d\b/]],
 ];
 
 /** Local delivery agents (the last hop's program) and what each says for each reason. */
