@@ -1,7 +1,7 @@
 import { preferredStatus, quotedStatus, replyCodeIn, smtpCommandIn } from "./classification/codes.js";
 import { decideReason } from "./classification/decide.js";
 import { enhancedStatus } from "./report-fields.js";
-import type { BounceReason, BounceSummary, DeliveryAction } from "./reports.js";
+import type { BounceReason, BounceSummary, DeliveryAction, DeliveryReport } from "./reports.js";
 
 export { smtpCommandFor } from "./classification/codes.js";
 
@@ -90,11 +90,11 @@ export function classifyRecipient(facts: RecipientFacts): Classification {
   const text = sweep(words, quotedReply);
   const reason = decideReason({
     text,
-    ...defined({ status, replyCode, command, action: facts.action, diagnosticType: facts.diagnosticType }),
-    ...defined({ hint: facts.reason }),
+    ...definedFields({ status, replyCode, command, action: facts.action, diagnosticType: facts.diagnosticType }),
+    ...definedFields({ hint: facts.reason }),
   });
   const type = hardOrSoft(reason, status, replyCode, text);
-  return { ...defined({ status, replyCode, command }), reason, type, subType: subTypeOf(reason, type) };
+  return { ...definedFields({ status, replyCode, command }), reason, type, subType: subTypeOf(reason, type) };
 }
 
 function validReply(code: string | undefined): string | undefined {
@@ -140,8 +140,41 @@ function subTypeOf(reason: BounceReason, type: BounceSummary["type"]): string {
 }
 
 /** The given fields without those that are undefined (the report types forbid explicit undefined). */
-function defined<T extends object>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+export function definedFields<T extends object>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(fields)) if (value !== undefined) out[name] = value;
   return out as { [K in keyof T]?: Exclude<T[K], undefined> };
+}
+
+/** A provider's own verdict on a bounce (SES's bounceType/bounceSubType, SendGrid's event…). */
+export interface ProviderVerdict {
+  type: BounceSummary["type"];
+  subType: string;
+}
+
+const SUPPRESSION_SUB_TYPES = new Set(["Suppressed", "OnAccountSuppressionList"]);
+
+/**
+ * A provider bounce's summary: classified from the words like every other report, the provider's
+ * own verdict taken only where the words name nothing (`undefined`) or where the provider did not
+ * send at all because its suppression list holds the address (SES `Suppressed`, a SendGrid drop):
+ * the provider will refuse that address again, whatever its words say.
+ */
+export function providerBounce(classified: Classification, verdict: ProviderVerdict, message: string): BounceSummary {
+  const own = classified.reason === "undefined" || SUPPRESSION_SUB_TYPES.has(verdict.subType);
+  const { type, subType } = own ? verdict : classified;
+  return { type, subType, reason: classified.reason, message };
+}
+
+/** The report fields a classification fills (status, reply code, command, reason), none undefined. */
+export function classifiedFields(c: Classification): Pick<DeliveryReport, "status" | "replyCode" | "command" | "reason"> {
+  return { ...definedFields({ status: c.status, replyCode: c.replyCode, command: c.command }), reason: c.reason };
+}
+
+/** `smtp; 550 5.1.1 …` → `550 5.1.1 …`: a Diagnostic-Code's type is not the server's words. */
+export function withoutDiagnosticType(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const semicolon = value.indexOf(";");
+  const type = semicolon > 0 ? value.slice(0, semicolon).trim() : "";
+  return type !== "" && /^[a-z][a-z0-9-]*$/i.test(type) ? value.slice(semicolon + 1).trim() : value;
 }

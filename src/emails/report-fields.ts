@@ -2,9 +2,9 @@ import type { DeliveryReport } from "./reports.js";
 
 /**
  * The small readings every report source shares (DSN, ARF, SES, SendGrid, Mailgun, Postmark), so
- * each source turns its own words into a DeliveryReport the same way: one VERP reading, one bounce
- * classification from an enhanced status code, one normal form for Message-IDs, addresses, times
- * and the remote server's text.
+ * each source turns its own words into a DeliveryReport the same way: one VERP reading, one normal
+ * form for Message-IDs, addresses, times and the remote server's text (classification is in
+ * bounce-classification.ts).
  */
 
 /** The local part every VERP envelope sender starts with: `bounces+<email id>@<bounce domain>`. */
@@ -92,33 +92,6 @@ export function isoTime(value: string | number | Date | undefined): string | und
     value instanceof Date ? value.getTime() : typeof value === "number" ? value * 1000 : Date.parse(value.trim());
   if (!Number.isFinite(ms) || ms < 0 || ms > 8.64e15) return undefined;
   return new Date(ms).toISOString();
-}
-
-type Bounce = NonNullable<DeliveryReport["bounce"]>;
-
-/**
- * A bounce as Resend's payload names it, from an enhanced status code: class 5 is `Permanent`
- * (hard), class 4 `Transient` (soft), anything else `Undetermined`. The sub-types follow Amazon
- * SES's names, which Resend's payload repeats.
- */
-export function bounceOf(status: string | undefined, message: string | undefined): Bounce {
-  let code = enhancedStatus(status);
-  // Exim and others write a bare 5.0.0 and leave the precise code to the server's words.
-  const said = enhancedStatus(message);
-  if (said !== undefined && (code === undefined || (code.endsWith(".0.0") && said[0] === code[0]))) code = said;
-  const type: Bounce["type"] = code?.startsWith("5.")
-    ? "Permanent"
-    : code?.startsWith("4.")
-      ? "Transient"
-      : "Undetermined";
-  const detail = code?.slice(2);
-  let subType = "General";
-  if (detail === "1.1" || detail === "1.2" || detail === "1.3" || detail === "1.6" || detail === "1.10")
-    subType = "NoEmail";
-  else if (detail === "2.2") subType = "MailboxFull";
-  else if (detail === "2.3" || detail === "3.4") subType = "MessageTooLarge";
-  else if (detail?.startsWith("7.")) subType = "ContentRejected";
-  return { type, subType, message: clippedText(message) ?? code ?? "" };
 }
 
 /** The fields a report source read, without those it could not: a report carries no `undefined`. */

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  bounceOf,
   clippedText,
   emailIdFromVerp,
   enhancedStatus,
@@ -42,23 +41,10 @@ describe("report fields shared by every report source", () => {
     expect(normalMessageId("a b@example.org")).toBeUndefined();
   });
 
-  it("finds enhanced status codes and classifies bounces as Resend names them", () => {
+  it("finds enhanced status codes", () => {
     expect(enhancedStatus("5.0.0 (permanent failure)")).toBe("5.0.0");
     expect(enhancedStatus("550-5.1.1 The email account")).toBe("5.1.1");
     expect(enhancedStatus("250 OK")).toBeUndefined();
-    expect(bounceOf("5.1.1", "550 user unknown")).toEqual({
-      type: "Permanent",
-      subType: "NoEmail",
-      message: "550 user unknown",
-    });
-    expect(bounceOf("4.2.2", undefined)).toEqual({ type: "Transient", subType: "MailboxFull", message: "4.2.2" });
-    expect(bounceOf("5.0.0", "552 5.3.4 message too big").subType).toBe("MessageTooLarge");
-    expect(bounceOf("5.7.1", "blocked").subType).toBe("ContentRejected");
-    expect(bounceOf(undefined, "no code here")).toEqual({
-      type: "Undetermined",
-      subType: "General",
-      message: "no code here",
-    });
   });
 
   it("clips the remote server's words to one line of at most 1 KiB, and reads dates as UTC", () => {

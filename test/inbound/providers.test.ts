@@ -52,9 +52,13 @@ describe("SES via SNS", () => {
         messageId: MESSAGE_ID,
         providerMessageId: SES_PROVIDER_ID,
         occurredAt: "2025-03-12T10:41:07.120Z",
+        action: "failed",
+        reason: "userunknown",
         status: "5.1.1",
-        diagnostic: "smtp; 550 5.1.1 user unknown",
-        bounce: { type: "Permanent", subType: "General", message: "smtp; 550 5.1.1 user unknown" },
+        replyCode: "550",
+        diagnostic: "550 5.1.1 user unknown",
+        // SES said Permanent/General; the words name the reason, and SES's sub-type for it.
+        bounce: { type: "Permanent", subType: "NoEmail", reason: "userunknown", message: "550 5.1.1 user unknown" },
       },
     ];
     expect(await source.receive(notification(SES.bounce, { SignatureVersion: "1" }))).toEqual(expected);
@@ -148,7 +152,7 @@ describe("SendGrid signed event webhook", () => {
       ["delivered", "jane@example.com", undefined, undefined],
       ["delayed", "omar@example.net", undefined, undefined],
       ["bounced", "omar@example.net", "Permanent", "NoEmail"],
-      ["bounced", "lee@example.org", "Transient", "ContentRejected"],
+      ["bounced", "lee@example.org", "Transient", "General"],
       ["bounced", "old@example.org", "Permanent", "Suppressed"],
       ["complained", "jane@example.com", undefined, undefined],
     ]);
@@ -159,6 +163,9 @@ describe("SendGrid signed event webhook", () => {
       messageId: MESSAGE_ID,
       providerMessageId: "14c5d75ce93",
       occurredAt: "2025-03-12T10:41:02.000Z",
+      action: "delivered",
+      reason: "delivered",
+      replyCode: "250",
       diagnostic: "250 OK",
     });
   });
@@ -198,11 +205,15 @@ describe("Mailgun signed webhooks", () => {
         emailId: EMAIL_ID,
         messageId: MESSAGE_ID,
         occurredAt: "2025-03-12T10:41:04.501Z",
+        action: "failed",
+        reason: "userunknown",
         status: "5.1.1",
+        replyCode: "550",
         diagnostic: "5.1.1 The email account that you tried to reach does not exist.",
         bounce: {
           type: "Permanent",
           subType: "NoEmail",
+          reason: "userunknown",
           message: "5.1.1 The email account that you tried to reach does not exist.",
         },
       },
@@ -234,11 +245,16 @@ describe("Postmark with Basic credentials", () => {
         recipient: "jane@example.com",
         providerMessageId: "883953f4-6105-42a2-a16a-77a8eac79483",
         occurredAt: "2025-03-12T10:41:07.907Z",
-        diagnostic: "smtp;550 5.1.1 The email account that you tried to reach does not exist.",
+        action: "failed",
+        reason: "userunknown",
+        status: "5.1.1",
+        replyCode: "550",
+        diagnostic: "550 5.1.1 The email account that you tried to reach does not exist.",
         bounce: {
           type: "Permanent",
           subType: "NoEmail",
-          message: "smtp;550 5.1.1 The email account that you tried to reach does not exist.",
+          reason: "userunknown",
+          message: "550 5.1.1 The email account that you tried to reach does not exist.",
         },
       },
     ]);

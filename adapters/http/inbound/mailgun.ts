@@ -1,11 +1,13 @@
 import { createHmac } from "node:crypto";
 import { z } from "zod";
 import {
-  bounceOf,
+  classifiedFields,
+  classifyRecipient,
   clippedText,
+  definedFields,
   type DeliveryReport,
   emailIdFromVerp,
-  enhancedStatus,
+  providerBounce,
   isoTime,
   normalMessageId,
   normalRecipient,
@@ -81,12 +83,21 @@ function reportOf(event: z.infer<typeof eventSchema>): DeliveryReport | undefine
   const occurredAt = isoTime(event.timestamp);
   const delivery = event["delivery-status"];
   const diagnostic = clippedText(delivery?.message) ?? clippedText(delivery?.description) ?? clippedText(event.reason);
-  const status = enhancedStatus(delivery?.["enhanced-code"]) ?? enhancedStatus(diagnostic);
-  Object.assign(report, readFields({ recipient, emailId, messageId, occurredAt, status, diagnostic }));
-  if (type === "complained") report.feedbackType = "abuse";
+  Object.assign(report, readFields({ recipient, emailId, messageId, occurredAt, diagnostic }));
+  if (type === "complained") {
+    report.feedbackType = "abuse";
+    return report;
+  }
+  // Classified by the same rules as a DSN, from the enhanced code, the reply code and the words.
+  const action = type === "bounced" ? "failed" : type === "delayed" ? "delayed" : "delivered";
+  const replyCode = delivery?.code === undefined ? undefined : String(delivery.code);
+  const status = delivery?.["enhanced-code"];
+  const classified = classifyRecipient({ action, ...definedFields({ status, replyCode, diagnostic }) });
+  Object.assign(report, classifiedFields(classified), { action });
   if (type === "bounced") {
-    // Mailgun says permanent: that is the bounce's type, whatever code the remote server gave.
-    report.bounce = { ...bounceOf(status, diagnostic), type: "Permanent" };
+    // Mailgun's "permanent" counts only where the words name no reason (providerBounce).
+    const verdict = { type: "Permanent" as const, subType: "General" };
+    report.bounce = providerBounce(classified, verdict, diagnostic ?? classified.status ?? "");
   }
   return report;
 }

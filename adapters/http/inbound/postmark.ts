@@ -1,12 +1,17 @@
 import { z } from "zod";
 import {
-  bounceOf,
+  type BounceReason,
+  classifiedFields,
+  classifyRecipient,
   clippedText,
+  definedFields,
   type DeliveryReport,
   isoTime,
   normalRecipient,
   parseInput,
+  providerBounce,
   sameSecret,
+  withoutDiagnosticType,
 } from "../../../src/internal.js";
 import { type InboundSource, invalidSignature, jsonOf, missingSignature } from "./source.js";
 
@@ -39,18 +44,21 @@ const recordSchema = z.looseObject({
  * ChallengeVerification, OpenRelayTest, InboundError, SMTPApiError, TemplateRenderingFailed…)
  * give no report.
  */
-const BOUNCE_TYPES: Record<string, { type: "Permanent" | "Transient" | "Undetermined"; subType: string }> = {
+const BOUNCE_TYPES: Record<
+  string,
+  { type: "Permanent" | "Transient" | "Undetermined"; subType: string; reason?: BounceReason }
+> = {
   HardBounce: { type: "Permanent", subType: "General" },
-  BadEmailAddress: { type: "Permanent", subType: "NoEmail" },
+  BadEmailAddress: { type: "Permanent", subType: "NoEmail", reason: "userunknown" },
   ManuallyDeactivated: { type: "Permanent", subType: "Suppressed" },
-  DMARCPolicy: { type: "Permanent", subType: "ContentRejected" },
+  DMARCPolicy: { type: "Transient", subType: "ContentRejected", reason: "authfailure" },
   SoftBounce: { type: "Transient", subType: "General" },
   Transient: { type: "Transient", subType: "General" },
-  DnsError: { type: "Transient", subType: "General" },
-  Blocked: { type: "Transient", subType: "ContentRejected" },
+  DnsError: { type: "Transient", subType: "General", reason: "networkerror" },
+  Blocked: { type: "Transient", subType: "ContentRejected", reason: "blocked" },
   Unknown: { type: "Undetermined", subType: "General" },
-  SpamNotification: { type: "Undetermined", subType: "ContentRejected" },
-  VirusNotification: { type: "Undetermined", subType: "ContentRejected" },
+  SpamNotification: { type: "Transient", subType: "ContentRejected", reason: "spamdetected" },
+  VirusNotification: { type: "Transient", subType: "AttachmentRejected", reason: "virusdetected" },
 };
 
 function credentialsOf(header: string | undefined): string | undefined {
@@ -78,7 +86,8 @@ export function postmarkSource(options: PostmarkOptions): InboundSource {
 function reportOf(record: z.infer<typeof recordSchema>): DeliveryReport | undefined {
   const base: DeliveryReport = { type: "delivered", source: "postmark" };
   if (record.MessageID !== undefined) base.providerMessageId = record.MessageID;
-  const diagnostic = clippedText(record.Details) ?? clippedText(record.Description);
+  // Postmark's Details quote the Diagnostic-Code with its type (`smtp;550 5.1.1 …`): the words are after it.
+  const diagnostic = withoutDiagnosticType(clippedText(record.Details)) ?? clippedText(record.Description);
   if (record.RecordType === "Delivery") {
     return withFields(base, record.Recipient, isoTime(record.DeliveredAt), diagnostic);
   }
@@ -91,13 +100,12 @@ function reportOf(record: z.infer<typeof recordSchema>): DeliveryReport | undefi
   const kind = BOUNCE_TYPES[record.Type ?? ""];
   if (kind === undefined) return undefined;
   const report = withFields({ ...base, type: "bounced" }, record.Email, isoTime(record.BouncedAt), diagnostic);
-  // A status code in Postmark's details (`smtp;550 5.1.1 …`) refines the sub-type; the type stays Postmark's.
-  const fromStatus = bounceOf(undefined, diagnostic);
-  report.bounce = {
-    type: kind.type,
-    subType: kind.subType === "General" && fromStatus.type === kind.type ? fromStatus.subType : kind.subType,
-    message: diagnostic ?? record.Type ?? "",
-  };
+  // Classified by the same rules as a DSN from Postmark's details (`smtp;550 5.1.1 …`); its type names
+  // a reason for some kinds, and is the verdict where the words name none (providerBounce).
+  const facts = { action: "failed" as const, ...definedFields({ diagnostic, reason: kind.reason }) };
+  const classified = classifyRecipient(facts);
+  Object.assign(report, classifiedFields(classified), { action: "failed" });
+  report.bounce = providerBounce(classified, kind, diagnostic ?? record.Type ?? "");
   return report;
 }
 

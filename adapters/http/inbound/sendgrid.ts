@@ -1,10 +1,12 @@
 import { createPublicKey, type KeyObject, verify } from "node:crypto";
 import { z } from "zod";
 import {
-  bounceOf,
+  classifiedFields,
+  classifyRecipient,
   clippedText,
+  definedFields,
   type DeliveryReport,
-  enhancedStatus,
+  providerBounce,
   FlagpostError,
   isoTime,
   normalMessageId,
@@ -103,16 +105,25 @@ function reportOf(event: z.infer<typeof eventSchema>): DeliveryReport | undefine
   const providerId = event.sg_message_id?.split(".", 1)[0];
   const occurredAt = isoTime(event.timestamp);
   const diagnostic = clippedText(event.reason) ?? clippedText(event.response);
-  const status = enhancedStatus(event.status) ?? enhancedStatus(diagnostic);
   const providerMessageId = providerId || undefined; // "" is no id
-  Object.assign(report, readFields({ recipient, messageId, providerMessageId, occurredAt, status, diagnostic }));
-  if (type === "complained") report.feedbackType = "abuse";
+  Object.assign(report, readFields({ recipient, messageId, providerMessageId, occurredAt, diagnostic }));
+  if (type === "complained") {
+    report.feedbackType = "abuse";
+    return report;
+  }
+  // Classified by the same rules as a DSN, from the status and the remote server's words.
+  const action = type === "bounced" ? "failed" : type === "delayed" ? "delayed" : "delivered";
+  const classified = classifyRecipient({ action, ...definedFields({ status: event.status, diagnostic }) });
+  Object.assign(report, classifiedFields(classified), { action });
   if (type === "bounced") {
-    const bounce = bounceOf(status, diagnostic);
     // "bounce" is SendGrid's hard bounce, "blocked" its soft one; a drop comes from its suppression list.
-    if (event.event === "dropped") report.bounce = { ...bounce, type: "Permanent", subType: "Suppressed" };
-    else if (event.event === "blocked" || event.type === "blocked") report.bounce = { ...bounce, type: "Transient" };
-    else report.bounce = { ...bounce, type: "Permanent" };
+    const verdict =
+      event.event === "dropped"
+        ? { type: "Permanent" as const, subType: "Suppressed" }
+        : event.event === "blocked" || event.type === "blocked"
+          ? { type: "Transient" as const, subType: "General" }
+          : { type: "Permanent" as const, subType: "General" };
+    report.bounce = providerBounce(classified, verdict, diagnostic ?? classified.status ?? "");
   }
   return report;
 }

@@ -1,14 +1,19 @@
 import { z } from "zod";
 import {
-  bounceOf,
+  classifiedFields,
+  classifyRecipient,
   clippedText,
+  definedFields,
+  type BounceReason,
   type DeliveryReport,
   emailIdFromVerp,
-  enhancedStatus,
   isoTime,
   normalMessageId,
   normalRecipient,
   parseInput,
+  providerBounce,
+  type RecipientFacts,
+  withoutDiagnosticType,
 } from "../../../src/internal.js";
 import { SnsVerifier, type SnsOptions } from "./sns-envelope.js";
 import type { InboundSource } from "./source.js";
@@ -119,11 +124,13 @@ function reportsOf(notification: Notification): DeliveryReport[] {
     const occurredAt = isoTime(timestamp);
     if (occurredAt !== undefined) report.occurredAt = occurredAt;
   };
-  const detail = (report: DeliveryReport, status: string | undefined, diagnostic: string | undefined) => {
-    const code = enhancedStatus(status) ?? enhancedStatus(diagnostic);
-    const words = clippedText(diagnostic);
-    if (code !== undefined) report.status = code;
+  // Every recipient is classified by the same rules as a DSN, from SES's status and the remote words.
+  const detail = (report: DeliveryReport, facts: RecipientFacts) => {
+    const words = clippedText(withoutDiagnosticType(facts.diagnostic));
+    const classified = classifyRecipient({ ...facts, ...(words === undefined ? {} : { diagnostic: words }) });
+    Object.assign(report, classifiedFields(classified), facts.action === undefined ? {} : { action: facts.action });
     if (words !== undefined) report.diagnostic = words;
+    return classified;
   };
 
   if (kind === "Bounce" && notification.bounce) {
@@ -134,14 +141,13 @@ function reportsOf(notification: Notification): DeliveryReport[] {
         const recipient = bounce.bouncedRecipients[i]!;
         report.type = "bounced";
         at(report, bounce.timestamp);
-        detail(report, recipient.status, recipient.diagnosticCode);
-        // SES classifies the bounce itself; its words are kept as SES wrote them.
-        const message = report.diagnostic ?? bounceOf(report.status, undefined).message;
-        report.bounce = {
-          type: bounce.bounceType,
-          subType: bounce.bounceSubType,
-          message: message || bounce.bounceSubType,
-        };
+        const hint = SES_REASONS[bounce.bounceSubType];
+        const classified = detail(report, {
+          action: "failed",
+          ...definedFields({ status: recipient.status, diagnostic: recipient.diagnosticCode, reason: hint }),
+        });
+        const message = report.diagnostic ?? report.status ?? bounce.bounceSubType;
+        report.bounce = providerBounce(classified, { type: bounce.bounceType, subType: bounce.bounceSubType }, message);
       },
     );
   }
@@ -160,7 +166,7 @@ function reportsOf(notification: Notification): DeliveryReport[] {
     const delivery = notification.delivery;
     return each(delivery.recipients, (report) => {
       at(report, delivery.timestamp);
-      detail(report, undefined, delivery.smtpResponse);
+      detail(report, { action: "delivered", ...definedFields({ diagnostic: delivery.smtpResponse }) });
     });
   }
   if (kind === "DeliveryDelay" && notification.deliveryDelay) {
@@ -170,9 +176,20 @@ function reportsOf(notification: Notification): DeliveryReport[] {
       (report, i) => {
         report.type = "delayed";
         at(report, delay.timestamp);
-        detail(report, delay.delayedRecipients[i]!.status, delay.delayedRecipients[i]!.diagnosticCode);
+        const { status, diagnosticCode } = delay.delayedRecipients[i]!;
+        detail(report, { action: "delayed", ...definedFields({ status, diagnostic: diagnosticCode }) });
       },
     );
   }
   return []; // a type whose details are missing
 }
+
+/** SES's sub-types that name a reason; its words may still name a better one. */
+const SES_REASONS: Record<string, BounceReason | undefined> = {
+  NoEmail: "userunknown",
+  MailboxFull: "mailboxfull",
+  MessageTooLarge: "mesgtoobig",
+  ContentRejected: "contenterror",
+  AttachmentRejected: "virusdetected",
+};
+

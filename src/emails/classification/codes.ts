@@ -98,9 +98,9 @@ function commandWord(words: string): string | undefined {
  * transcript (`>>> DATA` then `<<< 550 …`). Undefined when the text does not say.
  */
 export function smtpCommandIn(text: string): string | undefined {
-  const inReply = /in reply to (?:the )?([a-z][a-z\s]{2,20}?)\s+command/i.exec(text);
+  const inReply = /in\s+reply\s+to\s+(?:the\s+)?([a-z][a-z\s]{2,20}?)\s+command/i.exec(text);
   if (inReply) return commandWord(inReply[1]!);
-  const after = /(?:mail server|smtp error|refused|rejected)[^\n]{0,40}? after ([a-z][a-z ]{2,20})/i.exec(text);
+  const after = /(?:mail server|smtp error|refused|rejected)[^\n]{0,40}?\s+after\s+([a-z][a-z ]{2,20})/i.exec(text);
   if (after) {
     const command = commandWord(after[1]!);
     if (command !== undefined) return command;

@@ -84,13 +84,30 @@ const PHRASES: Partial<Record<BounceReason, readonly Phrase[]>> = {
   mailererror: MAILER_ERROR,
 };
 
-const rejectedSaid = (text: string) => !NOT_REJECTED.some((p) => text.includes(p)) && says(text, REJECTED);
+/** The evidence, with each phrase table's answer kept: several tests ask the same table. */
+interface Context extends Evidence {
+  said(phrases: readonly Phrase[]): boolean;
+}
 
-type Probe = (e: Evidence, byStatus: BounceReason | undefined) => boolean;
+function contextOf(e: Evidence): Context {
+  const answers = new Map<readonly Phrase[], boolean>();
+  return {
+    ...e,
+    said(phrases) {
+      let answer = answers.get(phrases);
+      if (answer === undefined) answers.set(phrases, (answer = says(e.text, phrases)));
+      return answer;
+    },
+  };
+}
+
+const rejectedSaid = (e: Context) => !NOT_REJECTED.some((p) => e.text.includes(p)) && e.said(REJECTED);
+
+type Probe = (e: Context, byStatus: BounceReason | undefined) => boolean;
 
 const spamProbe: Probe = (e, s) =>
   e.status !== undefined &&
-  (s === "spamdetected" || (!BEFORE_DATA.has(e.command ?? "") && says(e.text, SPAM_DETECTED)));
+  (s === "spamdetected" || (!BEFORE_DATA.has(e.command ?? "") && e.said(SPAM_DETECTED)));
 
 /**
  * First pass: each reason's test from the status it names, the command and its phrases, in the
@@ -98,27 +115,27 @@ const spamProbe: Probe = (e, s) =>
  * unknown host, a blocklist last). After Sisimai's first class order.
  */
 const FIRST_PASS: readonly (readonly [BounceReason, Probe])[] = [
-  ["mailboxfull", (e, s) => s === "mailboxfull" || says(e.text, MAILBOX_FULL)],
-  ["mesgtoobig", (e, s) => s === "mesgtoobig" || (s !== "exceedlimit" && says(e.text, MESG_TOO_BIG))],
-  ["exceedlimit", (e, s) => s === "exceedlimit" || says(e.text, EXCEED_LIMIT)],
-  ["suspend", (e) => e.replyCode === "525" || says(e.text, SUSPEND)],
-  ["hasmoved", (e) => says(e.text, HAS_MOVED)],
+  ["mailboxfull", (e, s) => s === "mailboxfull" || e.said(MAILBOX_FULL)],
+  ["mesgtoobig", (e, s) => s === "mesgtoobig" || (s !== "exceedlimit" && e.said(MESG_TOO_BIG))],
+  ["exceedlimit", (e, s) => s === "exceedlimit" || e.said(EXCEED_LIMIT)],
+  ["suspend", (e) => e.replyCode === "525" || e.said(SUSPEND)],
+  ["hasmoved", (e) => e.said(HAS_MOVED)],
   [
     "norelaying",
     (e) =>
       !["securityerror", "systemerror", "undefined"].includes(e.hint ?? "") &&
       !["CONN", "EHLO", "HELO"].includes(e.command ?? "") &&
-      says(e.text, NO_RELAYING),
+      e.said(NO_RELAYING),
   ],
-  ["authfailure", (e, s) => s === "authfailure" || says(e.text, AUTH_FAILURE)],
+  ["authfailure", (e, s) => s === "authfailure" || e.said(AUTH_FAILURE)],
   [
     "userunknown",
     (e, s) => {
       if (s === "suspend") return false;
-      if (s !== "userunknown") return e.command === "RCPT" && says(e.text, USER_UNKNOWN);
+      if (s !== "userunknown") return e.command === "RCPT" && e.said(USER_UNKNOWN);
       // 5.1.1 is also written for refusals that are about the sender or the mailbox's state.
-      const other = [NO_RELAYING, BLOCKED, MAILBOX_FULL, HAS_MOVED, NOT_ACCEPT].some((t) => says(e.text, t));
-      return !other && !rejectedSaid(e.text);
+      const other = [NO_RELAYING, BLOCKED, MAILBOX_FULL, HAS_MOVED, NOT_ACCEPT].some((t) => e.said(t));
+      return !other && !rejectedSaid(e);
     },
   ],
   [
@@ -126,29 +143,29 @@ const FIRST_PASS: readonly (readonly [BounceReason, Probe])[] = [
     (e, s) => {
       if (s === "suspend") return false;
       if (s !== "filtered" && BEFORE_DATA.has(e.command ?? "")) return false;
-      return says(e.text, FILTERED) || says(e.text, USER_UNKNOWN);
+      return e.said(FILTERED) || e.said(USER_UNKNOWN);
     },
   ],
-  ["requireptr", (e, s) => s === "requireptr" || says(e.text, REQUIRE_PTR)],
-  ["notcompliantrfc", (e) => says(e.text, NOT_COMPLIANT_RFC)],
-  ["badreputation", (e) => says(e.text, BAD_REPUTATION)],
-  ["contenterror", (e, s) => !spamProbe(e, s) && (s === "contenterror" || says(e.text, CONTENT_ERROR))],
+  ["requireptr", (e, s) => s === "requireptr" || e.said(REQUIRE_PTR)],
+  ["notcompliantrfc", (e) => e.said(NOT_COMPLIANT_RFC)],
+  ["badreputation", (e) => e.said(BAD_REPUTATION)],
+  ["contenterror", (e, s) => !spamProbe(e, s) && (s === "contenterror" || e.said(CONTENT_ERROR))],
   [
     "rejected",
     (e, s) => {
       if (s === "rejected") return true;
-      if (e.command === "MAIL") return rejectedSaid(e.text) || says(e.text, REJECTED_AT_MAIL);
-      if (e.command === "DATA") return s !== "userunknown" && rejectedSaid(e.text);
+      if (e.command === "MAIL") return rejectedSaid(e) || e.said(REJECTED_AT_MAIL);
+      if (e.command === "DATA") return s !== "userunknown" && rejectedSaid(e);
       // Otherwise only when the status names nothing firm.
       const vague = s === undefined || ["undefined", "onhold", "securityerror", "systemerror"].includes(s);
-      return vague && rejectedSaid(e.text);
+      return vague && rejectedSaid(e);
     },
   ],
-  ["hostunknown", (e, s) => (s === "hostunknown" ? !says(e.text, NETWORK_ERROR) : says(e.text, HOST_UNKNOWN))],
+  ["hostunknown", (e, s) => (s === "hostunknown" ? !e.said(NETWORK_ERROR) : e.said(HOST_UNKNOWN))],
   ["spamdetected", spamProbe],
-  ["speeding", (e) => says(e.text, SPEEDING)],
-  ["toomanyconn", (e, s) => s === "toomanyconn" || says(e.text, TOO_MANY_CONN)],
-  ["blocked", (e, s) => s === "blocked" || says(e.text, BLOCKED)],
+  ["speeding", (e) => e.said(SPEEDING)],
+  ["toomanyconn", (e, s) => s === "toomanyconn" || e.said(TOO_MANY_CONN)],
+  ["blocked", (e, s) => s === "blocked" || e.said(BLOCKED)],
 ];
 
 /** Second pass, when no first-pass test held: the text alone, in this order (Sisimai's second class order). */
@@ -173,23 +190,24 @@ const SECOND_PASS: readonly BounceReason[] = [
   "mailererror",
 ];
 
-function localAgentReason(e: Evidence): BounceReason | undefined {
+function localAgentReason(e: Context): BounceReason | undefined {
   if (e.command !== undefined && e.command !== "DATA") return undefined;
-  const agent = LOCAL_AGENTS.find((a) => says(e.text, a.says));
+  const agent = LOCAL_AGENTS.find((a) => e.said(a.says));
   if (agent === undefined) return undefined;
   // A local program that failed in a way none of its known messages names.
-  return agent.reasons.find(([, phrases]) => says(e.text, phrases))?.[0] ?? "mailererror";
+  return agent.reasons.find(([, phrases]) => e.said(phrases))?.[0] ?? "mailererror";
 }
 
-const vendorReason = (e: Evidence) =>
-  VENDOR_PHRASES.find(([, phrases, cls]) => (cls === undefined || e.status?.[0] === cls) && says(e.text, phrases))?.[0];
+const vendorReason = (e: Context) =>
+  VENDOR_PHRASES.find(([, phrases, cls]) => (cls === undefined || e.status?.[0] === cls) && e.said(phrases))?.[0];
 
-function failedStartTls(e: Evidence): boolean {
+function failedStartTls(e: Context): boolean {
   return e.command === "STARTTLS" || ["523", "524", "538"].includes(e.replyCode ?? "");
 }
 
 /** The reason for one recipient's failure, Sisimai's way (see bounce-classification.ts). */
-export function decideReason(e: Evidence): BounceReason {
+export function decideReason(evidence: Evidence): BounceReason {
+  const e = contextOf(evidence);
   if (e.action === "delivered" || e.action === "relayed" || e.action === "expanded") return "delivered";
   if (e.status?.startsWith("2.")) return "delivered";
   if (e.hint !== undefined && !RECHECKED.has(e.hint)) return e.hint;
@@ -198,11 +216,11 @@ export function decideReason(e: Evidence): BounceReason {
     localAgentReason(e) ?? vendorReason(e) ?? firstPass(e, byStatus) ?? secondPass(e, byStatus) ?? lastResort(e);
   if (found !== undefined) return found;
   if (e.hint !== undefined) return e.hint;
-  if (says(e.text, VACATION)) return "vacation";
+  if (e.said(VACATION)) return "vacation";
   return e.text === "" ? "undefined" : "onhold";
 }
 
-function firstPass(e: Evidence, byStatus: BounceReason | undefined): BounceReason | undefined {
+function firstPass(e: Context, byStatus: BounceReason | undefined): BounceReason | undefined {
   const xunix = e.diagnosticType?.toLowerCase().startsWith("x-unix") ?? false;
   if (xunix) return undefined; // a local program's exit code: the words are not a server's reply
   for (const [reason, probe] of FIRST_PASS) {
@@ -213,17 +231,17 @@ function firstPass(e: Evidence, byStatus: BounceReason | undefined): BounceReaso
   return failedStartTls(e) ? "failedstarttls" : undefined;
 }
 
-function secondPass(e: Evidence, byStatus: BounceReason | undefined): BounceReason | undefined {
+function secondPass(e: Context, byStatus: BounceReason | undefined): BounceReason | undefined {
   // A reader's tentative reason that no first-pass test overruled stands.
   if (e.hint !== undefined && e.hint !== "undefined" && e.hint !== "onhold") return e.hint;
   const xunix = e.diagnosticType?.toLowerCase().startsWith("x-unix") ?? false;
   if (!xunix || byStatus === undefined || RECHECKED.has(byStatus)) {
-    for (const reason of SECOND_PASS) if (says(e.text, PHRASES[reason]!)) return reason;
+    for (const reason of SECOND_PASS) if (e.said(PHRASES[reason]!)) return reason;
   }
   return byStatus;
 }
 
-function lastResort(e: Evidence): BounceReason | undefined {
+function lastResort(e: Context): BounceReason | undefined {
   const bySubject = subjectReason(e.status);
   if (bySubject !== undefined) return bySubject;
   if (e.diagnosticType?.toLowerCase().startsWith("x-unix")) return "mailererror";
