@@ -89,7 +89,12 @@ export function dsnReports(statusPart: string, message: ReportMessage): Delivery
     const diagnostic = diagnosticText(field(block, "diagnostic-code"));
     const occurredAt = isoTime(field(block, "last-attempt-date")) ?? isoTime(message.date);
     const command = smtpCommandFor(message.notification, recipient);
-    const facts = { status: given, diagnostic, diagnosticType: diagnosticType(field(block, "diagnostic-code")), command };
+    const facts = {
+      status: given,
+      diagnostic,
+      diagnosticType: diagnosticType(field(block, "diagnostic-code")),
+      command,
+    };
     const classified = classifyRecipient({ action, ...readFields(facts) });
     const { status, replyCode } = classified;
     const report: DeliveryReport = {

@@ -167,7 +167,9 @@ export function providerBounce(classified: Classification, verdict: ProviderVerd
 }
 
 /** The report fields a classification fills (status, reply code, command, reason), none undefined. */
-export function classifiedFields(c: Classification): Pick<DeliveryReport, "status" | "replyCode" | "command" | "reason"> {
+export function classifiedFields(
+  c: Classification,
+): Pick<DeliveryReport, "status" | "replyCode" | "command" | "reason"> {
   return { ...definedFields({ status: c.status, replyCode: c.replyCode, command: c.command }), reason: c.reason };
 }
 

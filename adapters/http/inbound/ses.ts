@@ -192,4 +192,3 @@ const SES_REASONS: Record<string, BounceReason | undefined> = {
   ContentRejected: "contenterror",
   AttachmentRejected: "virusdetected",
 };
-

@@ -52,7 +52,11 @@ const isZeroed = (code: string) => code.slice(1).includes(".0");
  * the two disagree in class; otherwise the more precise code wins, and codes that name a protocol
  * or system trouble of the reporting hop (4.4.7, 4.7.0, 5.3.x, x.5.1–x.5.5) give way to the text's.
  */
-export function preferredStatus(given: string | undefined, quoted: string | undefined, reply?: string): string | undefined {
+export function preferredStatus(
+  given: string | undefined,
+  quoted: string | undefined,
+  reply?: string,
+): string | undefined {
   if (given === undefined) return quoted;
   if (quoted === undefined || given === quoted) return given;
   if (reply !== undefined && given[0] !== quoted[0]) {
@@ -88,7 +92,8 @@ const COMMAND_WORDS: readonly [RegExp, string][] = [
 
 function commandWord(words: string): string | undefined {
   const text = words.trim().toLowerCase().replace(/\s+/g, " ");
-  for (const [pattern, command] of COMMAND_WORDS) if (pattern.test(text)) return command === "HELO" ? text.slice(0, 4).toUpperCase() : command;
+  for (const [pattern, command] of COMMAND_WORDS)
+    if (pattern.test(text)) return command === "HELO" ? text.slice(0, 4).toUpperCase() : command;
   return undefined;
 }
 
@@ -126,7 +131,9 @@ export function smtpCommandFor(text: string, recipient: string | undefined): str
     if (at >= 0) {
       const lineStart = text.lastIndexOf("\n", at) + 1;
       const blank = text.indexOf("\n\n", at);
-      const found = smtpCommandIn(text.slice(lineStart, blank < 0 ? lineStart + 800 : Math.min(blank, lineStart + 800)));
+      const found = smtpCommandIn(
+        text.slice(lineStart, blank < 0 ? lineStart + 800 : Math.min(blank, lineStart + 800)),
+      );
       if (found !== undefined) return found;
     }
   }

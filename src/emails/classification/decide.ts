@@ -106,8 +106,7 @@ const rejectedSaid = (e: Context) => !NOT_REJECTED.some((p) => e.text.includes(p
 type Probe = (e: Context, byStatus: BounceReason | undefined) => boolean;
 
 const spamProbe: Probe = (e, s) =>
-  e.status !== undefined &&
-  (s === "spamdetected" || (!BEFORE_DATA.has(e.command ?? "") && e.said(SPAM_DETECTED)));
+  e.status !== undefined && (s === "spamdetected" || (!BEFORE_DATA.has(e.command ?? "") && e.said(SPAM_DETECTED)));
 
 /**
  * First pass: each reason's test from the status it names, the command and its phrases, in the

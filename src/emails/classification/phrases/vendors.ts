@@ -76,7 +76,10 @@ export const VENDOR_PHRASES: readonly (readonly [BounceReason, readonly Phrase[]
 ];
 
 /** Local delivery agents (the last hop's program) and what each says for each reason. */
-export const LOCAL_AGENTS: readonly { says: readonly Phrase[]; reasons: readonly [BounceReason, readonly Phrase[]][] }[] = [
+export const LOCAL_AGENTS: readonly {
+  says: readonly Phrase[];
+  reasons: readonly [BounceReason, readonly Phrase[]][];
+}[] = [
   {
     says: [["your message to <", "> was automatically rejected:"]], // Dovecot's LDA and LMTP
     reasons: [
@@ -120,7 +123,10 @@ export const LOCAL_AGENTS: readonly { says: readonly Phrase[]; reasons: readonly
     says: ["vdeliver: "],
     reasons: [
       ["mailboxfull", ["delivery failed due to system quota violation"]],
-      ["userunknown", [/invalid or unknown (?:base user or domain|virtual user)/, "user name does not refer to a virtual user"]],
+      [
+        "userunknown",
+        [/invalid or unknown (?:base user or domain|virtual user)/, "user name does not refer to a virtual user"],
+      ],
     ],
   },
 ];
