@@ -57,8 +57,8 @@ function reportOf(
       recipient: normalRecipient(found.recipient),
       ...match,
       status: classified.status,
-      replyCode: found.replyCode,
-      command: found.command,
+      replyCode: classified.replyCode,
+      command: classified.command,
       diagnostic,
     }),
   };

@@ -22,7 +22,12 @@ export interface RecipientFacts {
   diagnosticType?: string;
   /** The SMTP command that was refused (`RCPT`, `DATA`…), if known. */
   command?: string;
-  /** A reason the reader found itself (its own vendor phrases), if any: it wins over the generic tables. */
+  /**
+   * A reason the reader found itself (its own vendor phrases), if any. A firm one wins over the
+   * generic tables; a tentative one (`userunknown`, `hostunknown`, `expired`, `networkerror`,
+   * `systemerror`, `securityerror`, `onhold`, `undefined`) gives way to a reason the tests that
+   * come before it find (a "user unknown" reader's guess beside "mailbox full" words).
+   */
   reason?: BounceReason;
 }
 

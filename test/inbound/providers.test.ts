@@ -69,7 +69,12 @@ describe("SES via SNS", () => {
 
   it("reads complaints, deliveries and delays, one report per recipient", async () => {
     expect(await source.receive(notification(SES.complaint))).toEqual([
-      expect.objectContaining({ type: "complained", recipient: "omar@example.net", feedbackType: "abuse" }),
+      expect.objectContaining({
+        type: "complained",
+        recipient: "omar@example.net",
+        feedbackType: "abuse",
+        reason: "feedback",
+      }),
     ]);
     const delivered = await source.receive(notification(SES.delivery));
     expect(delivered.map((r) => [r.type, r.recipient, r.occurredAt])).toEqual([
@@ -262,8 +267,8 @@ describe("Postmark with Basic credentials", () => {
     expect((await send(POSTMARK.delivery)).map((r) => [r.type, r.recipient])).toEqual([
       ["delivered", "jane@example.com"],
     ]);
-    expect((await send(POSTMARK.spamComplaint)).map((r) => [r.type, r.recipient])).toEqual([
-      ["complained", "jane@example.com"],
+    expect((await send(POSTMARK.spamComplaint)).map((r) => [r.type, r.recipient, r.reason])).toEqual([
+      ["complained", "jane@example.com", "feedback"],
     ]);
     expect(await send(POSTMARK.open)).toEqual([]);
     expect(await send(POSTMARK.autoResponder)).toEqual([]);

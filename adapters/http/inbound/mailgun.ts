@@ -86,6 +86,7 @@ function reportOf(event: z.infer<typeof eventSchema>): DeliveryReport | undefine
   Object.assign(report, readFields({ recipient, emailId, messageId, occurredAt, diagnostic }));
   if (type === "complained") {
     report.feedbackType = "abuse";
+    report.reason = "feedback";
     return report;
   }
   // Classified by the same rules as a DSN, from the enhanced code, the reply code and the words.

@@ -94,6 +94,7 @@ function reportOf(record: z.infer<typeof recordSchema>): DeliveryReport | undefi
   if (record.RecordType === "SpamComplaint") {
     const report = withFields({ ...base, type: "complained" }, record.Email, isoTime(record.BouncedAt), undefined);
     report.feedbackType = "abuse";
+    report.reason = "feedback";
     return report;
   }
   if (record.RecordType !== "Bounce") return undefined; // Open, Click, SubscriptionChange…

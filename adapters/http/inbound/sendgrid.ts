@@ -109,6 +109,7 @@ function reportOf(event: z.infer<typeof eventSchema>): DeliveryReport | undefine
   Object.assign(report, readFields({ recipient, messageId, providerMessageId, occurredAt, diagnostic }));
   if (type === "complained") {
     report.feedbackType = "abuse";
+    report.reason = "feedback";
     return report;
   }
   // Classified by the same rules as a DSN, from the status and the remote server's words.

@@ -157,6 +157,7 @@ function reportsOf(notification: Notification): DeliveryReport[] {
       complaint.complainedRecipients.map((r) => r.emailAddress),
       (report) => {
         report.type = "complained";
+        report.reason = "feedback";
         at(report, complaint.timestamp);
         if (complaint.complaintFeedbackType !== undefined) report.feedbackType = complaint.complaintFeedbackType;
       },
