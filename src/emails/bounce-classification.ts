@@ -74,7 +74,8 @@ export function isRecipientCaused(reason: BounceReason | undefined): boolean {
  * Classifies one recipient's report, as Sisimai (the reference bounce classifier) does:
  *
  * 1. the status: the report's, or the one its words quote when that is more precise or agrees
- *    with the quoted SMTP reply code (`4.5.0` beside "550 5.5.0 …" is `5.5.0`);
+ *    with the quoted SMTP reply code (`4.5.0` beside "550 5.5.0 …" is `5.5.0`); with neither, the
+ *    reply code's class (`5.0.0` for a bare 550);
  * 2. the reason: `delivered` for delivered, relayed and expanded; a reader's own reason when it
  *    is a firm one; else the words of local delivery agents and mailbox providers, the status and
  *    the words tested reason by reason (classification/decide.ts), the status alone, the command;
@@ -90,7 +91,8 @@ export function classifyRecipient(facts: RecipientFacts): Classification {
   const quoted = quotedStatus(words);
   const quotedReply = replyCodeIn(words, (quoted ?? given)?.[0]);
   const replyCode = validReply(facts.replyCode) ?? quotedReply;
-  const status = preferredStatus(given, quoted, replyCode);
+  // Without any enhanced code, the reply's class is the status's, as Postfix writes 5.0.0 for a bare 550.
+  const status = preferredStatus(given, quoted, replyCode) ?? (replyCode && `${replyCode[0]}.0.0`);
   const command = facts.command?.toUpperCase() ?? smtpCommandIn(words);
   const text = sweep(words, quotedReply);
   const reason = decideReason({

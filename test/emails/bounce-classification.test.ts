@@ -30,6 +30,9 @@ describe("classifyRecipient: the status, reply code and command", () => {
     expect(classifyRecipient(failed(undefined, "550 5.1.1 user unknown")).status).toBe("5.1.1");
     expect(classifyRecipient(failed("5.0.0", "552 5.2.2 mailbox full")).status).toBe("5.2.2");
     expect(classifyRecipient(failed("4.5.0", "550 5.5.0 Service refused")).status).toBe("5.5.0");
+    // No enhanced code anywhere: the reply's class, as Postfix writes it.
+    expect(classifyRecipient(failed(undefined, "550 Unknown user ann@example.org")).status).toBe("5.0.0");
+    expect(classifyRecipient(failed(undefined, "connection timed out")).status).toBeUndefined();
     expect(classifyRecipient(failed("4.4.7", "450 4.7.1 Client host rejected")).status).toBe("4.7.1");
     // A precise given status stands beside a vaguer quoted one.
     expect(classifyRecipient(failed("5.1.1", "550 5.0.0 unknown user")).status).toBe("5.1.1");

@@ -170,6 +170,7 @@ describe("SendGrid signed event webhook", () => {
       occurredAt: "2025-03-12T10:41:02.000Z",
       action: "delivered",
       reason: "delivered",
+      status: "2.0.0",
       replyCode: "250",
       diagnostic: "250 OK",
     });

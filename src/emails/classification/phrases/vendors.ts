@@ -11,7 +11,7 @@ import type { Phrase } from "./match.js";
 export const VENDOR_PHRASES: readonly (readonly [BounceReason, readonly Phrase[], ("4" | "5")?])[] = [
   // KDDI (au, ezweb): an empty address before the colon is its content filter, not an unknown user.
   ["filtered", ["550 : user unknown"]],
-  ["userunknown", [">: user unknown"]],
+  ["userunknown", [/@(?:ezweb\.ne\.jp|au\.com)>: user unknown/]],
   // Orange and La Poste (France): the number after OFR_/LPN_ labels the reason.
   ["userunknown", [/\b(?:ofr|lpn|lpnaaa|ouk)[0-9]*_(?:416|418)\b/]],
   ["mailboxfull", [/\b(?:ofr|lpn|lpnaaa|ouk)[0-9]*_417\b/]],
