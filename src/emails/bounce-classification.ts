@@ -91,15 +91,18 @@ export function classifyRecipient(facts: RecipientFacts): Classification {
   const quoted = quotedStatus(words);
   const quotedReply = replyCodeIn(words, (quoted ?? given)?.[0]);
   const replyCode = validReply(facts.replyCode) ?? quotedReply;
-  // Without any enhanced code, the reply's class is the status's, as Postfix writes 5.0.0 for a bare 550.
-  const status = preferredStatus(given, quoted, replyCode) ?? (replyCode && `${replyCode[0]}.0.0`);
+  const refined = preferredStatus(given, quoted, replyCode);
   const command = facts.command?.toUpperCase() ?? smtpCommandIn(words);
   const text = sweep(words, quotedReply);
   const reason = decideReason({
     text,
-    ...definedFields({ status, replyCode, command, action: facts.action, diagnosticType: facts.diagnosticType }),
+    ...definedFields({ status: refined, replyCode, command, action: facts.action }),
+    ...definedFields({ diagnosticType: facts.diagnosticType }),
     ...definedFields({ hint: facts.reason }),
   });
+  // Without any enhanced code, the reply's class is the status's, as Postfix writes 5.0.0 for a bare 550
+  // (after the reason is decided: the tests read only what the server said).
+  const status = refined ?? (replyCode && `${replyCode[0]}.0.0`);
   const type = hardOrSoft(reason, status, replyCode, text);
   return { ...definedFields({ status, replyCode, command }), reason, type, subType: subTypeOf(reason, type) };
 }
