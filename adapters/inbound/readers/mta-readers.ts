@@ -1,5 +1,8 @@
+import { dragonflyReader } from "./mta/dragonfly.js";
 import { eximReader } from "./mta/exim.js";
+import { opensmtpdReader } from "./mta/opensmtpd.js";
+import { qmailReader } from "./mta/qmail.js";
 import type { BounceReader } from "./reader.js";
 
 /** Readers of the plain-text bounces MTAs write (Exim, qmail, Sendmail, Postfix, dma, OpenSMTPD…), in the order tried. */
-export const MTA_READERS: readonly BounceReader[] = [eximReader];
+export const MTA_READERS: readonly BounceReader[] = [dragonflyReader, eximReader, qmailReader, opensmtpdReader];
