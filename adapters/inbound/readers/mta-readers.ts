@@ -1,9 +1,26 @@
 import { dragonflyReader } from "./mta/dragonfly.js";
 import { eximReader } from "./mta/exim.js";
+import { imailserverReader } from "./mta/imailserver.js";
+import { mfilterReader } from "./mta/mfilter.js";
 import { opensmtpdReader } from "./mta/opensmtpd.js";
 import { qmailReader } from "./mta/qmail.js";
 import { v5sendmailReader } from "./mta/v5sendmail.js";
+import { x2Reader } from "./mta/x2.js";
+import { x3Reader } from "./mta/x3.js";
 import type { BounceReader } from "./reader.js";
 
-/** Readers of the plain-text bounces MTAs write (Exim, qmail, Sendmail, Postfix, dma, OpenSMTPD…), in the order tried. */
-export const MTA_READERS: readonly BounceReader[] = [dragonflyReader, eximReader, qmailReader, opensmtpdReader, v5sendmailReader];
+/**
+ * Readers of the plain-text bounces MTAs write, in the order tried: those recognised by a header
+ * of their own (X-Mailer, a Received trace) before those recognised by their words alone.
+ */
+export const MTA_READERS: readonly BounceReader[] = [
+  mfilterReader,
+  imailserverReader,
+  dragonflyReader,
+  eximReader,
+  qmailReader,
+  opensmtpdReader,
+  v5sendmailReader,
+  x2Reader,
+  x3Reader,
+];
