@@ -1,12 +1,16 @@
 import { dragonflyReader } from "./mta/dragonfly.js";
 import { eximReader } from "./mta/exim.js";
+import { exchange2003Reader } from "./mta/exchange2003.js";
 import { imailserverReader } from "./mta/imailserver.js";
 import { mfilterReader } from "./mta/mfilter.js";
+import { notesReader } from "./mta/notes.js";
 import { opensmtpdReader } from "./mta/opensmtpd.js";
 import { qmailReader } from "./mta/qmail.js";
 import { v5sendmailReader } from "./mta/v5sendmail.js";
+import { x1Reader } from "./mta/x1.js";
 import { x2Reader } from "./mta/x2.js";
 import { x3Reader } from "./mta/x3.js";
+import { x6Reader } from "./mta/x6.js";
 import type { BounceReader } from "./reader.js";
 
 /**
@@ -16,6 +20,7 @@ import type { BounceReader } from "./reader.js";
 export const MTA_READERS: readonly BounceReader[] = [
   mfilterReader,
   imailserverReader,
+  exchange2003Reader,
   dragonflyReader,
   eximReader,
   qmailReader,
@@ -23,4 +28,7 @@ export const MTA_READERS: readonly BounceReader[] = [
   v5sendmailReader,
   x2Reader,
   x3Reader,
+  x1Reader,
+  x6Reader,
+  notesReader,
 ];

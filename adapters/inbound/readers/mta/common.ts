@@ -161,3 +161,9 @@ export function resultOf(recipients: ReaderRecipient[], returnedHeaders: string 
   if (recipients.length === 0) return undefined;
   return returnedHeaders === undefined ? { recipients } : { recipients, returnedHeaders };
 }
+
+/** The notice text and every other text part after it: some MTAs put their notice in an attachment. */
+export function allText(message: BounceMessage): string {
+  const texts = message.parts.filter((p) => p.contentType.startsWith("text/plain")).map((p) => p.text);
+  return [message.text, ...texts].join("\n");
+}
