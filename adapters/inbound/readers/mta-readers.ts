@@ -5,6 +5,7 @@ import { imailserverReader } from "./mta/imailserver.js";
 import { mfilterReader } from "./mta/mfilter.js";
 import { notesReader } from "./mta/notes.js";
 import { opensmtpdReader } from "./mta/opensmtpd.js";
+import { postfixReader } from "./mta/postfix.js";
 import { qmailReader } from "./mta/qmail.js";
 import { v5sendmailReader } from "./mta/v5sendmail.js";
 import { x1Reader } from "./mta/x1.js";
@@ -26,6 +27,7 @@ export const MTA_READERS: readonly BounceReader[] = [
   qmailReader,
   opensmtpdReader,
   v5sendmailReader,
+  postfixReader,
   x2Reader,
   x3Reader,
   x1Reader,
