@@ -1,7 +1,11 @@
+import { biglobeReader } from "./mta/biglobe.js";
+import { dominoReader } from "./mta/domino.js";
 import { dragonflyReader } from "./mta/dragonfly.js";
 import { eximReader } from "./mta/exim.js";
 import { exchange2003Reader } from "./mta/exchange2003.js";
+import { fmlReader } from "./mta/fml.js";
 import { imailserverReader } from "./mta/imailserver.js";
+import { mailfoundryReader } from "./mta/mailfoundry.js";
 import { mfilterReader } from "./mta/mfilter.js";
 import { notesReader } from "./mta/notes.js";
 import { opensmtpdReader } from "./mta/opensmtpd.js";
@@ -22,6 +26,10 @@ export const MTA_READERS: readonly BounceReader[] = [
   mfilterReader,
   imailserverReader,
   exchange2003Reader,
+  fmlReader,
+  biglobeReader,
+  dominoReader,
+  mailfoundryReader,
   dragonflyReader,
   eximReader,
   qmailReader,
