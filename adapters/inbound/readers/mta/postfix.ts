@@ -4,7 +4,6 @@ import {
   commandIn,
   cutAt,
   type Found,
-  headers,
   linesOf,
   quotedHeaders,
   recipientOf,
