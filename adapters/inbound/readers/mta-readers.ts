@@ -1,3 +1,4 @@
+import { apachejamesReader } from "./mta/apachejames.js";
 import { biglobeReader } from "./mta/biglobe.js";
 import { dominoReader } from "./mta/domino.js";
 import { dragonflyReader } from "./mta/dragonfly.js";
@@ -6,6 +7,8 @@ import { exchange2003Reader } from "./mta/exchange2003.js";
 import { fmlReader } from "./mta/fml.js";
 import { imailserverReader } from "./mta/imailserver.js";
 import { mailfoundryReader } from "./mta/mailfoundry.js";
+import { mailmarshalReader } from "./mta/mailmarshal.js";
+import { messagingserverReader } from "./mta/messagingserver.js";
 import { mfilterReader } from "./mta/mfilter.js";
 import { notesReader } from "./mta/notes.js";
 import { opensmtpdReader } from "./mta/opensmtpd.js";
@@ -24,12 +27,15 @@ import type { BounceReader } from "./reader.js";
  */
 export const MTA_READERS: readonly BounceReader[] = [
   mfilterReader,
+  mailmarshalReader,
   imailserverReader,
   exchange2003Reader,
   fmlReader,
   biglobeReader,
   dominoReader,
   mailfoundryReader,
+  messagingserverReader,
+  apachejamesReader,
   dragonflyReader,
   eximReader,
   qmailReader,
