@@ -96,7 +96,7 @@ export function isAddress(text: string): boolean {
 
 /** The SMTP reply code a server's words begin with (`550 5.1.1 …`, `host x: 550-…`); undefined when none. */
 export function replyCodeIn(text: string): string | undefined {
-  return /(?:^|[\s:(\]"'])([245][0-5][0-9])(?=[ -]|$)/.exec(text)?.[1];
+  return /(?:^|[\s:([\]"'])([245][0-5][0-9])(?=[ -]|$)/.exec(text)?.[1];
 }
 
 const COMMANDS: readonly [RegExp, string][] = [

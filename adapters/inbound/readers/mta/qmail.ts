@@ -118,9 +118,10 @@ function read(message: BounceMessage): ReaderResult | undefined {
     const words = f.diagnostic ?? "";
     const command =
       COMMANDS.find(([phrase]) => words.includes(phrase))?.[1] ??
-      (words.includes("no SMTP connection got far enough") || words.includes("Remote host said:")
+      (words.includes("most progress was")
         ? commandIn(words.slice(words.indexOf("most progress was")))
-        : undefined);
+        : // Yahoo's clone names the command in brackets after the reply: "[RCPT_TO]".
+          commandIn((/\[(RCPT_TO|MAIL_FROM|DATA)\]/.exec(words)?.[1] ?? "").replace("_", " ")));
     const reason =
       command === "EHLO"
         ? "blocked"

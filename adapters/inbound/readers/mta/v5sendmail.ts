@@ -41,7 +41,7 @@ function read(message: BounceMessage): ReaderResult | undefined {
     const address = recipient[2];
     // The remote server's answer, else sendmail's own words after the address; sendmail's own
     // code leads the line and is the reply code only when the remote server said none.
-    const words = [...dialogue, recipient[3] ?? ""].join(" ");
+    const words = dialogue.length > 0 ? dialogue.join(" ") : (recipient[3] ?? "");
     const replyCode = replyCodeIn(words) ?? recipient[1];
     const same = found.find((f) => f.recipient === address);
     if (same) same.diagnostic = `${same.diagnostic ?? ""} ${words}`;
