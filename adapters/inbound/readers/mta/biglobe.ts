@@ -1,5 +1,14 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import { cutAt, type Found, isAddress, linesOf, quotedHeaders, type ReasonTable, recipientOf, resultOf } from "./common.js";
+import {
+  cutAt,
+  type Found,
+  isAddress,
+  linesOf,
+  quotedHeaders,
+  type ReasonTable,
+  recipientOf,
+  resultOf,
+} from "./common.js";
 
 /**
  * BIGLOBE (NEC's ISP mail): "Returned mail: …" from postmaster@biglobe.ne.jp, "----- The following
@@ -13,7 +22,8 @@ const REASONS: ReasonTable = {
 };
 
 function read(message: BounceMessage): ReaderResult | undefined {
-  if (!message.from.includes("postmaster@biglobe.ne.jp") || !message.subject.startsWith("Returned mail:")) return undefined;
+  if (!message.from.includes("postmaster@biglobe.ne.jp") || !message.subject.startsWith("Returned mail:"))
+    return undefined;
   const { notice, quoted } = cutAt(message.text, ["Content-Type: message/rfc822"]);
   const lines = linesOf(notice);
   const start = lines.findIndex((line) => line.includes("----- The following addresses had delivery problems -----"));

@@ -1,5 +1,14 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import { addressIn, cutAt, type Found, linesOf, quotedHeaders, type ReasonTable, recipientOf, resultOf } from "./common.js";
+import {
+  addressIn,
+  cutAt,
+  type Found,
+  linesOf,
+  quotedHeaders,
+  type ReasonTable,
+  recipientOf,
+  resultOf,
+} from "./common.js";
 
 /**
  * HCL (IBM, Lotus) Domino: "DELIVERY FAILURE: …", "Your message / Subject: … / was not delivered

@@ -40,7 +40,8 @@ function read(message: BounceMessage): ReaderResult | undefined {
       found.push(current);
     } else if (current) {
       current.diagnostic = `${current.diagnostic ?? ""} ${line}`;
-      if (line.includes(" did not like our ")) current.command = commandIn(line.slice(line.indexOf(" did not like our ")));
+      if (line.includes(" did not like our "))
+        current.command = commandIn(line.slice(line.indexOf(" did not like our ")));
     }
   }
   return resultOf(

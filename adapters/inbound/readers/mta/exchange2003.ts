@@ -1,6 +1,16 @@
 import type { BounceReason } from "../../../../src/internal.js";
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import { cutAt, type Found, header, headers, isAddress, linesOf, quotedHeaders, recipientOf, resultOf } from "./common.js";
+import {
+  cutAt,
+  type Found,
+  header,
+  headers,
+  isAddress,
+  linesOf,
+  quotedHeaders,
+  recipientOf,
+  resultOf,
+} from "./common.js";
 
 /**
  * Microsoft Exchange 2000/2003 plain-text NDR: "Your message … did not reach the following
@@ -27,7 +37,10 @@ const CODES: Record<string, BounceReason> = {
 function isExchange(message: BounceMessage): boolean {
   if (message.headers.has("x-ms-embedded-report")) return true;
   const mailer = header(message, "x-mailer");
-  if (mailer.startsWith("Internet Mail Service (") || mailer.startsWith("Microsoft Exchange Server Internet Mail Connector"))
+  if (
+    mailer.startsWith("Internet Mail Service (") ||
+    mailer.startsWith("Microsoft Exchange Server Internet Mail Connector")
+  )
     return true;
   if (header(message, "x-mimeole").startsWith("Produced By Microsoft Exchange")) return true;
   return headers(message, "received").some((value) => value.includes(" with Internet Mail Service ("));
@@ -47,11 +60,21 @@ function read(message: BounceMessage): ReaderResult | undefined {
   let current: Found | undefined;
   for (const line of lines.slice(start + 1)) {
     const on = / on .*\d/.exec(line);
-    const head = on ? line.slice(0, on.index).trim().replace(/^.*smtp=/i, "") : "";
+    const head = on
+      ? line
+          .slice(0, on.index)
+          .trim()
+          .replace(/^.*smtp=/i, "")
+      : "";
     if (on && isAddress(head)) {
       current = { recipient: head.replace(/^<|>$/g, ""), diagnostic: "" };
       found.push(current);
-    } else if (current && line.trim() !== "" && !line.includes("The MTS-ID of the original") && !line.startsWith(";l=")) {
+    } else if (
+      current &&
+      line.trim() !== "" &&
+      !line.includes("The MTS-ID of the original") &&
+      !line.startsWith(";l=")
+    ) {
       current.diagnostic = `${current.diagnostic ?? ""} ${line}`;
     }
   }

@@ -66,7 +66,12 @@ const REASONS: ReasonTable = {
     "domain missing in source-routed address",
     "malformed address:",
   ],
-  systemerror: ["delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "LMTP error after "],
+  systemerror: [
+    "delivery to file forbidden",
+    "delivery to pipe forbidden",
+    "local delivery failed",
+    "LMTP error after ",
+  ],
   contenterror: ['Too many "Received" headers'],
 };
 

@@ -1,5 +1,14 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import { cutAt, type Found, header, linesOf, quotedHeaders, type ReasonTable, recipientOf, resultOf } from "./common.js";
+import {
+  cutAt,
+  type Found,
+  header,
+  linesOf,
+  quotedHeaders,
+  type ReasonTable,
+  recipientOf,
+  resultOf,
+} from "./common.js";
 
 /**
  * fml, the mailing-list manager: its "-admin" address answers a post it refused (not a member,
@@ -38,12 +47,11 @@ function read(message: BounceMessage): ReaderResult | undefined {
     const list = /<([^<>\s]+@[^<>\s]+)>/.exec(line);
     if (list && !found.some((f) => f.recipient === list[1])) found.push({ recipient: list[1], diagnostic: line });
   }
-  const reason =
-    (REASONS.rejected ?? []).some((p) => message.subject.includes(p))
-      ? "rejected"
-      : (REASONS.systemerror ?? []).some((p) => message.subject.includes(p))
-        ? "systemerror"
-        : undefined;
+  const reason = (REASONS.rejected ?? []).some((p) => message.subject.includes(p))
+    ? "rejected"
+    : (REASONS.systemerror ?? []).some((p) => message.subject.includes(p))
+      ? "systemerror"
+      : undefined;
   // The original is quoted with three spaces before every line.
   const original = quoted?.replace(/^ {3}/gm, "").replace(/^From \S+ .*\n/, "");
   return resultOf(

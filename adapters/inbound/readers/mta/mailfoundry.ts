@@ -15,7 +15,8 @@ function read(message: BounceMessage): ReaderResult | undefined {
   if (recipient === undefined) return undefined;
   const reason = lines.findIndex((line) => line.startsWith("Delivery failed for the following reason:"));
   const end = lines.findIndex((line) => line.startsWith("This has been a permanent failure"));
-  const words = reason < 0 ? [] : lines.slice(reason + 1, end < 0 ? undefined : end).filter((line) => line.trim() !== "");
+  const words =
+    reason < 0 ? [] : lines.slice(reason + 1, end < 0 ? undefined : end).filter((line) => line.trim() !== "");
   return resultOf([recipientOf({ recipient, diagnostic: words.join(" ") })], quotedHeaders(quoted, message));
 }
 

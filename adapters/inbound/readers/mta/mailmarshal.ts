@@ -20,7 +20,8 @@ function read(message: BounceMessage): ReaderResult | undefined {
     if (line.startsWith("Could not be delivered because of")) section = "error";
     else if (line.startsWith("The following recipients were affected:")) section = "recipients";
     else if (section === "error" && line.trim() !== "") words = `${words} ${line}`;
-    else if (section === "recipients" && line.startsWith("    ") && isAddress(line)) found.push({ recipient: line.trim() });
+    else if (section === "recipients" && line.startsWith("    ") && isAddress(line))
+      found.push({ recipient: line.trim() });
   }
   return resultOf(
     found.map((f) => recipientOf({ ...f, diagnostic: words })),

@@ -1,5 +1,15 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import { commandIn, cutAt, type Found, header, isAddress, linesOf, quotedHeaders, recipientOf, resultOf } from "./common.js";
+import {
+  commandIn,
+  cutAt,
+  type Found,
+  header,
+  isAddress,
+  linesOf,
+  quotedHeaders,
+  recipientOf,
+  resultOf,
+} from "./common.js";
 
 /**
  * Digital Arts m-FILTER: "failure notice" with `X-Mailer: m-FILTER`, a Japanese preface, each

@@ -1,5 +1,15 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import { addressIn, cutAt, type Found, isAddress, linesOf, quotedHeaders, type ReasonTable, recipientOf, resultOf } from "./common.js";
+import {
+  addressIn,
+  cutAt,
+  type Found,
+  isAddress,
+  linesOf,
+  quotedHeaders,
+  type ReasonTable,
+  recipientOf,
+  resultOf,
+} from "./common.js";
 
 /**
  * Lotus Notes' SMTP MTA (before Domino): "Undeliverable message", "------- Failure Reasons

@@ -1,5 +1,16 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import { cutAt, type Found, header, isAddress, linesOf, quotedHeaders, type ReasonTable, receivedBy, recipientOf, resultOf } from "./common.js";
+import {
+  cutAt,
+  type Found,
+  header,
+  isAddress,
+  linesOf,
+  quotedHeaders,
+  type ReasonTable,
+  receivedBy,
+  recipientOf,
+  resultOf,
+} from "./common.js";
 
 /**
  * OpenSMTPD (smtpd/bounce.c): an indented notice ("Hi! This is the MAILER-DAEMON, please DO NOT
@@ -39,14 +50,20 @@ function read(message: BounceMessage): ReaderResult | undefined {
   if (!isOpenSmtpd(message)) return undefined;
   const { notice, quoted } = cutAt(message.text, ["Below is a copy of the original message:"]);
   const lines = linesOf(notice);
-  const start = lines.findIndex((line) => line.trimStart().startsWith("This is the MAILER-DAEMON, please DO NOT REPLY"));
+  const start = lines.findIndex((line) =>
+    line.trimStart().startsWith("This is the MAILER-DAEMON, please DO NOT REPLY"),
+  );
   if (start < 0) return undefined;
   const delayed = notice.includes("A message is delayed for more than");
   const found: Found[] = [];
   for (const line of lines.slice(start + 1)) {
     const colon = line.indexOf(": ");
     if (line.startsWith(" ") || colon < 0 || !isAddress(line.slice(0, colon))) continue;
-    found.push({ recipient: line.slice(0, colon), diagnostic: line.slice(colon + 2), action: delayed ? "delayed" : "failed" });
+    found.push({
+      recipient: line.slice(0, colon),
+      diagnostic: line.slice(colon + 2),
+      action: delayed ? "delayed" : "failed",
+    });
   }
   return resultOf(
     found.map((f) => recipientOf(f, REASONS)),

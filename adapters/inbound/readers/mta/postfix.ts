@@ -19,7 +19,11 @@ import {
  * which is an SMTP transcript ("In: RCPT TO:<…>", "Out: 550 …").
  */
 
-const STARTS = [/^This is the (?:Postfix program|mail system)/, /^\s*The (?:Postfix program|mail system)/, /^I'm sorry to have to inform you/];
+const STARTS = [
+  /^This is the (?:Postfix program|mail system)/,
+  /^\s*The (?:Postfix program|mail system)/,
+  /^I'm sorry to have to inform you/,
+];
 const RECIPIENT = /^<([^<>\s]+@[^<>\s]+)>(?: \(expanded from <[^<>]*>\))?: ?(.*)$/;
 
 function read(message: BounceMessage): ReaderResult | undefined {

@@ -93,9 +93,7 @@ const REASONS: ReasonTable = {
 
 function isQmail(message: BounceMessage): boolean {
   if (SUBJECTS.includes(message.subject.trim().toLowerCase())) return true;
-  return headers(message, "received").some((value) =>
-    /\(qmail \S+ invoked (?:for bounce|from network)\)/.test(value),
-  );
+  return headers(message, "received").some((value) => /\(qmail \S+ invoked (?:for bounce|from network)\)/.test(value));
 }
 
 function read(message: BounceMessage): ReaderResult | undefined {

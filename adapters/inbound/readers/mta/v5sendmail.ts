@@ -1,5 +1,15 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import { addressIn, commandIn, cutAt, type Found, linesOf, quotedHeaders, recipientOf, replyCodeIn, resultOf } from "./common.js";
+import {
+  addressIn,
+  commandIn,
+  cutAt,
+  type Found,
+  linesOf,
+  quotedHeaders,
+  recipientOf,
+  replyCodeIn,
+  resultOf,
+} from "./common.js";
 
 /**
  * Sendmail V5 (and other old sendmails) with no delivery-status part: "Returned mail: …", then

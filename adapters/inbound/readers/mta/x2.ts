@@ -10,7 +10,8 @@ import { cutAt, type Found, linesOf, quotedHeaders, recipientOf, resultOf } from
 const SUBJECTS = ["Delivery failure", "failure delivery", "failed delivery"];
 
 function read(message: BounceMessage): ReaderResult | undefined {
-  if (!message.from.includes("MAILER-DAEMON@") && !SUBJECTS.some((s) => message.subject.startsWith(s))) return undefined;
+  if (!message.from.includes("MAILER-DAEMON@") && !SUBJECTS.some((s) => message.subject.startsWith(s)))
+    return undefined;
   const { notice, quoted } = cutAt(message.text, ["--- Original message follows."]);
   const lines = linesOf(notice);
   const start = lines.findIndex((line) => line.startsWith("Unable to deliver message to the following address"));

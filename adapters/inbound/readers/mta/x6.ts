@@ -13,7 +13,9 @@ function read(message: BounceMessage): ReaderResult | undefined {
   if (!message.subject.startsWith("There was an error sending your mail")) return undefined;
   const { notice } = cutAt(message.text, ["The attachment contains the original mail headers"]);
   const lines = linesOf(notice);
-  const start = lines.findIndex((line) => line.startsWith("We had trouble delivering your message. Full details follow:"));
+  const start = lines.findIndex((line) =>
+    line.startsWith("We had trouble delivering your message. Full details follow:"),
+  );
   if (start < 0) return undefined;
   const found: Found[] = [];
   for (const line of lines.slice(start + 1)) {
@@ -25,7 +27,9 @@ function read(message: BounceMessage): ReaderResult | undefined {
     const command = commandIn(/\(([^)]*)\)/.exec(line)?.[1] ?? "");
     found.push({ recipient: address, diagnostic: line, ...(command === undefined ? {} : { command }) });
   }
-  const attached = message.parts.find((p) => p.contentType.startsWith("text/plain") || p.contentType.startsWith("text/rfc822"));
+  const attached = message.parts.find(
+    (p) => p.contentType.startsWith("text/plain") || p.contentType.startsWith("text/rfc822"),
+  );
   return resultOf(
     found.filter((f) => f.recipient !== undefined).map((f) => recipientOf(f)),
     quotedHeaders(attached?.text, message),
