@@ -663,6 +663,33 @@ const PINNED: Record<string, Expected> = {
       },
     ],
   },
+  "sendmail-flattened-expired.eml": {
+    email: "30",
+    quoted: true,
+    reports: [
+      {
+        recipient: "bo@example.com",
+        action: "failed",
+        reason: "expired",
+        diagnostic:
+          "bo... Deferred: Connection refused by mail.example.com. Message could not be delivered for 5 days Message will be deleted from queue",
+      },
+    ],
+  },
+  "sendmail-flattened-user-unknown.eml": {
+    email: "2f",
+    quoted: true,
+    reports: [
+      {
+        recipient: "abe@example.com",
+        action: "failed",
+        status: "5.1.1",
+        replyCode: "550",
+        command: "RCPT",
+        diagnostic: "550 5.1.1 <abe@example.com>... User unknown",
+      },
+    ],
+  },
 };
 
 /** The reader each fixture's family is read by (clones read by the family they copy). */

@@ -14,6 +14,7 @@ import { notesReader } from "./mta/notes.js";
 import { opensmtpdReader } from "./mta/opensmtpd.js";
 import { postfixReader } from "./mta/postfix.js";
 import { qmailReader } from "./mta/qmail.js";
+import { sendmailReader } from "./mta/sendmail.js";
 import { v5sendmailReader } from "./mta/v5sendmail.js";
 import { x1Reader } from "./mta/x1.js";
 import { x2Reader } from "./mta/x2.js";
@@ -41,6 +42,7 @@ export const MTA_READERS: readonly BounceReader[] = [
   qmailReader,
   opensmtpdReader,
   v5sendmailReader,
+  sendmailReader,
   postfixReader,
   x2Reader,
   x3Reader,
