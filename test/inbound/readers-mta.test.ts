@@ -690,6 +690,27 @@ const PINNED: Record<string, Expected> = {
       },
     ],
   },
+  "courier-no-such-domain.eml": {
+    email: "32",
+    quoted: true,
+    reports: [
+      { recipient: "eli@example.invalid", action: "failed", reason: "hostunknown", diagnostic: "No such domain." },
+    ],
+  },
+  "courier-user-unknown.eml": {
+    email: "31",
+    quoted: true,
+    reports: [
+      {
+        recipient: "dora@example.co.jp",
+        action: "failed",
+        status: "5.1.1",
+        replyCode: "550",
+        command: "RCPT",
+        diagnostic: "550 5.1.1 <dora@example.co.jp>... User Unknown",
+      },
+    ],
+  },
 };
 
 /** The reader each fixture's family is read by (clones read by the family they copy). */

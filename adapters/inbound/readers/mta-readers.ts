@@ -1,5 +1,6 @@
 import { apachejamesReader } from "./mta/apachejames.js";
 import { biglobeReader } from "./mta/biglobe.js";
+import { courierReader } from "./mta/courier.js";
 import { dominoReader } from "./mta/domino.js";
 import { dragonflyReader } from "./mta/dragonfly.js";
 import { eximReader } from "./mta/exim.js";
@@ -37,6 +38,7 @@ export const MTA_READERS: readonly BounceReader[] = [
   mailfoundryReader,
   messagingserverReader,
   apachejamesReader,
+  courierReader,
   dragonflyReader,
   eximReader,
   qmailReader,
