@@ -68,9 +68,15 @@ export function quotedHeaders(quoted: string | undefined, message?: BounceMessag
 
 const RETURNED = new Set(["message/rfc822", "text/rfc822-headers", "message/global", "message/global-headers"]);
 
-/** Lines of `text`, trailing spaces and CRs removed. */
+/**
+ * No line of a bounce notice that matters is longer than this; cutting longer ones keeps every
+ * pattern the readers run over a line linear in practice, whatever a hostile message holds.
+ */
+const MAX_LINE = 2048;
+
+/** Lines of `text`, trailing spaces removed, each at most MAX_LINE characters. */
 export function linesOf(text: string): string[] {
-  return text.split("\n").map((line) => line.replace(/\s+$/, ""));
+  return text.split("\n").map((line) => (line.length > MAX_LINE ? line.slice(0, MAX_LINE) : line).trimEnd());
 }
 
 /** Whitespace runs as one space, trimmed. */
@@ -83,6 +89,7 @@ const BARE_ADDRESS = /([A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9
 
 /** The first address in `text`: one in angle brackets first, else a bare one; undefined when none. */
 export function addressIn(text: string): string | undefined {
+  if (text.length > MAX_LINE) return addressIn(text.slice(0, MAX_LINE));
   const angle = ANGLE_ADDRESS.exec(text);
   if (angle) return angle[1];
   return BARE_ADDRESS.exec(text)?.[1];
@@ -90,6 +97,7 @@ export function addressIn(text: string): string | undefined {
 
 /** Whether `text` is one bare address and nothing else (quotes and angle brackets allowed). */
 export function isAddress(text: string): boolean {
+  if (text.length > 320) return false; // no address is longer (RFC 5321: 64 + 1 + 255)
   const bare = text.trim().replace(/^<(.*)>$/, "$1");
   return BARE_ADDRESS.exec(bare)?.[1] === bare;
 }

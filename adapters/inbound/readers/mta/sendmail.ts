@@ -30,7 +30,8 @@ function read(message: BounceMessage): ReaderResult | undefined {
   let command: string | undefined;
   for (const line of lines.slice(start + 1)) {
     if (line.includes("----- Transcript of session follows -----")) transcript = [];
-    else if (transcript === undefined && /^\S/.test(line) && !line.startsWith("--")) {
+    else if (transcript === undefined && line.trim() === "" && found.length > 0) transcript = [];
+    else if (transcript === undefined && /^<?[^\s<>():]+>?$/.test(line)) {
       current = {
         recipient: line.trim().replace(/^<(.*)>$/, "$1"),
         diagnostic: "",
