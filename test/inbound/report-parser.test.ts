@@ -243,11 +243,16 @@ describe("mailReportParser: real-looking reports", () => {
   it("has a pinned expectation for every fixture file", async () => {
     const { readdir } = await import("node:fs/promises");
     const files = (await readdir(new URL("./fixtures/", import.meta.url))).filter((f) => f.endsWith(".eml"));
-    // The plain-text readers' fixtures are pinned in their own suites, readers-*.test.ts.
-    const suites = (await readdir(new URL("./", import.meta.url))).filter((f) => /^readers-.*\.test\.ts$/.test(f));
-    const pinnedThere = (
-      await Promise.all(suites.map((f) => readFile(new URL(`./${f}`, import.meta.url), "utf8")))
-    ).join("\n");
+    // The plain-text readers' fixtures are pinned by their own suites (readers-*.test.ts), in the
+    // suite or in a table beside the fixtures (fixtures/*.json).
+    const suites = (await readdir(new URL("./", import.meta.url)))
+      .filter((f) => /^readers-.*\.test\.ts$/.test(f))
+      .map((f) => `./${f}`);
+    const tables = (await readdir(new URL("./fixtures/", import.meta.url)))
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => `./fixtures/${f}`);
+    const texts = [...suites, ...tables].map((f) => readFile(new URL(f, import.meta.url), "utf8"));
+    const pinnedThere = (await Promise.all(texts)).join("\n");
     const unpinned = files.filter((f) => !(f in EXPECTED) && !pinnedThere.includes(`"${f}"`));
     expect(unpinned).toEqual([]);
     expect(Object.keys(EXPECTED).filter((f) => !files.includes(f))).toEqual([]);
