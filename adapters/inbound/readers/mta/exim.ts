@@ -10,6 +10,7 @@ import {
   quotedHeaders,
   type ReasonTable,
   recipientOf,
+  replyCodeIn,
   resultOf,
 } from "./common.js";
 
@@ -148,7 +149,10 @@ function read(message: BounceMessage): ReaderResult | undefined {
       const reason =
         command === "EHLO"
           ? "blocked"
-          : DELAYS.some((d) => diagnostic.includes(d) || (delayed && notice.includes(d)))
+          : // Exim's own retry words decide only when no remote server answered: a quoted
+            // reply (a 450 for a missing PTR record) says more than "still trying".
+            replyCodeIn(diagnostic) === undefined &&
+              DELAYS.some((d) => diagnostic.includes(d) || (delayed && notice.includes(d)))
             ? "expired"
             : diagnostic.includes("pipe to |")
               ? "mailererror"

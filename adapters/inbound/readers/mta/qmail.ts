@@ -9,6 +9,7 @@ import {
   type ReasonTable,
   reasonIn,
   recipientOf,
+  replyCodeIn,
   resultOf,
 } from "./common.js";
 
@@ -123,10 +124,12 @@ function read(message: BounceMessage): ReaderResult | undefined {
     const reason =
       command === "EHLO"
         ? "blocked"
-        : words.includes(" does not like recipient.") && words.includes("this message has been in the queue too long.")
-          ? "onhold"
-          : (reasonIn(words, REASONS) ??
-            (words.includes("this message has been in the queue too long.") ? "expired" : undefined));
+        : // qmail's own words decide only when no remote server answered: a quoted reply
+          // ("Remote host said: 450 4.2.2 … Mailbox Full") says more than "queue too long".
+          (reasonIn(words, REASONS) ??
+          (replyCodeIn(words) === undefined && words.includes("this message has been in the queue too long.")
+            ? "expired"
+            : undefined));
     return recipientOf({
       ...f,
       ...(command === undefined ? {} : { command }),
