@@ -1,0 +1,32 @@
+import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
+import { cutAt, type Found, isAddress, linesOf, quotedHeaders, recipientOf, resultOf } from "./common.js";
+
+/**
+ * Trustwave (Marshal) MailMarshal SMTP: 'Undeliverable Mail: "subject"', "Your message: From: …
+ * Subject: …", "Could not be delivered because of" and the remote answer, then "The following
+ * recipients were affected:" with one indented address per line; "Additional Information" follows.
+ */
+
+function read(message: BounceMessage): ReaderResult | undefined {
+  if (!message.subject.startsWith('Undeliverable Mail: "')) return undefined;
+  const { notice, quoted } = cutAt(message.text, ["Additional Information", "Content-Type: message/rfc822"]);
+  const lines = linesOf(notice);
+  const start = lines.findIndex((line) => line.startsWith("Your message:"));
+  if (start < 0) return undefined;
+  let section: "error" | "recipients" | undefined;
+  let words = "";
+  const found: Found[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith("Could not be delivered because of")) section = "error";
+    else if (line.startsWith("The following recipients were affected:")) section = "recipients";
+    else if (section === "error" && line.trim() !== "") words = `${words} ${line}`;
+    else if (section === "recipients" && line.startsWith("    ") && isAddress(line))
+      found.push({ recipient: line.trim() });
+  }
+  return resultOf(
+    found.map((f) => recipientOf({ ...f, diagnostic: words })),
+    quotedHeaders(quoted, message),
+  );
+}
+
+export const mailmarshalReader: BounceReader = { name: "mailmarshal", read };
