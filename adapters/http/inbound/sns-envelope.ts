@@ -1,6 +1,7 @@
 import { type KeyObject, verify, X509Certificate } from "node:crypto";
 import { z } from "zod";
-import { FlagpostError } from "../../../src/internal.js";
+import { type Clock, FlagpostError, systemClock } from "../../../src/internal.js";
+import { assertFresh } from "./freshness.js";
 import { invalidSignature, jsonOf, missingSignature } from "./source.js";
 
 /**
@@ -8,7 +9,8 @@ import { invalidSignature, jsonOf, missingSignature } from "./source.js";
  * only from `https://sns.<region>.amazonaws.com[.cn]/…pem` for the topic's own region (an attacker
  * cannot point us at a certificate of theirs), cached, and used to check the RSA signature over
  * the message's fields (SignatureVersion 1: SHA-1, 2: SHA-256). Only configured topics are
- * accepted: any AWS account can create a topic and sign with SNS's certificate.
+ * accepted: any AWS account can create a topic and sign with SNS's certificate. The signed
+ * `Timestamp` must be within 5 minutes of now, so a captured message cannot be replayed later.
  */
 
 /** How flagpost fetches over HTTPS: globalThis.fetch by default; tests pass their own. */
@@ -18,6 +20,8 @@ export interface SnsOptions {
   /** The topic ARNs whose notifications are accepted (`arn:aws:sns:eu-west-1:123456789012:ses-bounces`). */
   topicArns: readonly string[];
   fetch?: Fetch;
+  /** The clock the signed `Timestamp` is judged by; the system's by default. */
+  clock?: Clock;
 }
 
 const text = (max: number) => z.string().max(max);
@@ -73,11 +77,13 @@ function stringToSign(envelope: SnsEnvelope): string {
 export class SnsVerifier {
   readonly #topics: Set<string>;
   readonly #fetch: Fetch;
+  readonly #clock: Clock;
   readonly #keys = new Map<string, Promise<KeyObject>>();
 
   constructor(options: SnsOptions) {
     this.#topics = new Set(options.topicArns);
     this.#fetch = options.fetch ?? ((url, init) => fetch(url, init));
+    this.#clock = options.clock ?? systemClock;
   }
 
   /** The verified envelope of a request body; throws missing_/invalid_signature, or unavailable when AWS is unreachable. */
@@ -94,6 +100,8 @@ export class SnsVerifier {
     const certUrl = snsUrl(envelope.SigningCertURL, region);
     if (certUrl === undefined || !certUrl.pathname.endsWith(".pem"))
       throw invalidSignature("SNS message: SigningCertURL is not an SNS certificate of the topic's region");
+    // Before the certificate: a stale message is refused without fetching anything.
+    assertFresh("SNS signature", Date.parse(envelope.Timestamp), this.#clock);
     const key = await this.#key(certUrl.href);
     const algorithm = envelope.SignatureVersion === "1" ? "RSA-SHA1" : "RSA-SHA256";
     let valid: boolean;

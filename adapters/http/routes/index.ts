@@ -8,6 +8,7 @@ import { eventRoutes } from "./events.js";
 import { experimentRoutes } from "./experiments.js";
 import { flagRoutes } from "./flags.js";
 import { type InboundOptions, inboundRoutes } from "./inbound.js";
+import { storedSignatureChecks } from "../inbound/freshness.js";
 import { webhookRoutes } from "./webhooks.js";
 import { flagScheduleRoutes } from "./flag-schedules.js";
 import { suppressionRoutes } from "./suppressions.js";
@@ -26,6 +27,10 @@ export function allRoutes(fp: Flagpost, inbound?: InboundOptions): Route[] {
     ...emailRoutes(fp),
     ...webhookRoutes(fp),
     ...suppressionRoutes(fp),
-    ...inboundRoutes((reports) => fp.emails.applyReports(reports), inbound),
+    ...inboundRoutes(
+      (reports) => fp.emails.applyReports(reports),
+      storedSignatureChecks(fp.storage.idempotency, fp.clock),
+      inbound,
+    ),
   ];
 }
