@@ -9,12 +9,14 @@ import { experimentRoutes } from "./experiments.js";
 import { flagRoutes } from "./flags.js";
 import { type InboundOptions, inboundRoutes } from "./inbound.js";
 import { storedSignatureChecks } from "../inbound/freshness.js";
+import { HeavyReads } from "../heavy-reads.js";
 import { webhookRoutes } from "./webhooks.js";
 import { flagScheduleRoutes } from "./flag-schedules.js";
 import { suppressionRoutes } from "./suppressions.js";
 
 /** Every /v1 route. Each service contributes its own list; `inbound` configures the provider webhooks. */
 export function allRoutes(fp: Flagpost, inbound?: InboundOptions): Route[] {
+  const heavy = new HeavyReads();
   // The snapshot, stream and access routes go first: the router takes the first match, and /v1/flags/:key would match them too.
   return [
     ...flagSnapshotRoutes(fp),
@@ -22,8 +24,8 @@ export function allRoutes(fp: Flagpost, inbound?: InboundOptions): Route[] {
     ...flagAccessRoutes(),
     ...flagRoutes(fp),
     ...flagScheduleRoutes(fp),
-    ...eventRoutes(fp),
-    ...experimentRoutes(fp),
+    ...eventRoutes(fp, heavy),
+    ...experimentRoutes(fp, heavy),
     ...emailRoutes(fp),
     ...webhookRoutes(fp),
     ...suppressionRoutes(fp),
