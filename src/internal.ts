@@ -5,7 +5,8 @@
 export { createFlagpost, type Flagpost, type FlagpostOptions } from "./flagpost.js";
 export { memoryStorage } from "./memory/memory-storage.js";
 export { FlagpostError, ERROR_CODES, type ErrorCode } from "./errors.js";
-export { type Clock } from "./clock.js";
+export { type Clock, systemClock } from "./clock.js";
+export { firstUse } from "./once-tokens.js";
 export { type Logger, asLogger, jsonLogger, silentLogger, errorFields } from "./logger.js";
 export { uuidv7 } from "./ids.js";
 export { SCOPES, hasScope, isScope, type Scope } from "./auth/scopes.js";

@@ -10,9 +10,29 @@ import { parseInput } from "./validation.js";
 
 const cursor = z.string().min(1).max(200);
 
+/** Decimal digits only: Number() would also read "0x10", "1e2", " 16" and "" (as 0). */
+const DECIMAL = /^[0-9]{1,15}$/;
+
+/**
+ * A list's `limit`: a number in process, a decimal integer string over HTTP, from 1 to `max`,
+ * `fallback` when absent. Anything else gets one message that says what is wanted.
+ */
+export function limitField(max: number, fallback: number) {
+  const message = `must be an integer from 1 to ${max}`;
+  return z
+    .union([z.number(), z.string()], { error: message })
+    .transform((value, ctx) => {
+      const n = typeof value === "number" ? value : DECIMAL.test(value) ? Number(value) : Number.NaN;
+      if (Number.isInteger(n) && n >= 1 && n <= max) return n;
+      ctx.addIssue({ code: "custom", message });
+      return z.NEVER;
+    })
+    .default(fallback);
+}
+
 /** The pagination fields; numbers may come as query strings. */
 export const pageFields = {
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitField(100, 20),
   after: cursor.optional(),
   before: cursor.optional(),
 };

@@ -102,6 +102,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
           options.rateLimit.perSecond ?? DEFAULT_KEY_LIMIT.perSecond,
           limiter,
           logger,
+          fp.clock,
         )
       : undefined;
   const anonymousLimiter =

@@ -25,6 +25,18 @@ export interface InboundSmtpOptions {
   maxRecipients?: number;
   /** Most connections at once. Default 50. */
   maxClients?: number;
+  /**
+   * Most connections at once from one client address (421 beyond). Default 10, so one host
+   * cannot hold every slot. Put the listener behind your MTA and every connection comes from it:
+   * raise this to `maxClients` then.
+   */
+  maxClientsPerAddress?: number;
+  /**
+   * How long one session may last in all, however busy (421 and closed after). Default 2 min: the
+   * idle timeout alone is reset by every byte, so a client trickling a byte every few seconds
+   * would otherwise keep its slot for ever.
+   */
+  sessionTimeoutMs?: number;
   logger?: Logger;
 }
 
@@ -36,6 +48,9 @@ export interface InboundSmtp {
 }
 
 export const DEFAULT_INBOUND_MAX_BYTES = 10 * 1024 * 1024;
+const DEFAULT_SESSION_TIMEOUT_MS = 2 * 60 * 1000;
+/** How long a session told 421 at its deadline has to leave before its socket is destroyed. */
+const DEADLINE_GRACE_MS = 1_000;
 
 type SmtpError = Error & { responseCode: number };
 
@@ -64,6 +79,11 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
   const maxRecipients = options.maxRecipients ?? 50;
   const logger = options.logger ? asLogger(options.logger) : silentLogger;
   const ingesting = new Set<Promise<unknown>>();
+  const perAddressLimit = options.maxClientsPerAddress ?? 10;
+  const sessionTimeoutMs = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
+  /** Connections counted per client address, and the address of each counted session. */
+  const perAddress = new Map<string, number>();
+  const counted = new Map<string, string>();
 
   const receive = (
     stream: SMTPServerDataStream,
@@ -104,6 +124,25 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     maxClients: options.maxClients ?? 50,
     socketTimeout: 60_000,
     closeTimeout: 5_000,
+    onConnect(session, callback) {
+      const from = session.remoteAddress;
+      const open = perAddress.get(from) ?? 0;
+      if (open >= perAddressLimit) {
+        callback(smtpError(421, "4.7.0 Too many connections from your address; try again later"));
+        return;
+      }
+      perAddress.set(from, open + 1);
+      counted.set(session.id, from);
+      callback();
+    },
+    onClose(session) {
+      const from = counted.get(session.id);
+      if (from === undefined) return; // refused before it was counted
+      counted.delete(session.id);
+      const open = (perAddress.get(from) ?? 1) - 1;
+      if (open > 0) perAddress.set(from, open);
+      else perAddress.delete(from);
+    },
     onRcptTo(address, session, callback) {
       if (session.envelope.rcptTo.length >= maxRecipients) {
         callback(smtpError(452, "4.5.3 Too many recipients"));
@@ -119,16 +158,26 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     onData: receive,
   });
   server.on("error", (error) => logger.warn("inbound smtp session failed", { ...errorFields(error) }));
+  const inner = (server as unknown as { server: import("node:net").Server }).server;
+  // The whole-session deadline, on the socket itself: nothing the client does extends it.
+  inner.on("connection", (socket: import("node:net").Socket) => {
+    const deadline = setTimeout(() => {
+      if (!socket.writable) return;
+      socket.end("421 4.4.2 Session time limit reached, closing connection\r\n");
+      setTimeout(() => socket.destroy(), DEADLINE_GRACE_MS).unref();
+    }, sessionTimeoutMs);
+    deadline.unref();
+    socket.once("close", () => clearTimeout(deadline));
+  });
 
   await new Promise<void>((resolve, reject) => {
-    const inner = (server as unknown as { server: import("node:net").Server }).server;
     inner.once("error", reject);
     server.listen(options.port ?? 0, host, () => {
       inner.off("error", reject);
       resolve();
     });
   });
-  const address = (server as unknown as { server: import("node:net").Server }).server.address() as AddressInfo;
+  const address = inner.address() as AddressInfo;
   let closing: Promise<void> | undefined;
   return {
     host: address.address,

@@ -54,6 +54,48 @@ function dueIds(db: AnyKysely, spec: JobTableSpec, at: number, limit: number) {
 }
 
 /**
+ * A cap per group (a webhook endpoint) on what one claim may take: rows of a group in `full` are
+ * not claimed at all, and at most `room(group)` rows of any other group are.
+ */
+export interface GroupQuota {
+  column: string;
+  full: readonly string[];
+  room(group: string): number;
+}
+
+/** How many due rows a capped claim looks at per row it may take: others' rows may lie behind one group's. */
+const CANDIDATES_PER_ROW = 4;
+
+/** Due rows of groups with room, longest-due first, as candidates for a capped claim. */
+function dueCandidates(db: AnyKysely, spec: JobTableSpec, at: number, limit: number, quota: GroupQuota) {
+  return db
+    .selectFrom(spec.table)
+    .select(["id", `${quota.column} as group_key`])
+    .where((eb) => {
+      const due = isDue(eb, spec, at);
+      return quota.full.length === 0 ? due : eb.and([due, eb(quota.column, "not in", [...quota.full])]);
+    })
+    .orderBy("next_attempt_at")
+    .orderBy("id")
+    .limit(limit * CANDIDATES_PER_ROW);
+}
+
+/** The candidates a capped claim takes, in due order, within `limit` and each group's room. */
+function withinQuota(candidates: { id: unknown; group_key: unknown }[], limit: number, quota: GroupQuota): string[] {
+  const taken = new Map<string, number>();
+  const ids: string[] = [];
+  for (const { id, group_key } of candidates) {
+    if (ids.length >= limit) break;
+    const group = String(group_key);
+    const count = taken.get(group) ?? 0;
+    if (count >= quota.room(group)) continue;
+    taken.set(group, count + 1);
+    ids.push(String(id));
+  }
+  return ids;
+}
+
+/**
  * Leases up to `limit` due rows of `spec.table` to `owner` until `leaseUntil` (epoch ms), adds 1
  * to their `attempts`, and returns them as stored afterwards (all columns, or `columns`), in no
  * set order. Each row goes to exactly one of several concurrent callers, in this process or in
@@ -68,8 +110,10 @@ export async function claimDueRows<Row>(
   leaseUntil: number,
   owner: string,
   columns?: ClaimColumns,
+  quota?: GroupQuota,
 ): Promise<Row[]> {
   if (limit <= 0) return [];
+  if (quota) return claimWithinQuota<Row>(db, engine, spec, at, limit, leaseUntil, owner, columns, quota);
   if (engine === "sqlite") {
     const update = db
       .updateTable(spec.table)
@@ -98,6 +142,45 @@ export async function claimDueRows<Row>(
       .where("lease_until", "=", leaseUntil)
       .execute()) as Row[];
   });
+}
+
+/**
+ * claimDueRows under a {@link GroupQuota}: the due candidates are read (and, on PostgreSQL and
+ * MySQL, locked with SKIP LOCKED), the ones within the quota chosen here, and only those leased;
+ * the UPDATE asks again whether each is due, so a row another worker took meanwhile is left alone.
+ */
+async function claimWithinQuota<Row>(
+  db: AnyKysely,
+  engine: Engine,
+  spec: JobTableSpec,
+  at: number,
+  limit: number,
+  leaseUntil: number,
+  owner: string,
+  columns: ClaimColumns | undefined,
+  quota: GroupQuota,
+): Promise<Row[]> {
+  const claim = async (trx: AnyKysely) => {
+    const candidates = dueCandidates(trx, spec, at, limit, quota);
+    const rows = await (engine === "sqlite" ? candidates : candidates.forUpdate().skipLocked()).execute();
+    const ids = withinQuota(rows as { id: unknown; group_key: unknown }[], limit, quota);
+    if (ids.length === 0) return [];
+    const update = trx
+      .updateTable(spec.table)
+      .set(claimSet(owner, leaseUntil))
+      .where("id", "in", ids)
+      .where((eb) => isDue(eb, spec, at));
+    if (engine !== "mysql")
+      return (await (columns ? update.returning(columns as never) : update.returningAll()).execute()) as Row[];
+    await update.execute();
+    const read = trx.selectFrom(spec.table);
+    return (await (columns ? read.select(columns as never) : read.selectAll())
+      .where("id", "in", ids)
+      .where("lease_owner", "=", owner)
+      .where("lease_until", "=", leaseUntil)
+      .execute()) as Row[];
+  };
+  return inTransaction(db, engine, claim);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable, Transaction, Updateable } from "kysely";
 import type {
+  DeliveryClaimCap,
   AttemptRecord,
   ClaimedDelivery,
   DeliveryOutcome,
@@ -94,11 +95,32 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
     this.#engine = engine;
   }
 
-  async claimDueDeliveries(now: string, limit: number, leaseMs: number, owner: string): Promise<ClaimedDelivery[]> {
+  async claimDueDeliveries(
+    now: string,
+    limit: number,
+    leaseMs: number,
+    owner: string,
+    cap?: DeliveryClaimCap,
+  ): Promise<ClaimedDelivery[]> {
     const at = toEpochMs(now, "now");
     if (limit <= 0) return [];
+    const quota = cap && {
+      column: "webhook_id",
+      full: [...cap.busy].filter(([, held]) => held >= cap.perWebhook).map(([id]) => id),
+      room: (id: string) => cap.perWebhook - (cap.busy.get(id) ?? 0),
+    };
     return guard(this.#engine, "claim due webhook deliveries", async () => {
-      const rows = await claimDueRows<DeliveryRow>(this.#db, this.#engine, DELIVERIES, at, limit, at + leaseMs, owner);
+      const rows = await claimDueRows<DeliveryRow>(
+        this.#db,
+        this.#engine,
+        DELIVERIES,
+        at,
+        limit,
+        at + leaseMs,
+        owner,
+        undefined,
+        quota,
+      );
       if (rows.length === 0) return [];
       const events = await this.#db
         .selectFrom("flagpost_webhook_events")

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { limitField } from "../pagination.js";
 import { parseIsoInstant } from "../time.js";
 import type { EventRecord } from "../storage/events.js";
 
@@ -178,7 +179,7 @@ export const queryEventsSchema = z
     from: boundSchema.optional(),
     to: boundSchema.optional(),
     // Over HTTP the limit arrives as a string; in process it is a number.
-    limit: z.coerce.number<number | string>().int().min(1).max(MAX_QUERY_LIMIT).default(DEFAULT_QUERY_LIMIT),
+    limit: limitField(MAX_QUERY_LIMIT, DEFAULT_QUERY_LIMIT),
     cursor: z.string().max(512).optional(),
   })
   .superRefine(refineWindow);

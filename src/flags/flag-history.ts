@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { limitField } from "../pagination.js";
 import { FlagpostError } from "../errors.js";
 import type { FlagActor, FlagHistoryEntry, Storage } from "../storage/index.js";
 import { parseInput } from "../validation.js";
@@ -21,7 +22,7 @@ export interface FlagHistoryPage {
 }
 
 export const listFlagHistoryQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  limit: limitField(1000, 100),
   cursor: z.string().max(200).optional(),
 });
 export type ListFlagHistoryOptions = z.input<typeof listFlagHistoryQuerySchema>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { limitField } from "../pagination.js";
 import type { Clock } from "../clock.js";
 import { FlagpostError, notFound } from "../errors.js";
 import { uuidv7 } from "../ids.js";
@@ -38,7 +39,7 @@ const STATUSES = ["pending", "applied", "failed"] as const;
 
 export const listSchedulesQuerySchema = z.strictObject({
   status: z.enum(STATUSES).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  limit: limitField(1000, 100),
   cursor: z.string().max(200).optional(),
 });
 export type ListSchedulesOptions = z.input<typeof listSchedulesQuerySchema>;

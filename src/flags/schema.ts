@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { limitField } from "../pagination.js";
 import { RESERVED_KEY } from "../input-policy.js";
 import { ATTRIBUTE_OPERATORS, OPERATORS } from "./operators.js";
 
@@ -208,6 +209,6 @@ export interface EvaluationResult {
 }
 
 export const listFlagsQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  limit: limitField(1000, 100),
   cursor: z.string().max(200).optional(),
 });

@@ -42,6 +42,8 @@ export interface JobQueue<J extends LeasedJob> {
 export interface JobHandler<J extends LeasedJob, R> {
   perform(job: J): Promise<R>;
   record(job: J, result: R): Promise<void>;
+  /** Told once the worker lets go of a job it claimed: recorded, failed to record, or left for its lease to end. */
+  settled?(job: J): void;
 }
 
 /** How a LeaseWorker (lease-worker.ts) runs the jobs of a queue. */

@@ -225,6 +225,7 @@ export class LeaseWorker<J extends LeasedJob, R> {
     void work.finally(() => {
       this.#inFlight.delete(work);
       this.#held.delete(job.id);
+      this.#handler.settled?.(job);
       if (this.#inFlight.size === 0 && this.#queue.length === 0) for (const resolve of this.#idle.splice(0)) resolve();
       this.#pump();
     });

@@ -1,4 +1,5 @@
 import type {
+  DeliveryClaimCap,
   AttemptRecord,
   ClaimedDelivery,
   DeliveryOutcome,
@@ -30,11 +31,25 @@ export class MemoryWebhookDeliveryRepository implements WebhookDeliveryRepositor
     this.#state = state;
   }
 
-  async claimDueDeliveries(now: string, limit: number, leaseMs: number, owner: string): Promise<ClaimedDelivery[]> {
-    const due = [...this.#state.deliveries.values()]
+  async claimDueDeliveries(
+    now: string,
+    limit: number,
+    leaseMs: number,
+    owner: string,
+    cap?: DeliveryClaimCap,
+  ): Promise<ClaimedDelivery[]> {
+    const due: DeliveryRecord[] = [];
+    const taken = new Map<string, number>();
+    const candidates = [...this.#state.deliveries.values()]
       .filter((d) => isOpen(d) && d.nextAttemptAt <= now && (d.leaseUntil === undefined || d.leaseUntil <= now))
-      .sort(byDue)
-      .slice(0, Math.max(0, limit));
+      .sort(byDue);
+    for (const delivery of candidates) {
+      if (due.length >= limit) break;
+      const held = (cap?.busy.get(delivery.webhookId) ?? 0) + (taken.get(delivery.webhookId) ?? 0);
+      if (cap && held >= cap.perWebhook) continue;
+      taken.set(delivery.webhookId, (taken.get(delivery.webhookId) ?? 0) + 1);
+      due.push(delivery);
+    }
     const leaseUntil = new Date(Date.parse(now) + leaseMs).toISOString();
     return due.map((delivery) => {
       delivery.leaseOwner = owner;

@@ -132,15 +132,30 @@ export interface DeliveryOutcome {
   endpoint?: { succeeded: true } | { failedAt: string; disableIfFailingSince: string };
 }
 
+/** Per-endpoint fairness for a claim: what the claiming worker already holds of each endpoint. */
+export interface DeliveryClaimCap {
+  perWebhook: number;
+  /** Deliveries of each endpoint the caller holds now (queued, being sent, or being recorded). */
+  busy: ReadonlyMap<string, number>;
+}
+
 export interface WebhookDeliveryRepository {
   /**
    * Leases up to `limit` due deliveries to `owner` until `now + leaseMs`, adds 1 to their
    * `attempts`, and returns them with their event and endpoint, the longest-due first. Due:
    * pending or attempting, `nextAttemptAt <= now`, and no lease or an ended one. Each goes to
    * exactly one caller across processes (`FOR UPDATE SKIP LOCKED` on PostgreSQL/MySQL; SQLite's
-   * single writer).
+   * single writer). With `cap`, MUST take no delivery of an endpoint whose `busy` count is already
+   * `perWebhook` or more, and at most `perWebhook − busy` of any other (busy counts 0 when absent),
+   * so one endpoint's backlog cannot fill a claim while others' deliveries are due.
    */
-  claimDueDeliveries(now: string, limit: number, leaseMs: number, owner: string): Promise<ClaimedDelivery[]>;
+  claimDueDeliveries(
+    now: string,
+    limit: number,
+    leaseMs: number,
+    owner: string,
+    cap?: DeliveryClaimCap,
+  ): Promise<ClaimedDelivery[]>;
   /** Extends to `until` the leases `owner` still holds among `ids`; returns those ids. */
   renewDeliveryLeases(ids: readonly string[], owner: string, until: string): Promise<string[]>;
   /** The distinct owners of delivery leases that have not ended at `now` (pending or attempting deliveries). */

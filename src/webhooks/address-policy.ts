@@ -6,10 +6,12 @@ import { FlagpostError } from "../errors.js";
  * Which addresses a webhook may reach (docs/webhooks.md, "SSRF policy"). Unless private networks
  * are allowed, every address that is not on the public internet is refused: loopback, private,
  * link-local (cloud metadata at 169.254.169.254 and fd00:ec2::254 included), carrier-grade NAT,
- * unique-local, multicast, reserved and documentation ranges, and IPv6 forms that embed an IPv4
- * address (6to4, Teredo, local NAT64), which could smuggle one of those in. IPv4-mapped IPv6
- * addresses (::ffff:10.0.0.1) are judged by the IPv4 address they carry: BlockList checks them
- * against the IPv4 ranges itself (and an ::ffff:0:0/96 rule would match every IPv4 address).
+ * unique-local, multicast, reserved and documentation ranges. IPv6 forms that carry an IPv4
+ * address in their last 32 bits (IPv4-mapped ::ffff:0:0/96, IPv4-translated ::ffff:0:0:0/96,
+ * IPv4-compatible ::/96, NAT64's well-known 64:ff9b::/96) are judged by that IPv4 address, since a
+ * host or a NAT64 gateway delivers them to it: [::7f00:1] is 127.0.0.1. 6to4 (2002::/16), Teredo
+ * and local-use NAT64 are refused whole: they reach their IPv4 address through a relay or
+ * translator we know nothing about.
  */
 
 const IPV4_BLOCKED: [string, number][] = [
@@ -48,12 +50,60 @@ const BLOCKED = new BlockList();
 for (const [network, prefix] of IPV4_BLOCKED) BLOCKED.addSubnet(network, prefix, "ipv4");
 for (const [network, prefix] of IPV6_BLOCKED) BLOCKED.addSubnet(network, prefix, "ipv6");
 
+/** The eight 16-bit groups of a valid IPv6 address (a trailing dotted quad becomes the last two). */
+function groupsOf(address: string): number[] {
+  let text = address.split("%", 1)[0]!; // a zone (fe80::1%eth0) names an interface, not bits
+  const tail: number[] = [];
+  const lastColon = text.lastIndexOf(":");
+  if (text.includes(".", lastColon)) {
+    const [a, b, c, d] = text
+      .slice(lastColon + 1)
+      .split(".")
+      .map(Number) as [number, number, number, number];
+    tail.push((a << 8) | b, (c << 8) | d);
+    text = text.slice(0, lastColon + 1);
+    if (!text.endsWith("::")) text = text.slice(0, -1); // "::ffff:" → "::ffff"; "::" stays
+  }
+  const [head, rest] = text.split("::") as [string, string | undefined];
+  const parse = (part: string) => (part === "" ? [] : part.split(":").map((group) => parseInt(group, 16)));
+  const front = parse(head);
+  const back = [...parse(rest ?? ""), ...tail];
+  if (rest === undefined) return [...front, ...tail];
+  return [...front, ...Array<number>(8 - front.length - back.length).fill(0), ...back];
+}
+
+/** The IPv4 address an IPv6 address carries in its last 32 bits, for the prefixes that deliver to it. */
+export function embeddedIpv4(address: string): string | undefined {
+  if (isIP(address) !== 6) return undefined;
+  const g = groupsOf(address);
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  const carries =
+    (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) || // NAT64 well-known prefix, 64:ff9b::/96
+    zeros(0, 6) || // IPv4-compatible, ::/96 (:: and ::1 included: 0.0.0.0 and 0.0.0.1 are refused too)
+    (zeros(0, 5) && g[5] === 0xffff) || // IPv4-mapped, ::ffff:0:0/96
+    (zeros(0, 4) && g[4] === 0xffff && g[5] === 0); // IPv4-translated, ::ffff:0:0:0/96
+  if (!carries) return undefined;
+  return [g[6]! >> 8, g[6]! & 0xff, g[7]! >> 8, g[7]! & 0xff].join(".");
+}
+
 /** Whether `address` (an IP address) is outside the public internet. Anything that is not an address counts as private. */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
-  return BLOCKED.check(address, family === 6 ? "ipv6" : "ipv4");
+  if (family === 4) return BLOCKED.check(address, "ipv4");
+  const inner = embeddedIpv4(address);
+  return inner !== undefined ? BLOCKED.check(inner, "ipv4") : BLOCKED.check(address, "ipv6");
 }
+
+/** An address as a refusal names it: with the IPv4 address it carries, when it carries one. */
+export function describeAddress(address: string): string {
+  const inner = embeddedIpv4(address);
+  return inner === undefined ? address : `${address} (${inner})`;
+}
+
+/** What a refusal says about the way to allow private networks, in process and for `flagpost serve`. */
+export const ALLOW_PRIVATE_HINT =
+  "private networks are not allowed (webhooks.allowPrivateNetworks: true, or FLAGPOST_WEBHOOK_ALLOW_PRIVATE=true for flagpost serve, allows them)";
 
 export interface ResolvedAddress {
   address: string;
@@ -116,6 +166,6 @@ export async function checkEndpoint(
   const inside = addresses.find((a) => isPrivateAddress(a.address));
   if (inside)
     throw refuse(
-      `resolves to ${inside.address}, a loopback, private or link-local address; private networks are not allowed`,
+      `resolves to ${describeAddress(inside.address)}, a loopback, private or link-local address; ${ALLOW_PRIVATE_HINT}`,
     );
 }

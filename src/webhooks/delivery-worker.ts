@@ -14,6 +14,12 @@ import { signedHeaders } from "./signing.js";
 export interface WebhookWorkerOptions {
   /** Deliveries in flight at once; also the most one claim takes. Default 10. */
   concurrency?: number;
+  /**
+   * Deliveries of one endpoint this process holds at once (claimed, being sent or recorded).
+   * Default 3: an endpoint that never answers ties up at most that many of the `concurrency`
+   * slots, and claims pass over its backlog to other endpoints' deliveries.
+   */
+  perEndpointConcurrency?: number;
   /** How long a claim holds a delivery; renewed while the process lives. Default 30 s. */
   leaseMs?: number;
   /** How often to look for due deliveries stored by other processes. Default 1 s. */
@@ -32,6 +38,7 @@ export interface WebhookWorkerOptions {
 }
 
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = "5s,5m,30m,2h,5h,10h,10h";
+const DEFAULT_PER_ENDPOINT_CONCURRENCY = 3;
 const DAY_MS = 86_400_000;
 const MAX_OUTCOMES_PER_WRITE = 200;
 /** While attempts are still finishing, how long an outcome may wait for others to share its write. */
@@ -74,6 +81,8 @@ export class WebhookWorker {
   readonly #disableAfterMs: number;
   readonly #worker: LeaseWorker<ClaimedDelivery, Attempt>;
   readonly #outcomes: GroupCommit<DeliveryOutcome, boolean>;
+  /** Deliveries held per endpoint, for the claim's per-endpoint cap. */
+  readonly #busy = new Map<string, number>();
   #unsubscribe: (() => void) | undefined;
 
   constructor(
@@ -93,8 +102,18 @@ export class WebhookWorker {
     if (!(this.#disableAfterMs > 0))
       throw new FlagpostError("validation_error", "webhooks.disableAfterMs must be above 0");
     const deliveries = deps.storage.webhookDeliveries;
+    const perWebhook = options.perEndpointConcurrency ?? DEFAULT_PER_ENDPOINT_CONCURRENCY;
+    if (!Number.isInteger(perWebhook) || perWebhook < 1)
+      throw new FlagpostError("validation_error", "webhooks.perEndpointConcurrency must be an integer of at least 1");
     const queue: JobQueue<ClaimedDelivery> = {
-      claim: (now, limit, leaseMs, owner) => deliveries.claimDueDeliveries(now, limit, leaseMs, owner),
+      claim: async (now, limit, leaseMs, owner) => {
+        const claimed = await deliveries.claimDueDeliveries(now, limit, leaseMs, owner, {
+          perWebhook,
+          busy: this.#busy,
+        });
+        for (const d of claimed) this.#busy.set(d.webhookId, (this.#busy.get(d.webhookId) ?? 0) + 1);
+        return claimed;
+      },
       renew: (ids, owner, until) => deliveries.renewDeliveryLeases(ids, owner, until),
       owners: (now) => deliveries.listDeliveryLeaseOwners(now),
       release: (owners) => deliveries.releaseDeliveryLeases(owners),
@@ -103,7 +122,18 @@ export class WebhookWorker {
     const leaseMs = options.leaseMs ?? 30_000;
     this.#worker = new LeaseWorker(
       queue,
-      { perform: (d) => this.#attempt(d), record: (d, attempt) => this.#record(d, attempt) },
+      {
+        perform: (d) => this.#attempt(d),
+        record: (d, attempt) => this.#record(d, attempt),
+        settled: (d) => {
+          const held = this.#busy.get(d.webhookId) ?? 1;
+          if (held > 1) this.#busy.set(d.webhookId, held - 1);
+          else this.#busy.delete(d.webhookId);
+          // Claims pass over the deliveries of endpoints at their cap, and a claim that came back
+          // short does not look again until the next poll: look now that this endpoint has room.
+          this.#worker.wake();
+        },
+      },
       deps.clock,
       deps.logger,
       {

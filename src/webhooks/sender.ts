@@ -2,7 +2,7 @@ import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request a
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import { isIP } from "node:net";
-import { hostOf, isPrivateAddress, type Resolver } from "./address-policy.js";
+import { describeAddress, hostOf, isPrivateAddress, type Resolver } from "./address-policy.js";
 
 /**
  * POSTs one webhook delivery without letting an endpoint reach inside the network it runs in
@@ -77,7 +77,7 @@ export class WebhookSender {
     const host = hostOf(url);
     // An address in the URL is never looked up, so it is checked here.
     if (isIP(host) !== 0 && !this.#options.allowPrivateNetworks && isPrivateAddress(host))
-      return done(0, `refused: ${host} is not a public address`);
+      return done(0, `refused: ${describeAddress(host)} is not a public address`);
     try {
       const answer = await this.#post(url, headers, body);
       return done(answer.statusCode, answer.response);
@@ -97,7 +97,8 @@ export class WebhookSender {
     if (addresses.length === 0) throw Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" });
     if (!this.#options.allowPrivateNetworks) {
       const inside = addresses.find((a) => isPrivateAddress(a.address));
-      if (inside) throw new Error(`refused: ${hostname} resolves to ${inside.address}, not a public address`);
+      if (inside)
+        throw new Error(`refused: ${hostname} resolves to ${describeAddress(inside.address)}, not a public address`);
     }
     return addresses;
   }

@@ -78,7 +78,7 @@ describeEachStorage("the resend SDK's suppressions against flagpost", (storage: 
     expect(wrong.error).toMatchObject({
       statusCode: 422,
       name: "validation_error",
-      message: '"limit" must be at most 100',
+      message: '"limit" must be an integer from 1 to 100',
     });
   });
 

@@ -3,8 +3,16 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createHandler, type Handler, type RateLimitOptions } from "../../adapters/http/index.js";
 import { kyselyStorage, postgresRateLimitStore } from "../../adapters/kysely/index.js";
 import { redisRateLimitStore } from "../../adapters/redis/index.js";
-import { createFlagpost, type Flagpost, type Logger, memoryStorage } from "../../src/internal.js";
+import {
+  createFlagpost,
+  type Flagpost,
+  type Logger,
+  memoryStorage,
+  type RateLimitStore,
+  silentLogger,
+} from "../../src/internal.js";
 import { closedPort } from "../support/smtp-sink.js";
+import { fakeClock } from "../support/fake-clock.js";
 import { createTestDatabase, describeIfBackend, type TestDatabase } from "../support/databases.js";
 import { describeIfRedis, redisUrl, uniqueRedisPrefix } from "../support/redis.js";
 
@@ -141,5 +149,60 @@ describeIfRedis("a rate limit shared through Redis", () => {
     expect(count(statuses, 200)).toBe(LIMIT.burst);
     expect(count(statuses, 429)).toBe(REQUESTS - LIMIT.burst);
     expect(warnings).toEqual(["the shared rate limit store failed; counting in this process until it answers"]);
+  });
+
+  it("stops asking a Redis that hangs after 3 timeouts, counts locally, and probes it again 5 s later", async () => {
+    const clock = fakeClock(Date.now());
+    const fp = createFlagpost({ storage: memoryStorage(), clock, logger: silentLogger });
+    const { key } = await fp.keys.create({ scopes: ["flags:read"] });
+    // As flagpost serve makes it: no offline queue, a 1 s command timeout.
+    const client = new Redis(redisUrl()!, { enableOfflineQueue: false, lazyConnect: true, commandTimeout: 1_000 });
+    client.on("error", () => undefined);
+    clients.push(client);
+    await client.connect();
+    const admin = connect(redisUrl()!);
+    await admin.connect();
+    const redis = await redisRateLimitStore(client, { keyPrefix: uniqueRedisPrefix() });
+    let asked = 0;
+    const store: RateLimitStore = {
+      take: (id, limit) => {
+        asked += 1;
+        return redis.take(id, limit);
+      },
+    };
+    const handle = createHandler(fp, { rateLimit: { burst: 1_000, perSecond: 100, store } });
+    const request = async () => {
+      const started = performance.now();
+      const response = await handle({
+        method: "GET",
+        path: "/v1/flags",
+        query: new URLSearchParams(),
+        headers: { authorization: `Bearer ${key}` },
+        body: { kind: "none" },
+        remoteAddress: "127.0.0.1",
+      });
+      return { status: response!.status, ms: performance.now() - started };
+    };
+    expect((await request()).status).toBe(200);
+    expect(asked).toBe(1);
+
+    // Redis stops answering the limiter's script (a write) but stays connected: every call waits for its timeout.
+    await admin.call("CLIENT", "PAUSE", "30000", "WRITE");
+    try {
+      const during = [];
+      for (let i = 0; i < 10; i += 1) during.push(await request());
+      expect(during.map((r) => r.status)).toEqual(Array(10).fill(200));
+      expect(asked).toBe(4); // three timeouts, then the circuit is open
+      for (const r of during.slice(3)) expect(r.ms).toBeLessThan(200);
+    } finally {
+      await admin.call("CLIENT", "UNPAUSE");
+    }
+
+    clock.advance(5_100);
+    const probe = await request();
+    expect(probe.status).toBe(200);
+    expect(asked).toBe(5); // one probe, answered: the circuit closes
+    await request();
+    expect(asked).toBe(6);
   });
 });

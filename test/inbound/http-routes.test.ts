@@ -116,6 +116,20 @@ describe("provider webhook routes", () => {
     expect((await app.fp.emails.get(id)).status).toBe("bounced");
   });
 
+  it("Mailgun: a captured request sent again, or signed long ago, is refused and changes nothing", async () => {
+    const id = await email();
+    const delivered = mailgunRequest(MAILGUN_KEY, about(MAILGUN.delivered, id));
+    expect((await post("mailgun", delivered)).status).toBe(200);
+    const replayed = await post("mailgun", delivered);
+    expect(replayed).toMatchObject({ status: 403, body: { error: { code: "invalid_signature" } } });
+    const other = await email();
+    const before = await unmatchedCount();
+    const old = mailgunRequest(MAILGUN_KEY, about(MAILGUN.failedPermanent, other), { timestamp: "1577836800" });
+    expect((await post("mailgun", old)).status).toBe(403);
+    expect((await app.fp.emails.get(other)).status).toBe("queued");
+    expect(await unmatchedCount()).toBe(before);
+  });
+
   it("Postmark: a report that matches no email is kept and answered 200; bad credentials store nothing", async () => {
     const before = await unmatchedCount();
     expect((await post("postmark", postmarkRequest("postmark", "nope", POSTMARK.delivery))).status).toBe(403);

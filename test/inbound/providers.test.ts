@@ -6,6 +6,7 @@ import { sendgridSource } from "../../adapters/http/inbound/sendgrid.js";
 import { sesSource } from "../../adapters/http/inbound/ses.js";
 import type { InboundSource } from "../../adapters/http/inbound/source.js";
 import { FlagpostError } from "../../src/internal.js";
+import { fakeClock } from "../support/fake-clock.js";
 import { EMAIL_ID, MAILGUN, MESSAGE_ID, POSTMARK, SENDGRID_EVENTS, SES } from "./support/provider-payloads.js";
 import {
   CERT_URL,
@@ -132,18 +133,56 @@ describe("SES via SNS", () => {
     expect(sns.fetched.length).toBe(fetchedBefore); // none of those URLs was fetched
   });
 
-  it("answers unavailable when the certificate cannot be fetched, and tries again next time", async () => {
+  it("answers unavailable when the certificate cannot be fetched, and tries again a minute later", async () => {
     let up = false;
+    let fetches = 0;
+    const clock = fakeClock(Date.now());
     const flaky = sesSource({
       topicArns: [TOPIC_ARN],
+      clock,
       fetch: async (url) => {
+        fetches += 1;
         if (!up) throw new Error("network down");
         return sns.fetch(url);
       },
     });
     expect(await codeOf(flaky, notification(SES.bounce))).toBe("unavailable");
     up = true;
+    // The failure is remembered for a minute: no fetch per request meanwhile.
+    expect(await codeOf(flaky, notification(SES.bounce))).toBe("unavailable");
+    expect(fetches).toBe(1);
+    clock.advance(61_000);
     expect(await codeOf(flaky, notification(SES.bounce))).toBe("accepted");
+    expect(fetches).toBe(2);
+  });
+
+  it("fetches at most 10 certificates a minute, however many new certificate URLs forged requests name", async () => {
+    const clock = fakeClock(Date.now());
+    const fetched: string[] = [];
+    const source = sesSource({
+      topicArns: [TOPIC_ARN],
+      clock,
+      fetch: async (url) => {
+        fetched.push(url);
+        return sns.fetch(url);
+      },
+    });
+    const codes = new Set<string>();
+    for (let n = 0; n < 300; n += 1) {
+      const url = `https://sns.${REGION}.amazonaws.com/SimpleNotificationService-forged${n}.pem`;
+      codes.add(await codeOf(source, notification(SES.bounce, { SigningCertURL: url })));
+    }
+    expect(fetched).toHaveLength(10);
+    expect([...codes]).toEqual(["unavailable"]);
+    // Each failed URL is remembered: asking again costs nothing, even in the next minute.
+    clock.advance(30_000);
+    await codeOf(source, notification(SES.bounce, { SigningCertURL: fetched[0] }));
+    expect(fetched).toHaveLength(10);
+    // The real certificate is fetched once the minute is over, and kept.
+    clock.advance(31_000);
+    expect(await codeOf(source, notification(SES.bounce))).toBe("accepted");
+    expect(await codeOf(source, notification(SES.bounce))).toBe("accepted");
+    expect(fetched.filter((u) => u === CERT_URL)).toHaveLength(1);
   });
 });
 

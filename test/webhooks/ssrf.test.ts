@@ -67,11 +67,17 @@ describe("webhook endpoint SSRF policy", () => {
       ["http://[::ffff:127.0.0.1]/", "::ffff:7f00:1"],
       ["http://2130706433/", "127.0.0.1"], // 127.0.0.1 written as one number
       ["https://mixed.example.com/", "10.1.2.3"],
+      // IPv6 forms that carry an IPv4 address, judged by it.
+      ["http://[64:ff9b::a9fe:a9fe]/", "169.254.169.254"], // NAT64 well-known prefix
+      ["http://[::7f00:1]/", "127.0.0.1"], // IPv4-compatible
+      ["http://[::ffff:0:a00:1]/", "10.0.0.1"], // IPv4-translated
+      ["http://[2002:7f00:1::1]/", "2002:7f00:1::1"], // 6to4
     ]) {
       const error = await refusal(endpoint!);
       expect(error.code, endpoint).toBe("validation_error");
       expect(error.details, endpoint).toEqual([{ path: "endpoint", message: expect.stringContaining(address!) }]);
     }
+    expect((await refusal("http://10.0.0.1/")).message).toContain("FLAGPOST_WEBHOOK_ALLOW_PRIVATE=true");
     expect((await refusal("ftp://hooks.example.com/")).message).toContain("http:// or https://");
     expect((await refusal("not a url")).code).toBe("validation_error");
     expect((await refusal("https://nowhere.invalid/")).message).toContain("could not be resolved");
@@ -93,6 +99,11 @@ describe("webhook endpoint SSRF policy", () => {
       .catch((e: unknown) => e)) as FlagpostError;
     expect(error.code).toBe("validation_error");
     expect((await fp.webhooks.get(hook.id)).endpoint).toBe("https://hooks.example.com/in");
+    for (const endpoint of ["http://[64:ff9b::7f00:1]/", "http://[::127.0.0.1]/", "http://[::ffff:0:c0a8:10a]/"]) {
+      const embedded = (await fp.webhooks.update(hook.id, { endpoint }).catch((e: unknown) => e)) as FlagpostError;
+      expect(embedded.code, endpoint).toBe("validation_error");
+    }
+    expect((await fp.webhooks.get(hook.id)).endpoint).toBe("https://hooks.example.com/in");
   });
 
   it("checks the address again when connecting: a name rebound to loopback gets no request", async () => {
@@ -109,10 +120,14 @@ describe("webhook endpoint SSRF policy", () => {
     expect(event!.status).toBe("attempting");
     const [attempt] = (await fp.webhooks.attempts(hook.id, event!.id)).data;
     expect(attempt).toMatchObject({ http_status_code: 0, response: expect.stringContaining("127.0.0.1") });
-    answer = "::1";
-    await fp.webhooks.replay(hook.id, event!.id);
-    await fp.webhooks.worker.runOnce();
-    expect(receiver.received).toEqual([]);
+    for (const rebound of ["::1", "::7f00:1", "64:ff9b::7f00:1", "::ffff:0:7f00:1"]) {
+      answer = rebound;
+      await fp.webhooks.replay(hook.id, event!.id);
+      await fp.webhooks.worker.runOnce();
+      expect(receiver.received, rebound).toEqual([]);
+    }
+    const attempts = (await fp.webhooks.attempts(hook.id, event!.id)).data;
+    expect(attempts[0]).toMatchObject({ http_status_code: 0, response: expect.stringContaining("(127.0.0.1)") });
   });
 
   it("never follows a redirect, even to where private networks are allowed: a 3xx is a failed attempt", async () => {
@@ -132,7 +147,15 @@ describe("webhook endpoint SSRF policy", () => {
   });
 
   it("classifies addresses: public ones pass, the blocked ranges do not", () => {
-    for (const address of ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "172.32.0.1", "100.128.0.1"])
+    for (const address of [
+      "93.184.216.34",
+      "8.8.8.8",
+      "2606:4700:4700::1111",
+      "172.32.0.1",
+      "100.128.0.1",
+      "64:ff9b::808:808", // NAT64 of a public address
+      "::ffff:8.8.8.8",
+    ])
       expect(isPrivateAddress(address), address).toBe(false);
     for (const address of [
       "127.0.0.1",
@@ -151,6 +174,14 @@ describe("webhook endpoint SSRF policy", () => {
       "fe80::1",
       "fd00::1",
       "fc00::1",
+      "64:ff9b::a9fe:a9fe",
+      "64:ff9b::10.1.2.3",
+      "::7f00:1",
+      "::10.0.0.1",
+      "::ffff:0:7f00:1",
+      "::ffff:0:192.168.1.1",
+      "2002:a00:1::",
+      "2002:808:808::1", // 6to4 is refused whole, whatever it carries
       "not-an-address",
     ])
       expect(isPrivateAddress(address), address).toBe(true);

@@ -14,13 +14,22 @@ import {
   readFields,
   parseInput,
   sameSecret,
+  systemClock,
 } from "../../../src/internal.js";
+import {
+  assertFresh,
+  memorySignatureChecks,
+  type SignatureChecks,
+  TOKEN_MEMORY_MS,
+  unixSecondsMs,
+} from "./freshness.js";
 import { type InboundSource, invalidSignature, jsonOf, missingSignature } from "./source.js";
 
 /**
  * Mailgun's webhooks (the JSON form: `{signature, "event-data"}`). The signature is the hex
  * HMAC-SHA256 of `timestamp + token` with the domain's webhook signing key, compared in constant
- * time. The email is found by the Message-ID Mailgun reports, or by a VERP envelope sender.
+ * time; the timestamp must be within 5 minutes of now and the token unused, since the HMAC covers
+ * nothing else (see freshness.ts). The email is found by the Message-ID Mailgun reports, or by a VERP envelope sender.
  */
 export interface MailgunOptions {
   /** The "HTTP webhook signing key" of the Mailgun account. */
@@ -52,7 +61,10 @@ const eventSchema = z.looseObject({
 });
 const payloadSchema = z.looseObject({ "event-data": eventSchema });
 
-export function mailgunSource(options: MailgunOptions): InboundSource {
+export function mailgunSource(
+  options: MailgunOptions,
+  checks: SignatureChecks = memorySignatureChecks(systemClock),
+): InboundSource {
   return {
     async receive(request) {
       const body = jsonOf(request.body);
@@ -63,6 +75,9 @@ export function mailgunSource(options: MailgunOptions): InboundSource {
         .update(timestamp + token)
         .digest("hex");
       if (!sameSecret(given.toLowerCase(), expected)) throw invalidSignature("Mailgun signature");
+      assertFresh("Mailgun signature", unixSecondsMs(timestamp), checks.clock);
+      if (!(await checks.firstUse("inbound:mailgun", token, TOKEN_MEMORY_MS)))
+        throw invalidSignature("Mailgun signature (its token was used before)");
       const report = reportOf(parseInput(payloadSchema, body)["event-data"]);
       return report ? [report] : [];
     },

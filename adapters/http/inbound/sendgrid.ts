@@ -13,14 +13,17 @@ import {
   normalRecipient,
   readFields,
   parseInput,
+  systemClock,
 } from "../../../src/internal.js";
+import { assertFresh, memorySignatureChecks, type SignatureChecks, unixSecondsMs } from "./freshness.js";
 import { type InboundSource, invalidSignature, jsonOf, missingSignature } from "./source.js";
 
 /**
  * SendGrid's signed Event Webhook: a JSON array of events, signed with ECDSA (P-256, SHA-256) over
  * the `X-Twilio-Email-Event-Webhook-Timestamp` value followed by the raw body; the signature (DER,
  * base64) is in `X-Twilio-Email-Event-Webhook-Signature`, checked against the verification key
- * SendGrid shows when signing is enabled.
+ * SendGrid shows when signing is enabled. The signed timestamp must be within 5 minutes of now, so a
+ * captured request cannot be sent again later.
  */
 export interface SendGridOptions {
   /** The verification key: base64 of the DER public key, as SendGrid shows it, or PEM. */
@@ -59,7 +62,10 @@ function sendgridKey(publicKey: string): KeyObject {
   return key;
 }
 
-export function sendgridSource(options: SendGridOptions): InboundSource {
+export function sendgridSource(
+  options: SendGridOptions,
+  checks: Pick<SignatureChecks, "clock"> = memorySignatureChecks(systemClock),
+): InboundSource {
   const key = sendgridKey(options.publicKey);
   return {
     async receive(request) {
@@ -74,6 +80,7 @@ export function sendgridSource(options: SendGridOptions): InboundSource {
         valid = false; // a signature that is not DER at all
       }
       if (!valid) throw invalidSignature("SendGrid signature");
+      assertFresh("SendGrid signature", unixSecondsMs(timestamp), checks.clock);
       const events = parseInput(eventsSchema, jsonOf(request.body) ?? null);
       return events.flatMap((event) => reportOf(event) ?? []);
     },

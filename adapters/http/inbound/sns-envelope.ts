@@ -1,14 +1,18 @@
 import { type KeyObject, verify, X509Certificate } from "node:crypto";
 import { z } from "zod";
-import { FlagpostError } from "../../../src/internal.js";
+import { type Clock, FlagpostError, systemClock } from "../../../src/internal.js";
+import { assertFresh } from "./freshness.js";
 import { invalidSignature, jsonOf, missingSignature } from "./source.js";
 
 /**
  * Amazon SNS's HTTPS delivery, verified as AWS documents it: the signing certificate is fetched
  * only from `https://sns.<region>.amazonaws.com[.cn]/…pem` for the topic's own region (an attacker
- * cannot point us at a certificate of theirs), cached, and used to check the RSA signature over
+ * cannot point us at a certificate of theirs), cached (a failure for a minute; at most 10 fetches a
+ * minute in all, so forged requests naming a new certificate each time cannot make us fetch on
+ * demand), and used to check the RSA signature over
  * the message's fields (SignatureVersion 1: SHA-1, 2: SHA-256). Only configured topics are
- * accepted: any AWS account can create a topic and sign with SNS's certificate.
+ * accepted: any AWS account can create a topic and sign with SNS's certificate. The signed
+ * `Timestamp` must be within 5 minutes of now, so a captured message cannot be replayed later.
  */
 
 /** How flagpost fetches over HTTPS: globalThis.fetch by default; tests pass their own. */
@@ -18,6 +22,8 @@ export interface SnsOptions {
   /** The topic ARNs whose notifications are accepted (`arn:aws:sns:eu-west-1:123456789012:ses-bounces`). */
   topicArns: readonly string[];
   fetch?: Fetch;
+  /** The clock the signed `Timestamp` is judged by; the system's by default. */
+  clock?: Clock;
 }
 
 const text = (max: number) => z.string().max(max);
@@ -40,6 +46,11 @@ const SNS_HOST = /^sns\.([a-z0-9-]{1,40})\.amazonaws\.com(?:\.cn)?$/;
 const TOPIC_ARN = /^arn:aws(?:-[a-z-]+)?:sns:([a-z0-9-]{1,40}):\d{12}:[A-Za-z0-9_.-]{1,256}$/;
 const CERT_CACHE_MAX = 50;
 const FETCH_TIMEOUT_MS = 10_000;
+/** A certificate URL that could not be fetched or read is not asked again for this long. */
+const FAILURE_MEMORY_MS = 60_000;
+const FAILURE_CACHE_MAX = 1_000;
+/** Certificate fetches per minute, whatever the URLs: forged requests cannot make us fetch on demand. */
+const FETCHES_PER_MINUTE = 10;
 
 /** An SNS URL we may fetch: https, SNS's host in `region`, no credentials or odd port. */
 export function snsUrl(value: string | undefined, region: string): URL | undefined {
@@ -73,11 +84,17 @@ function stringToSign(envelope: SnsEnvelope): string {
 export class SnsVerifier {
   readonly #topics: Set<string>;
   readonly #fetch: Fetch;
+  readonly #clock: Clock;
   readonly #keys = new Map<string, Promise<KeyObject>>();
+  /** URLs whose fetch failed, with the error to answer until `until`. */
+  readonly #failed = new Map<string, { error: unknown; until: number }>();
+  /** Start of the current minute's window and the fetches made in it. */
+  #window = { start: 0, fetches: 0 };
 
   constructor(options: SnsOptions) {
     this.#topics = new Set(options.topicArns);
     this.#fetch = options.fetch ?? ((url, init) => fetch(url, init));
+    this.#clock = options.clock ?? systemClock;
   }
 
   /** The verified envelope of a request body; throws missing_/invalid_signature, or unavailable when AWS is unreachable. */
@@ -94,6 +111,8 @@ export class SnsVerifier {
     const certUrl = snsUrl(envelope.SigningCertURL, region);
     if (certUrl === undefined || !certUrl.pathname.endsWith(".pem"))
       throw invalidSignature("SNS message: SigningCertURL is not an SNS certificate of the topic's region");
+    // Before the certificate: a stale message is refused without fetching anything.
+    assertFresh("SNS signature", Date.parse(envelope.Timestamp), this.#clock);
     const key = await this.#key(certUrl.href);
     const algorithm = envelope.SignatureVersion === "1" ? "RSA-SHA1" : "RSA-SHA256";
     let valid: boolean;
@@ -123,14 +142,26 @@ export class SnsVerifier {
   }
 
   #key(url: string): Promise<KeyObject> {
-    let key = this.#keys.get(url);
-    if (key === undefined) {
-      if (this.#keys.size >= CERT_CACHE_MAX) this.#keys.clear();
-      key = this.#loadKey(url);
-      this.#keys.set(url, key);
-      // A failed fetch is not remembered: the next message tries again.
-      key.catch(() => this.#keys.delete(url));
-    }
+    const cached = this.#keys.get(url);
+    if (cached !== undefined) return cached;
+    const now = this.#clock.now();
+    const failed = this.#failed.get(url);
+    if (failed !== undefined && failed.until > now) return Promise.reject(failed.error);
+    if (now - this.#window.start >= 60_000) this.#window = { start: now, fetches: 0 };
+    if (this.#window.fetches >= FETCHES_PER_MINUTE)
+      return Promise.reject(
+        new FlagpostError("unavailable", "Too many SNS signing certificates were fetched this minute; try again later"),
+      );
+    this.#window.fetches += 1;
+    if (this.#keys.size >= CERT_CACHE_MAX) this.#keys.clear();
+    const key = this.#loadKey(url);
+    this.#keys.set(url, key);
+    // A failure is remembered for a minute, not for good: AWS may have been briefly unreachable.
+    key.catch((error: unknown) => {
+      this.#keys.delete(url);
+      if (this.#failed.size >= FAILURE_CACHE_MAX) this.#failed.clear();
+      this.#failed.set(url, { error, until: this.#clock.now() + FAILURE_MEMORY_MS });
+    });
     return key;
   }
 

@@ -1,13 +1,14 @@
 import { batchBodySchema, type Flagpost, parseShape, type TrackEventInput } from "../../../src/internal.js";
 import { nextLink, queryObject } from "../query.js";
 import { idempotencyOf } from "../idempotency.js";
-import type { Route } from "../types.js";
+import { type HeavyReads, isHeavyEventQuery } from "../heavy-reads.js";
+import type { Route, RouteContext, RouteResult } from "../types.js";
 
 /** POST /v1/events/batch takes up to 1,000 events in at most 5 MiB (docs/api.md). */
 export const EVENT_BATCH_BODY_LIMIT = 5 * 1024 * 1024;
 
 /** docs/api.md "Events": camelCase, every success wrapped as {data}; writes answer 202 once stored. */
-export function eventRoutes(fp: Flagpost): Route[] {
+export function eventRoutes(fp: Flagpost, heavy: HeavyReads): Route[] {
   const base = { style: "data" as const };
   return [
     {
@@ -44,14 +45,19 @@ export function eventRoutes(fp: Flagpost): Route[] {
       body: false,
       async handle(ctx) {
         const query = queryObject(ctx.query);
-        const page = await fp.events.query(query);
-        const headers: Record<string, string> = {};
-        if (page.nextCursor) {
-          const { userId, event, from, to, limit } = query;
-          headers.link = nextLink(ctx.href("/v1/events", { userId, event, from, to, limit, cursor: page.nextCursor }));
-        }
-        return { status: 200, body: { data: page.data }, headers };
+        if (isHeavyEventQuery(query, fp.clock.now())) return heavy.run(ctx, () => readEvents(ctx, query));
+        return readEvents(ctx, query);
       },
     },
   ];
+
+  async function readEvents(ctx: RouteContext, query: Record<string, string>): Promise<RouteResult> {
+    const page = await fp.events.query(query);
+    const headers: Record<string, string> = {};
+    if (page.nextCursor) {
+      const { userId, event, from, to, limit } = query;
+      headers.link = nextLink(ctx.href("/v1/events", { userId, event, from, to, limit, cursor: page.nextCursor }));
+    }
+    return { status: 200, body: { data: page.data }, headers };
+  }
 }

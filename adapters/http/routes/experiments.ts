@@ -1,9 +1,10 @@
 import type { ExperimentResultsInput, Flagpost } from "../../../src/internal.js";
+import type { HeavyReads } from "../heavy-reads.js";
 import { queryObject } from "../query.js";
 import type { Route } from "../types.js";
 
 /** docs/experiments.md: results read events, hence the `events:read` scope. */
-export function experimentRoutes(fp: Flagpost): Route[] {
+export function experimentRoutes(fp: Flagpost, heavy: HeavyReads): Route[] {
   return [
     {
       style: "data",
@@ -11,13 +12,14 @@ export function experimentRoutes(fp: Flagpost): Route[] {
       path: "/v1/experiments/:id/results",
       scope: "events:read",
       body: false,
-      async handle(ctx) {
-        const results = await fp.experiments.results(
-          ctx.params.id!,
-          queryObject(ctx.query) as unknown as ExperimentResultsInput,
-        );
-        return { status: 200, body: { data: results } };
-      },
+      handle: (ctx) =>
+        heavy.run(ctx, async () => {
+          const results = await fp.experiments.results(
+            ctx.params.id!,
+            queryObject(ctx.query) as unknown as ExperimentResultsInput,
+          );
+          return { status: 200, body: { data: results } };
+        }),
     },
   ];
 }

@@ -8,12 +8,15 @@ import { eventRoutes } from "./events.js";
 import { experimentRoutes } from "./experiments.js";
 import { flagRoutes } from "./flags.js";
 import { type InboundOptions, inboundRoutes } from "./inbound.js";
+import { storedSignatureChecks } from "../inbound/freshness.js";
+import { HeavyReads } from "../heavy-reads.js";
 import { webhookRoutes } from "./webhooks.js";
 import { flagScheduleRoutes } from "./flag-schedules.js";
 import { suppressionRoutes } from "./suppressions.js";
 
 /** Every /v1 route. Each service contributes its own list; `inbound` configures the provider webhooks. */
 export function allRoutes(fp: Flagpost, inbound?: InboundOptions): Route[] {
+  const heavy = new HeavyReads();
   // The snapshot, stream and access routes go first: the router takes the first match, and /v1/flags/:key would match them too.
   return [
     ...flagSnapshotRoutes(fp),
@@ -21,11 +24,15 @@ export function allRoutes(fp: Flagpost, inbound?: InboundOptions): Route[] {
     ...flagAccessRoutes(),
     ...flagRoutes(fp),
     ...flagScheduleRoutes(fp),
-    ...eventRoutes(fp),
-    ...experimentRoutes(fp),
+    ...eventRoutes(fp, heavy),
+    ...experimentRoutes(fp, heavy),
     ...emailRoutes(fp),
     ...webhookRoutes(fp),
     ...suppressionRoutes(fp),
-    ...inboundRoutes((reports) => fp.emails.applyReports(reports), inbound),
+    ...inboundRoutes(
+      (reports) => fp.emails.applyReports(reports),
+      storedSignatureChecks(fp.storage.idempotency, fp.clock),
+      inbound,
+    ),
   ];
 }

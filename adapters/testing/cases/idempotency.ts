@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { IdempotencyClaim } from "../../../src/internal.js";
+import { firstUse, type IdempotencyClaim } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 
@@ -166,6 +166,32 @@ export function idempotencyCases(harness: StorageHarness): void {
       await storage().idempotency.begin(claim({ key: "new", expiresAt: iso(T0 + 3 * 86_400_000) }));
       expect(await storage().idempotency.purgeExpired(iso(T0 + 2 * 86_400_000))).toBe(1);
       expect(await storage().idempotency.begin(claim({ key: "new" }, T0 + 1))).toEqual({ state: "in_progress" });
+    });
+  });
+
+  describe("single-use tokens (a Mailgun webhook's token)", () => {
+    const storage = useStorage(harness);
+    const TEN_MINUTES = 600_000;
+    const use = (token: string, at: number) =>
+      firstUse(storage().idempotency, "inbound:mailgun", token, at, TEN_MINUTES);
+
+    it("accepts a token once, and again only after it expired", async () => {
+      expect(await use("tok-1", T0)).toBe(true);
+      expect(await use("tok-1", T0 + 1000)).toBe(false);
+      expect(await use("tok-1", T0 + TEN_MINUTES - 1)).toBe(false);
+      expect(await use("tok-2", T0 + 1000)).toBe(true);
+      expect(await use("tok-1", T0 + TEN_MINUTES + 1)).toBe(true);
+    });
+
+    it("lets exactly one of several concurrent uses of a token through", async () => {
+      const results = await Promise.all(Array.from({ length: 8 }, () => use("tok-race", T0)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
+    it("is purged with the expired idempotency keys", async () => {
+      await use("tok-old", T0);
+      expect(await storage().idempotency.purgeExpired(iso(T0 + TEN_MINUTES + 1))).toBeGreaterThanOrEqual(1);
+      expect(await use("tok-old", T0 + 1000)).toBe(true);
     });
   });
 }

@@ -43,6 +43,32 @@ export function webhookLeaseCases(harness: StorageHarness): void {
       expect(again[0]!.id).not.toBe(held!.id);
     });
 
+    it("claims within a per-endpoint cap: a full endpoint's backlog gives way to others' deliveries", async () => {
+      const a = webhook({ events: ["flag.created"] });
+      const b = webhook({ events: ["flag.created"] });
+      await storage().webhooks.insertWebhook(a);
+      await storage().webhooks.insertWebhook(b);
+      for (let i = 0; i < 5; i++)
+        await storage().flags.insert(flag(`cap-${i}`), undefined, [domainEvent("flag.created", { i }, T0 + i)]);
+      const deliveries = storage().webhookDeliveries;
+      const count = (claimed: { webhookId: string }[], id: string) => claimed.filter((d) => d.webhookId === id).length;
+      const first = await deliveries.claimDueDeliveries(iso(T0 + 10), 10, LEASE, "w", {
+        perWebhook: 2,
+        busy: new Map([[a.id, 1]]),
+      });
+      expect([count(first, a.id), count(first, b.id)]).toEqual([1, 2]);
+      const second = await deliveries.claimDueDeliveries(iso(T0 + 10), 10, LEASE, "w", {
+        perWebhook: 2,
+        busy: new Map([
+          [a.id, 2],
+          [b.id, 0],
+        ]),
+      });
+      expect([count(second, a.id), count(second, b.id)]).toEqual([0, 2]);
+      // Without a cap, a claim takes what is due, oldest first.
+      expect(await deliveries.claimDueDeliveries(iso(T0 + 10), 10, LEASE, "w")).toHaveLength(5);
+    });
+
     it("keeps a running lease on replay, so the holder's outcome still applies and nobody claims it twice", async () => {
       const hook = await endpointWithDeliveries(storage(), 1);
       const deliveries = storage().webhookDeliveries;

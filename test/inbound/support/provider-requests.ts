@@ -38,6 +38,8 @@ export interface SnsFields {
   SignatureVersion?: "1" | "2";
   SubscribeURL?: string;
   Token?: string;
+  /** When SNS signed it: now unless given. */
+  Timestamp?: string;
 }
 
 /** An SNS HTTP(S) delivery: the JSON body AWS posts (as text/plain), signed with `key`. */
@@ -47,7 +49,7 @@ export function snsRequest(key: KeyObject, fields: SnsFields): SignedRequest {
     MessageId: "22b80b92-fdea-4c2c-8f9d-bdfb0c7bf324",
     TopicArn: fields.TopicArn ?? TOPIC_ARN,
     Message: fields.Message,
-    Timestamp: "2025-03-12T10:41:08.123Z",
+    Timestamp: fields.Timestamp ?? new Date().toISOString(),
     SignatureVersion: fields.SignatureVersion ?? "1",
     SigningCertURL: fields.SigningCertURL ?? CERT_URL,
   };
@@ -79,7 +81,10 @@ export function sendgridKeys() {
   return { privateKey, verificationKey: publicKey.export({ type: "spki", format: "der" }).toString("base64") };
 }
 
-export function sendgridRequest(privateKey: KeyObject, events: unknown[], timestamp = "1741776067"): SignedRequest {
+/** Unix seconds now, as the providers write their signed timestamps. */
+export const unixNow = (offsetMs = 0) => String(Math.floor((Date.now() + offsetMs) / 1000));
+
+export function sendgridRequest(privateKey: KeyObject, events: unknown[], timestamp = unixNow()): SignedRequest {
   const body = Buffer.from(JSON.stringify(events));
   const signature = sign("sha256", Buffer.concat([Buffer.from(timestamp), body]), privateKey).toString("base64");
   return {
@@ -92,9 +97,11 @@ export function sendgridRequest(privateKey: KeyObject, events: unknown[], timest
   };
 }
 
-export function mailgunRequest(signingKey: string, eventData: unknown): SignedRequest {
-  const timestamp = "1741776067";
-  const token = randomBytes(25).toString("hex");
+export function mailgunRequest(
+  signingKey: string,
+  eventData: unknown,
+  { timestamp = unixNow(), token = randomBytes(25).toString("hex") } = {},
+): SignedRequest {
   const signature = createHmac("sha256", signingKey)
     .update(timestamp + token)
     .digest("hex");
