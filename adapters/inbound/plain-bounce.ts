@@ -33,16 +33,14 @@ export function plainBounceReports(mail: ParsedMail, message: ReportMessage): De
     const returned = result.returnedHeaders === undefined ? message.returned : parseHeaderBlock(result.returnedHeaders);
     const emailId = firstVerpId([...message.sentTo, field(returned, "return-path")]);
     const messageId = normalMessageId(field(returned, "message-id")) ?? normalMessageId(message.inReplyTo);
-    const occurredAt = isoTime(message.date);
-    return result.recipients.map((found) => reportOf(found, { emailId, messageId, occurredAt }));
+    const match = readFields({ emailId, messageId, occurredAt: isoTime(message.date) });
+    return result.recipients.map((found) => reportOf(found, match));
   }
   return [];
 }
 
-function reportOf(
-  found: ReaderRecipient,
-  match: { emailId: string | undefined; messageId: string | undefined; occurredAt: string | undefined },
-): DeliveryReport {
+/** One recipient's report from what a reader found; `match` says which email it is about. */
+export function reportOf(found: ReaderRecipient, match: Partial<DeliveryReport>): DeliveryReport {
   const diagnostic = clippedText(found.diagnostic);
   const action = found.action ?? "failed";
   const facts = { ...found, action, ...(diagnostic === undefined ? {} : { diagnostic }) };
@@ -53,9 +51,9 @@ function reportOf(
     source: "dsn",
     action,
     reason: classified.reason,
+    ...readFields({ recipient: normalRecipient(found.recipient) }),
+    ...match,
     ...readFields({
-      recipient: normalRecipient(found.recipient),
-      ...match,
       status: classified.status,
       replyCode: found.replyCode,
       command: found.command,
