@@ -20,8 +20,8 @@ import type { ReportMessage } from "./report-parser.js";
  * the remote server's words; this turns what it found into DeliveryReports, classified by the
  * same rules as a DSN, and matched by VERP, Message-ID or the quoted original headers.
  */
-export function plainBounceReports(mail: ParsedMail, message: ReportMessage): DeliveryReport[] {
-  const bounce = bounceMessage(mail);
+export function plainBounceReports(mail: ParsedMail, message: ReportMessage, source: string): DeliveryReport[] {
+  const bounce = bounceMessage(mail, source);
   for (const reader of BOUNCE_READERS) {
     let result;
     try {
@@ -70,8 +70,12 @@ export function reportOf(found: ReaderRecipient, match: Partial<DeliveryReport>)
   return report;
 }
 
-/** The message as readers see it (adapters/inbound/readers/reader.ts). */
-export function bounceMessage(mail: ParsedMail): BounceMessage {
+/**
+ * The message as readers see it (adapters/inbound/readers/reader.ts). When MIME yields no text
+ * (a part whose boundary parameter was not folded into its header, as Verizon's gateway writes
+ * it), the readers get the raw body after the header instead.
+ */
+export function bounceMessage(mail: ParsedMail, source = ""): BounceMessage {
   const headers = new Map<string, string[]>();
   for (const { key, line } of mail.headerLines) {
     const value = line
@@ -90,7 +94,12 @@ export function bounceMessage(mail: ParsedMail): BounceMessage {
     headers,
     subject: mail.subject ?? "",
     from: mail.from?.text ?? "",
-    text: (mail.text ?? "").replace(/\r\n?/g, "\n"),
+    text: ((mail.text ?? "").trim() === "" ? bodyOf(source) : (mail.text ?? "")).replace(/\r\n?/g, "\n"),
     parts,
   };
+}
+
+function bodyOf(source: string): string {
+  const end = source.search(/\r?\n\r?\n/);
+  return end < 0 ? "" : source.slice(end).trimStart();
 }

@@ -79,10 +79,11 @@ async function parseReport(raw: string | Uint8Array): Promise<DeliveryReport[]> 
     // A status part without recipient blocks ("Delivery report unavailable"): the text may say more.
     if (reports.length > 0) return reports;
   }
+  const source = bytes.toString("utf8");
   for (const next of [
     () => embeddedStatusReports(mail.text ?? "", message),
-    () => embeddedStatusReports(bytes.toString("utf8"), message),
-    () => plainBounceReports(mail, message),
+    () => embeddedStatusReports(source, message),
+    () => plainBounceReports(mail, message, source),
     () => sesNotificationReports(mail, message),
     () => unsubscribeReports(mail, message),
     () => autoReplyReports(mail, message, reportType !== ""),

@@ -1,5 +1,6 @@
 import type { ParsedMail } from "mailparser";
 import {
+  clippedText,
   type DeliveryReport,
   emailIdFromVerp,
   isoTime,
@@ -11,10 +12,10 @@ import { reportOf } from "./plain-bounce.js";
 import type { ReportMessage } from "./report-parser.js";
 
 /**
- * Amazon SES bounce and complaint notifications that reach flagpost as mail: SES's own JSON as the
+ * Amazon SES bounce, complaint and delivery notifications that reach flagpost as mail: SES's own JSON as the
  * body (an SNS topic's email-json subscription wraps it in the SNS envelope, whose `Message` holds
  * it as a string; a plain email subscription sends it bare). Bounces are classified from each
- * recipient's status and diagnostic, like every other bounce; complaints are complaints.
+ * recipient's status and diagnostic, like every other bounce; complaints and deliveries are what they say.
  * The JSON is read defensively: anything not shaped like a notification gives nothing.
  */
 
@@ -93,6 +94,19 @@ export function sesNotificationReports(mail: ParsedMail, message: ReportMessage)
       source: "ses",
       feedbackType,
       ...readFields({ recipient: normalRecipient(str(each["emailAddress"])), ...match, occurredAt }),
+    }));
+  }
+  if (kind === "Delivery" && isObject(notification["delivery"])) {
+    const delivery = notification["delivery"];
+    const occurredAt = isoTime(str(delivery["timestamp"])) ?? isoTime(message.date);
+    const diagnostic = clippedText(str(delivery["smtpResponse"]));
+    const addresses = Array.isArray(delivery["recipients"]) ? delivery["recipients"].slice(0, 1_000) : [];
+    return addresses.map((address: unknown) => ({
+      type: "delivered",
+      source: "ses",
+      action: "delivered",
+      reason: "delivered",
+      ...readFields({ recipient: normalRecipient(str(address)), ...match, occurredAt, diagnostic }),
     }));
   }
   return [];
