@@ -40,7 +40,12 @@ const SUBJECT_PREFIXES = [
 const DAEMON_SENDERS = /^(?:mailer-daemon|postmaster|root|double-bounce)@/i;
 
 function header(mail: ParsedMail, name: string): string {
-  return mail.headerLines.find((h) => h.key === name)?.line.slice(name.length + 1).trim() ?? "";
+  return (
+    mail.headerLines
+      .find((h) => h.key === name)
+      ?.line.slice(name.length + 1)
+      .trim() ?? ""
+  );
 }
 
 function isAutoReply(mail: ParsedMail): boolean {

@@ -36,7 +36,7 @@ export function embeddedStatusReports(source: string, message: ReportMessage): D
 function perMessageStart(source: string, recipientAt: number): number {
   REPORTING_MTA.lastIndex = Math.max(0, recipientAt - PER_MESSAGE_REACH);
   let start = recipientAt;
-  for (let found = REPORTING_MTA.exec(source); found !== null && found.index < recipientAt; ) {
+  for (let found = REPORTING_MTA.exec(source); found !== null && found.index < recipientAt;) {
     start = found.index; // the last Reporting-MTA before the recipient field
     found = REPORTING_MTA.exec(source);
   }

@@ -23,7 +23,8 @@ const MAX_JSON = 512 * 1024;
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 const list = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isObject).slice(0, 1_000) : []);
 

@@ -22,7 +22,8 @@ export const biglobeReader: BounceReader = {
     const recipients: ReaderRecipient[] = [];
     for (const line of linesOf(text.slice(list.index + list[0].length, info.index))) {
       const recipient = addressLine(line);
-      if (recipient !== undefined) recipients.push({ recipient, ...factsOf(words), ...(full ? { reason: "mailboxfull" as const } : {}) });
+      if (recipient !== undefined)
+        recipients.push({ recipient, ...factsOf(words), ...(full ? { reason: "mailboxfull" as const } : {}) });
     }
     return { recipients };
   },

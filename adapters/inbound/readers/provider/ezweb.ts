@@ -26,7 +26,8 @@ export const ezwebReader: BounceReader = {
     if (lines.some((line) => RECIPIENT.test(line))) {
       // One "Recipient:" each, with the SMTP exchange below it.
       let current: { recipient: string; words: string[] } | undefined;
-      const close = () => current && recipients.push({ recipient: current.recipient, ...factsOf(current.words.join(" ")) });
+      const close = () =>
+        current && recipients.push({ recipient: current.recipient, ...factsOf(current.words.join(" ")) });
       for (const line of lines) {
         const named = RECIPIENT.exec(line)?.[1];
         const address = named === undefined ? undefined : addressIn(named);
@@ -43,7 +44,8 @@ export const ezwebReader: BounceReader = {
       const reason = OWN_WORDS.find(([pattern]) => pattern.test(words))?.[1];
       for (const line of lines) {
         const address = addressLine(line);
-        if (address !== undefined) recipients.push({ recipient: address, ...factsOf(words), ...(reason ? { reason } : {}) });
+        if (address !== undefined)
+          recipients.push({ recipient: address, ...factsOf(words), ...(reason ? { reason } : {}) });
       }
     }
     return { recipients, ...(returned === undefined ? {} : { returnedHeaders: returned }) };

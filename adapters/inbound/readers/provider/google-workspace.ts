@@ -24,7 +24,10 @@ export const googleWorkspaceReader: BounceReader = {
     const words =
       response === null
         ? paragraph.replace(/Learn more[^\n]*/g, "")
-        : text.slice(response.index + response[0].length).replace(/^\s*\n/, "").split(/\n\s*\n/)[0]!;
+        : text
+            .slice(response.index + response[0].length)
+            .replace(/^\s*\n/, "")
+            .split(/\n\s*\n/)[0]!;
     let recipients = failedRecipients(message);
     if (recipients.length === 0) {
       const named = NOT_DELIVERED_TO.exec(paragraph)?.[1];

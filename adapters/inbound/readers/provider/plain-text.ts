@@ -7,7 +7,8 @@ import type { BounceMessage, ReaderRecipient } from "../reader.js";
  */
 
 /** An address as bounces write it (bare, in angle brackets, quoted, with a trailing colon). */
-const ADDRESS = /[^\s<>"'(),;:[\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+/;
+const ADDRESS =
+  /[^\s<>"'(),;:[\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+/;
 /** A line that holds one address and nothing else: `user@example.org`, `<user@example.org>:`, `"user@example.org":`. */
 const ADDRESS_LINE = /^\s*[<"]?([^\s<>"'(),;:[\]]+@[^\s<>"'(),;:[\]]+?)[>"]?:?\s*$/;
 /** The SMTP reply code that opens the server's words (`550 5.1.1 …`, `550-…`, `550: …`). */

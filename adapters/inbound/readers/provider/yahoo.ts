@@ -19,7 +19,8 @@ export const yahooReader: BounceReader = {
     let words: string[] = [];
     let recipient: string | undefined;
     const close = () => {
-      if (recipient !== undefined) recipients.push({ recipient, ...factsOf(words.join(" ").replace(/^Remote host said:\s*/, "")) });
+      if (recipient !== undefined)
+        recipients.push({ recipient, ...factsOf(words.join(" ").replace(/^Remote host said:\s*/, "")) });
     };
     for (const line of linesOf(notice.slice(opening + OPENING.length)).slice(1)) {
       const address = addressLine(line);

@@ -1,5 +1,5 @@
 import type { BounceReader, ReaderRecipient } from "../reader.js";
-import { addressIn, factsOf, linesOf } from "./plain-text.js";
+import { addressIn, factsOf, header, linesOf } from "./plain-text.js";
 
 /**
  * Zoho Mail's bounce (mailer-daemon@mail.zoho.com, `X-Mailer: Zoho Mail`): after "This message was
@@ -14,7 +14,7 @@ const DELAYED_LINE = /^\[Status: [^,]*, Address: <([^>]+)>, (.*)\]$/;
 export const zohoReader: BounceReader = {
   name: "zoho",
   read(message) {
-    const zoho = /@mail\.zoho\.com\b/i.test(message.from) || /zoho/i.test(message.headers.get("x-mailer")?.[0] ?? "");
+    const zoho = /@mail\.zoho\.com\b/i.test(message.from) || /zoho/i.test(header(message, "x-mailer"));
     if (!zoho || !message.text.includes("created automatically by mail delivery")) return undefined;
     const recipients: ReaderRecipient[] = [];
     const lines = linesOf(message.text);

@@ -1,0 +1,53 @@
+import { readdir, readFile } from "node:fs/promises";
+import type { DeliveryReport } from "../../../src/internal.js";
+
+/**
+ * Pinned reports of the fixtures in test/inbound/fixtures/, shared by the pin tables of
+ * report-parser.test.ts (MIME structure), readers-provider.test.ts (mailbox providers) and the
+ * MTA readers' table.
+ */
+
+const FIXTURES = new URL("../fixtures/", import.meta.url);
+
+export const fixture = (name: string): Promise<Buffer> => readFile(new URL(name, FIXTURES));
+/** The email id of a fixture: `id("5")` is the older fixtures' `…6a75`, `id("b1e")` the newer ones' `…6b1e`. */
+export const id = (last: string): string =>
+  `0192b3c4-d5e6-7f80-9a1b-2c3d4e5f6${last.length === 1 ? `a7${last}` : last}`;
+export const acmeMessageId = (last: string): string => `<${id(last)}@acme.example>`;
+
+/**
+ * What a reader and the parser decide, without the classifier's verdict: a pinned report names
+ * `reason` only when the reader itself decides it (a provider's own words), and never `bounce`,
+ * whose hard or soft follows from the reason (src/emails/bounce-classification.ts, tested there).
+ * The verdict must still be there and agree with itself.
+ */
+export function withoutVerdict(reports: DeliveryReport[], pinned: DeliveryReport[]): DeliveryReport[] {
+  return reports.map((report, index) => {
+    const { bounce, ...rest } = report;
+    if (report.type === "bounced") {
+      if (bounce === undefined || bounce.reason !== report.reason)
+        throw new Error(`report ${index} has no matching bounce`);
+    } else if (bounce !== undefined) throw new Error(`report ${index} is not a bounce but has one`);
+    if (pinned[index]?.reason === undefined && (report.type === "bounced" || report.type === "delayed")) {
+      const { reason: _classified, ...facts } = rest;
+      return facts;
+    }
+    return rest;
+  });
+}
+
+/**
+ * The fixtures some test/inbound/*.test.ts file pins: each pin table writes a fixture's name as
+ * its key (`"name.eml": [`). Reading the files, rather than importing them, keeps each test file's
+ * tests in that file alone.
+ */
+export async function pinnedFixtureNames(): Promise<Set<string>> {
+  const folder = new URL("../", import.meta.url);
+  const names = new Set<string>();
+  for (const file of await readdir(folder)) {
+    if (!file.endsWith(".test.ts")) continue;
+    const source = await readFile(new URL(file, folder), "utf8");
+    for (const match of source.matchAll(/^\s*"([\w.-]+\.eml)": \[/gm)) names.add(match[1]!);
+  }
+  return names;
+}
