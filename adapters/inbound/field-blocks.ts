@@ -29,24 +29,23 @@ const PER_RECIPIENT = new Set([
   "status",
   "diagnostic-code",
   "remote-mta",
-  "last-attempt-date",
-  "will-retry-until",
-  "final-log-id",
   "x-actual-recipient",
 ]);
+/** Fields that end a recipient's block in practice: the other recipient field after one of these is the next recipient. */
+const RECIPIENT_CLOSERS = new Set(["status", "diagnostic-code", "remote-mta", "last-attempt-date", "will-retry-until"]);
 
 /**
  * True when `name` opens a new recipient block although no blank line came first, as AOL writes
- * them: a recipient field right after the per-message fields, after the previous recipient's
- * other fields, or a second one of the same name. Original-Recipient and Final-Recipient side by
- * side, in either order, stay one recipient.
+ * them: a recipient field right after the per-message fields, a second one of the same name, or
+ * the other one after the previous recipient's Status or Diagnostic-Code. Original-Recipient and
+ * Final-Recipient side by side, in either order and with Action before them, stay one recipient.
  */
 function opensRecipientBlock(current: ReadonlyMap<string, string[]>, name: string): boolean {
   if (!RECIPIENT_OPENERS.has(name) || current.size === 0) return false;
   if (current.has(name)) return true;
   const keys = [...current.keys()];
   if (!keys.some((key) => RECIPIENT_OPENERS.has(key))) return !keys.some((key) => PER_RECIPIENT.has(key));
-  return keys.some((key) => !RECIPIENT_OPENERS.has(key));
+  return keys.some((key) => RECIPIENT_CLOSERS.has(key));
 }
 
 /**

@@ -499,6 +499,33 @@ describe("mailReportParser: shapes and look-alikes", () => {
     ]);
   });
 
+  it("keeps Action, Final-Recipient and Original-Recipient in SES's order as one recipient, and splits the next", async () => {
+    const raw = message(
+      ['Content-Type: multipart/report; report-type=delivery-status; boundary="b"'],
+      [
+        "--b",
+        "Content-Type: message/delivery-status",
+        "",
+        "Reporting-MTA: dns; inbound-smtp.example.com",
+        "",
+        "Action: failed",
+        "Final-Recipient: rfc822; una@example.jp",
+        "Original-Recipient: rfc822; una@example.jp",
+        "Diagnostic-Code: smtp; 550 5.1.1 Mailbox does not exist",
+        "Status: 5.1.1",
+        "Final-Recipient: rfc822; vic@example.jp",
+        "Action: delayed",
+        "Status: 4.2.2",
+        "--b--",
+      ],
+    );
+    const reports = await parser.parse(raw);
+    expect(reports.map((r) => [r.recipient, r.action, r.status])).toEqual([
+      ["una@example.jp", "failed", "5.1.1"],
+      ["vic@example.jp", "delayed", "4.2.2"],
+    ]);
+  });
+
   it("takes SendGrid's `Action: expired` for a failure", async () => {
     const raw = message(
       ['Content-Type: multipart/report; report-type=delivery-status; boundary="b"'],
