@@ -107,6 +107,35 @@ const PROVIDER_EXPECTED: Record<string, DeliveryReport[]> = {
       diagnostic: ">>> RCPT TO:<no-such-phone@ezweb.ne.jp> <<< 550 <no-such-phone@ezweb.ne.jp>: User unknown",
     },
   ],
+  "gmail-plain-could-not-connect.eml": [
+    {
+      type: "bounced",
+      source: "dsn",
+      action: "failed",
+      reason: "expired",
+      recipient: "nobody.home@example.com",
+      emailId: id("b27"),
+      messageId: acmeMessageId("b27"),
+      occurredAt: "2025-05-06T13:02:11.000Z",
+      diagnostic:
+        "The recipient server did not accept our requests to connect. Learn more at http://support.google.com/mail/bin/answer.py?answer=7720 [(0) example.com. [2001:db8:220:6d::25]:25: socket error] [(0) example.com. [192.0.2.119]:25: socket error]",
+    },
+  ],
+  "gmail-plain-state-rcpt.eml": [
+    {
+      type: "bounced",
+      source: "dsn",
+      action: "failed",
+      recipient: "left.company@example.or.jp",
+      emailId: id("b28"),
+      messageId: acmeMessageId("b28"),
+      occurredAt: "2025-05-06T14:00:00.000Z",
+      status: "5.1.1",
+      replyCode: "550",
+      command: "RCPT",
+      diagnostic: "550 550 5.1.1 user unknown (UserSearch) (state 14).",
+    },
+  ],
   "gmail-plain-delayed.eml": [
     {
       type: "delayed",

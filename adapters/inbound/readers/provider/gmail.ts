@@ -11,6 +11,23 @@ import { addressLine, cutAt, factsOf, linesOf } from "./plain-text.js";
 const OPENING = /^Delivery to the following recipients? (failed permanently|has been delayed|failed temporarily)/m;
 const DETAILS = /^Technical details of (?:permanent|temporary) failure:/m;
 const SERVER_SAID = /The error that the other server returned was:/;
+/** Gmail ends the server's words with its SMTP client's state, "(state 14)": the command it was at. */
+const STATE_COMMANDS: Record<string, string> = {
+  "6": "MAIL",
+  "8": "AUTH",
+  "9": "AUTH",
+  "12": "AUTH",
+  "13": "EHLO",
+  "14": "RCPT",
+  "15": "DATA",
+  "17": "DATA",
+  "18": "DATA",
+};
+/** Gmail's own sentences, which quote no server: what they mean. */
+const OWN_WORDS: [RegExp, ReaderRecipient["reason"]][] = [
+  [/DNS Error: (?:Domain name not found|DNS server returned answer with no data)/, "hostunknown"],
+  [/did not accept our requests to connect|DNS Error: Could not contact DNS servers/, "expired"],
+];
 
 export const gmailReader: BounceReader = {
   name: "gmail",
@@ -26,6 +43,10 @@ export const gmailReader: BounceReader = {
     const said = SERVER_SAID.exec(words);
     if (said !== null) words = words.slice(said.index + said[0].length);
     const facts = factsOf(words.replace(/Message will be retried[^\n]*/, ""));
+    const state = /\(state (\d+)\)/.exec(words)?.[1];
+    if (state !== undefined && STATE_COMMANDS[state] !== undefined) facts.command = STATE_COMMANDS[state];
+    const own = said === null ? OWN_WORDS.find(([pattern]) => pattern.test(words))?.[1] : undefined;
+    if (own !== undefined && action === "failed") facts.reason = own;
     const recipients: ReaderRecipient[] = [];
     for (const line of listed) {
       const recipient = addressLine(line);

@@ -12,7 +12,7 @@ const ADDRESS =
 /** A line that holds one address and nothing else: `user@example.org`, `<user@example.org>:`, `"user@example.org":`. */
 const ADDRESS_LINE = /^\s*[<"]?([^\s<>"'(),;:[\]]+@[^\s<>"'(),;:[\]]+?)[>"]?:?\s*$/;
 /** The SMTP reply code that opens the server's words (`550 5.1.1 …`, `550-…`, `550: …`). */
-const REPLY_CODE = /(?:^|[\s:(])([245]\d{2})(?=[\s:,-]|$)/m;
+const REPLY_CODE = /(?:^|[\s(])([245]\d{2})(?=[\s:,-]|$)/m;
 const COMMANDS: [RegExp, string][] = [
   [/\bRCPT[ _]TO\b|\bRCPT\b/i, "RCPT"],
   [/\bMAIL[ _]FROM\b/i, "MAIL"],
