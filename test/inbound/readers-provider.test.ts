@@ -17,7 +17,7 @@ import { acmeMessageId, fixture, id, withoutVerdict } from "./support/pinned-rep
 const parser = mailReportParser();
 
 const PROVIDER_EXPECTED: Record<string, DeliveryReport[]> = {
-  "biglobe-mailbox-full.eml": [
+  "biglobe-local-limit.eml": [
     {
       type: "bounced",
       source: "dsn",
