@@ -47,6 +47,8 @@ export const gmailReader: BounceReader = {
     if (state !== undefined && STATE_COMMANDS[state] !== undefined) facts.command = STATE_COMMANDS[state];
     const own = said === null ? OWN_WORDS.find(([pattern]) => pattern.test(words))?.[1] : undefined;
     if (own !== undefined && action === "failed") facts.reason = own;
+    // States 6 and 9: Gmail's client stopped at STARTTLS (the server offered none, or a broken one).
+    if (facts.reason === undefined && (state === "6" || state === "9")) facts.reason = "failedstarttls";
     const recipients: ReaderRecipient[] = [];
     for (const line of listed) {
       const recipient = addressLine(line);

@@ -35,6 +35,8 @@ export const googleWorkspaceReader: BounceReader = {
       recipients = address === undefined ? [] : [address];
     }
     const facts = factsOf(words);
+    // "Send mail as" misconfigured: the sender's own account was refused, whatever the server said.
+    if (/p=CustomFromDenied|'Send mail as'/.test(paragraph)) facts.reason = "rejected";
     return { recipients: recipients.map((recipient) => ({ recipient, ...facts })) };
   },
 };

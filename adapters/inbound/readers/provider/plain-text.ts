@@ -90,9 +90,31 @@ export function factsOf(words: string): ReaderRecipient {
 }
 
 /**
+ * Exim's own sentences (no remote server spoke), which Mail.Ru's, GMX's and 1&1's bounces keep:
+ * the reason each means, as Sisimai reads them.
+ */
+const EXIM_OWN_WORDS: [RegExp, NonNullable<ReaderRecipient["reason"]>][] = [
+  [/retry timeout exceeded|retry time not reached for any host/i, "expired"],
+  [/an MX or SRV record indicated no SMTP service/i, "notaccept"],
+  [
+    /Unrouteable address|all relevant MX records point to non-existent hosts|all host address lookups failed/i,
+    "hostunknown",
+  ],
+  [/mailbox is full|quota exceeded/i, "mailboxfull"],
+  [/Mail size limit exceeded|message too big/i, "mesgtoobig"],
+];
+
+/** The reason Exim's own words give, when no remote server's reply code is among them. */
+export function eximOwnReason(facts: ReaderRecipient): ReaderRecipient["reason"] {
+  if (facts.replyCode !== undefined || facts.diagnostic === undefined) return undefined;
+  return EXIM_OWN_WORDS.find(([pattern]) => pattern.test(facts.diagnostic!))?.[1];
+}
+
+/**
  * Recipients listed one per address line, each followed by lines of the server's words (Exim's
  * layout, which Mail.ru, GMX and 1&1 keep): a line holding only an address opens a recipient,
- * other non-blank lines are its words. `skip` drops boilerplate lines from the words.
+ * other non-blank lines are its words. `skip` drops boilerplate lines from the words. Exim's own
+ * sentences give the reason when no server replied.
  */
 export function listedRecipients(lines: readonly string[], skip?: RegExp): ReaderRecipient[] {
   const found: { recipient: string; words: string[] }[] = [];
@@ -106,5 +128,9 @@ export function listedRecipients(lines: readonly string[], skip?: RegExp): Reade
     if (current === undefined || line.trim() === "" || (skip && skip.test(line))) continue;
     current.words.push(line.trim());
   }
-  return found.map(({ recipient, words }) => ({ recipient, ...factsOf(words.join(" ")) }));
+  return found.map(({ recipient, words }) => {
+    const facts = factsOf(words.join(" "));
+    const reason = eximOwnReason(facts);
+    return { recipient, ...facts, ...(reason === undefined ? {} : { reason }) };
+  });
 }

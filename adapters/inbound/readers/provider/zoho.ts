@@ -26,7 +26,14 @@ export const zohoReader: BounceReader = {
       const recipient = found === null ? undefined : addressIn(found[1]!);
       if (found === null || recipient === undefined) continue;
       const words = found[2]!.replace(/ERROR_CODE :/g, "").replace(/ResponseCode /, "");
-      recipients.push({ recipient, ...(delayed === null ? {} : { action: "delayed" as const }), ...factsOf(words) });
+      // "Host not reachable" in a failure notice: Zoho gave up retrying a server it never reached.
+      const expired = delayed === null && /Host not reachable/i.test(words);
+      recipients.push({
+        recipient,
+        ...(delayed === null ? {} : { action: "delayed" as const }),
+        ...factsOf(words),
+        ...(expired ? { reason: "expired" as const } : {}),
+      });
     }
     const returnedHeaders = returnedAt < 0 ? undefined : lines.slice(returnedAt).join("\n");
     return { recipients, ...(returnedHeaders === undefined ? {} : { returnedHeaders }) };
