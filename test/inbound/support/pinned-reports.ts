@@ -15,11 +15,15 @@ export const id = (last: string): string =>
   `0192b3c4-d5e6-7f80-9a1b-2c3d4e5f6${last.length === 1 ? `a7${last}` : last}`;
 export const acmeMessageId = (last: string): string => `<${id(last)}@acme.example>`;
 
+/** Fields the classifier may derive from the server's words (src/emails/bounce-classification.ts). */
+const DERIVED = ["reason", "replyCode", "command"] as const;
+
 /**
- * What a reader and the parser decide, without the classifier's verdict: a pinned report names
- * `reason` only when the reader itself decides it (a provider's own words), and never `bounce`,
- * whose hard or soft follows from the reason (src/emails/bounce-classification.ts, tested there).
- * The verdict must still be there and agree with itself.
+ * What a reader and the parser decide, without the classifier's verdict: never `bounce`, whose
+ * hard or soft follows from the reason (tested with the classifier), and `reason`, `replyCode`
+ * and `command` only where the pin names them: where the reader finds them itself (a provider's
+ * own words, the reply it quotes, the command it names). The classifier may add them from the
+ * words elsewhere. The verdict must still be there and agree with itself.
  */
 export function withoutVerdict(reports: DeliveryReport[], pinned: DeliveryReport[]): DeliveryReport[] {
   return reports.map((report, index) => {
@@ -28,17 +32,16 @@ export function withoutVerdict(reports: DeliveryReport[], pinned: DeliveryReport
       if (bounce === undefined || bounce.reason !== report.reason)
         throw new Error(`report ${index} has no matching bounce`);
     } else if (bounce !== undefined) throw new Error(`report ${index} is not a bounce but has one`);
-    if (pinned[index]?.reason === undefined && (report.type === "bounced" || report.type === "delayed")) {
-      const { reason: _classified, ...facts } = rest;
-      return facts;
-    }
-    return rest;
+    if (report.type !== "bounced" && report.type !== "delayed") return rest;
+    const facts: Partial<DeliveryReport> = { ...rest };
+    for (const name of DERIVED) if (pinned[index]?.[name] === undefined) delete facts[name];
+    return facts as DeliveryReport;
   });
 }
 
 /**
  * The fixtures some test/inbound/*.test.ts file pins: each pin table writes a fixture's name as
- * its key (`"name.eml": [`). Reading the files, rather than importing them, keeps each test file's
+ * its key (`"name.eml": [` or `"name.eml": {`). Reading the files, rather than importing them, keeps each test file's
  * tests in that file alone.
  */
 export async function pinnedFixtureNames(): Promise<Set<string>> {
@@ -47,7 +50,7 @@ export async function pinnedFixtureNames(): Promise<Set<string>> {
   for (const file of await readdir(folder)) {
     if (!file.endsWith(".test.ts")) continue;
     const source = await readFile(new URL(file, folder), "utf8");
-    for (const match of source.matchAll(/^\s*"([\w.-]+\.eml)": \[/gm)) names.add(match[1]!);
+    for (const match of source.matchAll(/^\s*"([\w.-]+\.eml)":\s*[[{]/gm)) names.add(match[1]!);
   }
   return names;
 }
