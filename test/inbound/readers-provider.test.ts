@@ -465,6 +465,34 @@ describe("provider readers: each recognises only its own provider", () => {
     }
   });
 
+  it("reads a long line without an address in linear time (no pattern backtracks over it)", () => {
+    // 200 000 characters with no "@", or "@" signs with nothing around them, after each reader's
+    // opening words: a quadratic pattern would take minutes here (it did, before the bounds).
+    const long = "a".repeat(200_000);
+    const texts = [
+      `    Recipient: ${long}\n`,
+      `Could not be delivered to: ${long}\n`,
+      `Sorry, we were unable to deliver your message to the following address.\n\n<${long}:\n`,
+      `${"@".repeat(200_000)}\n`,
+      `wasn't delivered to ${long}@${long} because\n`,
+    ];
+    const senders = [
+      "Postmaster@ezweb.ne.jp",
+      "no-reply@au.dion.ne.jp",
+      "MAILER-DAEMON@yahoo.com",
+      "mailer-daemon@googlemail.com",
+    ];
+    const started = performance.now();
+    for (const text of texts) {
+      for (const from of senders) {
+        const headers = new Map([["x-failed-recipients", [long]]]);
+        for (const reader of PROVIDER_READERS)
+          reader.read({ headers, subject: "", from, text: `** Address not found **\n${text}`, parts: [] });
+      }
+    }
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
   it("gives nothing for a message that only quotes a provider's words", async () => {
     const quoted = [
       "From: colleague@example.com",

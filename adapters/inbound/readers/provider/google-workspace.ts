@@ -10,7 +10,7 @@ import { addressIn, factsOf, failedRecipients } from "./plain-text.js";
  */
 const HEADLINE = /^\*\* ([^*\n]{3,80}) \*\*$/m;
 const RESPONSE = /^The response(?: from the remote server)? was:\s*$/m;
-const NOT_DELIVERED_TO = /wasn't delivered to (\S+@\S+?) because/;
+const NOT_DELIVERED_TO = /wasn't delivered to (\S{3,320}) because/;
 
 export const googleWorkspaceReader: BounceReader = {
   name: "googleworkspace",

@@ -6,11 +6,14 @@ import type { BounceMessage, ReaderRecipient } from "../reader.js";
  * every search is bounded by the text it is given.
  */
 
-/** An address as bounces write it (bare, in angle brackets, quoted, with a trailing colon). */
-const ADDRESS =
-  /[^\s<>"'(),;:[\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+/;
+/**
+ * An address as bounces write it (bare, in angle brackets, quoted, with a trailing colon). Every
+ * repetition is bounded (RFC 5321's 64-octet local part, 63-octet labels) and the local part
+ * cannot hold an "@", so a search over a long line without an address stays linear.
+ */
+const ADDRESS = /[^\s<>"'(),;:[\]@]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}/;
 /** A line that holds one address and nothing else: `user@example.org`, `<user@example.org>:`, `"user@example.org":`. */
-const ADDRESS_LINE = /^\s*[<"]?([^\s<>"'(),;:[\]]+@[^\s<>"'(),;:[\]]+?)[>"]?:?\s*$/;
+const ADDRESS_LINE = /^\s*[<"]?([^\s<>"'(),;:[\]@]{1,64}@[^\s<>"'(),;:[\]@]{1,255}?)[>"]?:?\s*$/;
 /** The SMTP reply code that opens the server's words (`550 5.1.1 …`, `550-…`, `550: …`). */
 const REPLY_CODE = /(?:^|[\s(])([245]\d{2})(?=[\s:,-]|$)/m;
 const COMMANDS: [RegExp, string][] = [
@@ -20,9 +23,21 @@ const COMMANDS: [RegExp, string][] = [
   [/\b(?:EHLO|HELO)\b/, "EHLO"],
 ];
 
-/** The first address in `text`, as written. */
+/** How many "@" signs `addressIn` looks around before it gives up. */
+const MAX_AT_SIGNS = 1_000;
+
+/**
+ * The first address in `text`, as written. The pattern runs only on a window around each "@"
+ * (an address is at most 64 characters before it and a bounded domain after), so a long text
+ * costs one scan for "@", not a pattern search from every position.
+ */
 export function addressIn(text: string): string | undefined {
-  return ADDRESS.exec(text)?.[0];
+  let at = text.indexOf("@");
+  for (let seen = 0; at >= 0 && seen < MAX_AT_SIGNS; seen++, at = text.indexOf("@", at + 1)) {
+    const found = ADDRESS.exec(text.slice(Math.max(0, at - 64), at + 580))?.[0];
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** The address when `line` holds an address and nothing else. */

@@ -26,7 +26,7 @@ export const verizonReader: BounceReader = {
       const recipient = rcpt === undefined ? undefined : addressIn(rcpt);
       const error = /^Error:\s*(.*)$/m.exec(text)?.[1];
       if (recipient === undefined || error === undefined) return undefined;
-      const below = /^Error message below:\s*\n(.*)$/m.exec(text)?.[1] ?? "";
+      const below = /^Error message below:[ \t]*\n(.*)$/m.exec(text)?.[1] ?? "";
       const reason = /invalid user address/i.test(error) ? ("userunknown" as const) : undefined;
       return { recipients: [{ recipient, ...factsOf(`${below} ${error}`), ...(reason ? { reason } : {}) }] };
     }

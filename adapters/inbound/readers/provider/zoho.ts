@@ -8,7 +8,7 @@ import { addressIn, factsOf, header, linesOf } from "./plain-text.js";
  * writes "[Status: Error, Address: <…>, ResponseCode 421, , Host not reachable.]". The returned
  * headers follow in the same text part, from the first "Received:" line.
  */
-const FAILED_LINE = /^(\S+@\S+)\s+(.*ERROR_CODE.*)$/;
+const FAILED_LINE = /^([^\s@]{1,64}@[^\s@]{1,255})\s+(.*ERROR_CODE.*)$/;
 const DELAYED_LINE = /^\[Status: [^,]*, Address: <([^>]+)>, (.*)\]$/;
 
 export const zohoReader: BounceReader = {
