@@ -36,6 +36,8 @@ function actionOf(block: FieldBlock, status: string | undefined): DeliveryAction
     ?.split(/[\s(;]/, 1)[0]!
     .toLowerCase();
   if (action !== undefined && ACTIONS.has(action)) return action as DeliveryAction;
+  // SendGrid writes `Action: expired` (and no Status) when it gave up retrying: a failure.
+  if (action === "expired") return "failed";
   if (status?.startsWith("5.")) return "failed";
   if (status?.startsWith("4.")) return "delayed";
   if (status?.startsWith("2.")) return "delivered";
@@ -65,7 +67,7 @@ function isRecipientBlock(block: FieldBlock): boolean {
 }
 
 export function dsnReports(statusPart: string, message: ReportMessage): DeliveryReport[] {
-  const blocks = parseFieldBlocks(statusPart);
+  const blocks = parseFieldBlocks(statusPart, { recipientBlocks: true });
   const perMessage = blocks[0] && !isRecipientBlock(blocks[0]) ? blocks[0] : undefined;
   const emailId = firstVerpId([
     ...message.sentTo,

@@ -20,8 +20,39 @@ export function field(block: FieldBlock | undefined, name: string): string | und
   return value === undefined || value === "" ? undefined : value;
 }
 
-/** Reads `text` into its blocks; a block with no field (stray text) is dropped. */
-export function parseFieldBlocks(text: string): FieldBlock[] {
+/** The fields that open a DSN recipient block (RFC 3464 §2.3 puts Original-Recipient first; AOL, Final-Recipient). */
+const RECIPIENT_OPENERS = new Set(["original-recipient", "final-recipient"]);
+/** Fields of one recipient: a block holding one of these is a recipient's, not the per-message fields. */
+const PER_RECIPIENT = new Set([
+  ...RECIPIENT_OPENERS,
+  "action",
+  "status",
+  "diagnostic-code",
+  "remote-mta",
+  "x-actual-recipient",
+]);
+/** Fields that end a recipient's block in practice: the other recipient field after one of these is the next recipient. */
+const RECIPIENT_CLOSERS = new Set(["status", "diagnostic-code", "remote-mta", "last-attempt-date", "will-retry-until"]);
+
+/**
+ * True when `name` opens a new recipient block although no blank line came first, as AOL writes
+ * them: a recipient field right after the per-message fields, a second one of the same name, or
+ * the other one after the previous recipient's Status or Diagnostic-Code. Original-Recipient and
+ * Final-Recipient side by side, in either order and with Action before them, stay one recipient.
+ */
+function opensRecipientBlock(current: ReadonlyMap<string, string[]>, name: string): boolean {
+  if (!RECIPIENT_OPENERS.has(name) || current.size === 0) return false;
+  if (current.has(name)) return true;
+  const keys = [...current.keys()];
+  if (!keys.some((key) => RECIPIENT_OPENERS.has(key))) return !keys.some((key) => PER_RECIPIENT.has(key));
+  return keys.some((key) => RECIPIENT_CLOSERS.has(key));
+}
+
+/**
+ * Reads `text` into its blocks; a block with no field (stray text) is dropped. With
+ * `recipientBlocks` (a delivery-status part), a recipient field also starts a new block.
+ */
+export function parseFieldBlocks(text: string, options: { recipientBlocks?: boolean } = {}): FieldBlock[] {
   const blocks: FieldBlock[] = [];
   let current = new Map<string, string[]>();
   let last: { values: string[]; index: number } | undefined;
@@ -50,6 +81,7 @@ export function parseFieldBlocks(text: string): FieldBlock[] {
       continue;
     }
     const name = line.slice(0, colon).toLowerCase();
+    if (options.recipientBlocks === true && opensRecipientBlock(current, name)) close();
     const value = line.slice(colon + 1).trim();
     let values = current.get(name);
     if (values === undefined) {

@@ -20,8 +20,8 @@ import type { ReportMessage } from "./report-parser.js";
  * the remote server's words; this turns what it found into DeliveryReports, classified by the
  * same rules as a DSN, and matched by VERP, Message-ID or the quoted original headers.
  */
-export function plainBounceReports(mail: ParsedMail, message: ReportMessage): DeliveryReport[] {
-  const bounce = bounceMessage(mail);
+export function plainBounceReports(mail: ParsedMail, message: ReportMessage, source: string): DeliveryReport[] {
+  const bounce = bounceMessage(mail, source);
   for (const reader of BOUNCE_READERS) {
     let result;
     try {
@@ -33,16 +33,14 @@ export function plainBounceReports(mail: ParsedMail, message: ReportMessage): De
     const returned = result.returnedHeaders === undefined ? message.returned : parseHeaderBlock(result.returnedHeaders);
     const emailId = firstVerpId([...message.sentTo, field(returned, "return-path")]);
     const messageId = normalMessageId(field(returned, "message-id")) ?? normalMessageId(message.inReplyTo);
-    const occurredAt = isoTime(message.date);
-    return result.recipients.map((found) => reportOf(found, { emailId, messageId, occurredAt }));
+    const match = readFields({ emailId, messageId, occurredAt: isoTime(message.date) });
+    return result.recipients.map((found) => reportOf(found, match));
   }
   return [];
 }
 
-function reportOf(
-  found: ReaderRecipient,
-  match: { emailId: string | undefined; messageId: string | undefined; occurredAt: string | undefined },
-): DeliveryReport {
+/** One recipient's report from what a reader found; `match` says which email it is about. */
+export function reportOf(found: ReaderRecipient, match: Partial<DeliveryReport>): DeliveryReport {
   const diagnostic = clippedText(found.diagnostic);
   const action = found.action ?? "failed";
   const facts = { ...found, action, ...(diagnostic === undefined ? {} : { diagnostic }) };
@@ -53,9 +51,9 @@ function reportOf(
     source: "dsn",
     action,
     reason: classified.reason,
+    ...readFields({ recipient: normalRecipient(found.recipient) }),
+    ...match,
     ...readFields({
-      recipient: normalRecipient(found.recipient),
-      ...match,
       status: classified.status,
       replyCode: classified.replyCode,
       command: classified.command,
@@ -72,8 +70,12 @@ function reportOf(
   return report;
 }
 
-/** The message as readers see it (adapters/inbound/readers/reader.ts). */
-export function bounceMessage(mail: ParsedMail): BounceMessage {
+/**
+ * The message as readers see it (adapters/inbound/readers/reader.ts). When MIME yields no text
+ * (a part whose boundary parameter was not folded into its header, as Verizon's gateway writes
+ * it), the readers get the raw body after the header instead.
+ */
+export function bounceMessage(mail: ParsedMail, source = ""): BounceMessage {
   const headers = new Map<string, string[]>();
   for (const { key, line } of mail.headerLines) {
     const value = line
@@ -92,7 +94,12 @@ export function bounceMessage(mail: ParsedMail): BounceMessage {
     headers,
     subject: mail.subject ?? "",
     from: mail.from?.text ?? "",
-    text: (mail.text ?? "").replace(/\r\n?/g, "\n"),
+    text: ((mail.text ?? "").trim() === "" ? bodyOf(source) : (mail.text ?? "")).replace(/\r\n?/g, "\n"),
     parts,
   };
+}
+
+function bodyOf(source: string): string {
+  const end = source.search(/\r?\n\r?\n/);
+  return end < 0 ? "" : source.slice(end).trimStart();
 }

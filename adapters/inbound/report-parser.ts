@@ -1,15 +1,27 @@
 import { type Attachment, type ParsedMail, simpleParser } from "mailparser";
 import type { DeliveryReport, ReportParser } from "../../src/internal.js";
 import { arfReports } from "./arf-report.js";
+import { autoReplyReports, unsubscribeReports } from "./auto-reply.js";
 import { dsnReports } from "./dsn-report.js";
+import { embeddedStatusReports } from "./embedded-report.js";
 import { type FieldBlock, parseHeaderBlock } from "./field-blocks.js";
+import { withLineFeeds } from "./line-ends.js";
 import { plainBounceReports } from "./plain-bounce.js";
+import { sesNotificationReports } from "./ses-notification.js";
 
 /**
- * A ReportParser over mailparser: it reads the MIME structure of a report message and hands the
- * machine-readable part to the DSN (RFC 3464) or ARF (RFC 5965) reader. Anything that is not a
- * `multipart/report` of those two types — a plain-text bounce, an auto-reply, a read receipt,
- * garbage — gives `[]`; so does any failure of the parser: a report source never throws.
+ * A ReportParser over mailparser: it reads the MIME structure of a report message and finds what
+ * it reports, most machine-readable first:
+ * 1. a `message/feedback-report` part (RFC 5965) or a `message/delivery-status` part (RFC 3464)
+ *    wherever it sits: in a `multipart/report` with or without `report-type`, inside
+ *    `multipart/mixed` (McAfee, OpenSMTPD), nested deeper;
+ * 2. delivery-status fields written into the text, as a broken `multipart/report` whose boundary
+ *    does not match its parts (or has none) leaves them;
+ * 3. the plain-text bounce of an MTA or mailbox provider (adapters/inbound/readers/);
+ * 4. an Amazon SES notification mailed as JSON (by SNS to an email subscription);
+ * 5. an unsubscribe or an auto-reply (vacation, out-of-office), which changes nothing.
+ * A read receipt or anything else gives `[]`; so does any failure of the parser: a report source
+ * never throws.
  */
 export function mailReportParser(): ReportParser {
   return {
@@ -52,24 +64,36 @@ const STATUS_TYPES = new Set(["message/delivery-status", "message/global-deliver
 const RETURNED_TYPES = new Set(["message/rfc822", "text/rfc822-headers", "message/global", "message/global-headers"]);
 
 async function parseReport(raw: string | Uint8Array): Promise<DeliveryReport[]> {
-  const mail = await simpleParser(
-    typeof raw === "string" ? Buffer.from(raw, "utf8") : Buffer.from(raw),
-    PARSER_OPTIONS,
-  );
-  const contentType = mail.headers.get("content-type") as { value?: unknown; params?: Record<string, unknown> };
+  const bytes = withLineFeeds(typeof raw === "string" ? Buffer.from(raw, "utf8") : Buffer.from(raw));
+  const mail = await simpleParser(bytes, PARSER_OPTIONS);
   const message = reportMessage(mail);
-  if (String(contentType?.value).toLowerCase() === "multipart/report") {
-    const reportType = String(contentType.params?.["report-type"] ?? "").toLowerCase();
-    if (reportType === "delivery-status") {
-      const part = mail.attachments.find((a) => STATUS_TYPES.has(a.contentType.toLowerCase()));
-      if (part) return dsnReports(text(part), message);
-    }
-    if (reportType === "feedback-report") {
-      const part = mail.attachments.find((a) => a.contentType.toLowerCase() === "message/feedback-report");
-      if (part) return arfReports(text(part), message);
-    }
+  const contentType = mail.headers.get("content-type") as { value?: unknown; params?: Record<string, unknown> };
+  const reportType = String(contentType?.params?.["report-type"] ?? "").toLowerCase();
+  // A read receipt (RFC 8098) is a report, but of reading, not of delivery.
+  if (reportType === "disposition-notification") return [];
+
+  const feedback = mail.attachments.find((a) => a.contentType.toLowerCase() === "message/feedback-report");
+  // An ARF part decides alone: an auth-failure report is not a complaint, and not a bounce either.
+  if (feedback) return arfReports(text(feedback), message);
+  const status = mail.attachments.find((a) => STATUS_TYPES.has(a.contentType.toLowerCase()));
+  if (status) {
+    const reports = dsnReports(text(status), message);
+    // A status part without recipient blocks ("Delivery report unavailable"): the text may say more.
+    if (reports.length > 0) return reports;
   }
-  return plainBounceReports(mail, message);
+  const source = bytes.toString("utf8");
+  for (const next of [
+    () => embeddedStatusReports(mail.text ?? "", message),
+    () => embeddedStatusReports(source, message),
+    () => plainBounceReports(mail, message, source),
+    () => sesNotificationReports(mail, message),
+    () => unsubscribeReports(mail, message),
+    () => autoReplyReports(mail, message, reportType !== ""),
+  ]) {
+    const reports = next();
+    if (reports.length > 0) return reports;
+  }
+  return [];
 }
 
 function text(part: Attachment): string {

@@ -101,8 +101,10 @@ export function classifyRecipient(facts: RecipientFacts): Classification {
     ...definedFields({ hint: facts.reason }),
   });
   // Without any enhanced code, the reply's class is the status's, as Postfix writes 5.0.0 for a bare 550
-  // (after the reason is decided: the tests read only what the server said).
-  const status = refined ?? (replyCode && `${replyCode[0]}.0.0`);
+  // (after the reason is decided: the tests read only what the server said). A 2xx reply quoted in
+  // a failure or a delay says nothing of the failure's class.
+  const failing = facts.action === "failed" || facts.action === "delayed";
+  const status = refined ?? (replyCode && !(failing && replyCode[0] === "2") ? `${replyCode[0]}.0.0` : undefined);
   const type = hardOrSoft(reason, status, replyCode, text);
   return { ...definedFields({ status, replyCode, command }), reason, type, subType: subTypeOf(reason, type) };
 }

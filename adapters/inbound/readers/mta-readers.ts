@@ -1,5 +1,4 @@
 import { apachejamesReader } from "./mta/apachejames.js";
-import { biglobeReader } from "./mta/biglobe.js";
 import { courierReader } from "./mta/courier.js";
 import { dominoReader } from "./mta/domino.js";
 import { dragonflyReader } from "./mta/dragonfly.js";
@@ -33,7 +32,6 @@ export const MTA_READERS: readonly BounceReader[] = [
   imailserverReader,
   exchange2003Reader,
   fmlReader,
-  biglobeReader,
   dominoReader,
   mailfoundryReader,
   messagingserverReader,

@@ -35,7 +35,8 @@ const REPLY_CODES: Record<string, ReadonlySet<string>> = {
  * code (`X-Unix; 255`) or when no valid code stands alone.
  */
 export function replyCodeIn(text: string, preferredClass?: string): string | undefined {
-  const candidates = [...text.matchAll(/(?:^|[^\d./])([245]\d\d)(?![\d./])/g)].map((m) => m[1]!);
+  // Not a part of an IPv6 address, a host name, a version or a number (`[2001:db8:220::1]`).
+  const candidates = [...text.matchAll(/(?:^|[^\w./:])([245]\d\d)(?![\w./:])/g)].map((m) => m[1]!);
   const classes = preferredClass && REPLY_CODES[preferredClass] ? [preferredClass] : ["5", "4", "2"];
   for (const cls of [...classes, "5", "4", "2"]) {
     const code = candidates.find((c) => c[0] === cls && REPLY_CODES[cls]!.has(c));
