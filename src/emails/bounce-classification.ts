@@ -42,3 +42,25 @@ export function classifyRecipient(facts: RecipientFacts): Classification {
     subType: bounce.subType,
   };
 }
+
+/** Reasons that say nothing about the recipient's address (API.md's sender-side list): they never suppress it. */
+const SENDER_SIDE: ReadonlySet<BounceReason> = new Set<BounceReason>([
+  "blocked",
+  "securityerror",
+  "authfailure",
+  "requireptr",
+  "badreputation",
+  "failedstarttls",
+  "notcompliantrfc",
+  "norelaying",
+  "policyviolation",
+  "spamdetected",
+  "virusdetected",
+  "contenterror",
+  "rejected",
+  "toomanyconn",
+  "speeding",
+]);
+/** Whether a bounce for this reason is the sending side's doing (its IP, authentication, content, rate). */
+export const isSenderSide = (reason: BounceReason | undefined): boolean =>
+  reason !== undefined && SENDER_SIDE.has(reason);
