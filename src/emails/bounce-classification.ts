@@ -43,8 +43,11 @@ export function classifyRecipient(facts: RecipientFacts): Classification {
   };
 }
 
-/** Reasons that say nothing about the recipient's address (API.md's sender-side list): they never suppress it. */
-const SENDER_SIDE: ReadonlySet<BounceReason> = new Set<BounceReason>([
+/**
+ * Reasons that say something about the sender (its IP, domain, authentication, content or
+ * sending rate) and nothing about the recipient's address: they never suppress the address.
+ */
+export const SENDER_SIDE_REASONS: ReadonlySet<BounceReason> = new Set<BounceReason>([
   "blocked",
   "securityerror",
   "authfailure",
@@ -61,6 +64,8 @@ const SENDER_SIDE: ReadonlySet<BounceReason> = new Set<BounceReason>([
   "toomanyconn",
   "speeding",
 ]);
-/** Whether a bounce for this reason is the sending side's doing (its IP, authentication, content, rate). */
-export const isSenderSide = (reason: BounceReason | undefined): boolean =>
-  reason !== undefined && SENDER_SIDE.has(reason);
+
+/** True when the reason may count against the recipient's address (for the suppression policy). */
+export function isRecipientCaused(reason: BounceReason | undefined): boolean {
+  return reason === undefined || !SENDER_SIDE_REASONS.has(reason);
+}

@@ -2,7 +2,7 @@ import type { Clock } from "../clock.js";
 import { FlagpostError } from "../errors.js";
 import { uuidv7 } from "../ids.js";
 import type { Storage, SuppressionRecord } from "../storage/index.js";
-import { isSenderSide } from "./bounce-classification.js";
+import { isRecipientCaused } from "./bounce-classification.js";
 import type { BounceReason, BounceSummary } from "./reports.js";
 import { suppressionDomainEvent } from "./webhook-events.js";
 
@@ -59,7 +59,7 @@ export class SuppressionPolicy {
 
   /** Applies the rule to one bounced recipient of email `emailId`; answers the addresses suppressed (or already on the list). */
   async afterBounce(emailId: string, bounce: RecipientBounce): Promise<string[]> {
-    if (bounce.email === "" || isSenderSide(bounce.reason)) return [];
+    if (bounce.email === "" || !isRecipientCaused(bounce.reason)) return [];
     if (bounce.type === "Permanent") return this.#add(emailId, bounce, "bounce");
     if (bounce.type !== "Transient" || this.#soft === undefined) return [];
     const now = this.#clock.now();
