@@ -57,6 +57,12 @@ Environment:
   FLAGPOST_INBOUND_SES_TOPIC_ARNS, FLAGPOST_INBOUND_SENDGRID_PUBLIC_KEY,
   FLAGPOST_INBOUND_MAILGUN_SIGNING_KEY, FLAGPOST_INBOUND_POSTMARK_USER/_PASSWORD
                     enable POST /v1/inbound/{ses,sendgrid,mailgun,postmark} (docs/emails.md)
+  FLAGPOST_SOFT_BOUNCE_SUPPRESSION
+                    count/days, e.g. 3/7: suppress an address after that many soft bounces
+                    within that many days (unset: soft bounces never suppress)
+  FLAGPOST_SECRET_KEY
+                    secret for VERP tags, 16+ characters (unset: generated once, kept in the
+                    database)
 `;
 
 type CommandName =

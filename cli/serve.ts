@@ -12,6 +12,7 @@ import { webhookOptionsFrom } from "./webhook-settings.js";
 import { openRateLimit } from "./rate-limit.js";
 import { requestLoggingFrom } from "./request-logging.js";
 import { inboundOptionsFrom, inboundSmtpFrom, reportParserFor, startInboundListener } from "./inbound-settings.js";
+import { reportSettingsFrom } from "./report-settings.js";
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -64,6 +65,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const emailWorker = workerOptionsFrom(env);
   // VERP return path bounces+<id>@<domain> and a DSN request (docs/emails.md); the worker checks the name.
   if (env.FLAGPOST_BOUNCE_DOMAIN?.trim()) emailWorker.bounceDomain = env.FLAGPOST_BOUNCE_DOMAIN.trim();
+  // Read before anything is opened: a bad value is a usage error with nothing to close.
+  const reports = reportSettingsFrom(env);
   const mail = await openMailTransport(env, logger);
   // ready() (inside openFlagpost) starts the outbox worker; fp.close() drains it and closes the transport.
   const webhooks = webhookOptionsFrom(env);
@@ -76,7 +79,14 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const fp = await openFlagpost(
     env,
     logger,
-    { transport: mail.transport, emailWorker, webhooks, insights, ...(reportParser ? { reportParser } : {}) },
+    {
+      transport: mail.transport,
+      emailWorker,
+      webhooks,
+      insights,
+      ...reports,
+      ...(reportParser ? { reportParser } : {}),
+    },
     { listen: true },
   );
   logger.info("mail transport", { transport: mail.transport.name, target: mail.description });

@@ -6,6 +6,9 @@ import { EmailService } from "./emails/email-service.js";
 import { OutboxWorker, type OutboxWorkerOptions } from "./emails/outbox-worker.js";
 import type { ReportParser } from "./emails/reports.js";
 import { SuppressionService } from "./emails/suppression-service.js";
+import { type SuppressionOptions, SuppressionPolicy } from "./emails/suppression-policy.js";
+import { VerpTags } from "./emails/verp-tag.js";
+import { ServerSecret } from "./server-secret.js";
 import { EventTracker, type EventTrackerOptions } from "./events/event-tracker.js";
 import { ExperimentService } from "./experiments/experiment-results.js";
 import { FlagInsights } from "./flags/flag-insights.js";
@@ -43,6 +46,16 @@ export interface FlagpostOptions {
   emailWorker?: OutboxWorkerOptions;
   /** Parses raw DSN and ARF messages for `emails.ingestReport()` (docs/emails.md, "Reports"). */
   reportParser?: ReportParser;
+  /**
+   * When delivery reports suppress addresses (docs/emails.md, "Suppression"): hard bounces about
+   * the recipient and complaints always; `softBounces: {count, days}` adds repeated soft bounces.
+   */
+  suppression?: SuppressionOptions;
+  /**
+   * The server's secret (`FLAGPOST_SECRET_KEY`): the key of VERP tags. Unset, a random one is
+   * generated once and kept in storage, shared by every process using it.
+   */
+  secretKey?: string;
   /** Event tracking: the buffer behind `events.enqueue`. */
   events?: EventTrackerOptions;
   /** Outbound webhooks: private networks, retry schedule, worker settings (docs/webhooks.md). */
@@ -123,9 +136,15 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
   const flagStream = new FlagStream(flags, logger, options.flagStream);
   flagSync.onReload((revision, all) => flagStream.offer(revision, all));
   const transport = options.transport;
-  const worker = transport ? new OutboxWorker({ storage, transport, clock, logger }, options.emailWorker) : undefined;
+  const verpTags = new VerpTags(new ServerSecret(storage, options.secretKey));
+  const policy = new SuppressionPolicy(storage, clock, options.suppression);
+  const worker = transport
+    ? new OutboxWorker({ storage, transport, clock, logger, verpTags, policy }, options.emailWorker)
+    : undefined;
   const emails = new EmailService(storage, clock, worker, {
     ...(options.reportParser ? { reportParser: options.reportParser } : {}),
+    policy,
+    verpTags,
   });
   const webhooks = createWebhooks({ storage, clock, logger }, options.webhooks);
   const scheduleWorker = new ScheduleWorker({ storage, flags, clock, logger }, options.flagSchedules);

@@ -28,7 +28,7 @@ export function transitionUpdate(trx: Trx, id: string, transition: EmailTransiti
       status: transition.to,
       lease_owner: null,
       lease_until: null,
-      last_event: transition.event.type,
+      ...(transition.keepLastEvent ? {} : { last_event: transition.event.type }),
       version: eb("version", "+", 1).$castTo<number>(),
       // Timestamps are set once: an existing value wins.
       ...(sentAt === undefined ? {} : { sent_at: eb.fn.coalesce("sent_at", eb.val(sentAt)).$castTo<number>() }),

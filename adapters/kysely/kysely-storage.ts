@@ -15,6 +15,7 @@ import { KyselyFlagScheduleRepository } from "./flag-schedule-repository.js";
 import { KyselyIdempotencyRepository } from "./idempotency-repository.js";
 import { migrateToLatest } from "./migrations.js";
 import { type PgListenConnect, watchPostgresFlags } from "./postgres-flag-watch.js";
+import { KyselySettingsRepository } from "./settings-repository.js";
 import { KyselySuppressionRepository } from "./suppression-repository.js";
 import type { FlagpostTables } from "./tables.js";
 import { KyselyWebhookDeliveryRepository } from "./webhook-delivery-repository.js";
@@ -68,6 +69,7 @@ export function kyselyStorage(db: AnyKysely, options: KyselyStorageOptions = {})
     events: new KyselyEventRepository(typed, engine),
     emails: new KyselyEmailRepository(typed, engine),
     suppressions: new KyselySuppressionRepository(typed, engine),
+    settings: new KyselySettingsRepository(typed, engine),
     deliveryReports: new KyselyDeliveryReportRepository(typed, engine),
     webhooks: new KyselyWebhookRepository(typed, engine),
     webhookDeliveries: new KyselyWebhookDeliveryRepository(typed, engine),

@@ -15,6 +15,7 @@ import { rateLimitsMigration } from "./migrations/0016-rate-limits.js";
 import { compactEventsMigration } from "./migrations/0017-compact-events.js";
 import { deliverabilityMigration } from "./migrations/0012-deliverability.js";
 import { emailSummaryMigration } from "./migrations/0012-email-summary.js";
+import { reportPolicyMigration } from "./migrations/0018-report-policy.js";
 
 /**
  * The schema's history, oldest first. Names sort in the order they run; a released migration is
@@ -34,6 +35,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0017-compact-events": compactEventsMigration,
   "0012-deliverability": deliverabilityMigration,
   "0012-email-summary": emailSummaryMigration,
+  "0018-report-policy": reportPolicyMigration,
 };
 
 export const MIGRATION_TABLE = "flagpost_migration";

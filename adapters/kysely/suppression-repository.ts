@@ -2,6 +2,7 @@ import type { Kysely, Selectable, Transaction } from "kysely";
 import type {
   DomainEvent,
   PageRequest,
+  SoftBounceRecord,
   SuppressionFilter,
   SuppressionOrigin,
   SuppressionRecord,
@@ -29,6 +30,9 @@ function toSuppression(row: Selectable<SuppressionsTable>): SuppressionRecord {
     createdAt: toIso(row.created_at),
   };
   if (row.source_id !== null) record.sourceId = row.source_id;
+  if (row.reason !== null) record.reason = row.reason;
+  if (row.bounce_type !== null) record.bounceType = row.bounce_type;
+  if (row.diagnostic !== null) record.diagnostic = row.diagnostic;
   return record;
 }
 
@@ -66,6 +70,9 @@ export class KyselySuppressionRepository implements SuppressionRepository {
       origin: s.origin,
       source_id: s.sourceId ?? null,
       created_at: toEpochMs(s.createdAt, "createdAt"),
+      reason: s.reason ?? null,
+      bounce_type: s.bounceType ?? null,
+      diagnostic: s.diagnostic ?? null,
     }));
     return guard(this.#engine, "add to the suppression list", () =>
       inTransaction(this.#db, this.#engine, async (trx) => {
@@ -128,6 +135,34 @@ export class KyselySuppressionRepository implements SuppressionRepository {
           removed.flatMap((s) => events?.(s) ?? []),
         );
         return removed;
+      }),
+    );
+  }
+
+  async countSoftBounce(bounce: SoftBounceRecord, since: string): Promise<number> {
+    const sinceMs = toEpochMs(since, "since");
+    return guard(this.#engine, "count the soft bounces", () =>
+      inTransaction(this.#db, this.#engine, async (trx) => {
+        await insertIfAbsent(
+          this.#engine,
+          trx.insertInto("flagpost_soft_bounces").values({
+            id: bounce.id,
+            email: bounce.email,
+            email_id: bounce.emailId,
+            at: toEpochMs(bounce.at, "at"),
+          }),
+        ).execute();
+        await trx
+          .deleteFrom("flagpost_soft_bounces")
+          .where("email", "=", bounce.email)
+          .where("at", "<", sinceMs)
+          .execute();
+        const row = await trx
+          .selectFrom("flagpost_soft_bounces")
+          .select((eb) => eb.fn.countAll<number | string | bigint>().as("count"))
+          .where("email", "=", bounce.email)
+          .executeTakeFirst();
+        return Number(row?.count ?? 0);
       }),
     );
   }

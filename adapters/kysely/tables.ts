@@ -209,6 +209,24 @@ export interface SuppressionsTable {
   origin: string;
   source_id: string | null;
   created_at: Int;
+  /** Migration 0018: why a bounce or complaint put the address here. */
+  reason: string | null;
+  bounce_type: string | null;
+  diagnostic: string | null;
+}
+
+/** Soft bounces counted for the opt-in soft-bounce suppression (migration 0018), unique by (email, email_id). */
+export interface SoftBouncesTable {
+  id: string;
+  email: string;
+  email_id: string;
+  at: Int;
+}
+
+/** Small named values the deployment shares (migration 0018). */
+export interface SettingsTable {
+  name: string;
+  value: string;
 }
 
 /** Delivery reports that matched no email (migration 0012); `report` is JSON text. */
@@ -231,6 +249,8 @@ export interface FlagpostTables {
   flagpost_emails: EmailsTable;
   flagpost_email_events: EmailEventsTable;
   flagpost_suppressions: SuppressionsTable;
+  flagpost_soft_bounces: SoftBouncesTable;
+  flagpost_settings: SettingsTable;
   flagpost_unmatched_reports: UnmatchedReportsTable;
   flagpost_webhooks: WebhooksTable;
   flagpost_webhook_subscriptions: WebhookSubscriptionsTable;

@@ -11,6 +11,9 @@ import { EmailChanges, type UpdateEmailRequest } from "./email-changes.js";
 import { type ListView, type PageQuery, readPage } from "../pagination.js";
 import type { DeliveryReport, ReportParser } from "./reports.js";
 import type { OutboxWorker } from "./outbox-worker.js";
+import type { EmailBounce } from "./report-envelope.js";
+import type { SuppressionPolicy } from "./suppression-policy.js";
+import type { VerpTags } from "./verp-tag.js";
 import {
   BATCH_VALIDATION_MODES,
   type BatchValidation,
@@ -46,6 +49,10 @@ export interface SendBatchOptions extends IdempotencyOptions {
 export interface EmailServiceOptions {
   /** Turns raw DSN/ARF messages into DeliveryReports for `ingestReport`. */
   reportParser?: ReportParser;
+  /** When reports suppress addresses. */
+  policy: SuppressionPolicy;
+  /** Checks the VERP tags reports come back to. */
+  verpTags: VerpTags;
 }
 
 /**
@@ -76,11 +83,11 @@ export class EmailService {
   readonly #changes: EmailChanges;
   readonly #parser: ReportParser | undefined;
 
-  constructor(storage: Storage, clock: Clock, worker?: OutboxWorker, options: EmailServiceOptions = {}) {
+  constructor(storage: Storage, clock: Clock, worker: OutboxWorker | undefined, options: EmailServiceOptions) {
     this.#storage = storage;
     this.#clock = clock;
     this.worker = worker;
-    this.#reports = new ReportApplier(storage, clock);
+    this.#reports = new ReportApplier({ storage, clock, policy: options.policy, verpTags: options.verpTags });
     this.#changes = new EmailChanges(storage, clock);
     this.#parser = options.reportParser;
   }
@@ -194,7 +201,13 @@ export class EmailService {
 
   /** The email as GET /v1/emails/{id} shows it; `not_found` when unknown. */
   async get(id: string): Promise<EmailView> {
-    return toView(await this.#load(id));
+    const email = await this.#load(id);
+    const view = toView(email);
+    if (email.status !== "bounced") return view;
+    // The bounce the email.bounced webhook carried, kept on the event that bounced the email.
+    const events = await this.#storage.emails.listEmailEvents(id);
+    const bounce = events.findLast((e) => e.type === "bounced" && e.detail?.bounce !== undefined)?.detail?.bounce;
+    return bounce === undefined ? view : { ...view, bounce: bounce as EmailBounce };
   }
 
   /**

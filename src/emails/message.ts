@@ -11,15 +11,17 @@ export function messageIdFor(id: string, from: string): string {
 }
 
 export interface EnvelopeOptions {
-  /** With a bounce domain: return path `bounces+<id>@<domain>` (VERP) and a DSN request. */
+  /** With a bounce domain: return path `bounces+<id>-<tag>@<domain>` (VERP) and a DSN request. */
   bounceDomain?: string;
+  /** The VERP tag of the email (src/emails/verp-tag.ts); without one the return path has none. */
+  verpTag?: string;
   /** Lower-cased addresses left out of the envelope (suppressed). */
   omit?: ReadonlySet<string>;
 }
 
-/** The VERP return path of an email: replies about it (DSNs) name it by its id. */
-export function verpAddress(id: string, bounceDomain: string): string {
-  return `bounces+${id}@${bounceDomain}`;
+/** The VERP return path of an email: replies about it (DSNs) name it by its id and tag. */
+export function verpAddress(id: string, bounceDomain: string, tag?: string): string {
+  return `bounces+${id}${tag === undefined ? "" : `-${tag}`}@${bounceDomain}`;
 }
 
 /**
@@ -47,7 +49,7 @@ export function toOutgoing(email: EmailRecord, options: EnvelopeOptions = {}): O
   };
   if (c.html !== undefined) message.html = c.html;
   if (c.text !== undefined) message.text = c.text;
-  const { bounceDomain, omit } = options;
+  const { bounceDomain, omit, verpTag } = options;
   if (bounceDomain !== undefined || (omit !== undefined && omit.size > 0)) {
     const to = [...message.to, ...message.cc, ...message.bcc]
       .map((a) => a.address)
@@ -55,7 +57,7 @@ export function toOutgoing(email: EmailRecord, options: EnvelopeOptions = {}): O
         const key = address.toLowerCase();
         return !omit?.has(key) && all.findIndex((other) => other.toLowerCase() === key) === i;
       });
-    message.envelope = { from: bounceDomain ? verpAddress(email.id, bounceDomain) : message.from.address, to };
+    message.envelope = { from: bounceDomain ? verpAddress(email.id, bounceDomain, verpTag) : message.from.address, to };
   }
   if (bounceDomain !== undefined) message.dsn = { envelopeId: email.id };
   return message;

@@ -11,8 +11,12 @@ import type { MailTransport } from "../transport.js";
 import { applyTransition } from "./lifecycle.js";
 import { isAddress } from "./addresses.js";
 import type { Outcome } from "./outcome.js";
+import { refusalBounces, suppressRefused } from "./refusals.js";
+import { emailBounce } from "./report-envelope.js";
 import { sendAttempt, type SendAttemptDeps } from "./send-attempt.js";
 import { emailDomainEvent, transitionDomainEvents } from "./webhook-events.js";
+import type { SuppressionPolicy } from "./suppression-policy.js";
+import type { VerpTags } from "./verp-tag.js";
 
 export interface OutboxWorkerOptions {
   /** Sends in flight at once; also the most emails one claim takes. Default 10. */
@@ -75,15 +79,24 @@ export class OutboxWorker {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #retry: RetryPolicy;
+  readonly #policy: SuppressionPolicy;
   readonly #sending: SendAttemptDeps;
   readonly #worker: LeaseWorker<ClaimedEmail, Outcome>;
   readonly #outcomes: GroupCommit<EmailOutcomeWrite, boolean>;
 
   constructor(
-    deps: { storage: Storage; transport: MailTransport; clock: Clock; logger: Logger },
+    deps: {
+      storage: Storage;
+      transport: MailTransport;
+      clock: Clock;
+      logger: Logger;
+      verpTags: VerpTags;
+      policy: SuppressionPolicy;
+    },
     options: OutboxWorkerOptions = {},
   ) {
     this.#clock = deps.clock;
+    this.#policy = deps.policy;
     this.#logger = deps.logger;
     const sendTimeoutMs = options.sendTimeoutMs ?? 60 * 1000;
     this.#retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
@@ -104,6 +117,7 @@ export class OutboxWorker {
       budget: new ByteBudget(options.sendingBytes ?? DEFAULT_SENDING_BYTES, "sendingBytes"),
       sendTimeoutMs,
       maxAttempts: this.#retry.maxAttempts,
+      verpTags: deps.verpTags,
       ...(bounceDomain === undefined ? {} : { bounceDomain }),
     };
     const emails = deps.storage.emails;
@@ -211,10 +225,14 @@ export class OutboxWorker {
       return;
     }
     const to = outcome.kind === "retry" || outcome.kind === "suppressed" ? "failed" : outcome.kind;
+    const refused = refusalBounces(outcome.detail);
+    const bounce = to === "bounced" ? emailBounce(refused) : undefined;
     const detail =
       outcome.kind === "retry"
         ? { ...outcome.detail, attempts: email.attempts, reason: "retry budget spent" }
-        : outcome.detail;
+        : bounce
+          ? { ...outcome.detail, bounce }
+          : outcome.detail;
     const failureReason = to === "failed" ? failureReasonOf(outcome, email.attempts > maxAttempts) : undefined;
     const change = applyTransition(email, to, at);
     if (!change.ok) {
@@ -241,7 +259,7 @@ export class OutboxWorker {
                   suppressed: { type: "OnSuppressionList", message: outcome.error },
                 }),
               ]
-            : transitionDomainEvents(email, to, at, "error" in outcome ? outcome.error : undefined),
+            : transitionDomainEvents(email, to, at, "error" in outcome ? outcome.error : undefined, bounce),
       },
     });
     if (!stored) this.#lostLease(email, to);
@@ -251,6 +269,9 @@ export class OutboxWorker {
         attempts: email.attempts,
         error: "error" in outcome ? outcome.error : undefined,
       });
+    // Refusals at RCPT suppress by the same rule as reports. After the outcome's write: a crash in
+    // between loses the suppression, never the outcome; the next refusal adds it.
+    if (stored) await suppressRefused(this.#policy, this.#logger, email.id, refused);
   }
 
   #lostLease(email: EmailRecord, outcome: string): void {

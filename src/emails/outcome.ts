@@ -1,4 +1,5 @@
 import { type RecipientRejection, TransportError, type TransportResult } from "../transport.js";
+import { classifyRecipient } from "./bounce-classification.js";
 
 /**
  * What one send attempt means for the email (docs/emails.md, "Outcomes"):
@@ -13,13 +14,32 @@ export type Outcome =
   | { kind: "sent" | "delivered"; detail: Record<string, unknown>; providerMessageId?: string }
   | { kind: "bounced" | "failed" | "retry" | "suppressed"; error: string; detail: Record<string, unknown> };
 
+/**
+ * The refusals as recorded. A permanent one (5xx at RCPT from the first hop) is classified as a
+ * report's bounce would be, its reply as the diagnostic: `status`, `reason`, `bounce_type` and
+ * `sub_type`, which the worker's suppression and the email's bounce read.
+ */
 function rejectionDetail(rejected: RecipientRejection[]): Record<string, unknown>[] {
-  return rejected.map((r) => ({
-    recipient: r.recipient,
-    ...(r.code === undefined ? {} : { code: r.code }),
-    response: r.response,
-    permanent: r.permanent,
-  }));
+  return rejected.map((r) => {
+    const detail: Record<string, unknown> = {
+      recipient: r.recipient,
+      ...(r.code === undefined ? {} : { code: r.code }),
+      response: r.response,
+      permanent: r.permanent,
+    };
+    if (!r.permanent) return detail;
+    const classified = classifyRecipient({
+      action: "failed",
+      command: "RCPT",
+      diagnostic: r.response,
+      ...(r.code === undefined ? {} : { replyCode: String(r.code) }),
+    });
+    if (classified.status !== undefined) detail.status = classified.status;
+    detail.reason = classified.reason;
+    detail.bounce_type = classified.type;
+    detail.sub_type = classified.subType;
+    return detail;
+  });
 }
 
 export function successOutcome(result: TransportResult): Outcome {

@@ -1,21 +1,36 @@
 import type { Clock } from "../clock.js";
 import { FlagpostError } from "../errors.js";
 import { uuidv7 } from "../ids.js";
-import { isStorableText } from "../input-policy.js";
-import type { EmailEvent, EmailRecord, EmailStatus, Storage, SuppressionRecord } from "../storage/index.js";
+import type { EmailEvent, EmailRecord, EmailStatus, EmailTransition, Storage } from "../storage/index.js";
 import { parseIsoInstant } from "../time.js";
 import { parseInput } from "../validation.js";
 import { applyTransition } from "./lifecycle.js";
 import { emailRecipients } from "./message.js";
+import { classifiedBounce, reportDetail } from "./report-detail.js";
+import {
+  bounceFactsOf,
+  emailBounce,
+  finalReports,
+  type RecipientBounceFacts,
+  type SentEnvelope,
+  sentEnvelope,
+} from "./report-envelope.js";
+import { emailIdFromVerp } from "./report-fields.js";
+import { type Match, matchReport } from "./report-matching.js";
 import { type DeliveryReport, deliveryReportSchema } from "./reports.js";
-import { emailDomainEvent, suppressionDomainEvent, transitionDomainEvents } from "./webhook-events.js";
+import type { SuppressionPolicy } from "./suppression-policy.js";
+import { splitVerpKey, type VerpTags } from "./verp-tag.js";
+import { emailDomainEvent, transitionDomainEvents } from "./webhook-events.js";
 
 /**
  * What applying one report did:
  * - `applied`: the email changed status (`status` is the new one);
- * - `recorded`: an event was added and the status kept (a delay, or one of several recipients);
+ * - `recorded`: an event was added and the status kept (a delay, one of several recipients, an
+ *   auto-reply, a recipient left out of the envelope);
  * - `ignored`: the email's status does not allow it (a report repeated, or out of order);
- * - `unmatched`: no email matched; the report was stored for people to look at.
+ * - `unmatched`: no email matched, or the report is not one flagpost can trust to be about the
+ *   email it names (a wrong VERP tag, a recipient the email was not sent to): it was stored for
+ *   people to look at.
  * `suppressed` lists the addresses this report put on the suppression list (or found there).
  */
 export interface ReportResult {
@@ -30,59 +45,35 @@ export interface ReportResult {
 const MAX_REPORT_AHEAD_MS = 24 * 60 * 60 * 1000;
 /** A report is tried this often when the email changes between reading it and storing the report. */
 const REPORT_ROUNDS = 3;
-/** Outcomes of one recipient that end its delivery. */
-const FINAL = new Set(["delivered", "bounced"]);
+const NO_EMAIL = "no email has this id, Message-ID or provider message id";
 
-/** `<id@domain>` in any case, with or without the brackets, as one comparable text. */
-function normalMessageId(text: string): string {
-  const trimmed = text.trim().toLowerCase();
-  return trimmed.startsWith("<") ? trimmed : `<${trimmed}>`;
-}
+const unmatched = (reason: string): ReportResult => ({ outcome: "unmatched", reason });
 
-/** The email id a flagpost Message-ID carries (`<id@domain>`), if it has that form. */
-function idOfMessageId(messageId: string): string | undefined {
-  const normal = normalMessageId(messageId);
-  const at = normal.indexOf("@");
-  return at > 1 && normal.endsWith(">") ? normal.slice(1, at) : undefined;
-}
-
-/** A bounce is hard unless the report says it is transient or undetermined, or its status is 4.x.x. */
-function isPermanent(report: DeliveryReport): boolean {
-  if (report.bounce) return report.bounce.type === "Permanent";
-  return !report.status?.startsWith("4");
-}
-
-/** Every envelope recipient the email was handed on for: the newest `sent` event's `accepted`, else its addresses. */
-function recipientsOf(email: EmailRecord, events: EmailEvent[]): string[] {
-  const sent = events.findLast((e) => e.type === "sent" || (e.type === "delivered" && e.detail?.source !== "report"));
-  const accepted = sent?.detail?.accepted;
-  if (Array.isArray(accepted) && accepted.length > 0) return [...new Set(accepted.map((a) => String(a).toLowerCase()))];
-  return emailRecipients(email);
-}
-
-/** The recipients that already have a final report (delivered or bounced), with it. */
-function reportedOutcomes(events: EmailEvent[]): Map<string, string> {
-  const outcomes = new Map<string, string>();
-  for (const event of events) {
-    const recipient = event.detail?.recipient;
-    if (event.detail?.source !== undefined && typeof recipient === "string" && FINAL.has(event.type))
-      outcomes.set(recipient, event.type);
-  }
-  return outcomes;
+export interface ReportApplierDeps {
+  storage: Storage;
+  clock: Clock;
+  policy: SuppressionPolicy;
+  verpTags: VerpTags;
 }
 
 /**
  * Applies delivery reports (docs/emails.md, "Reports from the mail system") along the lifecycle:
- * finds the email (VERP id, then the original Message-ID, then the provider's id), moves it, adds
- * hard-bounced and complaining addresses to the suppression list, and stores what matched nothing.
+ * finds the email (VERP key, then the original Message-ID, then the provider's id), checks that
+ * the report is about a recipient of that email's `sent` attempt, records it, moves the email once
+ * every recipient of that attempt has its final word, applies the suppression policy, and stores
+ * what matched nothing or cannot be trusted.
  */
 export class ReportApplier {
   readonly #storage: Storage;
   readonly #clock: Clock;
+  readonly #policy: SuppressionPolicy;
+  readonly #tags: VerpTags;
 
-  constructor(storage: Storage, clock: Clock) {
-    this.#storage = storage;
-    this.#clock = clock;
+  constructor(deps: ReportApplierDeps) {
+    this.#storage = deps.storage;
+    this.#clock = deps.clock;
+    this.#policy = deps.policy;
+    this.#tags = deps.verpTags;
   }
 
   /**
@@ -93,162 +84,190 @@ export class ReportApplier {
   async apply(reports: readonly DeliveryReport[]): Promise<ReportResult[]> {
     const checked = reports.map((report, index) => parseInput(deliveryReportSchema, report, [index]));
     const results: ReportResult[] = [];
-    const unmatched: DeliveryReport[] = [];
+    const kept: { report: DeliveryReport; reason: string }[] = [];
     for (const report of checked) {
-      const email = await this.#match(report);
-      if (!email) {
-        unmatched.push(report);
-        results.push({ outcome: "unmatched", reason: "no email has this id, Message-ID or provider message id" });
-      } else {
-        results.push(await this.#applyTo(email, report));
-      }
+      const match = await matchReport(this.#storage, report);
+      const result = match ? await this.#applyTo(match, report) : unmatched(NO_EMAIL);
+      if (result.outcome === "unmatched") kept.push({ report, reason: result.reason ?? NO_EMAIL });
+      results.push(result);
     }
-    if (unmatched.length > 0) {
+    if (kept.length > 0) {
       const receivedAt = new Date(this.#clock.now()).toISOString();
       await this.#storage.deliveryReports.recordUnmatchedReports(
-        unmatched.map((report) => ({
-          id: uuidv7(this.#clock.now()),
-          receivedAt,
-          reason: "no email has this id, Message-ID or provider message id",
-          report,
-        })),
+        kept.map(({ report, reason }) => ({ id: uuidv7(this.#clock.now()), receivedAt, reason, report })),
       );
     }
     return results;
   }
 
-  async #match(report: DeliveryReport): Promise<EmailRecord | undefined> {
-    const emails = this.#storage.emails;
-    if (report.emailId !== undefined && isStorableText(report.emailId)) {
-      const email = await emails.getEmail(report.emailId.toLowerCase());
-      if (email) return email;
-    }
-    if (report.messageId !== undefined) {
-      const id = idOfMessageId(report.messageId);
-      const email = id !== undefined && isStorableText(id) ? await emails.getEmail(id) : undefined;
-      if (email && normalMessageId(email.messageId) === normalMessageId(report.messageId)) return email;
-    }
-    if (report.providerMessageId !== undefined && isStorableText(report.providerMessageId))
-      return emails.findEmailByProviderMessageId(report.providerMessageId);
-    return undefined;
-  }
-
-  async #applyTo(first: EmailRecord, report: DeliveryReport): Promise<ReportResult> {
-    const now = this.#clock.now();
-    const at = this.#reportTime(report, now);
-    const nowIso = new Date(now).toISOString();
-    let email = first;
+  async #applyTo(match: Match, report: DeliveryReport): Promise<ReportResult> {
+    let email = match.email;
     for (let round = 0; round < REPORT_ROUNDS; round += 1) {
       const events = await this.#storage.emails.listEmailEvents(email.id);
-      const result = await this.#tryApply(email, events, report, at, nowIso);
-      if (result) {
-        const suppressed = await this.#suppress(email, events, report, nowIso);
-        return suppressed.length > 0 ? { ...result, suppressed } : result;
-      }
+      const envelope = sentEnvelope(email, events);
+      const refused = await this.#refusal(match, email, envelope);
+      if (refused) return refused;
+      const result = await this.#tryApply(email, events, envelope!, report);
+      if (result) return result;
       // The email changed between reading and writing (the worker recorded its send): read it again.
       const again = await this.#storage.emails.getEmail(email.id);
       if (!again) break;
       email = again;
     }
-    throw new FlagpostError("unavailable", `Email "${first.id}" kept changing while a report was applied; try again`);
+    throw new FlagpostError(
+      "unavailable",
+      `Email "${match.email.id}" kept changing while a report was applied; try again`,
+    );
   }
 
-  /** The report's time when it gives a sane one (not more than 24 h ahead), else now. */
-  #reportTime(report: DeliveryReport, now: number): string {
-    const ms = report.occurredAt === undefined ? undefined : parseIsoInstant(report.occurredAt);
-    return new Date(ms !== undefined && ms <= now + MAX_REPORT_AHEAD_MS ? ms : now).toISOString();
+  /** Why the report cannot be about this email's delivery: a VERP tag that is not its own, or no attempt it can answer. */
+  async #refusal(
+    match: Match,
+    email: EmailRecord,
+    envelope: SentEnvelope | undefined,
+  ): Promise<ReportResult | undefined> {
+    if (match.verp?.tag !== undefined && !(await this.#tags.verify(email.id, match.verp.tag)))
+      return unmatched("the VERP address's tag is not this email's");
+    const sentTag = envelope?.returnPath === undefined ? undefined : emailIdFromVerp(envelope.returnPath);
+    if (match.verp && match.verp.tag === undefined && sentTag !== undefined && splitVerpKey(sentTag).tag !== undefined)
+      return unmatched("the VERP address has no tag; this email was sent with one");
+    if (envelope) return undefined;
+    const now = new Date(this.#clock.now()).toISOString();
+    if (email.status === "queued" && email.leaseUntil !== undefined && email.leaseUntil > now)
+      // The worker may be recording this very send: the report's sender should try again shortly.
+      throw new FlagpostError("unavailable", `Email "${email.id}" is being sent; try the report again later`);
+    return unmatched(`email "${email.id}" was never handed on to anyone`);
   }
 
   /** One attempt; undefined when the email changed meanwhile (the conditional write did not apply). */
   async #tryApply(
     email: EmailRecord,
     events: EmailEvent[],
+    envelope: SentEnvelope,
     report: DeliveryReport,
-    at: string,
-    nowIso: string,
   ): Promise<ReportResult | undefined> {
-    const detail = reportDetail(report);
-    const keep = async (type: "delivered" | "bounced" | "delivery_delayed"): Promise<ReportResult | undefined> => {
-      if (email.status !== "queued" && email.status !== "sent")
+    const recipient =
+      report.recipient?.toLowerCase() ?? (envelope.recipients.length === 1 ? envelope.recipients[0] : undefined);
+    const at = this.#reportTime(report, envelope);
+    const nowIso = new Date(this.#clock.now()).toISOString();
+    const bounce = report.type === "bounced" ? classifiedBounce(report, recipient) : undefined;
+    const detail = reportDetail(report, recipient, bounce);
+    const open = email.status === "queued" || email.status === "sent";
+    /** Adds the report's event and keeps the status. */
+    const keep = async (
+      type: EmailTransition["event"]["type"],
+      options: { anyStatus?: boolean; delayed?: boolean } = {},
+    ): Promise<ReportResult | undefined> => {
+      if (!open && !options.anyStatus)
         return { outcome: "ignored", emailId: email.id, status: email.status, reason: `the email is ${email.status}` };
       const stored = await this.#storage.emails.transitionEmail(email.id, {
         from: [email.status],
         to: email.status,
         event: { type, at, detail },
-        events: type === "delivery_delayed" ? [emailDomainEvent("email.delivery_delayed", email, nowIso)] : [],
+        ...(type === "auto_replied" ? { keepLastEvent: true } : {}),
+        events: options.delayed ? [emailDomainEvent("email.delivery_delayed", email, nowIso)] : [],
       });
       return stored && { outcome: "recorded", emailId: email.id, status: stored.status };
     };
-    if (report.type === "auto_replied")
-      return { outcome: "ignored", emailId: email.id, status: email.status, reason: "an auto-reply changes nothing" };
-    if (report.type === "delayed" || (report.type === "bounced" && !isPermanent(report)))
-      return keep("delivery_delayed");
 
-    let to: EmailStatus = report.type;
-    if (report.type !== "complained" && report.recipient !== undefined) {
-      const recipients = recipientsOf(email, events);
-      const outcomes = reportedOutcomes(events);
-      outcomes.set(report.recipient.toLowerCase(), report.type);
-      if (recipients.length > 1) {
-        if (!recipients.every((r) => outcomes.has(r))) return keep(report.type);
-        to = recipients.every((r) => outcomes.get(r) === "bounced") ? "bounced" : "delivered";
-      }
+    if (report.type === "auto_replied") return keep("auto_replied", { anyStatus: true });
+    if (recipient === undefined || !envelope.recipients.includes(recipient)) {
+      // Not a recipient of the attempt: one the email names (left out as suppressed or refused) is
+      // recorded and changes nothing; anyone else is no recipient of this email at all.
+      if (recipient === undefined || emailRecipients(email).includes(recipient))
+        return keep(report.type === "delayed" ? "delivery_delayed" : report.type, { anyStatus: true });
+      return unmatched(`the report names ${recipient}, to whom email "${email.id}" was not sent`);
     }
-    const change = applyTransition(email, to, at);
-    if (!change.ok) return { outcome: "ignored", emailId: email.id, status: email.status, reason: change.reason };
-    const bounce =
-      report.bounce ??
-      (to === "bounced" ? { type: "Permanent", subType: "General", message: report.diagnostic ?? "" } : undefined);
+    if (report.type === "delayed" || report.action === "delayed") return keep("delivery_delayed", { delayed: true });
+
+    if (report.type === "complained") {
+      const complainedBefore = events.some((e) => e.type === "complained" && e.detail?.recipient === recipient);
+      if (email.status === "complained" && !complainedBefore) {
+        const kept = await keep("complained", { anyStatus: true });
+        return kept && this.#suppressed(kept, this.#policy.afterComplaint(email.id, recipient, report.diagnostic));
+      }
+      const change = applyTransition(email, "complained", at);
+      if (!change.ok) return { outcome: "ignored", emailId: email.id, status: email.status, reason: change.reason };
+      const stored = await this.#transition(email, "complained", change, at, detail, nowIso);
+      return stored && this.#suppressed(stored, this.#policy.afterComplaint(email.id, recipient, report.diagnostic));
+    }
+
+    const finals = finalReports(events);
+    if (finals.has(recipient))
+      return {
+        outcome: "ignored",
+        emailId: email.id,
+        status: email.status,
+        reason: `${recipient} already has a final report`,
+      };
+    if (!open)
+      return { outcome: "ignored", emailId: email.id, status: email.status, reason: `the email is ${email.status}` };
+    const outcomes = new Map([...finals].map(([r, e]) => [r, e.type]));
+    outcomes.set(recipient, report.type);
+    let result: ReportResult | undefined;
+    if (!envelope.complete || !envelope.recipients.every((r) => outcomes.has(r))) {
+      result = await keep(report.type);
+    } else {
+      const to = envelope.recipients.some((r) => outcomes.get(r) === "delivered") ? "delivered" : "bounced";
+      const change = applyTransition(email, to, at);
+      if (!change.ok) return { outcome: "ignored", emailId: email.id, status: email.status, reason: change.reason };
+      const bounced: RecipientBounceFacts[] = envelope.recipients.flatMap((r) =>
+        r === recipient
+          ? bounce
+            ? [bounce]
+            : []
+          : finals.get(r)?.type === "bounced"
+            ? [bounceFactsOf(finals.get(r)!)]
+            : [],
+      );
+      const summary = to === "bounced" ? emailBounce(bounced) : undefined;
+      result = await this.#transition(
+        email,
+        to,
+        change,
+        at,
+        summary ? { ...detail, bounce: summary } : detail,
+        nowIso,
+        summary,
+      );
+    }
+    if (!result || !bounce) return result;
+    return this.#suppressed(result, this.#policy.afterBounce(email.id, bounce));
+  }
+
+  async #transition(
+    email: EmailRecord,
+    to: EmailStatus,
+    change: { sentAt?: string; deliveredAt?: string },
+    at: string,
+    detail: Record<string, unknown>,
+    nowIso: string,
+    bounce?: ReturnType<typeof emailBounce>,
+  ): Promise<ReportResult | undefined> {
     const stored = await this.#storage.emails.transitionEmail(email.id, {
       from: [email.status],
       to,
       ...(change.sentAt === undefined ? {} : { sentAt: change.sentAt }),
       ...(change.deliveredAt === undefined ? {} : { deliveredAt: change.deliveredAt }),
-      event: { type: report.type, at, detail },
-      events: transitionDomainEvents(email, to, nowIso, report.diagnostic, bounce),
+      event: { type: to, at, detail },
+      events: transitionDomainEvents(email, to, nowIso, undefined, bounce),
     });
     return stored && { outcome: "applied", emailId: email.id, status: stored.status };
   }
 
-  /**
-   * A hard bounce or a complaint puts the address on the suppression list (origin `bounce` /
-   * `complaint`, source the email). Without a recipient in the report, the email's only recipient
-   * is meant; an email with several gives no address to suppress.
-   */
-  async #suppress(email: EmailRecord, events: EmailEvent[], report: DeliveryReport, nowIso: string): Promise<string[]> {
-    const origin =
-      report.type === "complained"
-        ? "complaint"
-        : report.type === "bounced" && isPermanent(report)
-          ? "bounce"
-          : undefined;
-    if (origin === undefined) return [];
-    const recipients = recipientsOf(email, events);
-    const address = report.recipient?.toLowerCase() ?? (recipients.length === 1 ? recipients[0] : undefined);
-    if (address === undefined) return [];
-    const entry: SuppressionRecord = {
-      id: uuidv7(Date.parse(nowIso)),
-      email: address,
-      origin,
-      sourceId: email.id,
-      createdAt: nowIso,
-    };
-    await this.#storage.suppressions.addSuppressions([entry], (added) => [
-      suppressionDomainEvent("suppression.added", added, nowIso),
-    ]);
-    return [address];
+  async #suppressed(result: ReportResult, suppressing: Promise<string[]>): Promise<ReportResult> {
+    const suppressed = await suppressing;
+    return suppressed.length > 0 ? { ...result, suppressed } : result;
   }
-}
 
-/** The event detail of a report: where it came from and what it said, snake_case like the rest. */
-function reportDetail(report: DeliveryReport): Record<string, unknown> {
-  const detail: Record<string, unknown> = { source: report.source };
-  if (report.recipient !== undefined) detail.recipient = report.recipient.toLowerCase();
-  if (report.status !== undefined) detail.status = report.status;
-  if (report.diagnostic !== undefined) detail.diagnostic = report.diagnostic;
-  if (report.bounce !== undefined) detail.bounce = report.bounce;
-  if (report.feedbackType !== undefined) detail.feedback_type = report.feedbackType;
-  if (report.occurredAt !== undefined) detail.reported_at = report.occurredAt;
-  if (report.providerMessageId !== undefined) detail.provider_message_id = report.providerMessageId;
-  return detail;
+  /**
+   * The report's time when it gives a sane one (not more than 24 h ahead), else now; never before
+   * the attempt it answers (a report's Date has whole seconds, the attempt's time milliseconds).
+   */
+  #reportTime(report: DeliveryReport, envelope: SentEnvelope): string {
+    const now = this.#clock.now();
+    const ms = report.occurredAt === undefined ? undefined : parseIsoInstant(report.occurredAt);
+    const given = ms !== undefined && ms <= now + MAX_REPORT_AHEAD_MS ? ms : now;
+    return new Date(Math.max(given, Date.parse(envelope.at) + 1)).toISOString();
+  }
 }

@@ -7,15 +7,22 @@ import type { DeliveryReport } from "./reports.js";
  * bounce-classification.ts).
  */
 
-/** The local part every VERP envelope sender starts with: `bounces+<email id>@<bounce domain>`. */
+/** The local part every VERP envelope sender starts with: `bounces+<email id>-<tag>@<bounce domain>`. */
 export const VERP_PREFIX = "bounces+";
 
-/** An email id as flagpost writes it (a UUID); anything else after the prefix is not ours. */
-const EMAIL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/**
+ * An email id as flagpost writes it (a UUID), then the tag that proves the address was flagpost's
+ * (src/emails/verp-tag.ts); anything else after the prefix is not ours. The tag is read whatever
+ * its length, so an address with a wrong or cut tag still names the email and is refused there,
+ * rather than being read as no VERP address at all.
+ */
+const VERP_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?:-[a-z0-9]{1,32})?$/;
 
 /**
- * The email id of a VERP address (`bounces+<id>@domain`, with or without angle brackets or a
- * display name around it), or undefined. Case is folded: some relays upper-case local parts.
+ * The VERP key of a VERP address (`bounces+<id>-<tag>@domain`, with or without angle brackets or
+ * a display name around it): `<id>-<tag>`, or `<id>` for an address without a tag; undefined when
+ * the address is not a VERP address. It goes into a report's `emailId`, and the report applier
+ * checks the tag. Case is folded: some relays upper-case local parts.
  */
 export function emailIdFromVerp(address: string | undefined): string | undefined {
   if (address === undefined) return undefined;
@@ -26,11 +33,11 @@ export function emailIdFromVerp(address: string | undefined): string | undefined
   if (start > 0 && !"<: \t,;".includes(text[start - 1]!)) return undefined;
   const at = text.indexOf("@", start);
   if (at < 0) return undefined;
-  const id = text.slice(start + VERP_PREFIX.length, at);
-  return EMAIL_ID.test(id) ? id : undefined;
+  const key = text.slice(start + VERP_PREFIX.length, at);
+  return VERP_KEY.test(key) ? key : undefined;
 }
 
-/** The first VERP email id among `addresses`, in the order given (best source first). */
+/** The first VERP key among `addresses`, in the order given (best source first). */
 export function firstVerpId(addresses: (string | undefined)[]): string | undefined {
   for (const address of addresses) {
     const id = emailIdFromVerp(address);

@@ -3,6 +3,7 @@ import type { ClaimedEmail, EmailEvent, EmailRecord, Storage } from "../storage/
 import type { MailTransport, OutgoingMessage, TransportResult } from "../transport.js";
 import { emailRecipients, envelopeRecipients, toOutgoing } from "./message.js";
 import { failureOutcome, type Outcome, successOutcome } from "./outcome.js";
+import type { VerpTags } from "./verp-tag.js";
 
 export interface SendAttemptDeps {
   storage: Storage;
@@ -12,6 +13,8 @@ export interface SendAttemptDeps {
   sendTimeoutMs: number;
   maxAttempts: number;
   bounceDomain?: string;
+  /** Makes the VERP tag of the return path; needed with a bounce domain. */
+  verpTags?: VerpTags;
 }
 
 class SendTimeout extends Error {
@@ -81,8 +84,10 @@ async function attempt(deps: SendAttemptDeps, email: EmailRecord): Promise<Outco
     const error = "every recipient is on the suppression list";
     return { kind: "suppressed", error, detail: { error, suppressed: suppressed.sort() } };
   }
+  const verpTag = deps.bounceDomain === undefined ? undefined : await deps.verpTags?.tagOf(email.id);
   const message = toOutgoing(email, {
     ...(deps.bounceDomain === undefined ? {} : { bounceDomain: deps.bounceDomain }),
+    ...(verpTag === undefined ? {} : { verpTag }),
     omit: new Set([...suppressed, ...earlier.accepted, ...earlier.refused]),
   });
   let outcome: Outcome;
@@ -100,6 +105,8 @@ async function attempt(deps: SendAttemptDeps, email: EmailRecord): Promise<Outco
     outcome = failureOutcome(error, envelopeRecipients(message));
   }
   if (suppressed.length > 0) outcome.detail.suppressed = suppressed.sort();
+  // Which return path reports must come back to (the report applier checks a report's VERP tag against it).
+  if (deps.bounceDomain !== undefined && message.envelope) outcome.detail.return_path = message.envelope.from;
   if (earlier.accepted.size === 0) return outcome;
   if (outcome.kind === "sent" || outcome.kind === "delivered") {
     const accepted = outcome.detail.accepted as string[];

@@ -10,7 +10,11 @@ import { ADDRESS_RULE } from "./schema.js";
 import { parseAddress } from "./addresses.js";
 import { suppressionDomainEvent } from "./webhook-events.js";
 
-/** The resend SDK's `Suppression`; list entries leave out `object`. */
+/**
+ * The resend SDK's `Suppression`; list entries leave out `object`. An address a report put there
+ * also says why: `reason` (Sisimai's names, `feedback` for a complaint), `bounce_type`
+ * (`Permanent`, or `Transient` after repeated soft bounces) and `diagnostic` (the server's words).
+ */
 export interface SuppressionView {
   object: "suppression";
   id: string;
@@ -18,6 +22,9 @@ export interface SuppressionView {
   origin: SuppressionOrigin;
   source_id: string | null;
   created_at: string;
+  reason?: string;
+  bounce_type?: string;
+  diagnostic?: string;
 }
 
 export type SuppressionListEntry = Omit<SuppressionView, "object">;
@@ -48,7 +55,7 @@ const listSchema = z
 export type ListSuppressionsInput = z.input<typeof listSchema>;
 
 function toView(entry: SuppressionRecord): SuppressionView {
-  return {
+  const view: SuppressionView = {
     object: "suppression",
     id: entry.id,
     email: entry.email,
@@ -56,6 +63,10 @@ function toView(entry: SuppressionRecord): SuppressionView {
     source_id: entry.sourceId ?? null,
     created_at: entry.createdAt,
   };
+  if (entry.reason !== undefined) view.reason = entry.reason;
+  if (entry.bounceType !== undefined) view.bounce_type = entry.bounceType;
+  if (entry.diagnostic !== undefined) view.diagnostic = entry.diagnostic;
+  return view;
 }
 
 /** An id or an address, as the list stores it: addresses lower-cased. */
@@ -65,7 +76,7 @@ function key(idOrEmail: string): string {
 
 /**
  * The suppression list by hand (Resend's `suppressions` resource): addresses flagpost will not
- * mail. Hard bounces and complaints are added by the delivery reports themselves. Every change
+ * mail. Bounces and complaints are added by the delivery reports themselves (SuppressionPolicy). Every change
  * stores `suppression.added` / `suppression.removed` with it.
  */
 export class SuppressionService {

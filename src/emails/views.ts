@@ -1,4 +1,5 @@
 import type { EmailEvent, EmailEventType, EmailListEntry, EmailRecord, EmailStatus } from "../storage/index.js";
+import type { EmailBounce } from "./report-envelope.js";
 
 /**
  * What callers see of an email: snake_case, as Resend's API (and so the `resend` SDK) reads it.
@@ -36,6 +37,8 @@ export interface EmailView extends EmailSummary {
   failure_reason?: string;
   /** The Message-ID header the email carries on every attempt. */
   message_id: string;
+  /** A bounced email's bounce, as its `email.bounced` webhook carried it (every bounced recipient). */
+  bounce?: EmailBounce;
 }
 
 /** One entry of GET /v1/emails (Resend's `ListEmail`): the email without bodies and tags. */

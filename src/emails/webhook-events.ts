@@ -1,5 +1,6 @@
 import { uuidv7 } from "../ids.js";
 import type { DomainEvent, EmailRecord, SuppressionRecord } from "../storage/index.js";
+import type { EmailBounce } from "./report-envelope.js";
 
 /** The email event types webhooks carry, as the resend SDK's `WebhookEvent` names them. */
 export type EmailWebhookType =
@@ -42,16 +43,10 @@ export function emailDomainEvent(
   return { id: uuidv7(Date.parse(at)), type, createdAt: at, data: { ...emailEventData(email), ...extra } };
 }
 
-/** The resend SDK's `EmailBounce`: `type` is `Permanent`, `Transient` or `Undetermined`. */
-export interface BounceDetail {
-  type: string;
-  subType: string;
-  message: string;
-}
-
 /**
  * The events an email status change emits: `email.<status>`, with `bounce` or `failed` details
- * (`bounce` as a report gave it, else a permanent bounce with `reason` as its message); an email
+ * (`bounce`: the resend SDK's `EmailBounce` with the reason and every bounced recipient, as the
+ * reports or the refusals gave it; else a permanent bounce with `reason` as its message); an email
  * that goes straight from queued to delivered was sent too, so `email.sent` comes first. A
  * cancellation emits nothing: the resend SDK has no event for it.
  */
@@ -60,7 +55,7 @@ export function transitionDomainEvents(
   to: string,
   at: string,
   reason?: string,
-  bounce?: BounceDetail,
+  bounce?: EmailBounce,
 ): DomainEvent[] {
   const events: DomainEvent[] = [];
   if (to === "delivered" && email.sentAt === undefined) events.push(emailDomainEvent("email.sent", email, at));
@@ -73,7 +68,7 @@ export function transitionDomainEvents(
     case "bounced":
       events.push(
         emailDomainEvent("email.bounced", email, at, {
-          bounce: bounce ?? { type: "Permanent", subType: "General", message: reason ?? "" },
+          bounce: bounce ?? { type: "Permanent", subType: "General", message: reason ?? "", recipients: [] },
         }),
       );
       break;

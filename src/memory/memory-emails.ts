@@ -199,7 +199,12 @@ export class MemoryEmailRepository implements EmailRepository {
     if (transition.providerMessageId !== undefined) record.providerMessageId = transition.providerMessageId;
     delete record.leaseOwner;
     delete record.leaseUntil;
+    const lastEvent = entry.record.lastEvent;
     this.#append(entry, transition.event);
+    if (transition.keepLastEvent) {
+      if (lastEvent === undefined) delete entry.record.lastEvent;
+      else entry.record.lastEvent = lastEvent;
+    }
     this.#webhooks.recordDomainEvents(transition.events);
     return fresh(record);
   }

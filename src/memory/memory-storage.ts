@@ -9,6 +9,7 @@ import { MemoryFlagInsightRepository } from "./memory-flag-insights.js";
 import { MemoryExperimentRepository } from "./memory-experiments.js";
 import { MemoryFlagRepository } from "./memory-flags.js";
 import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
+import { MemorySettingsRepository } from "./memory-settings.js";
 import { MemorySuppressionRepository } from "./memory-suppressions.js";
 import { MemoryWebhookDeliveryRepository } from "./memory-webhook-deliveries.js";
 import { MemoryWebhookState } from "./memory-webhook-state.js";
@@ -37,6 +38,7 @@ export function memoryStorage(): Storage {
     experiments: new MemoryExperimentRepository(events),
     emails: new MemoryEmailRepository(idempotency, webhooks),
     suppressions: new MemorySuppressionRepository(webhooks),
+    settings: new MemorySettingsRepository(),
     deliveryReports: new MemoryDeliveryReportRepository(),
     webhooks: new MemoryWebhookRepository(webhooks),
     webhookDeliveries: new MemoryWebhookDeliveryRepository(webhooks),

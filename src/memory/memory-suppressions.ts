@@ -1,6 +1,7 @@
 import type {
   DomainEvent,
   PageRequest,
+  SoftBounceRecord,
   SuppressionFilter,
   SuppressionRecord,
   SuppressionRepository,
@@ -10,6 +11,8 @@ import { type MemoryWebhookState, pageOf } from "./memory-webhook-state.js";
 /** The suppression list in memory, by address. Each method runs without awaiting, so it is atomic here. */
 export class MemorySuppressionRepository implements SuppressionRepository {
   readonly #byEmail = new Map<string, SuppressionRecord>();
+  /** Soft bounces by address, each an email id and when. */
+  readonly #softBounces = new Map<string, Map<string, string>>();
   readonly #webhooks: MemoryWebhookState;
 
   constructor(webhooks: MemoryWebhookState) {
@@ -54,6 +57,14 @@ export class MemorySuppressionRepository implements SuppressionRepository {
       removed.push(found);
     }
     return removed;
+  }
+
+  async countSoftBounce(bounce: SoftBounceRecord, since: string): Promise<number> {
+    const byEmail = this.#softBounces.get(bounce.email) ?? new Map<string, string>();
+    this.#softBounces.set(bounce.email, byEmail);
+    if (!byEmail.has(bounce.emailId)) byEmail.set(bounce.emailId, bounce.at);
+    for (const [emailId, at] of byEmail) if (at < since) byEmail.delete(emailId);
+    return byEmail.size;
   }
 
   async suppressedAmong(emails: readonly string[]): Promise<string[]> {

@@ -11,9 +11,9 @@ export type EmailStatus = "queued" | "sent" | "delivered" | "bounced" | "failed"
  * A status change, or one of the events that are not statuses: `scheduled` (accepted for later),
  * `delivery_delayed` (a transient failure after which a retry is scheduled, or a report that
  * delivery is late), `suppressed` (every recipient is on the suppression list; the status is
- * `failed`).
+ * `failed`), `auto_replied` (a vacation or out-of-office answer: recorded, changes nothing).
  */
-export type EmailEventType = EmailStatus | "delivery_delayed" | "scheduled" | "suppressed";
+export type EmailEventType = EmailStatus | "delivery_delayed" | "scheduled" | "suppressed" | "auto_replied";
 
 export interface EmailTag {
   name: string;
@@ -153,6 +153,11 @@ export interface EmailTransition {
    * one of several recipients got the email.
    */
   event: NewEmailEvent;
+  /**
+   * The event is recorded without becoming the email's `lastEvent` (an auto-reply, which says
+   * nothing about the email's delivery).
+   */
+  keepLastEvent?: boolean;
   /** Domain events (`email.sent`, …) stored in the same transaction, only when the change applies. */
   events?: readonly DomainEvent[];
 }

@@ -23,6 +23,7 @@ import type { FlagInsightRepository } from "./flag-insights.js";
 import type { ExperimentRepository } from "./experiments.js";
 import type { FlagRepository, FlagWatcher, FlagWatchListener } from "./flags.js";
 import type { IdempotencyRepository } from "./idempotency.js";
+import type { SettingsRepository } from "./settings.js";
 import type { SuppressionRepository } from "./suppressions.js";
 import type { WebhookDeliveryRepository, WebhookRepository } from "./webhooks.js";
 
@@ -37,6 +38,7 @@ export type * from "./flag-insights.js";
 export type * from "./experiments.js";
 export type * from "./flags.js";
 export type * from "./idempotency.js";
+export type * from "./settings.js";
 export type * from "./suppressions.js";
 export type * from "./webhooks.js";
 
@@ -58,6 +60,8 @@ export interface Storage {
   readonly emails: EmailRepository;
   /** Addresses flagpost no longer mails. */
   readonly suppressions: SuppressionRepository;
+  /** Small named values the deployment shares: the generated server secret (VERP tags). */
+  readonly settings: SettingsRepository;
   /** Delivery reports that matched no email. */
   readonly deliveryReports: DeliveryReportRepository;
   readonly experiments: ExperimentRepository;

@@ -16,6 +16,23 @@ export interface SuppressionRecord {
   /** The email whose bounce or complaint put the address here; absent for manual entries. */
   sourceId?: string;
   createdAt: string;
+  /** Bounces: the report's reason in Sisimai's names (`userunknown`, `mailboxfull`…), `feedback` for a complaint. */
+  reason?: string;
+  /** Bounces: `Permanent`, or `Transient` for an address suppressed after repeated soft bounces. */
+  bounceType?: string;
+  /** The remote server's words (at most 1 KiB), as the report gave them. */
+  diagnostic?: string;
+}
+
+/** One soft bounce of one address, counted for the opt-in soft-bounce suppression. */
+export interface SoftBounceRecord {
+  /** A UUIDv7. */
+  id: string;
+  /** The bare address, lower-cased. */
+  email: string;
+  /** The email that bounced. */
+  emailId: string;
+  at: string;
 }
 
 export interface SuppressionFilter {
@@ -50,6 +67,13 @@ export interface SuppressionRepository {
     idsOrEmails: readonly string[],
     events?: (removed: SuppressionRecord) => readonly DomainEvent[],
   ): Promise<SuppressionRecord[]>;
+
+  /**
+   * Stores one soft bounce and answers how many soft bounces of its address are stored at or
+   * after `since` (this one included). Soft bounces older than `since` MAY be deleted meanwhile.
+   * A second call with the same `emailId` and address counts once.
+   */
+  countSoftBounce(bounce: SoftBounceRecord, since: string): Promise<number>;
 
   /** Which of these (lower-cased) addresses are on the list, in any order, without repeats. */
   suppressedAmong(emails: readonly string[]): Promise<string[]>;

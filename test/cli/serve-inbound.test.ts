@@ -84,7 +84,13 @@ describe("flagpost serve: delivery reports", () => {
     const event = JSON.parse(
       JSON.stringify(MAILGUN.delivered).replaceAll("0192b3c4-d5e6-7f80-9a1b-2c3d4e5f6a80", delivered),
     );
-    const request = mailgunRequest(MAILGUN_KEY, { ...event, recipient: "bob@example.org" });
+    // Mailgun names the envelope sender the email went out with: its VERP address, tag included.
+    const sender = sink.received.at(-1)!.envelope.from;
+    const request = mailgunRequest(MAILGUN_KEY, {
+      ...event,
+      recipient: "bob@example.org",
+      envelope: { ...event.envelope, sender },
+    });
     const answer = await fetch(`${url}/v1/inbound/mailgun`, {
       method: "POST",
       headers: request.headers,

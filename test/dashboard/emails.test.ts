@@ -211,6 +211,21 @@ describe("dashboard: emails", { timeout: 90_000 }, () => {
       "bounced",
     ]);
     expect(await items.nth(1).textContent()).toContain("no such user");
+    // In words, not JSON: the refusal's reason, bounce type and the server's diagnostic, and the bounce.
+    const refusal = items.nth(1).locator("[data-field=rejected] li");
+    expect(await refusal.getAttribute("data-recipient")).toBe("gone@example.org");
+    expect(await refusal.locator("[data-field=reason]").textContent()).toBe("userunknown · Permanent · 5.1.1");
+    expect(await refusal.locator("[data-field=diagnostic]").textContent()).toContain("5.1.1 no such user");
+    expect(await items.nth(1).locator("code").count()).toBe(0);
+    const bounceFact = page.locator("#email-view .email-meta [data-field=bounce]");
+    expect(await bounceFact.textContent()).toContain("Permanent · NoEmail · userunknown");
+    // The refusal at RCPT put the address on the suppression list, which says why.
+    await page.evaluate('location.hash = "#/suppressions"');
+    const gone = page.locator('#suppressions-view tr[data-email="gone@example.org"]');
+    await gone.waitFor();
+    expect(await gone.locator("[data-field=reason]").textContent()).toBe("userunknown");
+    expect(await gone.locator("[data-field=bounce-type]").textContent()).toBe(" · Permanent");
+    expect(await gone.locator("[data-field=diagnostic]").textContent()).toContain("no such user");
 
     // The HTML body is shown as its source, never rendered.
     await page.evaluate(`location.hash = "#/emails/${ids.get(`<img src=x onerror="document.title='pwned'">`)}"`);

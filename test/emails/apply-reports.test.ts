@@ -147,22 +147,34 @@ describeEachStorage("applying delivery reports", (storage: () => Storage) => {
     expect((await fp.emails.events(id)).map((e) => e.type)).toEqual(["queued", "sent", "bounced"]);
   });
 
-  it("records delays and soft bounces without a status change or a suppression", async () => {
+  it("records delays without a status change; a soft bounce that gave up ends the email, bounced Transient, unsuppressed", async () => {
     const received = await subscribe();
     const id = await sent("cy@example.org");
     const results = await fp.emails.applyReports([
       { type: "delayed", source: "dsn", emailId: id, recipient: "cy@example.org", status: "4.4.7" },
+    ]);
+    expect(results.map((r) => r.outcome)).toEqual(["recorded"]);
+    expect(await fp.emails.get(id)).toMatchObject({ status: "sent", last_event: "delivery_delayed" });
+    const gaveUp = await fp.emails.applyReports([
       {
         type: "bounced",
         source: "ses",
         emailId: id,
         recipient: "cy@example.org",
-        bounce: { type: "Transient", subType: "MailboxFull", message: "452 4.2.2 mailbox full" },
+        action: "failed",
+        reason: "mailboxfull",
+        bounce: { type: "Transient", subType: "MailboxFull", reason: "mailboxfull", message: "452 4.2.2 mailbox full" },
       },
     ]);
-    expect(results.map((r) => r.outcome)).toEqual(["recorded", "recorded"]);
-    expect(await fp.emails.get(id)).toMatchObject({ status: "sent", last_event: "delivery_delayed" });
-    expect((await received()).map((e) => e.type)).toEqual(["email.delivery_delayed", "email.delivery_delayed"]);
+    expect(gaveUp).toEqual([{ outcome: "applied", emailId: id, status: "bounced" }]);
+    expect((await fp.emails.get(id)).bounce).toEqual({
+      type: "Transient",
+      subType: "MailboxFull",
+      reason: "mailboxfull",
+      message: "452 4.2.2 mailbox full",
+      recipients: [{ email: "cy@example.org", reason: "mailboxfull", diagnostic: "452 4.2.2 mailbox full" }],
+    });
+    expect((await received()).map((e) => e.type)).toEqual(["email.delivery_delayed", "email.bounced"]);
     expect(await fp.storage.suppressions.suppressedAmong(["cy@example.org"])).toEqual([]);
   });
 
@@ -280,6 +292,13 @@ describeEachStorage("ingesting raw reports", (storage: () => Storage) => {
     const fp = createFlagpost({ storage: storage(), logger: silentLogger, reportParser: parser });
     await fp.ready();
     const { id } = await fp.emails.send(mail("jo@example.org"));
+    // No transport here: the email is marked handed on, as a worker elsewhere would record it.
+    await fp.storage.emails.transitionEmail(id, {
+      from: ["queued"],
+      to: "sent",
+      sentAt: new Date().toISOString(),
+      event: { type: "sent", at: new Date().toISOString(), detail: { accepted: ["jo@example.org"] } },
+    });
     const raw = `Subject: report\r\nX-Test-Report: ${JSON.stringify({ type: "bounced", source: "dsn", emailId: id, status: "5.1.1" })}\r\n\r\n`;
     expect(await fp.emails.ingestReport(Buffer.from(raw))).toEqual([
       { outcome: "applied", emailId: id, status: "bounced", suppressed: ["jo@example.org"] },

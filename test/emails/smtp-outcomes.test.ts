@@ -92,7 +92,8 @@ describeEachStorage("email outcomes over SMTP", (storage: () => Storage) => {
     expect((await fp.emails.get(id)).status).toBe("bounced");
     const bounced = (await fp.emails.events(id)).at(-1)!;
     expect(bounced.type).toBe("bounced");
-    expect(bounced.detail!.rejected).toEqual([
+    // Each refusal also carries its classification (test/emails/rcpt-refusals.test.ts checks it).
+    expect(bounced.detail!.rejected).toMatchObject([
       { recipient: "ann@example.org", code: 550, response: "550 No such user", permanent: true },
       { recipient: "bob@example.org", code: 550, response: "550 No such user", permanent: true },
       { recipient: "carol@example.org", code: 550, response: "550 No such user", permanent: true },

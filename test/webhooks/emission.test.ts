@@ -116,7 +116,7 @@ describeEachStorage("domain events from the services", (storage: () => Storage) 
       address.startsWith("later") && attempt === 1
         ? { code: 451, message: "try later" }
         : address.startsWith("gone")
-          ? { code: 550, message: "no such user" }
+          ? { code: 550, message: "5.1.1 <gone@example.org>: no such user" }
           : undefined;
     const later = await fp.emails.send({ from: "hello@example.com", to: "later@example.org", subject: "A", text: "a" });
     const gone = await fp.emails.send({ from: "hello@example.com", to: "gone@example.org", subject: "B", text: "b" });
@@ -131,7 +131,15 @@ describeEachStorage("domain events from the services", (storage: () => Storage) 
     const bounced = byEmail.get(gone.id) as unknown as EmailBouncedEvent;
     expect(bounced).toMatchObject({
       type: "email.bounced",
-      data: { email_id: gone.id, bounce: { type: "Permanent", subType: "General" } },
+      data: {
+        email_id: gone.id,
+        bounce: {
+          type: "Permanent",
+          subType: "NoEmail",
+          reason: "userunknown",
+          recipients: [{ email: "gone@example.org", status: "5.1.1", reason: "userunknown" }],
+        },
+      },
     });
     expect(bounced.data.bounce.message).toMatch(/550/);
   });

@@ -31,6 +31,7 @@ export const DASHBOARD_FILES = {
   "email-status.js": "text/javascript; charset=utf-8",
   "email-list.js": "text/javascript; charset=utf-8",
   "email-view.js": "text/javascript; charset=utf-8",
+  "event-detail.js": "text/javascript; charset=utf-8",
   "suppressions.js": "text/javascript; charset=utf-8",
   "webhook-list.js": "text/javascript; charset=utf-8",
   "webhook-view.js": "text/javascript; charset=utf-8",

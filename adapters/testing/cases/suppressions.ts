@@ -99,5 +99,41 @@ export function suppressionCases(harness: StorageHarness): void {
       expect(winners.size).toBe(1);
       expect(await storage().suppressions.listSuppressions({}, { limit: 10 })).toHaveLength(1);
     });
+
+    it("keeps why a bounce put an address there: reason, bounce type and the server's words", async () => {
+      const why = entry("why@example.com", {
+        origin: "bounce",
+        sourceId: "0198aaaa-0000-7000-8000-000000000002",
+        reason: "userunknown",
+        bounceType: "Permanent",
+        diagnostic: "550 5.1.1 <why@example.com>: Recipient address rejected: User unknown ✉",
+      });
+      expect(await storage().suppressions.addSuppressions([why])).toEqual([why]);
+      expect(await storage().suppressions.getSuppression("why@example.com")).toEqual(why);
+      expect(await storage().suppressions.listSuppressions({}, { limit: 1 })).toEqual([why]);
+    });
+
+    it("counts soft bounces of one address within a window, each email once", async () => {
+      const soft = (email: string, emailId: string, at: number) =>
+        storage().suppressions.countSoftBounce({ id: sortedId(9), email, emailId, at: iso(at) }, iso(T0));
+      expect(await soft("soft@example.com", "e1", T0 - 1000)).toBe(0); // before the window
+      expect(await soft("soft@example.com", "e2", T0)).toBe(1);
+      expect(await soft("soft@example.com", "e2", T0 + 5)).toBe(1); // the same email again
+      expect(await soft("other@example.com", "e3", T0 + 10)).toBe(1);
+      expect(await soft("soft@example.com", "e4", T0 + 20)).toBe(2);
+    });
+  });
+
+  describe("settings", () => {
+    const storage = useStorage(harness);
+
+    it("stores the first value of a name and answers it to every later or concurrent caller", async () => {
+      const first = await Promise.all(
+        ["a", "b", "c", "d"].map((value) => storage().settings.getOrCreateSetting("server_secret", value)),
+      );
+      expect(new Set(first).size).toBe(1);
+      expect(await storage().settings.getOrCreateSetting("server_secret", "later")).toBe(first[0]);
+      expect(await storage().settings.getOrCreateSetting("other", "x")).toBe("x");
+    });
   });
 }

@@ -1,11 +1,13 @@
 // One email (#/emails/{id}): what GET /v1/emails/{id} answers, and its history from
-// GET /v1/emails/{id}/events as a timeline, oldest first, each event with its detail.
+// GET /v1/emails/{id}/events as a timeline, oldest first, each event with its detail in words
+// (event-detail.js: a report's reason, bounce type and diagnostic; a bounce's recipients).
 // The bodies are shown as source text: HTML from an email is never rendered here.
 
 import { mailApi, keyMay } from "./mail-api.js";
 import { emailChip, eventChip } from "./email-status.js";
 import { h, show, timeElement } from "./dom.js";
-import { fieldList, isRestricted, pageSection, scopeNote, showScopeNote } from "./page-kit.js";
+import { isRestricted, pageSection, scopeNote, showScopeNote } from "./page-kit.js";
+import { bounceFact, eventDetail } from "./event-detail.js";
 
 const NO_SCOPE = "This key cannot read emails: it lacks the emails:read scope.";
 
@@ -25,6 +27,7 @@ function facts(email) {
     ["Sent", email.sent_at && timeElement(email.sent_at)],
     ["Delivered", email.delivered_at && timeElement(email.delivered_at)],
     ["Failure reason", email.failure_reason],
+    ["Bounce", email.bounce && bounceFact(email.bounce)],
     ["Last event", email.last_event],
     ["Message-ID", email.message_id && h("code", {}, email.message_id)],
     ["Tags", email.tags?.length ? email.tags.map((t) => `${t.name}=${t.value}`).join(", ") : undefined],
@@ -108,7 +111,7 @@ export class EmailView {
           "li",
           { class: "timeline-item", "data-type": event.type },
           h("div", { class: "timeline-head" }, eventChip(event.type), timeElement(event.occurred_at)),
-          event.detail && Object.keys(event.detail).length > 0 ? fieldList(event.detail) : undefined,
+          event.detail && Object.keys(event.detail).length > 0 ? eventDetail(event.detail) : undefined,
         ),
       ),
     );

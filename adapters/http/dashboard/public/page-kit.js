@@ -92,19 +92,6 @@ export function chip(kind, state, label, title) {
   return h("span", { class: `chip chip-${state}`, "data-chip": kind, "data-state": state, title }, label);
 }
 
-/** An object's fields as a definition list; nested values as JSON text. */
-export function fieldList(object) {
-  const entries = Object.entries(object ?? {});
-  return h(
-    "dl",
-    { class: "meta detail-list" },
-    entries.flatMap(([name, value]) => [
-      h("dt", {}, name),
-      h("dd", {}, typeof value === "string" ? value : h("code", {}, JSON.stringify(value))),
-    ]),
-  );
-}
-
 // One dialog for every confirmation of these pages; Escape and Cancel answer false.
 let dialog;
 

@@ -22,6 +22,20 @@ const NO_READ = "This key cannot read the suppression list: it lacks the emails:
 const NO_WRITE = "This key can read the suppression list but not change it: it lacks the emails:send scope.";
 const ORIGINS = { bounce: "Hard bounce", complaint: "Complaint", manual: "Added by hand" };
 
+/** Why a report put the address here: its reason and bounce type, then the server's words. */
+function why(entry) {
+  if (!entry.reason && !entry.diagnostic) return h("span", { class: "muted" }, "—");
+  return h(
+    "div",
+    { class: "stack-tight" },
+    entry.reason ? h("span", { "data-field": "reason", class: "mono" }, entry.reason) : undefined,
+    entry.bounce_type
+      ? h("span", { "data-field": "bounce-type", class: "muted" }, ` · ${entry.bounce_type}`)
+      : undefined,
+    entry.diagnostic ? h("div", { "data-field": "diagnostic", class: "hint" }, entry.diagnostic) : undefined,
+  );
+}
+
 export class Suppressions {
   #list;
   #writable = false;
@@ -59,7 +73,7 @@ export class Suppressions {
     );
     const list = new PagedList({
       label: "Suppressed addresses",
-      columns: ["Email", "Origin", "Because of", "Added", ""],
+      columns: ["Email", "Origin", "Because of", "Why", "Added", ""],
       moreText: "Load more addresses",
       loadingText: "Loading the suppression list…",
       empty: emptyPanel(
@@ -159,6 +173,7 @@ export class Suppressions {
           ? h("a", { href: `#/emails/${encodeURIComponent(entry.source_id)}` }, "the email")
           : h("span", { class: "muted" }, "—"),
       ),
+      cell("Why", why(entry)),
       cell("Added", timeElement(entry.created_at)),
       cell("", remove),
     );

@@ -1,0 +1,47 @@
+import { isStorableText } from "../input-policy.js";
+import type { EmailRecord, Storage } from "../storage/index.js";
+import type { DeliveryReport } from "./reports.js";
+import { splitVerpKey } from "./verp-tag.js";
+
+/** An email a report named, and how: by a VERP key (`tag` when it had one), or otherwise. */
+export interface Match {
+  email: EmailRecord;
+  verp?: { tag?: string };
+}
+
+/** `<id@domain>` in any case, with or without the brackets, as one comparable text. */
+function normalMessageId(text: string): string {
+  const trimmed = text.trim().toLowerCase();
+  return trimmed.startsWith("<") ? trimmed : `<${trimmed}>`;
+}
+
+/** The email id a flagpost Message-ID carries (`<id@domain>`), if it has that form. */
+function idOfMessageId(messageId: string): string | undefined {
+  const normal = normalMessageId(messageId);
+  const at = normal.indexOf("@");
+  return at > 1 && normal.endsWith(">") ? normal.slice(1, at) : undefined;
+}
+
+/**
+ * The email a report names, best first: the VERP key (`emailId`), the original Message-ID (which
+ * must be the email's own, not merely carry its id), the provider's message id. Finding an email
+ * proves nothing yet: the applier checks the tag and the recipient.
+ */
+export async function matchReport(storage: Storage, report: DeliveryReport): Promise<Match | undefined> {
+  const emails = storage.emails;
+  if (report.emailId !== undefined && isStorableText(report.emailId)) {
+    const { id, tag } = splitVerpKey(report.emailId);
+    const email = await emails.getEmail(id);
+    if (email) return { email, verp: tag === undefined ? {} : { tag } };
+  }
+  if (report.messageId !== undefined) {
+    const id = idOfMessageId(report.messageId);
+    const email = id !== undefined && isStorableText(id) ? await emails.getEmail(id) : undefined;
+    if (email && normalMessageId(email.messageId) === normalMessageId(report.messageId)) return { email };
+  }
+  if (report.providerMessageId !== undefined && isStorableText(report.providerMessageId)) {
+    const email = await emails.findEmailByProviderMessageId(report.providerMessageId);
+    if (email) return { email };
+  }
+  return undefined;
+}
