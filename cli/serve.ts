@@ -77,7 +77,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
     env,
     logger,
     { transport: mail.transport, emailWorker, webhooks, insights, ...(reportParser ? { reportParser } : {}) },
-    { listen: true },
+    { listen: true, wait: true },
   );
   logger.info("mail transport", { transport: mail.transport.name, target: mail.description });
   const rateLimit = await openRateLimit(env, logger).catch(async (error: unknown) => {
