@@ -51,21 +51,65 @@ export function postgresPool(pg: Pg, url: string, timeouts: StorageTimeouts, log
   // A checked-out client's error reaches its query (the caller sees it); this listener only keeps
   // the event from ending the process.
   pool.on("connect", (client) => client.on("error", () => undefined));
+  // After a failure below SQL (a timeout, a refused or lost connection) the database counts as
+  // down: one call at a time tries it (a trial), every other call fails at once instead of
+  // waiting out the same timeouts, until a statement succeeds. So a request that makes several
+  // storage calls (a claim, then the release of that claim) is still answered within one timeout.
+  let down = false;
+  let trialUnderWay = false;
+  const lost = (error: unknown) => {
+    if (error instanceof pg.DatabaseError) return false; // the server answered: it is up
+    down = true;
+    return true;
+  };
   return {
     async connect() {
-      const client = await pool.connect();
+      if (down && trialUnderWay)
+        throw new Error("the database did not answer the last call; another call is trying it");
+      const trial = down;
+      trialUnderWay ||= trial;
+      const endTrial = () => {
+        if (trial) trialUnderWay = false;
+      };
+      const began = Date.now();
+      let client: PgModule.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        lost(error);
+        endTrial();
+        throw error;
+      }
       let broken: Error | undefined;
-      const query = (sql: string, parameters: readonly unknown[]) =>
-        client.query(sql, [...parameters]).catch((error: unknown) => {
-          // The server's own errors (a constraint, a cancelled statement) leave the connection usable.
-          if (!(error instanceof pg.DatabaseError))
-            broken ??= error instanceof Error ? error : new Error(String(error));
-          throw error;
-        });
+      let first = true;
+      const query = (sql: string, parameters: readonly unknown[]) => {
+        // A query behind one that never ended would wait for it: fail at once (a ROLLBACK after a timeout).
+        if (broken) return Promise.reject(broken);
+        // The wait for a connection counts against the first statement's time: one storage call
+        // (a connection and a statement) gives up within the statement timeout.
+        const queryTimeout = first
+          ? Math.max(1, timeouts.statementTimeoutMs - (Date.now() - began))
+          : timeouts.statementTimeoutMs;
+        first = false;
+        const config = { text: sql, values: [...parameters], query_timeout: queryTimeout } as PgModule.QueryConfig;
+        return client.query(config).then(
+          (result) => {
+            down = false;
+            return result;
+          },
+          (error: unknown) => {
+            // The server's own errors (a constraint, a cancelled statement) leave the connection usable.
+            if (lost(error)) broken ??= error instanceof Error ? error : new Error(String(error));
+            throw error;
+          },
+        );
+      };
       // Kysely calls query(sql, parameters) and release(); flagpost uses no cursors.
-      return { query, release: () => client.release(broken) } as unknown as Awaited<
-        ReturnType<PostgresPool["connect"]>
-      >;
+      const release = () => {
+        endTrial();
+        client.release(broken);
+      };
+      return { query, release } as unknown as Awaited<ReturnType<PostgresPool["connect"]>>;
     },
     end: () => pool.end(),
   };
