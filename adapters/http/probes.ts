@@ -3,7 +3,7 @@ import { jsonResponse, UNAVAILABLE_RETRY_AFTER } from "./error-body.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
 /**
- * `GET /health` and `GET /ready` (docs/operations.md), outside /v1 and without a key, at the
+ * `GET /health` and `GET /ready` (docs/http.md), outside /v1 and without a key, at the
  * mount point like every flagpost path:
  *
  * - `/health`: 200 while the process runs and answers. Nothing else is looked at: a liveness
