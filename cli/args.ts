@@ -35,6 +35,12 @@ Environment:
                     first retry delay ceiling (5000), largest (1800000)
   FLAGPOST_REQUEST_TIMEOUT_MS, FLAGPOST_HEADERS_TIMEOUT_MS
                     time a client has to send a whole request (60000) and its headers (10000)
+  FLAGPOST_DB_CONNECT_TIMEOUT_MS, FLAGPOST_DB_STATEMENT_TIMEOUT_MS
+                    PostgreSQL/MySQL: longest wait for a connection (5000) and for one
+                    statement (10000); past them the request gets 503 + Retry-After
+  FLAGPOST_SHUTDOWN_DELAY_MS
+                    after SIGTERM, /ready answers 503 this long before the server stops
+                    accepting (0)
   FLAGPOST_WEBHOOK_ALLOW_PRIVATE   true: webhook endpoints may be loopback/private (false)
   FLAGPOST_WEBHOOK_RETRY_SCHEDULE  waits before each webhook retry (5s,5m,30m,2h,5h,10h,10h)
   FLAGPOST_RATE_LIMIT on (default) or off: no rate limit at all, per key or per address

@@ -9,6 +9,9 @@ import { createKey, listKeys, parseScopes } from "./keys.js";
 import { openFlagpost, withDatabaseFile } from "./open-flagpost.js";
 import { serve } from "./serve.js";
 
+/** How long a failed command may take to exit by itself before it is made to. */
+const FAILED_EXIT_GRACE_MS = 1_000;
+
 const out = { out: (line: string) => process.stdout.write(`${line}\n`) };
 // One-shot commands log only warnings, to stderr, so their stdout stays clean for scripts.
 const quietLogger = jsonLogger((line) => process.stderr.write(line), "warn");
@@ -92,4 +95,8 @@ main(process.argv.slice(2)).catch(async (error: unknown) => {
   const message = explained instanceof Error ? explained.message : String(explained);
   process.stderr.write(`flagpost: ${message}\n`);
   process.exitCode = 1;
+  // Everything flagpost opened is closed by now, but a driver may still hold a socket (pg keeps
+  // one whose SCRAM exchange failed on the client side until the server times it out, a minute
+  // later): a failed start must end, not hang. Unref'd, so a process with nothing left exits at once.
+  setTimeout(() => process.exit(), FAILED_EXIT_GRACE_MS).unref();
 });

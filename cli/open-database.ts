@@ -3,7 +3,16 @@ import type { PgListenConnect } from "../adapters/kysely/postgres-flag-watch.js"
 import { withStatementCache } from "../adapters/kysely/sqlite-statements.js";
 import { resolve } from "node:path";
 import { FlagpostError } from "../src/errors.js";
+import { silentLogger, type Logger } from "../src/internal.js";
 import { importWithPeers } from "../src/optional-peer.js";
+import { positiveFromEnv } from "./env-number.js";
+import {
+  DEFAULT_STORAGE_TIMEOUTS,
+  listenClientSettings,
+  mysqlPool,
+  postgresPool,
+  type StorageTimeouts,
+} from "./database-pools.js";
 
 /**
  * Builds the Kysely instance the CLI hands to kyselyStorage, from FLAGPOST_DB. This is the one
@@ -33,16 +42,38 @@ export function parseDatabaseUrl(value: string): DatabaseTarget {
   });
 }
 
+/** How a server database is opened: its timeouts, and where lost connections are logged. */
+export interface DatabaseSettings extends StorageTimeouts {
+  logger: Logger;
+}
+
+/** FLAGPOST_DB_CONNECT_TIMEOUT_MS and FLAGPOST_DB_STATEMENT_TIMEOUT_MS (5 s and 10 s when unset). */
+export function databaseSettingsFrom(env: NodeJS.ProcessEnv, logger: Logger): DatabaseSettings {
+  const integer = { integer: true };
+  return {
+    connectTimeoutMs:
+      positiveFromEnv(env, "FLAGPOST_DB_CONNECT_TIMEOUT_MS", integer) ?? DEFAULT_STORAGE_TIMEOUTS.connectTimeoutMs,
+    statementTimeoutMs:
+      positiveFromEnv(env, "FLAGPOST_DB_STATEMENT_TIMEOUT_MS", integer) ?? DEFAULT_STORAGE_TIMEOUTS.statementTimeoutMs,
+    logger,
+  };
+}
+
+const DEFAULT_SETTINGS: DatabaseSettings = { ...DEFAULT_STORAGE_TIMEOUTS, logger: silentLogger };
+
 /** Opens the database FLAGPOST_DB names (see {@link parseDatabaseUrl}); the caller destroys it. */
-export async function openDatabase(url: string = DEFAULT_DATABASE): Promise<AnyKysely> {
+export async function openDatabase(
+  url: string = DEFAULT_DATABASE,
+  settings: DatabaseSettings = DEFAULT_SETTINGS,
+): Promise<AnyKysely> {
   const target = parseDatabaseUrl(url);
   switch (target.engine) {
     case "sqlite":
       return openSqlite(target.path);
     case "postgres":
-      return openPostgres(target.url);
+      return openPostgres(target.url, settings);
     case "mysql":
-      return openMysql(target.url);
+      return openMysql(target.url, settings);
   }
 }
 
@@ -80,10 +111,13 @@ async function openSqlite(path: string): Promise<AnyKysely> {
   return new Kysely<AnyDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
 }
 
-async function openPostgres(url: string): Promise<AnyKysely> {
+/** A pool with error listeners and timeouts on every connection (cli/database-pools.ts). */
+async function openPostgres(url: string, settings: DatabaseSettings): Promise<AnyKysely> {
   const { default: pg } = await load("pg", "PostgreSQL", () => import("pg"));
   const { Kysely, PostgresDialect } = await load("kysely", "PostgreSQL", () => import("kysely"));
-  return new Kysely<AnyDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) });
+  return new Kysely<AnyDatabase>({
+    dialect: new PostgresDialect({ pool: postgresPool(pg, url, settings, settings.logger) }),
+  });
 }
 
 /**
@@ -91,12 +125,15 @@ async function openPostgres(url: string): Promise<AnyKysely> {
  * (a `pg.Client` beside the pool, so the pool keeps every slot for queries). Undefined for the
  * other engines, which have no notifications and are polled.
  */
-export async function listenConnectFor(url: string = DEFAULT_DATABASE): Promise<PgListenConnect | undefined> {
+export async function listenConnectFor(
+  url: string = DEFAULT_DATABASE,
+  timeouts: StorageTimeouts = DEFAULT_STORAGE_TIMEOUTS,
+): Promise<PgListenConnect | undefined> {
   const target = parseDatabaseUrl(url);
   if (target.engine !== "postgres") return undefined;
   const { default: pg } = await load("pg", "PostgreSQL", () => import("pg"));
   return async () => {
-    const client = new pg.Client({ connectionString: target.url });
+    const client = new pg.Client(listenClientSettings(target.url, timeouts));
     try {
       await client.connect();
     } catch (error) {
@@ -107,8 +144,10 @@ export async function listenConnectFor(url: string = DEFAULT_DATABASE): Promise<
   };
 }
 
-async function openMysql(url: string): Promise<AnyKysely> {
-  const { createPool } = await load("mysql2", "MySQL/MariaDB", () => import("mysql2"));
+async function openMysql(url: string, settings: DatabaseSettings): Promise<AnyKysely> {
+  const mysql = await load("mysql2", "MySQL/MariaDB", () => import("mysql2"));
   const { Kysely, MysqlDialect } = await load("kysely", "MySQL/MariaDB", () => import("kysely"));
-  return new Kysely<AnyDatabase>({ dialect: new MysqlDialect({ pool: createPool({ uri: url }) }) });
+  return new Kysely<AnyDatabase>({
+    dialect: new MysqlDialect({ pool: mysqlPool(mysql, url, settings, settings.logger) }),
+  });
 }

@@ -1,7 +1,13 @@
 import { resolve } from "node:path";
 import { createFlagpost, type Flagpost, FlagpostError, type FlagpostOptions, type Logger } from "../src/internal.js";
 import { maskUrl } from "./mail-transport.js";
-import { DEFAULT_DATABASE, listenConnectFor, openDatabase, parseDatabaseUrl } from "./open-database.js";
+import {
+  databaseSettingsFrom,
+  DEFAULT_DATABASE,
+  listenConnectFor,
+  openDatabase,
+  parseDatabaseUrl,
+} from "./open-database.js";
 
 /** FLAGPOST_DB as it may be shown: a URL's password is masked; a file path or :memory: as it is. */
 export function describeDatabase(url: string): string {
@@ -13,17 +19,27 @@ export function describeDatabase(url: string): string {
  * `extra` adds what only some commands need (serve: the mail transport and worker settings).
  * `listen`: on PostgreSQL, LISTEN for flag changes on a connection of its own (serve does, so
  * another process's flag write reaches this one's snapshot in milliseconds instead of a poll).
+ * `wait` (serve): while the database cannot be reached for a reason that waiting clears, try again
+ * (cli/wait-for-database.ts) instead of failing; the other commands fail at once.
  */
 export async function openFlagpost(
   env: NodeJS.ProcessEnv,
   logger: Logger,
   extra: Omit<Partial<FlagpostOptions>, "storage" | "logger"> = {},
-  { listen = false }: { listen?: boolean } = {},
+  { listen = false, wait = false }: { listen?: boolean; wait?: boolean } = {},
 ): Promise<Flagpost> {
   const url = env.FLAGPOST_DB ?? DEFAULT_DATABASE;
-  const db = await openDatabase(url);
-  const connect = listen ? await listenConnectFor(url) : undefined;
+  const settings = databaseSettingsFrom(env, logger);
+  const db = await openDatabase(url, settings);
   // Imported here, after openDatabase named a missing kysely or driver, so `flagpost --help` needs neither.
+  const { reachDatabase } = await import("./wait-for-database.js");
+  try {
+    await reachDatabase(db, describeDatabase(url), { wait, logger });
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    throw error;
+  }
+  const connect = listen ? await listenConnectFor(url, settings) : undefined;
   const { kyselyStorage } = await import("../adapters/kysely/index.js");
   const storage = kyselyStorage(db, { destroyOnClose: true, ...(connect && { listen: connect }) });
   const fp = createFlagpost({ ...extra, storage, logger });

@@ -3,7 +3,7 @@ import { errorFields, FlagpostError, type Logger, type RateLimitStore } from "..
 import { UsageError } from "./args.js";
 import { positiveFromEnv } from "./env-number.js";
 import { maskUrl } from "./mail-transport.js";
-import { DEFAULT_DATABASE, openDatabase, parseDatabaseUrl } from "./open-database.js";
+import { databaseSettingsFrom, DEFAULT_DATABASE, openDatabase, parseDatabaseUrl } from "./open-database.js";
 
 /**
  * `flagpost serve`'s rate limit from the environment:
@@ -26,13 +26,16 @@ export interface RateLimitSetup {
   close(): Promise<void>;
 }
 
-async function postgresStore(env: NodeJS.ProcessEnv): Promise<{ store: RateLimitStore; close(): Promise<void> }> {
+async function postgresStore(
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+): Promise<{ store: RateLimitStore; close(): Promise<void> }> {
   const url = env.FLAGPOST_DB ?? DEFAULT_DATABASE;
   if (parseDatabaseUrl(url).engine !== "postgres")
     throw new UsageError("FLAGPOST_RATE_LIMIT_STORE=postgres needs FLAGPOST_DB to be a postgres:// URL");
   const { postgresRateLimitStore } = await import("../adapters/kysely/index.js");
   // A pool of its own: a burst of limited requests never waits behind the storage's queries.
-  const db = await openDatabase(url);
+  const db = await openDatabase(url, databaseSettingsFrom(env, logger));
   try {
     return { store: await postgresRateLimitStore(db), close: () => db.destroy() };
   } catch (error) {
@@ -94,7 +97,7 @@ export async function openRateLimit(env: NodeJS.ProcessEnv, logger: Logger): Pro
     ...(perSecond === undefined ? {} : { perSecond }),
   };
   if (kind === "postgres") {
-    const { store, close } = await postgresStore(env);
+    const { store, close } = await postgresStore(env, logger);
     return { options: { ...limits, store }, description: "shared, in PostgreSQL (FLAGPOST_DB)", close };
   }
   if (kind === "redis") {

@@ -9,6 +9,7 @@ import { openMailTransport, workerOptionsFrom } from "./mail-transport.js";
 import { DEFAULT_DATABASE } from "./open-database.js";
 import { describeDatabase, openFlagpost } from "./open-flagpost.js";
 import { webhookOptionsFrom } from "./webhook-settings.js";
+import { drainThen, shutdownDelayFrom } from "./shutdown-drain.js";
 import { openRateLimit } from "./rate-limit.js";
 import { requestLoggingFrom } from "./request-logging.js";
 import { inboundOptionsFrom, inboundSmtpFrom, reportParserFor, startInboundListener } from "./inbound-settings.js";
@@ -87,7 +88,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
       ...reports,
       ...(reportParser ? { reportParser } : {}),
     },
-    { listen: true },
+    { listen: true, wait: true },
   );
   logger.info("mail transport", { transport: mail.transport.name, target: mail.description });
   const rateLimit = await openRateLimit(env, logger).catch(async (error: unknown) => {
@@ -108,6 +109,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
       inbound,
       ...(bodyBudget === undefined ? {} : { bodyBudget }),
       ...(rateLimit.options !== undefined && { rateLimit: rateLimit.options }),
+      probes: { shuttingDown: () => draining.started },
     }),
   );
   let listener: Awaited<ReturnType<typeof startInboundListener>> | undefined;
@@ -141,8 +143,10 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
       void closeStorage();
     }
   };
-  process.once("SIGINT", () => stop("SIGINT"));
-  process.once("SIGTERM", () => stop("SIGTERM"));
+  // /ready turns 503 at the signal; the server keeps accepting for FLAGPOST_SHUTDOWN_DELAY_MS first.
+  const draining = drainThen(shutdownDelayFrom(env), stop, logger);
+  process.once("SIGINT", () => draining.start("SIGINT"));
+  process.once("SIGTERM", () => draining.start("SIGTERM"));
 
   try {
     await new Promise<void>((resolve, reject) => {

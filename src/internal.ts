@@ -55,3 +55,4 @@ export type { CreateWebhookInput, UpdateWebhookInput } from "./webhooks/schema.j
 export type { PageQuery } from "./pagination.js";
 export type { WebhookOptions } from "./webhooks/webhooks.js";
 export { windowFor, type RateLimitStore } from "./rate-limit-store.js";
+export { readinessChecker } from "./readiness.js";

@@ -4,6 +4,12 @@ import type { ErrorStyle, HttpResponse } from "./types.js";
 
 export const JSON_TYPE = "application/json; charset=utf-8";
 
+/**
+ * Seconds a client should wait after a 503 that set no Retry-After of its own (storage down,
+ * not ready): long enough not to hammer a database coming back, short next to an outage.
+ */
+export const UNAVAILABLE_RETRY_AFTER = "5";
+
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
   return {
     status,
@@ -22,6 +28,7 @@ export function errorResponse(style: ErrorStyle, error: unknown, headers: Record
   const status = STATUS_BY_CODE[code];
   const message =
     known && code !== "internal_server_error" ? error.message : "Something unexpected went wrong; it was logged.";
+  if (status === 503 && !("retry-after" in headers)) headers = { ...headers, "retry-after": UNAVAILABLE_RETRY_AFTER };
   if (style === "resend") return jsonResponse(status, { statusCode: status, name: code, message }, headers);
   const details = known && error.details?.length ? { details: error.details } : {};
   return jsonResponse(status, { error: { code, message, ...details } }, headers);

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import { type Flagpost, FlagpostError } from "../../src/internal.js";
 import { DEFAULT_DASHBOARD_PATH, normalizeDashboardPath } from "./dashboard/serve.js";
+import { HEALTH_PATH, READY_PATH } from "./probes.js";
 import { notFoundResponse } from "./error-body.js";
 import { createHandler, type HttpOptions } from "./handler.js";
 import { fromNodeRequest } from "./node.js";
@@ -58,7 +59,7 @@ function fastifyBodyError(error: Error): FlagpostError | undefined {
 }
 
 /**
- * A Fastify plugin serving /v1 and the dashboard: `app.register(toFastify(fp))`, or with `{ prefix: "/api" }`.
+ * A Fastify plugin serving /v1, /health, /ready and the dashboard: `app.register(toFastify(fp))`, or with `{ prefix: "/api" }`.
  * Inside its own encapsulated context it swaps Fastify's body parsers for a pass-through, so
  * the raw stream reaches flagpost, which applies docs/api.md's 400/413/415 rules after the key check.
  * The app's parsers and limits elsewhere are untouched.
@@ -107,6 +108,10 @@ export function toFastify(fp: Flagpost, options?: HttpOptions): FastifyPlugin {
     });
     instance.all("/v1", (request, reply) => serve(request, reply));
     instance.all("/v1/*", (request, reply) => serve(request, reply));
+    if (options?.probes !== false) {
+      instance.all(HEALTH_PATH, (request, reply) => serve(request, reply));
+      instance.all(READY_PATH, (request, reply) => serve(request, reply));
+    }
     // Fastify routes only what is registered: the dashboard's paths too, as the other mounts serve them.
     if (dashboardPath !== undefined) {
       instance.all(dashboardPath, (request, reply) => serve(request, reply));

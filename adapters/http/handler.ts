@@ -16,6 +16,7 @@ import { SharedRateLimiter } from "./shared-rate-limit.js";
 import { Router } from "./router.js";
 import { allRoutes } from "./routes/index.js";
 import { respondToProvider } from "./provider-request.js";
+import { createProbes, type ProbeOptions } from "./probes.js";
 import { bearerToken, readJson } from "./request-json.js";
 import type { InboundOptions } from "./routes/inbound.js";
 import { type HttpRequest, type HttpResponse, type KeyRoute, PROVIDER_AUTH, type RouteContext } from "./types.js";
@@ -44,6 +45,8 @@ export interface HttpOptions {
   dashboard?: DashboardOptions | false;
   /** Delivery-report webhooks (`/v1/inbound/{provider}`): each provider's secret; one left out answers 404. */
   inbound?: InboundOptions;
+  /** `GET /health` and `GET /ready` at the mount point (adapters/http/probes.ts), unless `false`. */
+  probes?: ProbeOptions | false;
 }
 
 export const REQUEST_LOGGING = ["off", "sampled", "all"] as const;
@@ -111,6 +114,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       : new RateLimiter({ ...ANONYMOUS_DEFAULTS, ...options.rateLimit?.anonymous }, fp.clock);
   const addressOf = (request: HttpRequest) => request.remoteAddress ?? "unknown";
   const dashboard = options.dashboard === false ? undefined : createDashboard(options.dashboard);
+  const probes = options.probes === false ? undefined : createProbes(fp, logger, options.probes);
   const hrefs = new HrefCache();
   const budget =
     options.bodyBudget === false ? undefined : new ByteBudget(options.bodyBudget ?? DEFAULT_BODY_BUDGET, "bodyBudget");
@@ -154,7 +158,13 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       const decision = anonymousLimiter.take(addressOf(request), rateHeaders);
       if (!decision.allowed) return errorResponse(router.styleFor(request.path), rateLimited(), rateHeaders);
     }
-    const apiKey = typeof cached === "object" ? cached : await fp.keys.verify(token);
+    const fromMemory = match.kind === "found" && "fromMemory" in match.route && match.route.fromMemory === true;
+    const apiKey =
+      typeof cached === "object"
+        ? cached
+        : fromMemory
+          ? await fp.keys.verifyOrRemember(token)
+          : await fp.keys.verify(token);
     // A valid key pays from its own bucket; a revoked one (known, so not charged above) from the address's.
     const decision = apiKey
       ? shared
@@ -244,7 +254,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
 
   return async (request) => {
     // The dashboard's static files: public (the page asks the user for a key), never under /v1.
-    const page = dashboard?.(request);
+    const page = dashboard?.(request) ?? probes?.(request);
     if (page) return page;
     if (request.path !== "/v1" && !request.path.startsWith("/v1/")) return undefined;
     const started = logging === "off" ? 0 : performance.now();

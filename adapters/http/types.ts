@@ -73,6 +73,12 @@ export interface KeyRoute {
   body: boolean;
   /** Largest body in bytes; defaults to the handler's `bodyLimit` (1 MiB). */
   bodyLimit?: number;
+  /**
+   * The route answers from this process's memory (the flag snapshot), not from storage: while
+   * storage is down, a key verified here within the last 10 minutes is still accepted
+   * (`ApiKeys.verifyOrRemember`).
+   */
+  fromMemory?: true;
   handle(ctx: RouteContext): Promise<RouteResult>;
 }
 

@@ -67,6 +67,33 @@ export function describeDriverError(error: unknown): string | undefined {
   return UNREACHABLE.has(code as string) ? `could not connect (${text})` : text;
 }
 
+/**
+ * Errors of a first connection that waiting can clear: nothing listens yet, the server is starting
+ * up or shutting down, it has no free connection slot, or it did not answer in time. A refused
+ * password, an unknown database or user, a host name that does not resolve, or a URL the driver
+ * cannot read are not: waiting would repeat them forever.
+ */
+export function isWorthWaitingFor(error: unknown): boolean {
+  const { code, message } = innermost(error);
+  if (typeof code === "string") {
+    if (code === "ENOTFOUND") return false; // a misspelt host; EAI_AGAIN is the resolver's "try again"
+    if (UNREACHABLE.has(code)) return true;
+    // PostgreSQL: connection exceptions, "the database system is starting up" (57P03), shutdowns
+    // (57P01, 57P02), too many connections (53300). MySQL: too many connections, shutting down.
+    if (/^(08[0-9A-Z]{3}|57P0[123]|53300)$/.test(code)) return true;
+    return code === "ER_CON_COUNT_ERROR" || code === "ER_SERVER_SHUTDOWN" || code === "PROTOCOL_SEQUENCE_TIMEOUT";
+  }
+  // pg and pg-pool give their own timeouts and a dropped socket no code; these are their texts.
+  return typeof message === "string" && PG_UNCODED_TRANSIENT.some((text) => message.startsWith(text));
+}
+
+const PG_UNCODED_TRANSIENT = [
+  "timeout expired",
+  "Connection terminated",
+  "timeout exceeded when trying to connect",
+  "Query read timeout",
+];
+
 function codes(error: unknown): CodedError {
   return typeof error === "object" && error !== null ? (error as CodedError) : {};
 }

@@ -13,7 +13,7 @@ import { KyselyExperimentRepository } from "./experiment-repository.js";
 import { KyselyFlagRepository } from "./flag-repository.js";
 import { KyselyFlagScheduleRepository } from "./flag-schedule-repository.js";
 import { KyselyIdempotencyRepository } from "./idempotency-repository.js";
-import { migrateToLatest } from "./migrations.js";
+import { migrateToLatest, pendingMigrations } from "./migrations.js";
 import { type PgListenConnect, watchPostgresFlags } from "./postgres-flag-watch.js";
 import { KyselySettingsRepository } from "./settings-repository.js";
 import { KyselySuppressionRepository } from "./suppression-repository.js";
@@ -78,6 +78,7 @@ export function kyselyStorage(db: AnyKysely, options: KyselyStorageOptions = {})
       guard(engine, "migrate the flagpost schema", () => migrateToLatest(own, engine)).catch(async (error: unknown) => {
         throw engine === "sqlite" ? await withSqliteFile(own, error) : error;
       }),
+    pendingMigrations: () => guard(engine, "read which migrations ran", () => pendingMigrations(own)),
     ...(listen && {
       watchFlags(listener) {
         const watcher = watchPostgresFlags(own, listen, listener);

@@ -58,6 +58,23 @@ export async function migrateToLatest(db: AnyKysely, engine: Engine): Promise<vo
 }
 
 /**
+ * The migrations in MIGRATIONS that `db` has not run, in order. Without the bookkeeping table,
+ * every one of them, once a bare `select 1` shows the database itself answers (otherwise that
+ * error is thrown: the database is down, not unmigrated).
+ */
+export async function pendingMigrations(db: AnyKysely): Promise<string[]> {
+  let ran: Set<string>;
+  try {
+    const { rows } = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db);
+    ran = new Set(rows.map((row) => row.name));
+  } catch (error) {
+    await sql`select 1`.execute(db).catch(() => Promise.reject(error));
+    ran = new Set();
+  }
+  return Object.keys(MIGRATIONS).filter((name) => !ran.has(name));
+}
+
+/**
  * Brings the schema up to the migration named `target`, included, and no further: how a test
  * prepares the schema a migration after it starts from (test/conformance/events-migration.test.ts).
  */

@@ -38,6 +38,10 @@ const CACHE_MAX = 10_000;
  */
 const MISS_CACHE_MS = 1_000;
 const MISS_CACHE_MAX = 10_000;
+/** verifyOrRemember: how long a verified key is still accepted from memory while storage cannot answer. */
+const REMEMBER_KEYS_MS = 10 * 60_000;
+/** verifyOrRemember: how long it waits for storage before it answers from memory. */
+const REMEMBER_WAIT_MS = 500;
 
 interface CacheEntry {
   record: ApiKeyRecord;
@@ -68,6 +72,8 @@ export class ApiKeys {
   readonly #reading = new Map<string, Promise<CacheEntry | undefined>>();
   /** Moved by create() and revoke(): a read begun before either is not cached. */
   #generation = 0;
+  /** Set when a key read failed with `unavailable` or was late; cleared by the next read that succeeds. */
+  #storageDown = false;
 
   constructor(storage: Storage, clock: Clock) {
     this.#storage = storage;
@@ -175,6 +181,47 @@ export class ApiKeys {
   }
 
   /**
+   * verify() for requests answered from memory (flag evaluation from the snapshot): when storage
+   * cannot answer (the key read fails with `unavailable`, or takes longer than 500 ms), a key this
+   * process verified within the last REMEMBER_KEYS_MS (10 minutes), unrevoked then, is answered
+   * from memory, and while storage stays down it is answered at once (one read per key keeps
+   * trying in the background). A key never verified here, or revoked, still needs storage.
+   */
+  async verifyOrRemember(plain: string): Promise<ApiKeyInfo | undefined> {
+    const remembered = this.#remembered(plain);
+    if (remembered === undefined) return this.verify(plain);
+    const verifying = this.verify(plain);
+    if (this.#storageDown) {
+      verifying.catch(() => undefined); // failures are what #storageDown records
+      return remembered;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), REMEMBER_WAIT_MS)));
+    try {
+      const answer = await Promise.race([verifying, late]);
+      if (answer !== "late") return answer;
+      this.#storageDown = true;
+      verifying.catch(() => undefined);
+      return remembered;
+    } catch (error) {
+      if (error instanceof FlagpostError && error.code === "unavailable") return remembered;
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The key's info when this process verified it within REMEMBER_KEYS_MS and it was not revoked then. */
+  #remembered(plain: string): ApiKeyInfo | undefined {
+    if (plain.length === 0 || plain.length > 512) return undefined;
+    const hash = hashKey(plain);
+    const entry = this.#cache.get(hash);
+    if (!entry || entry.record.revokedAt !== undefined || this.#clock.now() - entry.at >= REMEMBER_KEYS_MS)
+      return undefined;
+    return digestsEqual(entry.digest, digestBytes(hash)) ? entry.info : undefined;
+  }
+
+  /**
    * One storage read for `hash`, started at `now`: the entry it makes is dated by when the read
    * began, so it is never used past 1 s after a revocation committed before it. A read that a
    * create() or revoke() of this process overtook answers the calls that were already waiting,
@@ -182,7 +229,14 @@ export class ApiKeys {
    */
   async #read(hash: string, now: number): Promise<CacheEntry | undefined> {
     const generation = this.#generation;
-    const record = await this.#storage.apiKeys.findByHash(hash);
+    let record: ApiKeyRecord | undefined;
+    try {
+      record = await this.#storage.apiKeys.findByHash(hash);
+    } catch (error) {
+      if (error instanceof FlagpostError && error.code === "unavailable") this.#storageDown = true;
+      throw error;
+    }
+    this.#storageDown = false;
     const keep = generation === this.#generation;
     if (!record) {
       if (keep) {

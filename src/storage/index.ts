@@ -75,6 +75,13 @@ export interface Storage {
    */
   migrate(): Promise<void>;
   /**
+   * Optional: the migrations this code knows that the storage has not run (empty when the schema
+   * is current). MUST read the storage, so that it also shows the storage answers (`GET /ready`
+   * calls it), and MUST reject with `FlagpostError("unavailable")` when the storage cannot answer.
+   * Storages without a schema (memory) leave it out and count as always current.
+   */
+  pendingMigrations?(): Promise<string[]>;
+  /**
    * Optional: pushes notice of flag writes from every process (PostgreSQL LISTEN/NOTIFY), so
    * in-process flag snapshots refresh without waiting for the next revision poll. Storages
    * without it are polled through `flags.revision()`. Closed by the caller, or by `close()`.

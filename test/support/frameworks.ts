@@ -37,8 +37,8 @@ export interface Target {
   /** A full_access key. */
   key: string;
   /**
-   * Whether an app stands behind flagpost: then `${url}/health` answers 200 `{app: "ok"}` and
-   * only /v1 is flagpost's. Without one, every other path gets flagpost's JSON 404.
+   * Whether an app stands behind flagpost: then `${url}/status` answers 200 `{app: "ok"}` and
+   * only /v1 (and /health, /ready) is flagpost's. Without one, every other path gets flagpost's JSON 404.
    */
   app: boolean;
   /** The app parses JSON bodies before flagpost (express.json()): its limit applies, not `bodyLimit`. */
@@ -112,7 +112,7 @@ function startExpress(mode: { prefix?: string; json?: boolean }): Start {
     const prefix = mode.prefix ?? "";
     const app = express();
     if (mode.json) app.use(express.json({ limit: "1mb" }));
-    app.get(`${prefix}/health`, (_req, res) => {
+    app.get(`${prefix}/status`, (_req, res) => {
       res.json({ app: "ok" });
     });
     if (prefix) app.use(prefix, toExpress(fp, options.http));
@@ -137,7 +137,7 @@ function startFastify(mode: { prefix?: string }): Start {
     // ends only idle ones, and a keep-alive socket the client pool still holds can keep
     // app.close() waiting past the hook timeout.
     const app = Fastify({ forceCloseConnections: true });
-    app.get(`${prefix}/health`, async () => ({ app: "ok" }));
+    app.get(`${prefix}/status`, async () => ({ app: "ok" }));
     // A JSON route of the app's own, outside the plugin: Fastify's parsers must still work there.
     app.post(`${prefix}/echo`, async (request) => ({ echo: request.body }));
     await app.register(toFastify(fp, options.http), prefix ? { prefix } : {});
@@ -153,7 +153,7 @@ function startHono(mode: { prefix?: string }): Start {
     const { fp, key } = await makeFlagpost(options);
     const prefix = mode.prefix ?? "";
     const app = new Hono();
-    app.get(`${prefix}/health`, (c) => c.json({ app: "ok" }));
+    app.get(`${prefix}/status`, (c) => c.json({ app: "ok" }));
     app.notFound((c) => c.json({ app: "not found" }, 404));
     if (prefix) {
       const api = new Hono();

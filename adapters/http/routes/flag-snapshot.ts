@@ -77,6 +77,7 @@ export function flagSnapshotRoutes(fp: Flagpost): Route[] {
     {
       method: "GET",
       path: FLAG_SNAPSHOT_PATH,
+      fromMemory: true,
       scope: "flags:read",
       style: "data",
       body: false,

@@ -109,6 +109,7 @@ export function flagRoutes(fp: Flagpost): Route[] {
       ...base,
       method: "POST",
       path: "/v1/flags/:key/evaluate",
+      fromMemory: true,
       scope: "flags:evaluate",
       body: true,
       async handle(ctx) {

@@ -203,9 +203,9 @@ export function errorCases(start: Start): void {
     });
 
     it("leaves paths outside /v1 to the app, or answers them with a JSON 404", async () => {
-      for (const path of ["/health", "/v10/flags", "/v1x"]) {
+      for (const path of ["/status", "/v10/flags", "/v1x"]) {
         const reply = await call(t, "GET", path, { key: null });
-        if (t.app && path === "/health") {
+        if (t.app && path === "/status") {
           expect(reply.status).toBe(200);
           expect(reply.body).toEqual({ app: "ok" });
         } else if (t.app) {
