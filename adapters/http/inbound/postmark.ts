@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   bounceOf,
+  FlagpostError,
   clippedText,
   type DeliveryReport,
   isoTime,
@@ -8,7 +9,7 @@ import {
   parseInput,
   sameSecret,
 } from "../../../src/internal.js";
-import { type InboundSource, invalidSignature, jsonOf, missingSignature } from "./source.js";
+import { type InboundSource, jsonOf, missingSignature } from "./source.js";
 
 /**
  * Postmark's webhooks (Bounce, Delivery, SpamComplaint). Postmark signs nothing; its webhook URL
@@ -67,7 +68,8 @@ export function postmarkSource(options: PostmarkOptions): InboundSource {
     async receive(request) {
       const given = credentialsOf(request.headers.authorization);
       if (given === undefined) throw missingSignature("Basic credentials (configure them in Postmark's webhook URL)");
-      if (!sameSecret(given, expected)) throw invalidSignature("Basic credentials");
+      if (!sameSecret(given, expected))
+        throw new FlagpostError("invalid_signature", "The Basic credentials do not match the user and password set");
       const record = parseInput(recordSchema, jsonOf(request.body) ?? null);
       const report = reportOf(record);
       return report ? [report] : [];
