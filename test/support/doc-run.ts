@@ -44,7 +44,7 @@ export async function runTsToEnd(file: string, cwd: string, env: NodeJS.ProcessE
 }
 
 /**
- * Runs a block that serves until `path` answers on the PORT it is given (or 30 s pass), hands the
+ * Runs a block that serves until `path` answers on the PORT it is given (or 60 s pass), hands the
  * answer and its output so far to `check`, then stops it with SIGTERM.
  */
 export async function runTsServer(
@@ -61,12 +61,12 @@ export async function runTsServer(
   let stdout = "";
   child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
   try {
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 60_000; // tsx compiles the block first: slow on a busy machine
     for (;;) {
       if (exited) throw new Error(`${file} exited (${exited.code}) before it served:\n${exited.stderr}`);
       const res = await fetch(`http://127.0.0.1:${port}${serves.path}`).catch(() => undefined);
       if (res && (serves.ready?.(stdout) ?? true)) return await serves.check(res, stdout);
-      if (Date.now() > deadline) throw new Error(`${file} did not answer on port ${port} within 30 s`);
+      if (Date.now() > deadline) throw new Error(`${file} did not answer on port ${port} within 60 s`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   } finally {
