@@ -41,6 +41,13 @@ Environment:
   FLAGPOST_SHUTDOWN_DELAY_MS
                     after SIGTERM, /ready answers 503 this long before the server stops
                     accepting (0)
+  FLAGPOST_BODY_BUDGET_BYTES
+                    request bodies held in memory at once (100663296, 96 MiB); past it a
+                    request gets 503 with Retry-After
+  FLAGPOST_BOUNCE_DOMAIN
+                    a domain whose mail reaches this server (unset: none): every email is sent
+                    with the envelope sender bounces+<email id>-<tag>@<domain> and a DSN request, so
+                    bounces name their email (docs/emails.md)
   FLAGPOST_WEBHOOK_ALLOW_PRIVATE   true: webhook endpoints may be loopback/private (false)
   FLAGPOST_WEBHOOK_RETRY_SCHEDULE  waits before each webhook retry (5s,5m,30m,2h,5h,10h,10h)
   FLAGPOST_RATE_LIMIT on (default) or off: no rate limit at all, per key or per address
@@ -82,12 +89,15 @@ type CommandName =
   | "experiments results"
   | "flags stale";
 
+/** The first word of commands that have a second: `flagpost keys --help` shows the keys commands. */
+type CommandGroup = "keys" | "events" | "experiments" | "flags";
+
 export interface Command {
   name: CommandName | "help" | "version";
   options: Record<string, string | boolean | undefined>;
   positionals: string[];
-  /** For "help": the command whose help to print; undefined prints the whole usage. */
-  topic?: CommandName;
+  /** For "help": the command (or group of commands) whose help to print; undefined prints the whole usage. */
+  topic?: CommandName | CommandGroup | undefined;
 }
 
 interface CommandSpec {
@@ -195,6 +205,24 @@ export function commandHelp(name: CommandName): string {
   ].join("\n");
 }
 
+/** `flagpost <topic> --help`: one command's help, or each of a group's (`flagpost keys --help`). */
+export function helpFor(topic: CommandName | CommandGroup): string {
+  if (topic in COMMANDS) return commandHelp(topic as CommandName);
+  return commandsOf(topic as CommandGroup)
+    .map((name) => commandHelp(name))
+    .join("\n");
+}
+
+function commandsOf(group: string): CommandName[] {
+  return (Object.keys(COMMANDS) as CommandName[]).filter((name) => name.startsWith(`${group} `));
+}
+
+/** The group the first word names ("keys" in `flagpost keys --help`), if it is one. */
+function groupOf(words: readonly string[]): CommandGroup | undefined {
+  const first = words.find((w) => !w.startsWith("-"));
+  return first !== undefined && commandsOf(first).length > 0 ? (first as CommandGroup) : undefined;
+}
+
 /** The command named by the leading words of argv, if any (for help and error hints). */
 export function commandOf(argv: readonly string[]): CommandName | undefined {
   const words = argv.filter((a) => !a.startsWith("-"));
@@ -218,10 +246,21 @@ export function parseCommand(argv: string[]): Command {
   });
   if (values.version) return { name: "version", options: {}, positionals: [] };
   const first = positionals[0];
-  const name = first === "help" ? commandOf(positionals.slice(1)) : commandOf(positionals);
-  if (values.help || first === undefined || first === "help")
-    return { name: "help", options: {}, positionals: [], topic: name };
-  if (name === undefined) throw new UsageError(`unknown command "${positionals.join(" ")}"`);
+  const words = first === "help" ? positionals.slice(1) : positionals;
+  const name = commandOf(words);
+  if (values.help || first === undefined || first === "help") {
+    return { name: "help", options: {}, positionals: [], topic: name ?? groupOf(words) };
+  }
+  if (name === undefined) {
+    const group = groupOf(words);
+    if (group !== undefined && words.length === 1) {
+      const subcommands = commandsOf(group).map((c) => c.slice(group.length + 1));
+      throw new UsageError(
+        `"${group}" needs a command: ${subcommands.slice(0, -1).join(", ")} or ${subcommands.at(-1)}`,
+      );
+    }
+    throw new UsageError(`unknown command "${positionals.join(" ")}"`);
+  }
   const spec = COMMANDS[name];
   const options: Command["options"] = {};
   for (const token of tokens) {

@@ -19,7 +19,7 @@ export function parseStaleDays(text: string | undefined): number | undefined {
 export async function listStaleFlags(fp: Flagpost, days: number, io: Output): Promise<void> {
   const stale = await fp.flagInsights.stale();
   if (stale.length === 0) {
-    io.out(`No stale flags: every flag older than the window gave more than one result in it (${days} days).`);
+    io.out(await whyNoneStale(fp, days));
     return;
   }
   const rows = stale.map((flag) => [
@@ -33,5 +33,27 @@ export async function listStaleFlags(fp: Flagpost, days: number, io: Output): Pr
     cells.map((cell, i) => (i < cells.length - 1 ? cell.padEnd(widths[i]!) : cell)).join("  ");
   io.out(line(header));
   for (const row of rows) io.out(line(row));
-  io.out(`${stale.length} stale flag${stale.length === 1 ? "" : "s"} (window: ${days} day${days === 1 ? "" : "s"}).`);
+  io.out(`${stale.length} stale flag${stale.length === 1 ? "" : "s"} (window: ${dayCount(days)}).`);
+}
+
+function dayCount(days: number): string {
+  return `${days} day${days === 1 ? "" : "s"}`;
+}
+
+/** Only a flag older than the window can be stale: say which case "none" is. */
+async function whyNoneStale(fp: Flagpost, days: number): Promise<string> {
+  const since = fp.clock.now() - days * 86_400_000;
+  let flags = 0;
+  let old = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await fp.flags.list({ limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
+    flags += page.data.length;
+    old += page.data.filter((flag) => Date.parse(flag.createdAt) <= since).length;
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  if (flags === 0) return "No stale flags: there are no flags.";
+  if (old === 0)
+    return `No stale flags: every flag is younger than the window (${dayCount(days)}), and only an older one can be stale.`;
+  return `No stale flags: every flag older than the window gave more than one result in it (${dayCount(days)}).`;
 }

@@ -104,6 +104,16 @@ export async function startInboundListener(
   logger: Logger,
 ): Promise<InboundSmtp> {
   const { startInboundSmtp } = await loadInbound();
+  // The listener also reports a failed bind as a session error; while binding, the error below
+  // says what happened instead.
+  let binding = true;
+  const listenerLogger: Logger = {
+    info: (message, fields) => logger.info(message, fields),
+    warn: (message, fields) => {
+      if (!(binding && fields?.code === "EADDRINUSE")) logger.warn(message, fields);
+    },
+    error: (message, fields) => logger.error(message, fields),
+  };
   const listener = await startInboundSmtp({
     ingest: async (raw) => {
       const results = await ingest(raw);
@@ -113,9 +123,17 @@ export async function startInboundListener(
     host: settings.host,
     port: settings.port,
     domains: settings.domains,
-    logger,
+    logger: listenerLogger,
     ...(settings.maxBytes === undefined ? {} : { maxBytes: settings.maxBytes }),
+  }).catch((error: unknown) => {
+    if ((error as { code?: unknown }).code !== "EADDRINUSE") throw error;
+    throw new Error(
+      `FLAGPOST_INBOUND_SMTP_PORT: port ${settings.port} on ${settings.host} is already in use; stop what ` +
+        "listens there, choose another port, or unset FLAGPOST_INBOUND_SMTP_PORT to serve without the report listener",
+      { cause: error },
+    );
   });
+  binding = false;
   logger.info("inbound smtp listening", { host: listener.host, port: listener.port, domains: settings.domains });
   return listener;
 }

@@ -23,10 +23,24 @@ export async function createKey(fp: Flagpost, scopes: Scope[], name: string | un
   io.out(created.key); // last line, so `flagpost keys create … | tail -n 1` captures it
 }
 
+/** One row per key under a header (nothing at all when there is no key), columns aligned. */
 export async function listKeys(fp: Flagpost, io: Output): Promise<void> {
-  for (const k of await fp.keys.list()) {
-    io.out(`${k.id}  ${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}  ${k.scopes.join(" ")}  ${k.name}`);
-  }
+  const rows = (await fp.keys.list()).map((k) => [
+    k.id,
+    k.revokedAt ? `revoked ${k.revokedAt}` : "active",
+    k.scopes.join(" "),
+    k.name,
+  ]);
+  if (rows.length === 0) return;
+  const header = ["ID", "STATUS", "SCOPES", "NAME"];
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i < cells.length - 1 ? cell.padEnd(widths[i]!) : cell))
+      .join("  ")
+      .trimEnd();
+  io.out(line(header));
+  for (const row of rows) io.out(line(row));
 }
 
 /**

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { DEFAULT_STALE_AFTER_DAYS, type Flagpost, type FlagpostOptions, jsonLogger } from "../src/internal.js";
-import { commandHelp, commandOf, parseCommand, USAGE, UsageError } from "./args.js";
+import { commandOf, helpFor, parseCommand, USAGE, UsageError } from "./args.js";
 import { deleteUserEvents, parseBefore, purgeEvents } from "./events.js";
 import { experimentResults, resultsOptions } from "./experiments.js";
 import { listStaleFlags, parseStaleDays } from "./flags.js";
@@ -33,7 +33,7 @@ async function main(argv: string[]): Promise<void> {
   const command = parseCommand(argv);
   switch (command.name) {
     case "help":
-      process.stdout.write(command.topic === undefined ? USAGE : commandHelp(command.topic));
+      process.stdout.write(command.topic === undefined ? USAGE : helpFor(command.topic));
       return;
     case "version":
       process.stdout.write(`${version()}\n`);

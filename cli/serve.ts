@@ -136,6 +136,9 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
             process.exitCode = 1;
           },
         );
+    // Flag streams never end by themselves: end them first (each body ends cleanly), or
+    // server.close() would wait the whole grace period for them and then cut them off.
+    fp.flagStream.close();
     if (server.listening) {
       server.close(() => void closeStorage());
       server.closeIdleConnections();

@@ -123,6 +123,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
   // Exposures go to the event tracker unless the caller names another sink.
   const exposureSink = options.exposures?.enabled ? (options.exposures.sink ?? events) : undefined;
   const exposures = exposureSink && new ExposureRecorder(exposureSink, { ...options.exposures, clock, logger });
+  if (exposures && exposureSink === events) events.beforeFlush(() => exposures.flush());
   const { client: flagClient, feed } = FlagClient.create({ exposures, logger, collectCounts: true });
   const recorder = new InsightsRecorder(flagClient, storage, clock, logger, options.insights);
   const flagInsights = new FlagInsights(storage, clock, recorder, options.insights?.staleAfterDays);

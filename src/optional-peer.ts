@@ -19,14 +19,32 @@ function missingPackage(error: unknown): string | undefined {
   return name.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
 }
 
-/** The one message for a missing peer: `flagpost/kysely needs the package kysely: npm install kysely`. */
-function peerMissingError(user: string, name: string, cause: unknown): FlagpostError {
-  return new FlagpostError("unavailable", `${user} needs the package ${name}: npm install ${name}`, { cause });
+/**
+ * The one message for missing peers, all of them at once, so one install fixes it:
+ * `flagpost/inbound needs the packages mailparser and smtp-server: npm install mailparser smtp-server`.
+ */
+function peerMissingError(user: string, names: readonly string[], cause: unknown): FlagpostError {
+  const listed =
+    names.length === 1
+      ? `the package ${names[0]}`
+      : `the packages ${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+  return new FlagpostError("unavailable", `${user} needs ${listed}: npm install ${names.join(" ")}`, { cause });
+}
+
+/** Which of `peers` cannot be imported either, besides `missing` (the one Node named). */
+async function allMissing(peers: readonly string[], missing: string): Promise<string[]> {
+  const names: string[] = [];
+  for (const peer of peers) {
+    if (peer === missing) names.push(peer);
+    else await import(peer).catch((error: unknown) => missingPackage(error) === peer && names.push(peer));
+  }
+  return names;
 }
 
 /**
  * Runs `importer` (a dynamic import of an adapter's modules) and turns "one of `peers` is not
- * installed" into {@link peerMissingError}; any other failure is rethrown as it is.
+ * installed" into {@link peerMissingError}, naming every peer that is missing (Node stops at the
+ * first); any other failure is rethrown as it is.
  */
 export async function importWithPeers<T>(
   user: string,
@@ -37,7 +55,7 @@ export async function importWithPeers<T>(
     return await importer();
   } catch (error) {
     const name = missingPackage(error);
-    if (name !== undefined && peers.includes(name)) throw peerMissingError(user, name, error);
+    if (name !== undefined && peers.includes(name)) throw peerMissingError(user, await allMissing(peers, name), error);
     throw error;
   }
 }

@@ -1,6 +1,7 @@
 import type { Flagpost } from "../../src/internal.js";
 import { notFoundResponse } from "./error-body.js";
 import { createHandler, type HttpOptions } from "./handler.js";
+import { unmatchedResponse } from "./unmatched.js";
 import { fromWebRequest, normalizeBasePath, splitUrl, stripBasePath, toWebResponse } from "./web.js";
 
 export interface FetchHandlerOptions extends HttpOptions {
@@ -23,8 +24,11 @@ export function toFetchHandler(
   return async (request, env) => {
     const { path: fullPath, query } = splitUrl(request.url);
     const path = stripBasePath(fullPath, basePath);
-    const response =
-      path === undefined ? undefined : await handle(fromWebRequest(request, { path, query, basePath, env }));
-    return toWebResponse(response ?? notFoundResponse(fullPath));
+    if (path === undefined) return toWebResponse(notFoundResponse(fullPath));
+    const httpRequest = fromWebRequest(request, { path, query, basePath, env });
+    const response = await handle(httpRequest);
+    return toWebResponse(
+      response ?? unmatchedResponse(httpRequest, { ...options, basePath, origin: new URL(request.url).origin }),
+    );
   };
 }

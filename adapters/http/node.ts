@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Flagpost } from "../../src/internal.js";
-import { errorResponse, notFoundResponse } from "./error-body.js";
+import { errorResponse } from "./error-body.js";
+import { unmatchedResponse } from "./unmatched.js";
 import { createHandler, type HttpOptions } from "./handler.js";
 import { joinedHeaders } from "./node-headers.js";
 import { nodeStreamBody } from "./read-body.js";
@@ -75,7 +76,7 @@ async function pipeStream(res: ServerResponse, stream: ReadableStream<Uint8Array
 
 /**
  * `http.createServer(toNodeHandler(fp))`: serves /v1 (and the dashboard when enabled); any other
- * path gets a JSON 404. Also usable as connect-style middleware: with `next`, other paths go on.
+ * path gets a JSON 404 (unmatched.ts). Also usable as connect-style middleware: with `next`, other paths go on.
  */
 export function toNodeHandler(fp: Flagpost, options?: HttpOptions) {
   const handle = createHandler(fp, options);
@@ -85,7 +86,7 @@ export function toNodeHandler(fp: Flagpost, options?: HttpOptions) {
       (response) => {
         if (response) writeNodeResponse(res, response);
         else if (next) next();
-        else writeNodeResponse(res, notFoundResponse(request.path));
+        else writeNodeResponse(res, unmatchedResponse(request, options));
       },
       (error: unknown) => {
         // createHandler answers every /v1 error itself (in its route's style); only a fault outside

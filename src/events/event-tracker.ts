@@ -59,6 +59,7 @@ export class EventTracker {
   #lastInvalidLog = Number.NEGATIVE_INFINITY;
   #invalidSinceLog = 0;
   #lastReceipt: Receipt | undefined;
+  #beforeFlush: (() => void) | undefined;
 
   constructor(storage: Storage, clock: Clock, logger: Logger, options: EventTrackerOptions = {}) {
     this.#storage = storage;
@@ -166,7 +167,16 @@ export class EventTracker {
 
   /** Resolves once every event enqueued before the call is stored; rejects if storing fails (they stay queued). */
   flush(): Promise<void> {
+    this.#beforeFlush?.();
     return this.#buffer.flush();
+  }
+
+  /**
+   * Runs `hand` at the start of every flush(): the exposure recorder hands its own buffer over
+   * then, so `await fp.events.flush()` stores the exposures recorded before it too.
+   */
+  beforeFlush(hand: () => void): void {
+    this.#beforeFlush = hand;
   }
 
   /** The buffer's counters: queued, stored, refused, dropped, failed writes. */

@@ -214,7 +214,12 @@ class RemotePoller {
       this.#failures += 1;
       this.#lastError = error;
       if (this.#failures === 1)
-        this.#logger.warn("cannot refresh flags from the server; serving the last snapshot", errorFields(error));
+        this.#logger.warn(
+          this.#loaded
+            ? "cannot refresh flags from the server; serving the last snapshot"
+            : "cannot load flags from the server; no snapshot yet, so every flag answers its default",
+          errorFields(error),
+        );
       this.#feed.stale(error);
       const base = Math.min(1_000, this.#pollMs);
       // Equal jitter: never polls again at once, however unlucky the draw.

@@ -205,6 +205,22 @@ describe("dashboard: experiments", { timeout: 60_000 }, () => {
     });
   }
 
+  // Issue 25, item 8: on a desktop the results tables fit their panels; none of their columns
+  // ("Chance to beat control" above all) hides behind a horizontal scroll.
+  for (const width of [1280, 1440]) {
+    it(`shows every column of the results tables without scrolling at ${width} px`, async () => {
+      const page = await browser.newPage(width);
+      await connect(page, `${app.url}/dashboard/`, app.key);
+      await page.evaluate('location.hash = "#/flags/checkout/experiment?metric=purchase"');
+      await page.locator("#conversion-table tbody tr").first().waitFor();
+      const overflow = (await page.evaluate(
+        '[...document.querySelectorAll(".table-scroll")].map((box) => box.scrollWidth - box.clientWidth)',
+      )) as number[];
+      expect(overflow).toEqual([0, 0]);
+      await page.close();
+    });
+  }
+
   it("says so when the key may not read events", async () => {
     const { key } = await app.fp.keys.create({ name: "flags only", scopes: ["flags:read"] });
     const page = await browser.newPage();

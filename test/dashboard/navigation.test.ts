@@ -87,7 +87,8 @@ describe("dashboard: navigation and the pages at 375 and 1280 px", { timeout: 60
     await page.evaluate('location.hash = "#/experiments"');
     const rows = page.locator("#experiments-view tbody tr");
     await poll(() => rows.count()).toBe(1);
-    expect(await rows.first().textContent()).toContain("control (50 %), green (50 %)");
+    // A no-break space between a weight and its "%": "(50 %)" never wraps inside.
+    expect(await rows.first().textContent()).toContain("control (50\u00a0%), green (50\u00a0%)");
     await rows.first().getByRole("link", { name: "checkout-test" }).click();
     await page.getByRole("heading", { level: 1, name: "Experiment" }).waitFor();
     expect(page.url()).toMatch(/#\/flags\/checkout-test\/experiment$/);

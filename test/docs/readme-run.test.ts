@@ -1,42 +1,45 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import type { ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnCli, waitForOutput } from "../support/cli.js";
 import { createTestDatabase, isBackendEnabled, REQUIRE_ALL_VARIABLE, type TestDatabase } from "../support/databases.js";
-import { startApp, type TestApp } from "../support/servers.js";
-import { closedPort, type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";
-import { tsBlocks } from "../support/markdown.js";
+import { expectDocumentedOutputs, type Ran, runShell, runTsServer, runTsToEnd } from "../support/doc-run.js";
+import { blocksInOrder } from "../support/markdown.js";
+import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TSX = join(ROOT, "node_modules", "tsx", "dist", "loader.mjs");
 // Inside the repository, so bare imports resolve from node_modules and "flagpost" through tsconfig's paths.
 const OUT = join(ROOT, "test", `.readme-run-${process.pid}`);
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+const TSCONFIG = join(OUT, "tsconfig.json");
 
 /** What a README block needs to run on this machine, and what its two runs must show. */
 interface Runner {
   /** Text only that block contains. */
   marks: string;
+  /** Why the block does not run here (another test runs it, or it is the server this test starts). */
+  skip?: string;
   env?: () => NodeJS.ProcessEnv;
   /** A block that serves: the path answered once it listens, and what must be true of the answer. */
-  serves?: { path: string; check(res: Response, stdout: string): Promise<void> };
-  /** Checks both runs of a block that ends by itself (each exited 0 already). */
-  check?(first: Ran, second: Ran): void;
+  serves?: { path: string; ready?(stdout: string): boolean; check(res: Response, stdout: string): Promise<void> };
+  /** Checks a run of a block that ends by itself (it exited 0 already); `first` is the first pass's run. */
+  check?(ran: Ran, first: Ran | undefined): void;
 }
 
-let app: TestApp;
+/** One `flagpost serve` (what `npm start` runs), as README's reader has it, shared by every block. */
+let server: { url: string; host: string; key: string; child: ChildProcess; db: string };
 let sink: SmtpSink;
 let postgres: TestDatabase | undefined; // a database of its own: the block migrates it
-// Like every PostgreSQL test: skipped without FLAGPOST_TEST_PG_URL, unless CI requires every backend.
-const withoutPostgres = !isBackendEnabled("postgres") && process.env[REQUIRE_ALL_VARIABLE] !== "1";
+const withPostgres = isBackendEnabled("postgres") || process.env[REQUIRE_ALL_VARIABLE] === "1";
 
 const RUNNERS: Runner[] = [
+  { marks: "npm ci && npm pack", skip: "test/docs/readme-install.test.ts runs the install section" },
+  { marks: "npm ci && npm start", skip: "this test starts `flagpost serve` itself, as npm start does" },
+  { marks: "KEY=fp_..." },
   {
     marks: "app.use(toExpress(fp))",
     serves: {
@@ -44,37 +47,43 @@ const RUNNERS: Runner[] = [
       check: async (res) => expect(await res.text()).toBe("old checkout"), // no flag in this block's app.db
     },
   },
-  { marks: "PostgresDialect", env: () => ({ DATABASE_URL: postgres!.url }) },
-  { marks: "createRemoteFlagClient", env: () => ({ FLAGPOST_URL: app.url, FLAGPOST_KEY: app.key }) },
-  { marks: "FlagpostProvider", check: (first, second) => expect([first.stdout, second.stdout]).toEqual(["", ""]) },
+  { marks: "PostgresDialect", env: () => (postgres ? { DATABASE_URL: postgres.url } : {}) },
+  { marks: "createRemoteFlagClient", env: () => ({ FLAGPOST_URL: server.url, FLAGPOST_KEY: server.key }) },
+  { marks: "FlagpostProvider", check: (ran) => expect(ran.stdout).toBe("") },
   {
     marks: "nodemailerTransport",
     env: () => ({ SMTP_URL: sink.url }),
-    check: (first, second) => {
-      expect(["queued", "sent"]).toContain(first.stdout.trim());
-      expect(["queued", "sent"]).toContain(second.stdout.trim());
+    check: (ran) => {
+      expect(["queued", "sent"]).toContain(ran.stdout.trim());
       expect(sink.received).toHaveLength(1); // the second run's send is the first one, by its idempotency key
     },
   },
+  { marks: "Idempotency-Key: welcome/user-42" },
   {
     marks: 'from "resend"',
-    env: () => ({ FLAGPOST_URL: app.url, FLAGPOST_API_KEY: app.key }),
-    check: (first, second) => {
-      expect(first.stdout.trim()).toMatch(/^[0-9a-f-]{36}$/);
-      expect(second.stdout).toBe(first.stdout); // the same email, not a second one nor an error
+    env: () => ({ FLAGPOST_URL: server.url, FLAGPOST_API_KEY: server.key }),
+    check: (ran, first) => {
+      expect(ran.stdout.trim()).toMatch(/^[0-9a-f-]{36}$/);
+      if (first) expect(ran.stdout).toBe(first.stdout); // the same email, not a second one nor an error
     },
   },
   {
     marks: "fp.events.enqueue",
-    check: (first, second) => {
-      expect(first.stdout.trim()).toBe("1 undefined"); // the tracked signup; enqueue's page_view is stored at close
-      expect(second.stdout).toBe(first.stdout);
-    },
+    check: (ran) => expect(ran.stdout.trim()).toBe("1 undefined"), // enqueue's page_view is stored at close
+  },
+  { marks: "Idempotency-Key: import-42" },
+  {
+    marks: "flagpost events purge",
+    check: (ran) =>
+      expect(ran.stdout).toMatch(
+        /^Deleted \d+ events? with a timestamp before[^\n]*\nDeleted \d+ events? of user "user-42"\.\n$/,
+      ),
   },
   {
     marks: 'scopes: ["flags:read", "flags:write", "flags:evaluate"]',
     serves: {
       path: "/dashboard/",
+      ready: (stdout) => stdout.includes("\n"),
       check: async (res, stdout) => {
         expect(res.status).toBe(200);
         const flags = await fetch(new URL("/v1/flags", res.url), {
@@ -84,106 +93,102 @@ const RUNNERS: Runner[] = [
       },
     },
   },
+  { marks: "FLAGPOST_TEST_PG_URL=", skip: "it runs the whole suite, this test among it" },
 ];
 
-function run(file: string, cwd: string, env: NodeJS.ProcessEnv): { child: ChildProcess; done: Promise<Ran> } {
-  const child = spawn(process.execPath, ["--import", TSX, file], {
-    cwd,
-    env: { ...process.env, TSX_TSCONFIG_PATH: join(OUT, "tsconfig.json"), ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const ran: Ran = { code: null, stdout: "", stderr: "" };
-  child.stdout!.on("data", (d: Buffer) => (ran.stdout += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (ran.stderr += d.toString()));
-  const done = new Promise<Ran>((resolve) => child.once("exit", (code) => resolve({ ...ran, code })));
-  return { child, done };
+const README = readFileSync(join(ROOT, "README.md"), "utf8");
+const BLOCKS = blocksInOrder(README).filter((b) => b.language === "ts" || b.language === "sh");
+const firstRuns = new Map<Runner, Ran>();
+const shellVars: Record<string, string> = {}; // the reader's shell: KEY stays set once the first block set it
+
+async function startServer(): Promise<typeof server> {
+  const dir = join(OUT, "server");
+  await mkdir(dir, { recursive: true });
+  const db = join(dir, "flagpost.db");
+  const child = spawnCli(["serve"], { FLAGPOST_DB: db, FLAGPOST_OUTBOX_DIR: join(dir, "outbox"), PORT: "0" });
+  const output = await waitForOutput(child, /"msg":"listening"/);
+  const url = /"url":"(http:[^"]+)"/.exec(output)![1]!;
+  const key = /^ {2}(fp_\S+)$/m.exec(output)?.[1]; // the key a first start prints once
+  if (!key) throw new Error(`serve printed no first key:\n${output}`);
+  return { url, host: new URL(url).host, key, child, db };
 }
 
-/** Runs a serving block until `path` answers (or 30 s pass), checks the answer, then stops it. */
-async function runServer(file: string, cwd: string, runner: Runner): Promise<void> {
-  const port = await closedPort();
-  const { child, done } = run(file, cwd, { ...runner.env?.(), PORT: String(port) });
-  let exited: Ran | undefined;
-  void done.then((ran) => (exited = ran));
-  let stdout = "";
-  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
-  try {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      if (exited) throw new Error(`${file} exited (${exited.code}) before it served:\n${exited.stderr}`);
-      const res = await fetch(`http://127.0.0.1:${port}${runner.serves!.path}`).catch(() => undefined);
-      if (res && (runner.serves!.path !== "/dashboard/" || stdout.includes("\n"))) {
-        await runner.serves!.check(res, stdout);
-        return;
-      }
-      if (Date.now() > deadline) throw new Error(`${file} did not answer on port ${port} within 30 s`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  } finally {
-    if (!exited) child.kill("SIGTERM");
-    await done;
+async function runBlock(runner: Runner, code: string, language: string, index: number): Promise<void> {
+  const cwd = join(OUT, `block-${index}`); // its own app.db, flags.json, …
+  await mkdir(cwd, { recursive: true });
+  if (language === "sh") {
+    const ran = await runShell(code, {
+      cwd,
+      host: server.host,
+      vars: shellVars,
+      env: { PATH: `${join(OUT, "bin")}:${process.env.PATH}`, FLAGPOST_DB: server.db, CURL_HOME: OUT },
+      fill: (name, outputSoFar) => {
+        if (name === "KEY") return server.key; // "the printed key"
+        const id = name === "ID" ? /"id":"([^"]+)"/.exec(outputSoFar)?.[1] : undefined;
+        if (!id) throw new Error(`no value for the placeholder ${name} in:\n${outputSoFar}`);
+        return id;
+      },
+    });
+    expectDocumentedOutputs(code, ran.stdout);
+    runner.check?.(ran, firstRuns.get(runner));
+    if (!firstRuns.has(runner)) firstRuns.set(runner, ran);
+    return;
   }
+  const file = join(OUT, `readme-${index}.ts`);
+  await writeFile(file, code);
+  if (runner.serves) return runTsServer(file, cwd, runner.env?.() ?? {}, TSCONFIG, runner.serves);
+  const ran = await runTsToEnd(file, cwd, runner.env?.() ?? {}, TSCONFIG);
+  runner.check?.(ran, firstRuns.get(runner));
+  if (!firstRuns.has(runner)) firstRuns.set(runner, ran);
 }
 
-async function runToEnd(file: string, cwd: string, runner: Runner): Promise<Ran> {
-  const ran = await run(file, cwd, runner.env?.() ?? {}).done;
-  expect(ran.code, `${file} exited ${ran.code}:\n${ran.stderr}`).toBe(0);
-  return ran;
-}
-
-describe("README snippets run as written, twice in a row", () => {
-  const blocks: string[] = [];
-
+/**
+ * README top to bottom, twice, as a reader following it would: every block in the order written,
+ * against one `flagpost serve`, the second pass on what the first left behind (a second start of
+ * an app, a send retried with its idempotency key, a flag that exists already).
+ */
+describe("README's blocks run in the order written against one server, twice", () => {
   beforeAll(async () => {
-    blocks.push(...tsBlocks(await readFile(join(ROOT, "README.md"), "utf8")));
-    await mkdir(OUT, { recursive: true });
-    await writeFile(join(OUT, "tsconfig.json"), JSON.stringify({ extends: "../../tsconfig.json", include: ["*.ts"] }));
-    app = await startApp();
+    await mkdir(join(OUT, "bin"), { recursive: true });
+    await writeFile(TSCONFIG, JSON.stringify({ extends: "../../tsconfig.json", include: ["*.ts"] }));
+    // `flagpost` as an installed package's bin runs it: the CLI from source.
+    const shim = join(OUT, "bin", "flagpost");
+    await writeFile(
+      shim,
+      `#!/bin/sh\nexec "${process.execPath}" --import "${TSX}" "${join(ROOT, "cli", "main.ts")}" "$@"\n`,
+    );
+    await chmod(shim, 0o755);
+    await writeFile(join(OUT, ".curlrc"), 'write-out = "\\n"\n'); // each answer on a line of its own
     sink = await startSmtpSink();
-    if (!withoutPostgres) postgres = await createTestDatabase("postgres");
-  });
+    if (withPostgres) postgres = await createTestDatabase("postgres");
+    server = await startServer();
+  }, 60_000);
 
   afterAll(async () => {
-    await app?.close();
+    if (server && server.child.exitCode === null) {
+      server.child.kill("SIGTERM");
+      await once(server.child, "exit");
+    }
     await sink?.close();
     await postgres?.drop();
     await rm(OUT, { recursive: true, force: true });
   });
 
-  it("has one runner for every ts block (a new block needs one)", () => {
-    expect(blocks.length).toBeGreaterThan(0);
-    for (const block of blocks) {
-      const matching = RUNNERS.filter((runner) => block.includes(runner.marks));
-      expect(matching, block.slice(0, 200)).toHaveLength(1);
+  it("has one runner for every ts and sh block (a new block needs one)", () => {
+    expect(BLOCKS.length).toBeGreaterThan(10);
+    for (const block of BLOCKS) {
+      const matching = RUNNERS.filter((runner) => block.code.includes(runner.marks));
+      expect(matching, block.code.slice(0, 200)).toHaveLength(1);
     }
     for (const runner of RUNNERS)
-      expect(
-        blocks.filter((b) => b.includes(runner.marks)),
-        runner.marks,
-      ).toHaveLength(1);
+      expect(BLOCKS.filter((b) => b.code.includes(runner.marks)).length, runner.marks).toBe(1);
   });
 
-  for (const runner of RUNNERS) {
-    const skip = runner.marks === "PostgresDialect" && withoutPostgres;
-    it.skipIf(skip)(
-      `runs the block with ${runner.marks} twice`,
-      async () => {
-        const block = blocks.find((b) => b.includes(runner.marks))!;
-        const index = blocks.indexOf(block) + 1;
-        const cwd = join(OUT, `block-${index}`); // its own app.db, flags.json, …
-        await mkdir(cwd, { recursive: true });
-        const file = join(OUT, `readme-${index}.ts`);
-        await writeFile(file, block);
-        if (runner.serves) {
-          await runServer(file, cwd, runner);
-          await runServer(file, cwd, runner);
-        } else {
-          const first = await runToEnd(file, cwd, runner);
-          const second = await runToEnd(file, cwd, runner);
-          runner.check?.(first, second);
-        }
-      },
-      120_000,
-    );
-  }
+  for (const pass of [1, 2])
+    BLOCKS.forEach((block, i) => {
+      const runner = RUNNERS.find((r) => block.code.includes(r.marks));
+      const title = `pass ${pass}, block ${i + 1} (${block.language}): ${runner?.marks ?? "no runner"}`;
+      if (runner?.skip) return; // its runner says which test runs it instead
+      it(title, () => runBlock(runner!, block.code, block.language, i + 1), 120_000);
+    });
 });

@@ -52,7 +52,11 @@ describe("createRemoteFlagClient at start-up", () => {
           /^rejected: No flag snapshot from http:\/\/127\.0\.0\.1:1023\/v1\/flags\/_snapshot within 3000 ms \(last error: fetch failed: .*ECONNREFUSED/,
         );
         // The default logger is the core's: the failure is on stderr as a JSON line.
-        expect(stderr).toContain('"msg":"cannot refresh flags from the server; serving the last snapshot"');
+        // It never had a snapshot, so it does not claim to serve one.
+        expect(stderr).toContain(
+          '"msg":"cannot load flags from the server; no snapshot yet, so every flag answers its default"',
+        );
+        expect(stderr).not.toContain("serving the last snapshot");
       } finally {
         await rm(script, { force: true });
       }

@@ -198,7 +198,7 @@ describe("the published package", () => {
       "./nodemailer": "nodemailer",
       "./openfeature": "@openfeature/server-sdk",
       "./testing": "vitest",
-      "./inbound": "mailparser",
+      "./inbound": "mailparser and smtp-server",
     };
     const script = subpaths
       .map((subpath) => {
@@ -214,8 +214,12 @@ describe("the published package", () => {
       const spec = subpath === "." ? "flagpost" : `flagpost/${subpath.slice(2)}`;
       const peer = peerOf[subpath];
       // flagpost/http needs no framework at run time: the mounts only take the app they are given.
+      // Every missing peer at once: "the packages a and b: npm install a b".
+      const install = peer?.split(" and ").join(" ");
       const expected =
-        peer === undefined ? `${spec}: ok` : `${spec}: ${spec} needs the package ${peer}: npm install ${peer}`;
+        peer === undefined
+          ? `${spec}: ok`
+          : `${spec}: ${spec} needs the package${peer.includes(" and ") ? "s" : ""} ${peer}: npm install ${install}`;
       expect(lines, spec).toContain(expected);
     }
   });

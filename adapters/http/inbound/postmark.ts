@@ -3,6 +3,7 @@ import {
   type BounceReason,
   classifiedFields,
   classifyRecipient,
+  FlagpostError,
   clippedText,
   definedFields,
   type DeliveryReport,
@@ -13,7 +14,7 @@ import {
   sameSecret,
   withoutDiagnosticType,
 } from "../../../src/internal.js";
-import { type InboundSource, invalidSignature, jsonOf, missingSignature } from "./source.js";
+import { type InboundSource, jsonOf, missingSignature } from "./source.js";
 
 /**
  * Postmark's webhooks (Bounce, Delivery, SpamComplaint). Postmark signs nothing; its webhook URL
@@ -75,7 +76,8 @@ export function postmarkSource(options: PostmarkOptions): InboundSource {
     async receive(request) {
       const given = credentialsOf(request.headers.authorization);
       if (given === undefined) throw missingSignature("Basic credentials (configure them in Postmark's webhook URL)");
-      if (!sameSecret(given, expected)) throw invalidSignature("Basic credentials");
+      if (!sameSecret(given, expected))
+        throw new FlagpostError("invalid_signature", "The Basic credentials do not match the user and password set");
       const record = parseInput(recordSchema, jsonOf(request.body) ?? null);
       const report = reportOf(record);
       return report ? [report] : [];

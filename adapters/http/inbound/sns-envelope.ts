@@ -103,14 +103,17 @@ export class SnsVerifier {
     if (typeof json?.Signature !== "string" || typeof json.SigningCertURL !== "string")
       throw missingSignature("SNS signature");
     const parsed = envelopeSchema.safeParse(json);
-    if (!parsed.success) throw invalidSignature("SNS message (its signed fields are incomplete)");
+    if (!parsed.success) throw invalidSignature("SNS message", "its signed fields are incomplete");
     const envelope = parsed.data;
     const region = TOPIC_ARN.exec(envelope.TopicArn)?.[1];
     if (region === undefined || !this.#topics.has(envelope.TopicArn))
-      throw invalidSignature(`SNS message: topic ${JSON.stringify(envelope.TopicArn)} is not accepted here`);
+      throw invalidSignature(
+        "SNS message",
+        `its topic ${JSON.stringify(envelope.TopicArn)} is not one this server accepts`,
+      );
     const certUrl = snsUrl(envelope.SigningCertURL, region);
     if (certUrl === undefined || !certUrl.pathname.endsWith(".pem"))
-      throw invalidSignature("SNS message: SigningCertURL is not an SNS certificate of the topic's region");
+      throw invalidSignature("SNS message", "its SigningCertURL is not an SNS certificate of the topic's region");
     // Before the certificate: a stale message is refused without fetching anything.
     assertFresh("SNS signature", Date.parse(envelope.Timestamp), this.#clock);
     const key = await this.#key(certUrl.href);

@@ -27,8 +27,9 @@ export function missingSignature(what: string): FlagpostError {
   return new FlagpostError("missing_signature", `The request carries no ${what}`);
 }
 
-export function invalidSignature(what: string): FlagpostError {
-  return new FlagpostError("invalid_signature", `The ${what} does not verify`);
+/** "The SendGrid signature does not verify"; with `why`, "The SNS message is refused: <why>". */
+export function invalidSignature(what: string, why?: string): FlagpostError {
+  return new FlagpostError("invalid_signature", why ? `The ${what} is refused: ${why}` : `The ${what} does not verify`);
 }
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });

@@ -46,7 +46,7 @@ export class ExperimentList {
               "Flag",
               h("a", { class: "mono", href: `#/flags/${encodeURIComponent(flag.key)}/experiment` }, flag.key),
             ),
-            cell("Variants (weight)", flag.variants.map((v) => `${v.key} (${v.weight} %)`).join(", ")),
+            cell("Variants (weight)", flag.variants.map((v) => `${v.key} (${v.weight}\u00a0%)`).join(", ")), // "50 %" never splits
             cell("Enabled", chip("flag", flag.enabled ? "enabled" : "disabled", flag.enabled ? "On" : "Off")),
           ),
         ),
