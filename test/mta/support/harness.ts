@@ -48,6 +48,32 @@ export function nearlyFullMailbox(): string {
   return head + line.repeat(Math.floor((MAILBOX_LIMIT - 2_500 - head.length) / line.length));
 }
 
+/**
+ * The Postfix log lines about one email: those naming its VERP address (its id), those of its
+ * queue ids, and those of the notifications (DSNs) Postfix queued about it.
+ */
+function linesAbout(log: readonly string[], emailId: string): string[] {
+  const queueIds = new Set<string>();
+  const remember = (line: string) => {
+    const own = /: ([0-9A-F]{6,}): /.exec(line)?.[1];
+    const notice = /: sender [a-z -]*notification: ([0-9A-F]{6,})/.exec(line)?.[1];
+    let added = false;
+    for (const q of [own, notice]) {
+      if (q === undefined || queueIds.has(q)) continue;
+      queueIds.add(q);
+      added = true;
+    }
+    return added;
+  };
+  for (const line of log) if (line.includes(emailId)) remember(line);
+  // Notifications are found through the lines of the queue ids found before them.
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const line of log) if ([...queueIds].some((q) => line.includes(q)) && remember(line)) changed = true;
+  }
+  return log.filter((line) => line.includes(emailId) || [...queueIds].some((q) => line.includes(`: ${q}`)));
+}
+
 const FINAL = new Set(["bounced", "failed", "canceled", "complained"]);
 
 export async function startStack(backend: Backend): Promise<Stack> {
@@ -85,12 +111,15 @@ function stack(postfix: PostfixInstance, serve: Served, receiver: Receiver, clos
   const events = async (id: string) =>
     JSON.stringify((await serve.api("GET", `/v1/emails/${id}/events`)).body.data ?? []);
   const explain = async (what: string, since: number, id?: string) => {
-    const log = (await postfix.log()).split("\n").slice(-40).join("\n");
+    const log = (await postfix.log()).split("\n");
+    const about = id === undefined ? [] : linesAbout(log, id);
     const seconds = ((Date.now() - since) / 1000).toFixed(1);
     return [
       `${what}: not reached after ${seconds} s`,
       id === undefined ? "" : `events of ${id}: ${await events(id).catch((e: unknown) => String(e))}`,
-      `Postfix log (last 40 lines):\n${log}`,
+      about.length > 0
+        ? `Postfix log about this email and its notifications:\n${about.slice(-60).join("\n")}`
+        : `Postfix log (last 40 lines):\n${log.slice(-40).join("\n")}`,
       `flagpost serve (last 3000 characters):\n${serve.output().slice(-3000)}`,
     ].join("\n");
   };

@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { type AddressInfo, connect, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +22,7 @@ const FILES = ["main.cf", "master.cf", "transport", "virtual_mailboxes", "hop2_a
 export const POSTFIX = "/usr/sbin/postfix";
 /** Mailbox files belong to this account (virtual_uid_maps): no system user gets mail. */
 const MAILBOX_OWNER = "nobody";
+const PREFIX = "flagpost-mta-";
 
 export interface PostfixPorts {
   /** Where flagpost sends (the instance's SMTP listener). */
@@ -95,6 +96,23 @@ export async function freePorts(count: number): Promise<number[]> {
   }
 }
 
+/**
+ * Instances whose test process died without stopping them (SIGKILL, a lost machine session): each
+ * directory names its owner's pid; an instance whose owner is gone is aborted and removed. Young
+ * directories are left alone, so a run starting beside this one is never touched.
+ */
+async function sweepOrphans(): Promise<void> {
+  for (const name of await readdir(tmpdir())) {
+    if (!name.startsWith(PREFIX)) continue;
+    const dir = join(tmpdir(), name);
+    const owner = Number((await readFile(join(dir, "owner.pid"), "utf8").catch(() => "")).trim());
+    const age = Date.now() - ((await stat(dir).catch(() => undefined))?.mtimeMs ?? Date.now());
+    if ((owner > 0 && isAlive(owner)) || age < 60_000) continue;
+    await run(POSTFIX, ["-c", join(dir, "config"), "abort"]).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** Instances still running when the test process exits (a crash, a timeout) are aborted then. */
 const running = new Set<string>();
 process.once("exit", () => {
@@ -115,7 +133,9 @@ export async function startPostfix(
   ports: PostfixPorts,
   mailboxes: Record<string, string> = {},
 ): Promise<PostfixInstance> {
-  const dir = await mkdtemp(join(tmpdir(), "flagpost-mta-"));
+  await sweepOrphans();
+  const dir = await mkdtemp(join(tmpdir(), PREFIX));
+  await writeFile(join(dir, "owner.pid"), String(process.pid));
   // The postfix user and the mailbox owner both walk into it.
   await chmod(dir, 0o755);
   const config = join(dir, "config");
@@ -205,8 +225,18 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** The pid in a system Postfix's master.pid (Debian's default queue), or undefined when none runs. */
-export async function systemMasterPid(): Promise<string | undefined> {
-  const text = await readFile("/var/spool/postfix/pid/master.pid", "utf8").catch(() => undefined);
-  return text?.trim() || undefined;
+/**
+ * What a system Postfix (Debian's /etc/postfix and /var/spool/postfix) looks like from outside:
+ * its master's pid and whether it runs, and when its configuration and queue directories last
+ * changed. The suite's instance must leave all of it as it was.
+ */
+export async function systemPostfixState(): Promise<string> {
+  const pid = Number((await readFile("/var/spool/postfix/pid/master.pid", "utf8").catch(() => "")).trim());
+  const changed = async (path: string) => (await stat(path).catch(() => undefined))?.mtimeMs ?? "absent";
+  return JSON.stringify({
+    master: pid > 0 ? { pid, running: isAlive(pid) } : "none",
+    config: await changed("/etc/postfix"),
+    mainCf: await changed("/etc/postfix/main.cf"),
+    queue: await changed("/var/spool/postfix"),
+  });
 }

@@ -4,7 +4,7 @@ import { type Backend, describeIfBackend } from "../../support/databases.js";
 import { allVerified } from "../../webhooks/support/receiver.js";
 import { feedbackReport, firstMessageOf, headerOf } from "./feedback-report.js";
 import { type Stack, startStack } from "./harness.js";
-import { isAlive, masterPid, postfixUnavailable, systemMasterPid } from "./postfix.js";
+import { isAlive, masterPid, postfixUnavailable, systemPostfixState } from "./postfix.js";
 import { BOUNCE_DOMAIN } from "./serve.js";
 
 /**
@@ -40,7 +40,7 @@ export function describeScenarios(backend: Backend): void {
   if (unavailable !== undefined) throw new Error(`npm run test:mta: ${unavailable}`);
   describeIfBackend(backend, `flagpost serve through a real Postfix (${backend})`, () => {
     let s: Stack;
-    let systemPid: string | undefined;
+    let systemBefore: string;
     const ids: Record<string, string> = {};
     const sentAt: Record<string, number> = {};
 
@@ -61,7 +61,7 @@ export function describeScenarios(backend: Backend): void {
     };
 
     beforeAll(async () => {
-      systemPid = await systemMasterPid();
+      systemBefore = await systemPostfixState();
       s = await startStack(backend);
       const hook = await s.serve.api<{ signing_secret: string }>("POST", "/v1/webhooks", {
         endpoint: `${s.receiver.url}/flagpost`,
@@ -223,7 +223,7 @@ export function describeScenarios(backend: Backend): void {
       expect(master !== undefined && isAlive(master)).toBe(true);
       await s.postfix.stop();
       expect(isAlive(master!)).toBe(false);
-      expect(await systemMasterPid()).toBe(systemPid);
+      expect(await systemPostfixState()).toBe(systemBefore);
     });
   });
 }
