@@ -8,10 +8,10 @@ import { isAlive, masterPid, postfixUnavailable, systemPostfixState } from "./po
 import { BOUNCE_DOMAIN } from "./serve.js";
 
 /**
- * flagpost serve driven through a real Postfix on loopback (issue 23, item 5; API.md "Turn 3
- * additions", "Delivery reports from real mail servers"): every scenario's email reaches its
- * contract status within its bound, on SQLite and on PostgreSQL, and the suppression list and the
- * webhooks say what the contract says. Postfix's configuration: test/mta/postfix.
+ * flagpost serve driven through a real Postfix on loopback (issue 23, item 5: "Delivery reports
+ * from real mail servers"): every scenario's email reaches its contract status within its bound,
+ * on SQLite and on PostgreSQL, and the suppression list and the webhooks say what the contract
+ * says. Postfix's configuration: test/mta/postfix.
  */
 
 /** Final status of every scenario but the expiring one, from its send. */
