@@ -225,6 +225,20 @@ export function describeScenarios(backend: Backend): void {
         });
     });
 
+    it("orders each email's report events after the sent event they answer", async () => {
+      const reports = new Set(["delivered", "bounced", "complained", "delivery_delayed"]);
+      for (const [name, id] of Object.entries(ids)) {
+        const { body } = await s.serve.api<{ data: { type: string; occurred_at: string }[] }>(
+          "GET",
+          `/v1/emails/${id}/events`,
+        );
+        const sent = body.data.find((e) => e.type === "sent");
+        if (sent === undefined) continue; // refused at RCPT: no report answers it
+        const early = body.data.filter((e) => reports.has(e.type) && e.occurred_at < sent.occurred_at);
+        expect({ name, early }).toEqual({ name, early: [] });
+      }
+    });
+
     it("stops its own Postfix and leaves a system Postfix as it was", async () => {
       const master = await masterPid(s.postfix.dir);
       expect(master !== undefined && isAlive(master)).toBe(true);
