@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
  * `npm run test:mta`: flagpost serve driven through a real Postfix on loopback (test/mta), on
  * SQLite and on PostgreSQL (two files, side by side). It needs root (Postfix's master starts as root)
  * and Postfix itself, which `pretest:mta` installs when missing (.ci/ensure-postfix), and the
- * built dist/cli.js (also built by `pretest:mta`). About 3 minutes.
+ * built dist/cli.js (also built by `pretest:mta`). About 3½ minutes.
  */
 export default defineConfig({
   test: {
