@@ -3,8 +3,9 @@ import { configDefaults, defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // The long crash, several-processes and memory suites run alone: npm run test:reliability.
-    exclude: [...configDefaults.exclude, "test/reliability-long/**"],
+    // The long crash, several-processes and memory suites run alone: npm run test:reliability;
+    // the real-MTA suite needs root and its own Postfix: npm run test:mta.
+    exclude: [...configDefaults.exclude, "test/reliability-long/**", "test/mta/**"],
     // Two cores: more workers only add contention on the shared databases.
     maxWorkers: 2,
     // A budget, not an assertion: CLI and example tests spawn tsx, which takes seconds on a busy 2-core machine.
