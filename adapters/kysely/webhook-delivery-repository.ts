@@ -5,18 +5,18 @@ import type {
   ClaimedDelivery,
   DeliveryOutcome,
   DeliveryRecord,
-  DeliveryStatus,
   DomainEvent,
   PageRequest,
   WebhookDeliveryRepository,
 } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
 import { guard } from "./driver-errors.js";
-import { toEpochMs, toIso, toNumber } from "./row-codec.js";
-import type { FlagpostTables, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable } from "./tables.js";
+import { toEpochMs } from "./row-codec.js";
+import type { FlagpostTables, WebhookAttemptsTable, WebhookDeliveriesTable } from "./tables.js";
 import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
 import { inTransaction, onDeliveriesCommitted } from "./transaction.js";
 import { pageQuery, toWebhook } from "./webhook-repository.js";
+import { attemptRow, toAttempt, toDelivery, toEvent } from "./webhook-delivery-rows.js";
 
 type Db = Kysely<FlagpostTables>;
 type Trx = Transaction<FlagpostTables>;
@@ -29,58 +29,6 @@ const DELIVERIES: JobTableSpec = {
   table: "flagpost_webhook_deliveries",
   ready: (eb) => eb("status", "in", ["pending", "attempting"]),
 };
-
-export function toDelivery(row: DeliveryRow): DeliveryRecord {
-  const record: DeliveryRecord = {
-    id: row.id,
-    webhookId: row.webhook_id,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    createdAt: toIso(row.created_at),
-    status: row.status as DeliveryStatus,
-    attempts: toNumber(row.attempts),
-    nextAttemptAt: toIso(row.next_attempt_at),
-  };
-  if (row.last_attempt_at !== null) record.lastAttemptAt = toIso(row.last_attempt_at);
-  if (row.lease_owner !== null) record.leaseOwner = row.lease_owner;
-  if (row.lease_until !== null) record.leaseUntil = toIso(row.lease_until);
-  return record;
-}
-
-function toEvent(row: Selectable<WebhookEventsTable>): DomainEvent {
-  return {
-    id: row.id,
-    type: row.type,
-    createdAt: toIso(row.created_at),
-    data: JSON.parse(row.data) as Record<string, unknown>,
-  };
-}
-
-function toAttempt(row: Selectable<WebhookAttemptsTable>): AttemptRecord {
-  return {
-    id: row.id,
-    deliveryId: row.delivery_id,
-    webhookId: row.webhook_id,
-    eventId: row.event_id,
-    sentAt: toIso(row.sent_at),
-    statusCode: toNumber(row.status_code),
-    durationMs: toNumber(row.duration_ms),
-    response: row.response,
-  };
-}
-
-function attemptRow(a: AttemptRecord): Insertable<WebhookAttemptsTable> {
-  return {
-    id: a.id,
-    delivery_id: a.deliveryId,
-    webhook_id: a.webhookId,
-    event_id: a.eventId,
-    sent_at: toEpochMs(a.sentAt, "attempt.sentAt"),
-    status_code: a.statusCode,
-    duration_ms: Math.round(a.durationMs),
-    response: a.response,
-  };
-}
 
 /**
  * Deliveries in `flagpost_webhook_deliveries` (stored by recordDomainEvents with the change that
