@@ -11,7 +11,7 @@ afterEach(async () => fp?.close());
 describe("flagpost --help", () => {
   it("says what FLAGPOST_BOUNCE_DOMAIN does and lists FLAGPOST_BODY_BUDGET_BYTES", () => {
     expect(USAGE).toMatch(/FLAGPOST_BOUNCE_DOMAIN\n\s+a domain whose mail reaches this server/);
-    expect(USAGE).toContain("bounces+<email id>@<domain>");
+    expect(USAGE).toContain("bounces+<email id>-<tag>@<domain>");
     expect(USAGE).toMatch(/FLAGPOST_BODY_BUDGET_BYTES\n\s+request bodies held in memory at once \(100663296/);
   });
 });

@@ -4,7 +4,7 @@ import { describeEachStorage } from "../support/storage-backends.js";
 import { reportHarness } from "./support/report-harness.js";
 
 /**
- * Final states (API.md, turn 3, "Final states"), with emails sent for real to an SMTP sink on
+ * Final states (issue 23, "Final states"), with emails sent for real to an SMTP sink on
  * every storage: `Action: failed` ends the email whatever the class, several recipients end once
  * every recipient the next hop accepted has its final word, and report events come after the
  * `sent` event they answer.

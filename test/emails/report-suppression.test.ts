@@ -4,7 +4,7 @@ import { describeEachStorage } from "../support/storage-backends.js";
 import { reportHarness } from "./support/report-harness.js";
 
 /**
- * The suppression policy (API.md, turn 3, "Suppression"): a Permanent bounce about the recipient
+ * The suppression policy (issue 23, "Suppression"): a Permanent bounce about the recipient
  * or a complaint suppresses; a sender-side reason never does, though the email and its webhook
  * show it; soft bounces only with the opt-in `suppression.softBounces`.
  */

@@ -12,7 +12,7 @@ import { postmarkRequest } from "./support/provider-requests.js";
 import { arfFor, dsnFor } from "./support/reports-for.js";
 
 /**
- * Forged reports (issue 24, item 2; API.md turn 3, "Reports"): flagpost sends for real through
+ * Forged reports (issue 24, item 2, "Reports"): flagpost sends for real through
  * its outbox to an SMTP sink, then reports are mailed over SMTP to its inbound listener, or posted
  * signed to a provider route. A report changes the email, or suppresses an address, only for a
  * recipient of the email's sent attempt, and only when it comes back to the email's own VERP

@@ -196,7 +196,7 @@ describe("the published package", () => {
     const peerOf: Record<string, string> = {
       "./kysely": "kysely",
       "./nodemailer": "nodemailer",
-      "./openfeature": "@openfeature/server-sdk",
+      "./openfeature": "@openfeature/server-sdk and @openfeature/core",
       "./testing": "vitest",
       "./inbound": "mailparser and smtp-server",
     };
