@@ -95,8 +95,10 @@ async function discardingSmtp(): Promise<{ url: string; received: () => number }
 /** Makes every stored email due in 30 s (PATCH scheduled_at, through `server`); their ids. */
 async function rescheduleAll(server: Served, db: TestDatabase["db"]): Promise<string[]> {
   const ids = ((await db.selectFrom("flagpost_emails").select("id").execute()) as { id: string }[]).map((r) => r.id);
-  const at = new Date(Date.now() + 30_000).toISOString(); // PATCH refuses a past time; 24 PATCHes fit in 30 s
   for (const id of ids) {
+    // PATCH refuses a past time, and 24 PATCHes of 39 MiB emails may take longer than 30 s on a
+    // busy machine: each email is due 30 s after its own PATCH.
+    const at = new Date(Date.now() + 30_000).toISOString();
     const response = await fetch(`${server.url}/v1/emails/${id}`, {
       method: "PATCH",
       headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" },
@@ -259,7 +261,10 @@ it(
     const senderIdle = rssBytes(sender.pid)!;
     const sending = await sendStored(sender, database.db, ids, sink.received);
     expect(sending.sent).toBe(CLIENTS);
-    expect(sending.smtpReceived).toBe(CLIENTS);
+    // At least once: under load a 39 MiB send can outlive its lease and go again with the same
+    // Message-ID (docs/reliability.md); every email arrives, none more than twice.
+    expect(sending.smtpReceived).toBeGreaterThanOrEqual(CLIENTS);
+    expect(sending.smtpReceived).toBeLessThanOrEqual(CLIENTS * 2);
     expect
       .soft(sending.peak, `RSS peak while sending ${Math.round(sending.peak / MiB)} MiB`)
       .toBeLessThan(SENDING_RSS_BOUND);
