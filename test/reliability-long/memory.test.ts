@@ -262,9 +262,9 @@ it(
     const sending = await sendStored(sender, database.db, ids, sink.received);
     expect(sending.sent).toBe(CLIENTS);
     // At least once: under load a 39 MiB send can outlive its lease and go again with the same
-    // Message-ID (docs/reliability.md); every email arrives, none more than twice.
+    // Message-ID (docs/reliability.md): every email arrives, and resends stay fewer than the emails.
     expect(sending.smtpReceived).toBeGreaterThanOrEqual(CLIENTS);
-    expect(sending.smtpReceived).toBeLessThanOrEqual(CLIENTS * 2);
+    expect(sending.smtpReceived).toBeLessThan(CLIENTS * 2);
     expect
       .soft(sending.peak, `RSS peak while sending ${Math.round(sending.peak / MiB)} MiB`)
       .toBeLessThan(SENDING_RSS_BOUND);
