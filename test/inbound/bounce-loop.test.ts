@@ -1,10 +1,8 @@
-import nodemailer from "nodemailer";
-import { afterEach, beforeEach, expect, it } from "vitest";
-import { type InboundSmtp, mailReportParser, startInboundSmtp } from "../../adapters/inbound/index.js";
-import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
-import { createFlagpost, type Flagpost, silentLogger, type Storage } from "../../src/internal.js";
-import { type ReceivedMessage, type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";
+import { expect, it } from "vitest";
+import type { Storage } from "../../src/internal.js";
+import type { ReceivedMessage } from "../support/smtp-sink.js";
 import { describeEachStorage } from "../support/storage-backends.js";
+import { BOUNCE_DOMAIN, FROM as from, reportLoop } from "./support/report-loop.js";
 import { arfFor, dsnFor } from "./support/reports-for.js";
 
 /**
@@ -14,54 +12,17 @@ import { arfFor, dsnFor } from "./support/reports-for.js";
  * envelope sender the sink saw — and the email moves: bounced (address suppressed, the next send
  * to it suppressed without reaching the sink), delivered, complained.
  */
-const BOUNCE_DOMAIN = "bounce.acme.example";
-const from = "Acme <hello@acme.example>";
-
 describeEachStorage("DSN and ARF reports end to end", (storage: () => Storage) => {
-  let sink: SmtpSink;
-  let listener: InboundSmtp;
-  let fp: Flagpost;
+  const loop = reportLoop(storage);
+  const report = loop.mailReport;
 
-  beforeEach(async () => {
-    sink = await startSmtpSink();
-    fp = createFlagpost({
-      storage: storage(),
-      logger: silentLogger,
-      transport: nodemailerTransport(
-        nodemailer.createTransport({ host: "127.0.0.1", port: sink.port, secure: false, ignoreTLS: true }),
-        { name: "smtp", closeTransporter: true },
-      ),
-      reportParser: mailReportParser(),
-      emailWorker: { autoStart: false, bounceDomain: BOUNCE_DOMAIN },
-    });
-    await fp.ready();
-    listener = await startInboundSmtp({ domains: [BOUNCE_DOMAIN], ingest: (raw) => fp.emails.ingestReport(raw) });
-  });
-  afterEach(async () => {
-    await listener.close();
-    await fp.close();
-    await sink.close();
-  });
-
-  /** Sends one email through the outbox and returns it with what the sink received. */
+  /** Sends one email through the outbox; its envelope sender is the email's tagged VERP address. */
   async function sendOne(to: string): Promise<{ id: string; received: ReceivedMessage }> {
-    const { id } = await fp.emails.send({ from, to, subject: "Welcome", text: "Hello" });
-    expect(await fp.emails.worker!.runOnce()).toBe(1);
-    expect((await fp.emails.get(id)).status).toBe("sent");
-    const received = sink.received.at(-1)!;
-    expect(received.envelope.from).toMatch(new RegExp(`^bounces\\+${id}-[a-z2-7]{10}@bounce\\.acme\\.example$`));
-    return { id, received };
-  }
-
-  /** Mails a report to the listener as the recipient's MTA would, to the address it names. */
-  async function report(to: string, raw: string): Promise<void> {
-    const mta = nodemailer.createTransport({ host: "127.0.0.1", port: listener.port, secure: false, ignoreTLS: true });
-    try {
-      const info = await mta.sendMail({ envelope: { from: "", to }, raw });
-      expect(info.response).toMatch(/^250/);
-    } finally {
-      mta.close();
-    }
+    const sent = await loop.sendOne(to);
+    expect(sent.received.envelope.from).toMatch(
+      new RegExp(`^bounces\\+${sent.id}-[a-z2-7]{10}@bounce\\.acme\\.example$`),
+    );
+    return sent;
   }
 
   it("a DSN with Action: failed, 5.1.1 → bounced, the address suppressed, the next send to it suppressed", async () => {
@@ -74,19 +35,19 @@ describeEachStorage("DSN and ARF reports end to end", (storage: () => Storage) =
     });
     await report(received.envelope.from, dsn);
 
-    const bounced = await fp.emails.get(id);
+    const bounced = await loop.fp.emails.get(id);
     expect(bounced.status).toBe("bounced");
-    const event = (await fp.emails.events(id)).at(-1)!;
+    const event = (await loop.fp.emails.events(id)).at(-1)!;
     expect(event.type).toBe("bounced");
-    expect(await fp.storage.suppressions.getSuppression("ann@example.org")).toMatchObject({
+    expect(await loop.fp.storage.suppressions.getSuppression("ann@example.org")).toMatchObject({
       email: "ann@example.org",
       origin: "bounce",
     });
 
-    const again = await fp.emails.send({ from, to: "Ann@Example.org", subject: "Again", text: "Hello?" });
-    await fp.emails.worker!.runOnce();
-    expect(await fp.emails.get(again.id)).toMatchObject({ status: "failed", failure_reason: "suppressed" });
-    expect(sink.received).toHaveLength(1); // the second email never reached the next hop
+    const again = await loop.fp.emails.send({ from, to: "Ann@Example.org", subject: "Again", text: "Hello?" });
+    await loop.fp.emails.worker!.runOnce();
+    expect(await loop.fp.emails.get(again.id)).toMatchObject({ status: "failed", failure_reason: "suppressed" });
+    expect(loop.sink.received).toHaveLength(1); // the second email never reached the next hop
   });
 
   it("a DSN with Action: delivered → delivered", async () => {
@@ -100,17 +61,19 @@ describeEachStorage("DSN and ARF reports end to end", (storage: () => Storage) =
         diagnostic: "250 2.0.0 OK",
       }),
     );
-    const email = await fp.emails.get(id);
+    const email = await loop.fp.emails.get(id);
     expect(email.status).toBe("delivered");
     expect(email.delivered_at).toBeDefined();
-    expect(await fp.storage.suppressions.getSuppression("bob@example.org")).toBeUndefined();
+    expect(await loop.fp.storage.suppressions.getSuppression("bob@example.org")).toBeUndefined();
   });
 
   it("an ARF complaint → complained, the address suppressed", async () => {
     const { id, received } = await sendOne("carol@example.org");
     await report(`fbl@${BOUNCE_DOMAIN}`, arfFor(received, "carol@example.org"));
-    expect((await fp.emails.get(id)).status).toBe("complained");
-    expect(await fp.storage.suppressions.getSuppression("carol@example.org")).toMatchObject({ origin: "complaint" });
+    expect((await loop.fp.emails.get(id)).status).toBe("complained");
+    expect(await loop.fp.storage.suppressions.getSuppression("carol@example.org")).toMatchObject({
+      origin: "complaint",
+    });
   });
 
   it("a report about no email it knows is answered 250 and kept as unmatched", async () => {
@@ -126,6 +89,6 @@ describeEachStorage("DSN and ARF reports end to end", (storage: () => Storage) =
       diagnostic: "550 no",
     }).replace(/^Message-ID:.*$/im, "Message-ID: <somebody-else@example.net>");
     await report(stranger.envelope.from, raw);
-    expect(await fp.storage.deliveryReports.listUnmatchedReports({ limit: 10 })).toHaveLength(1);
+    expect(await loop.fp.storage.deliveryReports.listUnmatchedReports({ limit: 10 })).toHaveLength(1);
   });
 });

@@ -1,13 +1,10 @@
 import { createServer } from "node:http";
-import nodemailer from "nodemailer";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/http/index.js";
-import { type InboundSmtp, mailReportParser, startInboundSmtp } from "../../adapters/inbound/index.js";
-import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
-import { createFlagpost, type Flagpost, silentLogger, type Storage } from "../../src/internal.js";
+import type { Storage } from "../../src/internal.js";
 import { listen } from "../support/servers.js";
-import { type ReceivedMessage, type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";
 import { describeEachStorage } from "../support/storage-backends.js";
+import { BOUNCE_DOMAIN, reportLoop } from "./support/report-loop.js";
 import { postmarkRequest } from "./support/provider-requests.js";
 import { arfFor, dsnFor } from "./support/reports-for.js";
 
@@ -18,57 +15,19 @@ import { arfFor, dsnFor } from "./support/reports-for.js";
  * recipient of the email's sent attempt, and only when it comes back to the email's own VERP
  * address (with its tag); anything else is stored unmatched.
  */
-const BOUNCE_DOMAIN = "bounce.acme.example";
-const from = "Acme <hello@acme.example>";
 const POSTMARK = { user: "postmark", password: "forged-test-password" };
 
 describeEachStorage("forged delivery reports", (storage: () => Storage) => {
-  let sink: SmtpSink;
-  let listener: InboundSmtp;
-  let fp: Flagpost;
+  const loop = reportLoop(storage);
+  const { sendOne, mailReport } = loop;
   let http: { url: string; close(): Promise<void> };
   let key: string;
 
   beforeEach(async () => {
-    sink = await startSmtpSink();
-    fp = createFlagpost({
-      storage: storage(),
-      logger: silentLogger,
-      transport: nodemailerTransport(
-        nodemailer.createTransport({ host: "127.0.0.1", port: sink.port, secure: false, ignoreTLS: true }),
-        { name: "smtp", closeTransporter: true },
-      ),
-      reportParser: mailReportParser(),
-      emailWorker: { autoStart: false, bounceDomain: BOUNCE_DOMAIN },
-    });
-    await fp.ready();
-    listener = await startInboundSmtp({ domains: [BOUNCE_DOMAIN], ingest: (raw) => fp.emails.ingestReport(raw) });
-    http = await listen(createServer(toNodeHandler(fp, { rateLimit: false, inbound: { postmark: POSTMARK } })));
-    key = (await fp.keys.create({ name: "test", scopes: ["full_access"] })).key;
+    http = await listen(createServer(toNodeHandler(loop.fp, { rateLimit: false, inbound: { postmark: POSTMARK } })));
+    key = (await loop.fp.keys.create({ name: "test", scopes: ["full_access"] })).key;
   });
-  afterEach(async () => {
-    await http.close();
-    await listener.close();
-    await fp.close();
-    await sink.close();
-  });
-
-  async function sendOne(to: string | string[]): Promise<{ id: string; received: ReceivedMessage }> {
-    const { id } = await fp.emails.send({ from, to, subject: "Welcome", text: "Hello" });
-    expect(await fp.emails.worker!.runOnce()).toBe(1);
-    expect((await fp.emails.get(id)).status).toBe("sent");
-    return { id, received: sink.received.at(-1)! };
-  }
-
-  /** Mails a report to the listener, as an MTA (or a forger) would, to the address given. */
-  async function mailReport(to: string, raw: string): Promise<void> {
-    const mta = nodemailer.createTransport({ host: "127.0.0.1", port: listener.port, secure: false, ignoreTLS: true });
-    try {
-      expect((await mta.sendMail({ envelope: { from: "", to }, raw })).response).toMatch(/^250/);
-    } finally {
-      mta.close();
-    }
-  }
+  afterEach(() => http.close());
 
   const failed = (recipient: string) => ({
     recipient,
@@ -76,8 +35,9 @@ describeEachStorage("forged delivery reports", (storage: () => Storage) => {
     status: "5.1.1",
     diagnostic: `550 5.1.1 <${recipient}>: Recipient address rejected: User unknown`,
   });
-  const unmatchedCount = async () => (await fp.storage.deliveryReports.listUnmatchedReports({ limit: 100 })).length;
-  const suppressed = (addresses: string[]) => fp.storage.suppressions.suppressedAmong(addresses);
+  const unmatchedCount = async () =>
+    (await loop.fp.storage.deliveryReports.listUnmatchedReports({ limit: 100 })).length;
+  const suppressed = (addresses: string[]) => loop.fp.storage.suppressions.suppressedAmong(addresses);
 
   it("a DSN naming someone the email was not sent to is unmatched and suppresses nobody", async () => {
     const { id, received } = await sendOne("ann@example.org");
@@ -87,7 +47,7 @@ describeEachStorage("forged delivery reports", (storage: () => Storage) => {
     await mailReport(`fbl@${BOUNCE_DOMAIN}`, arfFor(received, "hr@acme.example"));
     expect(await unmatchedCount()).toBe(3);
     expect(await suppressed(["ceo@acme.example", "cfo@acme.example", "hr@acme.example"])).toEqual([]);
-    expect((await fp.emails.get(id)).status).toBe("sent");
+    expect((await loop.fp.emails.get(id)).status).toBe("sent");
   });
 
   it("a DSN to the email's VERP address with a wrong tag, or without one, is unmatched; with its own tag it applies", async () => {
@@ -98,10 +58,10 @@ describeEachStorage("forged delivery reports", (storage: () => Storage) => {
       await mailReport(forged, raw);
     }
     expect(await unmatchedCount()).toBe(2);
-    expect((await fp.emails.get(id)).status).toBe("sent");
+    expect((await loop.fp.emails.get(id)).status).toBe("sent");
     expect(await suppressed(["bob@example.org"])).toEqual([]);
     await mailReport(own, dsnFor(received, failed("bob@example.org")));
-    expect((await fp.emails.get(id)).status).toBe("bounced");
+    expect((await loop.fp.emails.get(id)).status).toBe("bounced");
     expect(await suppressed(["bob@example.org"])).toEqual(["bob@example.org"]);
   });
 
@@ -112,14 +72,14 @@ describeEachStorage("forged delivery reports", (storage: () => Storage) => {
         received.envelope.from,
         dsnFor(received, { recipient, action: "delivered", status: "2.0.0", diagnostic: "250 2.0.0 Ok" }),
       );
-    expect((await fp.emails.get(id)).status).toBe("delivered");
+    expect((await loop.fp.emails.get(id)).status).toBe("delivered");
     await mailReport(received.envelope.from, dsnFor(received, failed("c1@example.org")));
-    expect((await fp.emails.get(id)).status).toBe("delivered");
+    expect((await loop.fp.emails.get(id)).status).toBe("delivered");
     expect(await suppressed(["c1@example.org"])).toEqual([]);
   });
 
   it("a signed provider report naming someone else is unmatched; naming the recipient, it applies", async () => {
-    sink.onData = () => ({ code: 250, message: "2.0.0 Ok: queued as 7C1D2E3F4A" });
+    loop.sink.onData = () => ({ code: 250, message: "2.0.0 Ok: queued as 7C1D2E3F4A" });
     const { id } = await sendOne("dee@example.org");
     const post = (email: string) =>
       fetch(`${http.url}/v1/inbound/postmark`, {
@@ -140,7 +100,7 @@ describeEachStorage("forged delivery reports", (storage: () => Storage) => {
     });
     expect(await suppressed(["legal@acme.example"])).toEqual([]);
     expect((await post("dee@example.org")).body.data.outcomes).toEqual({ applied: 1 });
-    expect((await fp.emails.get(id)).status).toBe("bounced");
+    expect((await loop.fp.emails.get(id)).status).toBe("bounced");
     expect(await suppressed(["dee@example.org"])).toEqual(["dee@example.org"]);
   });
 
@@ -152,6 +112,6 @@ describeEachStorage("forged delivery reports", (storage: () => Storage) => {
       body: JSON.stringify({ type: "bounced", detail: "550 5.1.1 mailbox unknown" }),
     });
     expect(response.status).toBe(200);
-    expect((await fp.emails.get(id)).status).toBe("bounced");
+    expect((await loop.fp.emails.get(id)).status).toBe("bounced");
   });
 });
