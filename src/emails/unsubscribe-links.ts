@@ -60,7 +60,8 @@ export class UnsubscribeLinks {
     } else url = unsubscribe;
     const headers: Record<string, string> = { ...record.content.headers, "List-Unsubscribe": `<${url}>` };
     // One-click is for https: only (RFC 8058 section 3.1); a mailto: link is the older kind.
-    if (url.startsWith("https:") || unsubscribe === true) headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click";
+    if (url.startsWith("https:") || unsubscribe === true)
+      headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click";
     record.content.headers = headers;
   }
 
@@ -81,6 +82,10 @@ export class UnsubscribeLinks {
 
   async #mac(id: string, recipient: string): Promise<string> {
     const key = await this.#secret.keyFor("unsubscribe");
-    return createHmac("sha256", key).update(`${id}\n${recipient}`).digest().subarray(0, MAC_BYTES).toString("base64url");
+    return createHmac("sha256", key)
+      .update(`${id}\n${recipient}`)
+      .digest()
+      .subarray(0, MAC_BYTES)
+      .toString("base64url");
   }
 }

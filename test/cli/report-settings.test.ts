@@ -27,5 +27,7 @@ it("reads FLAGPOST_PUBLIC_URL, the base of unsubscribe links, and refuses one th
     publicUrl: "https://mail.example.com/flagpost",
   });
   for (const value of ["mail.example.com", "ftp://mail.example.com", "https://mail.example.com/?a=1", "https://a b"])
-    expect(() => reportSettingsFrom({ FLAGPOST_PUBLIC_URL: value })).toThrow(/^FLAGPOST_PUBLIC_URL must be an http\(s\) URL/);
+    expect(() => reportSettingsFrom({ FLAGPOST_PUBLIC_URL: value })).toThrow(
+      /^FLAGPOST_PUBLIC_URL must be an http\(s\) URL/,
+    );
 });

@@ -90,7 +90,9 @@ describe("unsubscribe on a send", () => {
       expect((refusal as FlagpostError).code).toBe("validation_error");
       expect((refusal as FlagpostError).details?.[0]).toMatchObject({ path: "unsubscribe" });
       expect((refusal as FlagpostError).message).toMatch(/FLAGPOST_PUBLIC_URL/);
-      const permissive = await fp.emails.sendBatch([mail, { ...mail, unsubscribe: true }], { validation: "permissive" });
+      const permissive = await fp.emails.sendBatch([mail, { ...mail, unsubscribe: true }], {
+        validation: "permissive",
+      });
       expect(permissive.data).toHaveLength(1);
       expect(permissive.errors).toEqual([{ index: 1, message: expect.stringMatching(/^"unsubscribe" true needs/) }]);
       const { id } = await fp.emails.send({ ...mail, unsubscribe: "https://acme.example/u" });
@@ -100,6 +102,8 @@ describe("unsubscribe on a send", () => {
     } finally {
       await fp.close();
     }
-    expect(() => createFlagpost({ storage: memoryStorage(), publicUrl: "mail.acme.example" })).toThrow(/publicUrl must be/);
+    expect(() => createFlagpost({ storage: memoryStorage(), publicUrl: "mail.acme.example" })).toThrow(
+      /publicUrl must be/,
+    );
   });
 });

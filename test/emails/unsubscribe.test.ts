@@ -76,7 +76,10 @@ describeEachStorage("one-click unsubscribe", (storage: () => Storage) => {
     expect(await fp.emails.worker!.runOnce()).toBe(1);
     await sink.waitFor(before + 1);
     // Unfolded, as a mail client reads the header lines.
-    const raw = sink.received.at(-1)!.raw.toString("utf8").replace(/\r\n[ \t]+/g, " ");
+    const raw = sink.received
+      .at(-1)!
+      .raw.toString("utf8")
+      .replace(/\r\n[ \t]+/g, " ");
     return { id, raw, link: /^List-Unsubscribe: <([^>]+)>$/m.exec(raw)?.[1] ?? "" };
   }
 
@@ -131,7 +134,10 @@ describeEachStorage("one-click unsubscribe", (storage: () => Storage) => {
     const bad = [`${id}.${flipped}`, `${other.id}.${mac}`, id, `${id}.${mac}.x`, "nothing", `${id}.${mac}x`];
     const bodies = new Set<string>();
     for (const forged of bad) {
-      for (const ask of [() => fetch(`${server.url}/v1/unsubscribe/${forged}`), () => gmailPost(`${server.url}/v1/unsubscribe/${forged}`)]) {
+      for (const ask of [
+        () => fetch(`${server.url}/v1/unsubscribe/${forged}`),
+        () => gmailPost(`${server.url}/v1/unsubscribe/${forged}`),
+      ]) {
         const response = await ask();
         expect(response.status, forged).toBe(404);
         bodies.add(await response.text());

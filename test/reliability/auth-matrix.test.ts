@@ -140,7 +140,10 @@ describe("auth matrix from the route table", () => {
         });
         answers.add(`${response.status} ${await response.text()}`);
       }
-      expect([...answers].map((a) => a.slice(0, 3)), `${method} ${pattern}`).toEqual(["404"]);
+      expect(
+        [...answers].map((a) => a.slice(0, 3)),
+        `${method} ${pattern}`,
+      ).toEqual(["404"]);
     }
   });
 
