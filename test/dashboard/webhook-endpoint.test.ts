@@ -34,6 +34,23 @@ describe("dashboard: a webhook endpoint's status, settings and deliveries", { ti
   });
 
   for (const width of [1280, 375]) {
+    it(`keeps the new endpoint's secret notice off the endpoint cards at ${width} px`, async () => {
+      const page = await browser.newPage(width);
+      await connect(page, `${app.url}/dashboard/`, app.key);
+      await page.goto(`${app.url}/dashboard/#/webhooks`);
+      await page.getByLabel("Endpoint URL").fill(`${receiver.url}/spaced-${width}`);
+      await page.locator("#webhooks-view form").getByLabel("email.sent").check();
+      await page.getByRole("button", { name: "Create endpoint" }).click();
+      await page.locator("#webhook-secret").waitFor();
+      const notice = (await page.locator("#webhooks-view > .notice", { has: page.locator("#webhook-secret") }).boundingBox())!;
+      const cards = (await page.locator("#webhooks-view table").boundingBox())!;
+      expect(cards.y - (notice.y + notice.height)).toBeGreaterThanOrEqual(12);
+      expect(page.problems).toEqual([]);
+      await page.close();
+    });
+  }
+
+  for (const width of [1280, 375]) {
     it(`shows failing, payload and next attempt locally, and edits, disables and rotates at ${width} px`, async () => {
       const hook = await app.fp.webhooks.create({ endpoint: `${receiver.url}/in-${width}`, events: ["flag.created"] });
       await app.fp.flags.create({ key: `hooked-${width}` });
