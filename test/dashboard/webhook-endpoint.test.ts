@@ -42,7 +42,9 @@ describe("dashboard: a webhook endpoint's status, settings and deliveries", { ti
       await page.locator("#webhooks-view form").getByLabel("email.sent").check();
       await page.getByRole("button", { name: "Create endpoint" }).click();
       await page.locator("#webhook-secret").waitFor();
-      const notice = (await page.locator("#webhooks-view > .notice", { has: page.locator("#webhook-secret") }).boundingBox())!;
+      const notice = (await page
+        .locator("#webhooks-view > .notice", { has: page.locator("#webhook-secret") })
+        .boundingBox())!;
       const cards = (await page.locator("#webhooks-view table").boundingBox())!;
       expect(cards.y - (notice.y + notice.height)).toBeGreaterThanOrEqual(12);
       expect(page.problems).toEqual([]);
