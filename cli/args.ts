@@ -74,8 +74,11 @@ Environment:
                     count/days, e.g. 3/7: suppress an address after that many soft bounces
                     within that many days (unset: soft bounces never suppress)
   FLAGPOST_SECRET_KEY
-                    secret for VERP tags, 16+ characters (unset: generated once, kept in the
-                    database)
+                    secret for VERP tags and unsubscribe links, 16+ characters (unset:
+                    generated once, kept in the database)
+  FLAGPOST_PUBLIC_URL
+                    this server's public https URL (with any mount path): the base of the
+                    one-click unsubscribe links of unsubscribe: true (unset: such sends refused)
 `;
 
 type CommandName =

@@ -8,6 +8,7 @@ import type { ReportParser } from "./emails/reports.js";
 import { SuppressionService } from "./emails/suppression-service.js";
 import { type SuppressionOptions, SuppressionPolicy } from "./emails/suppression-policy.js";
 import { VerpTags } from "./emails/verp-tag.js";
+import { UnsubscribeLinks } from "./emails/unsubscribe-links.js";
 import { ServerSecret } from "./server-secret.js";
 import { EventTracker, type EventTrackerOptions } from "./events/event-tracker.js";
 import { ExperimentService } from "./experiments/experiment-results.js";
@@ -56,6 +57,12 @@ export interface FlagpostOptions {
    * generated once and kept in storage, shared by every process using it.
    */
   secretKey?: string;
+  /**
+   * Where this server is reached from the internet, with the mount path if any
+   * (`FLAGPOST_PUBLIC_URL`, e.g. "https://mail.example.com"): the base of the one-click unsubscribe
+   * links of `unsubscribe: true`. Unset, such sends are refused (docs/emails.md).
+   */
+  publicUrl?: string;
   /** Event tracking: the buffer behind `events.enqueue`. */
   events?: EventTrackerOptions;
   /** Outbound webhooks: private networks, retry schedule, worker settings (docs/webhooks.md). */
@@ -137,7 +144,9 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
   const flagStream = new FlagStream(flags, logger, options.flagStream);
   flagSync.onReload((revision, all) => flagStream.offer(revision, all));
   const transport = options.transport;
-  const verpTags = new VerpTags(new ServerSecret(storage, options.secretKey));
+  const secret = new ServerSecret(storage, options.secretKey);
+  const verpTags = new VerpTags(secret);
+  const unsubscribeLinks = new UnsubscribeLinks(secret, options.publicUrl);
   const policy = new SuppressionPolicy(storage, clock, options.suppression);
   const worker = transport
     ? new OutboxWorker({ storage, transport, clock, logger, verpTags, policy }, options.emailWorker)
@@ -146,6 +155,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
     ...(options.reportParser ? { reportParser: options.reportParser } : {}),
     policy,
     verpTags,
+    unsubscribeLinks,
   });
   const webhooks = createWebhooks({ storage, clock, logger }, options.webhooks);
   const scheduleWorker = new ScheduleWorker({ storage, flags, clock, logger }, options.flagSchedules);
@@ -167,7 +177,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
     isEnabled: (key, context) => flagClient.isEnabled(key, context),
     getVariant: (key, context) => flagClient.getVariant(key, context),
     emails,
-    suppressions: new SuppressionService(storage, clock),
+    suppressions: new SuppressionService(storage, clock, unsubscribeLinks),
     events,
     experiments: new ExperimentService(storage),
     webhooks: webhooks.service,

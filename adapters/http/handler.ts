@@ -17,6 +17,7 @@ import { Router } from "./router.js";
 import { allRoutes } from "./routes/index.js";
 import { respondToProvider } from "./provider-request.js";
 import { createProbes, type ProbeOptions } from "./probes.js";
+import { createUnsubscribePage } from "./unsubscribe-page.js";
 import { bearerToken, readJson } from "./request-json.js";
 import type { InboundOptions } from "./routes/inbound.js";
 import { type HttpRequest, type HttpResponse, type KeyRoute, PROVIDER_AUTH, type RouteContext } from "./types.js";
@@ -115,6 +116,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
   const addressOf = (request: HttpRequest) => request.remoteAddress ?? "unknown";
   const dashboard = options.dashboard === false ? undefined : createDashboard(options.dashboard);
   const probes = options.probes === false ? undefined : createProbes(fp, logger, options.probes);
+  const unsubscribePage = createUnsubscribePage(fp);
   const hrefs = new HrefCache();
   const budget =
     options.bodyBudget === false ? undefined : new ByteBudget(options.bodyBudget ?? DEFAULT_BODY_BUDGET, "bodyBudget");
@@ -253,8 +255,9 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
   }
 
   return async (request) => {
-    // The dashboard's static files: public (the page asks the user for a key), never under /v1.
-    const page = dashboard?.(request) ?? probes?.(request);
+    // The dashboard's static files: public (the page asks the user for a key), never under /v1;
+    // the unsubscribe link is public too: its signed token is its credential.
+    const page = dashboard?.(request) ?? probes?.(request) ?? unsubscribePage(request);
     if (page) return page;
     if (request.path !== "/v1" && !request.path.startsWith("/v1/")) return undefined;
     const started = logging === "off" ? 0 : performance.now();

@@ -14,6 +14,7 @@ import type { OutboxWorker } from "./outbox-worker.js";
 import type { EmailBounce } from "./report-envelope.js";
 import type { SuppressionPolicy } from "./suppression-policy.js";
 import type { VerpTags } from "./verp-tag.js";
+import type { UnsubscribeLinks } from "./unsubscribe-links.js";
 import {
   BATCH_VALIDATION_MODES,
   type BatchValidation,
@@ -53,6 +54,8 @@ export interface EmailServiceOptions {
   policy: SuppressionPolicy;
   /** Checks the VERP tags reports come back to. */
   verpTags: VerpTags;
+  /** Makes the List-Unsubscribe links of `unsubscribe` (docs/emails.md, "One-click unsubscribe"). */
+  unsubscribeLinks: UnsubscribeLinks;
 }
 
 /**
@@ -82,6 +85,7 @@ export class EmailService {
   readonly #reports: ReportApplier;
   readonly #changes: EmailChanges;
   readonly #parser: ReportParser | undefined;
+  readonly #links: UnsubscribeLinks;
 
   constructor(storage: Storage, clock: Clock, worker: OutboxWorker | undefined, options: EmailServiceOptions) {
     this.#storage = storage;
@@ -90,6 +94,21 @@ export class EmailService {
     this.#reports = new ReportApplier({ storage, clock, policy: options.policy, verpTags: options.verpTags });
     this.#changes = new EmailChanges(storage, clock);
     this.#parser = options.reportParser;
+    this.#links = options.unsubscribeLinks;
+  }
+
+  /** The request checked as `checkSendRequest` does, and against this server's settings (`unsubscribe: true`). */
+  #check(request: unknown, now: number, prefix: PropertyKey[]): ReturnType<typeof checkSendRequest> {
+    const checked = checkSendRequest(request, now, prefix);
+    const problem = checked.ok ? this.#links.problem(checked.value.unsubscribe, prefix) : undefined;
+    return problem ? { ok: false, details: [problem] } : checked;
+  }
+
+  /** The outbox record of a checked request, with its List-Unsubscribe headers. */
+  async #record(request: ParsedSendRequest, now: number): Promise<EmailRecord> {
+    const record = newEmailRecord(request, now);
+    await this.#links.addHeaders(record, request.unsubscribe);
+    return record;
   }
 
   /**
@@ -120,16 +139,16 @@ export class EmailService {
   /** Stores one email in the outbox and answers `{id, from, to, subject, status: "queued", created_at}`. */
   async send(request: SendEmailRequest, options: IdempotencyOptions = {}): Promise<EmailSummary> {
     const now = this.#clock.now();
-    const parsed = checkSendRequest(request, now, []);
+    const parsed = this.#check(request, now, []);
     if (!parsed.ok) throw validationError(parsed.details);
     if (options.idempotencyKey === undefined) {
-      const record = newEmailRecord(parsed.value, now);
+      const record = await this.#record(parsed.value, now);
       await this.#inserts.add(record);
       this.worker?.wake();
       return toSummary(record);
     }
     const store = async (complete?: (result: EmailSummary) => IdempotencyCompletion) => {
-      const record = newEmailRecord(parsed.value, now);
+      const record = await this.#record(parsed.value, now);
       const summary = toSummary(record);
       await this.#storage.emails.insertEmails([record], complete?.(summary), scheduledEvents([record]));
       this.worker?.wake();
@@ -167,14 +186,14 @@ export class EmailService {
     const valid: { index: number; value: ParsedSendRequest }[] = [];
     const invalid: { index: number; details: ErrorDetail[] }[] = [];
     requests.forEach((request, index) => {
-      const parsed = checkSendRequest(request, now, mode === "strict" ? [index] : []);
+      const parsed = this.#check(request, now, mode === "strict" ? [index] : []);
       if (parsed.ok) valid.push({ index, value: parsed.value });
       else invalid.push({ index, details: parsed.details });
     });
     if (mode === "strict" && invalid.length > 0) throw validationError(invalid.flatMap((i) => i.details));
 
     const store = async (complete?: (result: BatchResult) => IdempotencyCompletion) => {
-      const records = valid.map((v) => newEmailRecord(v.value, now));
+      const records = await Promise.all(valid.map((v) => this.#record(v.value, now)));
       const result: BatchResult = { data: records.map((r) => ({ id: r.id })) };
       if (mode === "permissive")
         result.errors = invalid.map((i) => ({ index: i.index, message: detailText(i.details[0]!) }));

@@ -144,6 +144,32 @@ const attachmentSchema = z.strictObject({
     .nullish(),
 });
 
+/** Longest `unsubscribe` URL: with its angle brackets it fits one header line (998 characters). */
+export const MAX_UNSUBSCRIBE_URL = 900;
+
+/**
+ * `unsubscribe`: `true` for flagpost's own one-click link, or the sender's own `https:` (one-click)
+ * or `mailto:` link; `false`/null/absent for none (docs/emails.md, "One-click unsubscribe").
+ */
+const unsubscribeSchema = z.union(
+  [
+    z.boolean(),
+    z
+      .string()
+      .max(MAX_UNSUBSCRIBE_URL)
+      .refine((url) => !LINE_BREAK.test(url) && !CONTROL.test(url) && !/[\s<>]/.test(url) && URL.canParse(url), {
+        error: "must be true or an https: or mailto: URL",
+      })
+      .refine((url) => ["https:", "mailto:"].includes(new URL(url).protocol), {
+        error: "must be true or an https: or mailto: URL",
+      }),
+  ],
+  { error: "must be true or an https: or mailto: URL" },
+);
+
+/** The header fields `unsubscribe` writes: the request cannot give them as well. */
+export const UNSUBSCRIBE_HEADERS = ["list-unsubscribe", "list-unsubscribe-post"];
+
 /** `scheduled_at`: an ISO 8601 date-time with a zone (whether it is in the future is checked against the clock). */
 export const scheduledAtSchema = z.string().refine((s) => parseIsoInstant(s, { allowDateOnly: false }) !== undefined, {
   error: 'must be an ISO 8601 date-time with a time zone, such as "2026-05-01T09:00:00Z"',
@@ -167,6 +193,7 @@ export const sendEmailSchema = z
     tags: z.array(tagSchema).max(MAX_TAGS).nullish(),
     attachments: z.array(attachmentSchema).max(MAX_ATTACHMENTS).nullish(),
     scheduled_at: scheduledAtSchema.nullish(),
+    unsubscribe: unsubscribeSchema.nullish(),
   })
   .superRefine((email, ctx) => {
     if (!email.html && !email.text)
@@ -182,6 +209,22 @@ export const sendEmailSchema = z
         path: ["to"],
         message: `together with "cc" and "bcc" must hold at most ${MAX_RECIPIENTS} addresses (got ${count})`,
       });
+    }
+    if (email.unsubscribe) {
+      const given = Object.keys(email.headers ?? {}).find((name) => UNSUBSCRIBE_HEADERS.includes(name.toLowerCase()));
+      if (given !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["unsubscribe"],
+          message: `cannot be combined with a "${given}" header (unsubscribe writes it)`,
+        });
+      // One message carries one link: with several recipients, any of them could unsubscribe the others.
+      if (email.unsubscribe === true && count !== 1)
+        ctx.addIssue({
+          code: "custom",
+          path: ["unsubscribe"],
+          message: `true needs exactly one recipient in "to", "cc" and "bcc" together (got ${count}); send one email per recipient`,
+        });
     }
     const bytes = (email.attachments ?? []).reduce((sum, a) => sum + base64Size(a.content), 0);
     if (bytes > MAX_ATTACHMENT_BYTES) {

@@ -9,6 +9,7 @@ import { parseInput } from "../validation.js";
 import { ADDRESS_RULE } from "./schema.js";
 import { parseAddress } from "./addresses.js";
 import { suppressionDomainEvent } from "./webhook-events.js";
+import { soleRecipient, UnsubscribeLinks } from "./unsubscribe-links.js";
 
 /**
  * The resend SDK's `Suppression`; list entries leave out `object`. An address a report put there
@@ -49,7 +50,7 @@ const removeBatchSchema = z.union([
   z.strictObject({ ids: batchOf(identifier) }),
 ]);
 const listSchema = z
-  .strictObject({ ...pageFields, origin: z.enum(["bounce", "complaint", "manual"]).optional() })
+  .strictObject({ ...pageFields, origin: z.enum(["bounce", "complaint", "manual", "unsubscribe"]).optional() })
   .refine(oneCursor, ONE_CURSOR);
 /** What `list` accepts: Resend's page query and an `origin` (GET /v1/suppressions's query). */
 export type ListSuppressionsInput = z.input<typeof listSchema>;
@@ -82,10 +83,49 @@ function key(idOrEmail: string): string {
 export class SuppressionService {
   readonly #storage: Storage;
   readonly #clock: Clock;
+  readonly #links: UnsubscribeLinks | undefined;
 
-  constructor(storage: Storage, clock: Clock) {
+  constructor(storage: Storage, clock: Clock, links?: UnsubscribeLinks) {
     this.#storage = storage;
     this.#clock = clock;
+    this.#links = links;
+  }
+
+  /**
+   * The address an unsubscribe token (from an email's List-Unsubscribe link) was made for;
+   * undefined for a token that is malformed, forged, or names no stored email.
+   */
+  async unsubscribeTarget(token: string): Promise<string | undefined> {
+    const id = this.#links && UnsubscribeLinks.emailIdOf(token);
+    if (id === undefined) return undefined;
+    const email = await this.#storage.emails.getEmail(id);
+    const recipient = email && soleRecipient(email);
+    return recipient !== undefined && (await this.#links!.verify(token, recipient)) ? recipient : undefined;
+  }
+
+  /**
+   * A one-click unsubscribe (RFC 8058): puts the token's address on the list with
+   * `origin: "unsubscribe"` and the email as `source_id`, storing `suppression.added` only when
+   * the address was not there yet, so a second click changes nothing. Undefined for a bad token.
+   */
+  async unsubscribe(token: string): Promise<{ email: string; added: boolean } | undefined> {
+    const address = await this.unsubscribeTarget(token);
+    if (address === undefined) return undefined;
+    const now = this.#clock.now();
+    const at = new Date(now).toISOString();
+    const entry: SuppressionRecord = {
+      id: uuidv7(now),
+      email: address,
+      origin: "unsubscribe",
+      sourceId: token.split(".")[0]!,
+      createdAt: at,
+    };
+    let added = false;
+    await this.#storage.suppressions.addSuppressions([entry], (stored) => {
+      added = true;
+      return [suppressionDomainEvent("suppression.added", stored, at)];
+    });
+    return { email: address, added };
   }
 
   /** Adds one address (`origin: "manual"`); an address already there is answered as it is. */

@@ -45,6 +45,8 @@ export interface FlagInsightsView extends Staleness {
   /** The newest evaluation stored (within the flush interval), or null when none is. */
   lastEvaluatedAt: string | null;
   hours: HourlyInsight[];
+  /** How often this server stores evaluation counts (`FLAGPOST_INSIGHTS_FLUSH_MS`): the newest counts lag by up to this. */
+  flushIntervalMs: number;
 }
 
 export interface StaleFlag {
@@ -119,7 +121,8 @@ export class FlagInsights {
       this.#staleness([flag], now).then((all) => all.get(key)!),
       this.#lastEvaluated(key, born),
     ]);
-    return { flagKey: key, from: iso(from), to: iso(to), lastEvaluatedAt, ...staleness, hours };
+    const flushIntervalMs = this.#recorder.intervalMs;
+    return { flagKey: key, from: iso(from), to: iso(to), lastEvaluatedAt, ...staleness, hours, flushIntervalMs };
   }
 
   /** Which of these flags are stale now (docs/flags.md "Insights" says exactly how). */

@@ -52,6 +52,11 @@ export class InsightsRecorder {
     this.#intervalMs = interval;
   }
 
+  /** How often this process stores its counts (`insights.flushIntervalMs`). */
+  get intervalMs(): number {
+    return this.#intervalMs;
+  }
+
   /** Starts the flush and hour timers; they never keep the process alive. */
   start(): void {
     if (this.#interval !== undefined) return;

@@ -4,8 +4,11 @@ import type { PageRequest } from "./webhooks.js";
 // ---------------------------------------------------------------------------------------------
 // The suppression list: addresses flagpost no longer mails (hard bounces, complaints, by hand)
 
-/** Why an address is on the list, as the resend SDK's `SuppressionOrigin` names it. */
-export type SuppressionOrigin = "bounce" | "complaint" | "manual";
+/**
+ * Why an address is on the list, as the resend SDK's `SuppressionOrigin` names it, and
+ * `unsubscribe` for a one-click unsubscribe through flagpost's own link (RFC 8058).
+ */
+export type SuppressionOrigin = "bounce" | "complaint" | "manual" | "unsubscribe";
 
 export interface SuppressionRecord {
   /** A UUIDv7. */
@@ -13,7 +16,7 @@ export interface SuppressionRecord {
   /** The bare address, lower-cased: addresses compare case-insensitively. Unique. */
   email: string;
   origin: SuppressionOrigin;
-  /** The email whose bounce or complaint put the address here; absent for manual entries. */
+  /** The email whose bounce, complaint or unsubscribe link put the address here; absent for manual entries. */
   sourceId?: string;
   createdAt: string;
   /** Bounces: the report's reason in Sisimai's names (`userunknown`, `mailboxfull`…), `feedback` for a complaint. */

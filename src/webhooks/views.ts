@@ -13,6 +13,11 @@ export interface WebhookSummaryView {
   created_at: string;
   status: "enabled" | "disabled";
   events: string[];
+  /**
+   * flagpost's addition, only while the endpoint is failing: when its current run of failed
+   * attempts began (an endpoint failing for 5 days is disabled; docs/webhooks.md).
+   */
+  failing_since?: string;
 }
 
 export interface WebhookView extends WebhookSummaryView {
@@ -44,7 +49,15 @@ export interface WebhookAttemptView {
 }
 
 export function summaryView(w: WebhookRecord): WebhookSummaryView {
-  return { id: w.id, endpoint: w.endpoint, created_at: w.createdAt, status: w.status, events: [...w.events] };
+  const view: WebhookSummaryView = {
+    id: w.id,
+    endpoint: w.endpoint,
+    created_at: w.createdAt,
+    status: w.status,
+    events: [...w.events],
+  };
+  if (w.failingSince !== undefined) view.failing_since = w.failingSince;
+  return view;
 }
 
 export function webhookView(w: WebhookRecord): WebhookView {

@@ -21,3 +21,13 @@ it("refuses a soft-bounce setting or a secret it cannot use, naming the variable
     );
   expect(() => reportSettingsFrom({ FLAGPOST_SECRET_KEY: "short" })).toThrow(/FLAGPOST_SECRET_KEY must be at least 16/);
 });
+
+it("reads FLAGPOST_PUBLIC_URL, the base of unsubscribe links, and refuses one that is no http(s) URL", () => {
+  expect(reportSettingsFrom({ FLAGPOST_PUBLIC_URL: " https://mail.example.com/flagpost " })).toEqual({
+    publicUrl: "https://mail.example.com/flagpost",
+  });
+  for (const value of ["mail.example.com", "ftp://mail.example.com", "https://mail.example.com/?a=1", "https://a b"])
+    expect(() => reportSettingsFrom({ FLAGPOST_PUBLIC_URL: value })).toThrow(
+      /^FLAGPOST_PUBLIC_URL must be an http\(s\) URL/,
+    );
+});

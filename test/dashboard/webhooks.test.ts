@@ -100,7 +100,7 @@ describe("dashboard: webhooks", { timeout: 60_000 }, () => {
     // Tried, a retry scheduled.
     await poll(() => chip.getAttribute("data-state")).toBe("attempting");
     expect(await chip.textContent()).toBe("Retrying");
-    await delivery.getByRole("button", { name: "Attempts" }).click();
+    await delivery.getByRole("button", { name: "Details" }).click();
     const attempts = page.locator("#webhook-view .attempt");
     await poll(() => attempts.count()).toBe(1);
     expect(await attempts.first().textContent()).toContain("HTTP 503");
@@ -109,7 +109,7 @@ describe("dashboard: webhooks", { timeout: 60_000 }, () => {
       '<img src=x onerror="document.title=1">down for maintenance',
     );
     expect(await page.locator("#webhook-view img").count()).toBe(0);
-    expect(await delivery.getByRole("button", { name: "Attempts" }).getAttribute("aria-expanded")).toBe("true");
+    expect(await delivery.getByRole("button", { name: "Details" }).getAttribute("aria-expanded")).toBe("true");
 
     // Replay: sent again at once, same webhook-id, now answered 200.
     await delivery.getByRole("button", { name: /^Replay flag\.created/ }).click();

@@ -113,6 +113,40 @@ describe("auth matrix from the route table", () => {
     return cells;
   }
 
+  /**
+   * Paths outside the route table that take no key on purpose: flagpost's own unsubscribe link
+   * (issue 28), whose signed token is its only credential — a recipient's mail client calls it.
+   * Each answers alike with no key and with any key (a bad token: the same 404), never 401/403.
+   */
+  const DELIBERATELY_PUBLIC = [
+    ["GET", "/v1/unsubscribe/:token"],
+    ["POST", "/v1/unsubscribe/:token"],
+  ] as const;
+
+  it("answers the deliberately public paths alike with any key or none, and the route table has none of them", async () => {
+    const table = allRoutes(app.fp);
+    for (const [method, pattern] of DELIBERATELY_PUBLIC) {
+      expect(table.some((r) => r.path.startsWith("/v1/unsubscribe"))).toBe(false);
+      const path = pattern.replace(":token", `${emailId}.${"A".repeat(22)}`);
+      const answers = new Set<string>();
+      for (const scope of [undefined, ...SCOPES]) {
+        const response = await fetch(app.url + path, {
+          method,
+          headers: {
+            "content-type": "application/x-www-form-urlencoded",
+            ...(scope === undefined ? {} : { authorization: `Bearer ${keys.get(scope)}` }),
+          },
+          ...(method === "POST" ? { body: "List-Unsubscribe=One-Click" } : {}),
+        });
+        answers.add(`${response.status} ${await response.text()}`);
+      }
+      expect(
+        [...answers].map((a) => a.slice(0, 3)),
+        `${method} ${pattern}`,
+      ).toEqual(["404"]);
+    }
+  });
+
   it("parses the Bearer header strictly", async () => {
     const key = keys.get("full_access")!;
     const cases: [string, number, string | undefined][] = [

@@ -35,6 +35,7 @@ export const DASHBOARD_FILES = {
   "suppressions.js": "text/javascript; charset=utf-8",
   "webhook-list.js": "text/javascript; charset=utf-8",
   "webhook-view.js": "text/javascript; charset=utf-8",
+  "webhook-settings.js": "text/javascript; charset=utf-8",
   "experiment-view.js": "text/javascript; charset=utf-8",
   "experiment-chart.js": "text/javascript; charset=utf-8",
   "experiment-format.js": "text/javascript; charset=utf-8",

@@ -19,7 +19,15 @@ export function flagInsightCases(start: Start): void {
       expect(reply.status).toBe(200);
       expect(Object.keys(reply.body)).toEqual(["data"]);
       const data = reply.body.data;
-      expect(Object.keys(data).sort()).toEqual(["flagKey", "from", "hours", "lastEvaluatedAt", "stale", "to"]);
+      expect(Object.keys(data).sort()).toEqual([
+        "flagKey",
+        "flushIntervalMs",
+        "from",
+        "hours",
+        "lastEvaluatedAt",
+        "stale",
+        "to",
+      ]);
       expect(data.flagKey).toBe("ins");
       expect(data.stale).toBe(false);
       expect(data.lastEvaluatedAt).toMatch(ISO_INSTANT);

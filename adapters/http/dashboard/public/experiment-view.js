@@ -52,7 +52,20 @@ function chartRows(results, value, measure) {
   });
 }
 
+/** Each row's cells name their column (data-label): below 640 px the rows become labelled cards. */
+function labelCells(head, rows) {
+  for (const row of rows) {
+    let column = 0;
+    for (const cellEl of row.children) {
+      if (column > 0 && (cellEl.colSpan || 1) === 1) cellEl.dataset.label = head[column];
+      column += cellEl.colSpan || 1;
+    }
+  }
+  return rows;
+}
+
 function table(head, rows) {
+  labelCells(head, rows);
   return [
     h(
       "thead",

@@ -1,7 +1,8 @@
 // A flag's evaluations (GET /v1/flags/{key}/insights): a sparkline of the last 7 days by hour,
-// totals, when it was last evaluated, and whether it is stale, with the reason.
+// totals with the per-variant split of the "on" answers, when it was last evaluated, whether it is
+// stale (with the reason), and how often the server stores the counts (its flushIntervalMs).
 
-import { $, show, timeElement } from "./dom.js";
+import { $, h, show, timeElement } from "./dom.js";
 import { flagApi } from "./flag-api.js";
 import { hourlyCounts, sparkline } from "./sparkline.js";
 
@@ -25,6 +26,23 @@ export async function lastWeek(key) {
   });
   const counts = hourlyCounts(insights.hours, start, HOURS);
   return { insights, counts, total: counts.reduce((a, b) => a + b, 0) };
+}
+
+/** "every minute", "every 5 seconds", "every 1.5 minutes": how often the server stores counts. */
+export function flushText(ms) {
+  const [value, unit] =
+    ms % 3_600_000 === 0 ? [ms / 3_600_000, "hour"] : ms >= 60_000 ? [ms / 60_000, "minute"] : [ms / 1000, "second"];
+  const amount = Math.round(value * 100) / 100;
+  return amount === 1 ? `every ${unit}` : `every ${amount} ${unit}s`;
+}
+
+/** The "on" answers per variant over the hours read, largest first. */
+function variantTotals(hours) {
+  const totals = new Map();
+  for (const hour of hours)
+    for (const [variant, count] of Object.entries(hour.variants ?? {}))
+      totals.set(variant, (totals.get(variant) ?? 0) + count);
+  return [...totals].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
 }
 
 /** The sparkline's label: what it shows, for screen readers and on hover. */
@@ -77,6 +95,21 @@ export class FlagInsightsPanel {
       );
     }
     if (insights.lastEvaluatedAt) summary.append(" Last evaluated ", timeElement(insights.lastEvaluatedAt), ".");
+    const variants = variantTotals(insights.hours);
+    const list = $("#insights-variants");
+    list.replaceChildren(
+      ...variants.map(([variant, count]) =>
+        h(
+          "li",
+          { "data-variant": variant },
+          h("span", { class: "mono" }, variant),
+          `: ${count} (${on > 0 ? Math.round((count / on) * 100) : 0}%)`,
+        ),
+      ),
+    );
+    show(list, variants.length > 0);
+    $("#insights-flush").textContent =
+      `Counts are stored ${flushText(insights.flushIntervalMs)} (FLAGPOST_INSIGHTS_FLUSH_MS): the newest may not be here yet.`;
     show(chart, total > 0);
     const stale = $("#insights-stale");
     stale.textContent = staleText(insights);

@@ -32,6 +32,9 @@ export const mailApi = {
   getWebhook: (id) => request("GET", `/webhooks/${enc(id)}`),
   createWebhook: (webhook) => request("POST", "/webhooks", { body: webhook }),
   deleteWebhook: (id) => request("DELETE", `/webhooks/${enc(id)}`),
+  updateWebhook: (id, changes) => request("PATCH", `/webhooks/${enc(id)}`, { body: changes }),
+  rotateSecret: (id) => request("POST", `/webhooks/${enc(id)}/signing-secret/rotate`),
+  webhookEvent: (id, eventId) => request("GET", `/webhooks/${enc(id)}/events/${enc(eventId)}`),
   webhookEvents: (id, { after, limit = 20 } = {}) =>
     request("GET", `/webhooks/${enc(id)}/events`, { query: page(after, limit) }),
   replay: (id, eventId) => request("POST", `/webhooks/${enc(id)}/events/${enc(eventId)}/replay`),

@@ -20,7 +20,7 @@ import { PagedList } from "./paged-list.js";
 
 const NO_READ = "This key cannot read the suppression list: it lacks the emails:read scope.";
 const NO_WRITE = "This key can read the suppression list but not change it: it lacks the emails:send scope.";
-const ORIGINS = { bounce: "Hard bounce", complaint: "Complaint", manual: "Added by hand" };
+const ORIGINS = { bounce: "Hard bounce", complaint: "Complaint", manual: "Added by hand", unsubscribe: "Unsubscribed" };
 
 /** Why a report put the address here: its reason and bounce type, then the server's words. */
 function why(entry) {

@@ -7,7 +7,6 @@ import { mailApi } from "./mail-api.js";
 import { h, show, timeElement } from "./dom.js";
 import {
   cell,
-  chip,
   confirmThenAct,
   emptyPanel,
   fieldError,
@@ -18,6 +17,7 @@ import {
 } from "./page-kit.js";
 import { PagedList } from "./paged-list.js";
 import { WEBHOOK_EVENT_TYPES } from "./webhook-event-types.js";
+import { endpointChip } from "./webhook-settings.js";
 
 export const NO_WEBHOOK_SCOPE =
   "This key cannot manage webhooks: every webhook route needs the full_access scope. Use a full_access key to see this page.";
@@ -186,7 +186,7 @@ export class WebhookList {
       { "data-id": hook.id },
       cell("Endpoint", h("a", { class: "mono", href: `#/webhooks/${encodeURIComponent(hook.id)}` }, hook.endpoint)),
       cell("Events", hook.events.join(", ")),
-      cell("Status", chip("webhook", hook.status, hook.status === "enabled" ? "Enabled" : "Disabled")),
+      cell("Status", endpointChip(hook)),
       cell("Created", timeElement(hook.created_at)),
       cell("", remove),
     );

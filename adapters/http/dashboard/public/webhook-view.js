@@ -8,6 +8,7 @@ import { h, show, timeElement } from "./dom.js";
 import { actWith, cell, chip, isRestricted, pageSection, scopeNote, showScopeNote } from "./page-kit.js";
 import { PagedList } from "./paged-list.js";
 import { NO_WEBHOOK_SCOPE } from "./webhook-list.js";
+import { WebhookSettings } from "./webhook-settings.js";
 
 // pending: not tried yet (or replayed); attempting: tried, a retry is scheduled (src/storage/webhooks.ts).
 const DELIVERY_LABELS = { pending: "Pending", attempting: "Retrying", success: "Delivered", failed: "Failed" };
@@ -38,6 +39,9 @@ export class WebhookView {
   #webhook;
   #list;
   #attempts = new Map();
+  /** Each expanded delivery's detail (GET …/events/{eventId}): its payload and next attempt. */
+  #details = new Map();
+  #settings;
   #expanded = new Set();
   #polls = 0;
   #timer;
@@ -49,8 +53,9 @@ export class WebhookView {
     this.#onError = onError;
     this.#onStatus = onStatus;
     const refresh = h("button", { type: "button", class: "button", onclick: () => this.#refresh(true) }, "Refresh");
-    const meta = h("dl", { class: "meta" });
-    const settings = h("section", { class: "panel stack", "aria-label": "Endpoint", hidden: true }, meta);
+    const settingsPanel = new WebhookSettings({ onError, onStatus, onChanged: () => this.#reload() });
+    this.#settings = settingsPanel;
+    const settings = settingsPanel.panel;
     const list = new PagedList({
       label: "Deliveries",
       columns: ["Event", "Created", "Status", "", ""],
@@ -84,7 +89,7 @@ export class WebhookView {
       settings,
       deliveries,
     );
-    this.#ui = { section, heading, refresh, meta, settings, deliveries, note, missing, loading };
+    this.#ui = { section, heading, refresh, settings, deliveries, note, missing, loading };
   }
 
   async open(id) {
@@ -93,6 +98,7 @@ export class WebhookView {
     if (this.#id !== id) {
       this.#expanded.clear();
       this.#attempts.clear();
+      this.#details.clear();
       this.#list.items = [];
     }
     this.#id = id;
@@ -121,20 +127,15 @@ export class WebhookView {
   }
 
   #renderSettings() {
-    const ui = this.#ui;
-    const hook = this.#webhook;
-    ui.heading.textContent = hook.endpoint;
-    ui.meta.replaceChildren(
-      ...[
-        ["Status", chip("webhook", hook.status, hook.status === "enabled" ? "Enabled" : "Disabled")],
-        ["Events", hook.events.join(", ")],
-        ["Created", timeElement(hook.created_at)],
-        ["Signing secret", h("details", {}, h("summary", {}, "Show"), h("code", {}, hook.signing_secret))],
-        ["ID", h("code", {}, hook.id)],
-      ].flatMap(([label, content]) => [h("dt", {}, label), h("dd", {}, content)]),
-    );
-    show(ui.settings, true);
-    show(ui.refresh, true);
+    this.#ui.heading.textContent = this.#webhook.endpoint;
+    this.#settings.render(this.#webhook);
+    show(this.#ui.refresh, true);
+  }
+
+  /** After an edit, a status change or a rotation: the endpoint as stored now. */
+  async #reload() {
+    this.#webhook = await mailApi.getWebhook(this.#id);
+    this.#renderSettings();
   }
 
   /** Loads the deliveries shown (at least one page) and the attempts of the expanded ones. */
@@ -145,9 +146,21 @@ export class WebhookView {
     try {
       const limit = Math.min(100, Math.max(20, this.#list.items.length));
       const page = await mailApi.webhookEvents(id, { limit });
-      const attempts = await Promise.all([...this.#expanded].map((eventId) => mailApi.attempts(id, eventId)));
+      const expanded = [...this.#expanded];
+      const [attempts, details, hook] = await Promise.all([
+        Promise.all(expanded.map((eventId) => mailApi.attempts(id, eventId))),
+        Promise.all(expanded.map((eventId) => mailApi.webhookEvent(id, eventId))),
+        byHand ? mailApi.getWebhook(id) : undefined,
+      ]);
       if (this.#id !== id) return;
-      [...this.#expanded].forEach((eventId, i) => this.#attempts.set(eventId, attempts[i].data));
+      expanded.forEach((eventId, i) => {
+        this.#attempts.set(eventId, attempts[i].data);
+        this.#details.set(eventId, details[i]);
+      });
+      if (hook) {
+        this.#webhook = hook;
+        this.#renderSettings();
+      }
       show(this.#ui.deliveries, true);
       this.#list.replace(page);
       this.#schedule();
@@ -198,7 +211,7 @@ export class WebhookView {
         "data-focus-key": `toggle-${delivery.id}`,
         onclick: () => this.#toggle(delivery),
       },
-      "Attempts",
+      "Details",
     );
     const replay = h(
       "button",
@@ -222,6 +235,7 @@ export class WebhookView {
     );
     if (!expanded) return [row];
     const attempts = this.#attempts.get(delivery.id) ?? [];
+    const detail = this.#details.get(delivery.id);
     return [
       row,
       h(
@@ -230,6 +244,17 @@ export class WebhookView {
         h(
           "td",
           { colspan: 5 },
+          detail?.next_attempt_at
+            ? h("p", { class: "next-attempt" }, "Next attempt: ", timeElement(detail.next_attempt_at))
+            : undefined,
+          detail
+            ? h(
+                "details",
+                { class: "payload" },
+                h("summary", {}, "Payload"),
+                h("pre", { class: "attempt-response" }, JSON.stringify(detail.payload, null, 2)),
+              )
+            : undefined,
           attempts.length === 0
             ? h("p", { class: "hint" }, "No attempt yet.")
             : h(
