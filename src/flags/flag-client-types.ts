@@ -47,6 +47,8 @@ export interface FlagEvaluation {
   ruleIndex?: number;
   /** The user's variant, when the flag is on for them and has variants. */
   variant?: string;
+  /** The variant's value (JSON), when the flag's variants carry values (docs/flags.md "Values"). */
+  value?: unknown;
   /** Why, when reason is "error". */
   errorMessage?: string;
 }
