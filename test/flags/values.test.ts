@@ -95,7 +95,7 @@ describe("variant values in the flag schema", () => {
       '"variants.0.value" must not be null (leave value out instead)',
     );
     expect((await refusal(flags.create({ key: "m", variants: two(Number.NaN, 1) }))).message).toContain(
-      '"variants.0.value" must be JSON',
+      '"variants.0.value" must be a finite number',
     );
     expect((await refusal(flags.create({ key: "m", variants: two({ at: new Date(0) }, {}) }))).message).toContain(
       '"variants.0.value" must be JSON',
