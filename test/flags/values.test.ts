@@ -98,7 +98,7 @@ describe("variant values in the flag schema", () => {
       '"variants.0.value" must be a finite number',
     );
     expect((await refusal(flags.create({ key: "m", variants: two({ at: new Date(0) }, {}) }))).message).toContain(
-      '"variants.0.value" must be JSON',
+      '"variants.0.value" must be a plain JSON object',
     );
     const big = "x".repeat(32 * 1024 - 2); // with its quotes: 32 KiB exactly
     await flags.create({ key: "at-limit", variants: two(big, "") });
