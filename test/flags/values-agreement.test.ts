@@ -1,4 +1,4 @@
-import { OpenFeature } from "@openfeature/server-sdk";
+import { type EvaluationContext, type JsonValue, OpenFeature } from "@openfeature/server-sdk";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FlagpostProvider } from "../../adapters/openfeature/index.js";
@@ -113,11 +113,11 @@ function defaultFor(type: ValueType, mismatch: boolean): unknown {
   return mismatch ? (type === "string" ? 7 : "dflt") : own[type];
 }
 
-async function providerDetails(type: ValueType, key: string, fallback: unknown, context: Record<string, unknown>) {
+async function providerDetails(type: ValueType, key: string, fallback: unknown, context: EvaluationContext) {
   const client = OpenFeature.getClient("values-agreement");
   if (typeof fallback === "string") return client.getStringDetails(key, fallback, context);
   if (typeof fallback === "number") return client.getNumberDetails(key, fallback, context);
-  return type === "boolean" ? undefined : client.getObjectDetails(key, fallback as object, context);
+  return type === "boolean" ? undefined : client.getObjectDetails(key, fallback as JsonValue, context);
 }
 
 describe("getValue, the remote client, the evaluate route and the OpenFeature provider agree", () => {
