@@ -2,6 +2,7 @@ import { loadavg } from "node:os";
 import { OpenFeature } from "@openfeature/server-sdk";
 import { FlagpostProvider } from "../adapters/openfeature/index.js";
 import { createFlagpost, type Flagpost, memoryStorage, silentLogger } from "../src/internal.js";
+import type { Rule, Variant } from "../src/flags/schema.js";
 import { growthbookSystem, launchDarklySystem, type System, unleashSystem } from "./flags-peers.js";
 import { type BenchUser, type FlagSet, flagpostRules, KEY, makeFlagSet, makeUsers } from "./lib/flag-set.js";
 import type { BenchPart } from "./lib/part.js";
@@ -97,13 +98,27 @@ function valueFloorSystem(flags: FlagSet): System<FlagContext> {
   };
 }
 
-/** The measured flag with values: every rule serves variant "on" (value 1) by name; off answers the default 0. */
-const VALUED = `${KEY}-value`;
-
 /** The gate the prerequisite variant of the measured flag lists: on for everyone, so answers stay the floor's. */
 const GATE = "checkout-gate";
 
-async function flagpostInstance(flags: FlagSet, exposures: boolean, prerequisite = false): Promise<Flagpost> {
+/** The measured flag with values: every rule serves variant "on" (value 1) by name; off answers the default 0. */
+function withValues<T extends { rules: Rule[] }>(flag: T): T & { variants: Variant[] } {
+  return {
+    ...flag,
+    rules: flag.rules.map((rule) => ({ ...rule, variant: "on" })),
+    variants: [
+      { key: "on", weight: 100, value: 1 },
+      { key: "other", weight: 0, value: 0 },
+    ],
+  };
+}
+
+async function flagpostInstance(
+  flags: FlagSet,
+  exposures: boolean,
+  prerequisite = false,
+  values = false,
+): Promise<Flagpost> {
   const fp = createFlagpost({
     storage: memoryStorage(),
     logger: silentLogger,
@@ -114,20 +129,11 @@ async function flagpostInstance(flags: FlagSet, exposures: boolean, prerequisite
   });
   await fp.ready();
   if (prerequisite) await fp.flags.create({ key: GATE, enabled: true });
-  const measured = flagpostRules(flags)[0]!;
-  await fp.flags.create({
-    key: VALUED,
-    enabled: true,
-    rules: measured.rules.map((rule) => ({ ...rule, variant: "on" })),
-    variants: [
-      { key: "on", weight: 100, value: 1 },
-      { key: "other", weight: 0, value: 0 },
-    ],
-  });
-  for (const flag of flagpostRules(flags))
-    await fp.flags.create(
-      prerequisite && flag.key === KEY ? { ...flag, prerequisites: [{ flagKey: GATE, enabled: true }] } : flag,
-    );
+  for (const flag of flagpostRules(flags)) {
+    if (flag.key !== KEY) await fp.flags.create(flag);
+    else if (values) await fp.flags.create(withValues(flag));
+    else await fp.flags.create(prerequisite ? { ...flag, prerequisites: [{ flagKey: GATE, enabled: true }] } : flag);
+  }
   return fp;
 }
 
@@ -135,6 +141,7 @@ async function flagpostSystems(flags: FlagSet): Promise<System[]> {
   const fp = await flagpostInstance(flags, false);
   const withExposures = await flagpostInstance(flags, true);
   const withPrerequisite = await flagpostInstance(flags, false, true);
+  const valued = await flagpostInstance(flags, false, false, true);
   const domain = "flagpost-bench";
   await OpenFeature.setProviderAndWait(domain, new FlagpostProvider(fp));
   const openFeature = OpenFeature.getClient(domain);
@@ -150,9 +157,9 @@ async function flagpostSystems(flags: FlagSet): Promise<System[]> {
     {
       name: "flagpost getValue",
       contexts: flagContexts,
-      call: (c: FlagContext) => fp.getValue(VALUED, c, 0),
+      call: (c: FlagContext) => valued.getValue(KEY, c, 0),
       async: false,
-      close: async () => undefined,
+      close: () => valued.close(),
       note: 'fp.getValue on the same rules, each serving variant "on" (value 1) by name; the default 0 when off',
     },
     {
