@@ -43,7 +43,8 @@ export function checkValues(texts) {
     values[i] = value;
     firstType ??= type;
     if (type !== firstType)
-      problems[i] = `This is ${article(type)}, but the first value is ${article(firstType)}: every value of a flag must have the same JSON type`;
+      problems[i] =
+        `This is ${article(type)}, but the first value is ${article(firstType)}: every value of a flag must have the same JSON type`;
   });
   return { problems, values };
 }
@@ -96,7 +97,10 @@ export class VariantEditor {
       if (v.weight.trim() === "" || !Number.isFinite(weight))
         errors.push({ path: `variants.${i}.weight`, message: "Enter a number from 0 to 100" });
       if (valued && v.value.trim() === "")
-        errors.push({ path: `variants.${i}.value`, message: "Enter a value: when one variant has a value, every variant needs one" });
+        errors.push({
+          path: `variants.${i}.value`,
+          message: "Enter a value: when one variant has a value, every variant needs one",
+        });
       return values[i] === undefined ? { key, weight } : { key, weight, value: values[i] };
     });
     if (variants.length === 1) errors.push({ path: "variants", message: "Add a second variant, or remove this one" });
@@ -140,6 +144,9 @@ export class VariantEditor {
         ? "No variants: the flag answers on or off only."
         : `Weights sum to ${total / 100} of 100${ok ? "." : ": they must sum to exactly 100."}`;
     this.#sum.classList.toggle("field-error", !ok);
+    // A sum problem shown by the last Save goes as soon as the weights are right.
+    const saved = this.#list.parentElement.querySelector('[data-error-slot="variants"]');
+    if (ok && saved?.textContent.startsWith("Weights")) saved.hidden = true;
   }
 
   /** Live: each value's JSON or type problem under its field, as it is typed. */
@@ -223,6 +230,14 @@ export class VariantEditor {
       },
       "Remove",
     );
-    return h("li", { class: "variant", "data-variant-index": String(index) }, key, weight, value, remove, errorSlot(`variants.${index}`));
+    return h(
+      "li",
+      { class: "variant", "data-variant-index": String(index) },
+      key,
+      weight,
+      value,
+      remove,
+      errorSlot(`variants.${index}`),
+    );
   }
 }
