@@ -120,12 +120,6 @@ function ruleVariantIssues(rules: readonly { variant?: string }[], variants: rea
   return issues;
 }
 
-/** The flag's value type, or undefined when its variants carry no values. */
-export function valueTypeOf(variants: readonly { value?: unknown }[] | undefined): JsonType | undefined {
-  const first = variants?.[0];
-  return first === undefined ? undefined : jsonTypeOf(first.value);
-}
-
 /** Refuses a flag whose rules serve variants it does not have (checked on the whole flag, after a PATCH is merged). */
 export function assertRuleVariants(
   rules: readonly { variant?: string }[],
