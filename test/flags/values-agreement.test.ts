@@ -171,3 +171,25 @@ describe("getValue, the remote client, the evaluate route and the OpenFeature pr
     expect(seen.ruleServed).toBeGreaterThan(5);
   });
 });
+
+describe("the remote client follows values", () => {
+  it("over the stream: a changed value is served without a poll", async () => {
+    await app.fp.flags.create({
+      key: "button-text",
+      enabled: true,
+      variants: [
+        { key: "a", weight: 100, value: "Buy now" },
+        { key: "b", weight: 0, value: "Order" },
+      ],
+    });
+    await expect.poll(() => remote.getValue("button-text", { userId: "u1" }, ""), { timeout: 5_000 }).toBe("Buy now");
+    await app.fp.flags.update("button-text", {
+      variants: [
+        { key: "a", weight: 100, value: "Checkout" },
+        { key: "b", weight: 0, value: "Order" },
+      ],
+    });
+    // Well under the 10 s poll interval: only the stream can have brought it.
+    await expect.poll(() => remote.getValue("button-text", { userId: "u1" }, ""), { timeout: 5_000 }).toBe("Checkout");
+  });
+});
