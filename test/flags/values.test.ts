@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   createFlagpost,
@@ -206,5 +207,49 @@ describe("evaluation with values", () => {
     const c = client(broken);
     expect(c.getValue("broken", { userId: "u1" }, 3)).toBe(3);
     expect(c.getValueDetail("broken", { userId: "u1" }, 3)).toMatchObject({ value: 3, reason: "error" });
+  });
+});
+
+describe("the compiled client agrees with evaluate() on variants and values", () => {
+  it("for random flags whose rules may serve a named variant, and random contexts", () => {
+    const users = ["u1", "u2", "u3", "ü-4"];
+    const flagArb = fc.integer({ min: 2, max: 4 }).chain((count) =>
+      fc.record({
+        key: fc.constantFrom("f", "checkout", "Dark_Mode"),
+        enabled: fc.boolean(),
+        variants: fc
+          .array(fc.integer({ min: 0, max: 100 }), { minLength: count - 1, maxLength: count - 1 })
+          .chain((cuts) => {
+            const at = [0, ...cuts.sort((a, b) => a - b), 100];
+            return fc
+              .option(fc.array(fc.string(), { minLength: count, maxLength: count }), { nil: undefined })
+              .map((values) =>
+                at.slice(1).map((end, i) => ({
+                  key: `v${i}`,
+                  weight: end - at[i]!,
+                  ...(values === undefined ? {} : { value: values[i] }),
+                })),
+              );
+          }),
+        rules: fc.array(
+          fc.record(
+            {
+              type: fc.constant("users" as const),
+              userIds: fc.subarray(users, { minLength: 1 }),
+              variant: fc.integer({ min: 0, max: count - 1 }).map((i) => `v${i}`),
+            },
+            { requiredKeys: ["type", "userIds"] },
+          ),
+          { maxLength: 3 },
+        ),
+      }),
+    );
+    const contextArb = fc.record({ userId: fc.constantFrom(...users, "other") }, { requiredKeys: [] });
+    fc.assert(
+      fc.property(flagArb, contextArb, (flag, context) => {
+        expect(client(flag).evaluate(flag.key, context)).toEqual(evaluate(flag, context));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
