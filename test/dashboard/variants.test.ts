@@ -84,6 +84,12 @@ describe("dashboard: variants and values", { timeout: 90_000 }, () => {
       // The saved flag opens with its variants and the rule's choice as saved.
       expect(await page.getByLabel("Value (JSON) (variant 2)").inputValue()).toBe('{\n  "maxUploadMb": 250\n}');
       expect(await page.getByLabel("Rule 1 Serves").inputValue()).toBe("large");
+      // Try it shows the served variant and its value, as the evaluate route answers them.
+      await page.getByLabel("User ID", { exact: true }).fill("u1");
+      await page.getByLabel("Attributes (JSON object)").fill('{"plan": "pro"}');
+      await page.getByRole("button", { name: "Evaluate" }).click();
+      await page.locator("#try-variant", { hasText: "large" }).waitFor();
+      expect(await page.locator("#try-value").textContent()).toBe('{"maxUploadMb":250}');
       await page.close();
     });
   }
