@@ -90,6 +90,20 @@ describe("dashboard: variants and values", { timeout: 90_000 }, () => {
       await page.getByRole("button", { name: "Evaluate" }).click();
       await page.locator("#try-variant", { hasText: "large" }).waitFor();
       expect(await page.locator("#try-value").textContent()).toBe('{"maxUploadMb":250}');
+
+      // A changed value is saved and reads as its own path in the history.
+      await page.getByLabel("Value (JSON) (variant 2)").fill('{"maxUploadMb": 500}');
+      await page.getByRole("button", { name: "Save changes" }).click();
+      await page
+        .getByRole("status")
+        .filter({ hasText: `Saved flag ${key}` })
+        .waitFor();
+      await page.getByRole("tab", { name: "History" }).click();
+      const latest = page.locator("#history-list > li:nth-child(1) .change");
+      await latest.first().waitFor();
+      expect((await latest.allTextContents()).map((text) => text.replace(/\s+/g, " "))).toEqual([
+        "Variant 2 value.maxUploadMb: 250 → changed to 500",
+      ]);
       await page.close();
     });
   }
