@@ -219,7 +219,10 @@ export class FlagEditor {
     const collected = this.#rules.collect();
     const { variants, errors } = this.#variants.collect();
     if (collected.errors || errors) return { error: "Fix the rules and variants in the form first (Save shows where)" };
-    return { changes: { rules: collected.rules, variants, prerequisites: this.#prerequisites.collect() } };
+    const changes = { rules: collected.rules, prerequisites: this.#prerequisites.collect() };
+    // Variants only when there are some, before or after: a flag without any schedules no change to them.
+    if (variants.length > 0 || (this.#flag?.variants?.length ?? 0) > 0) changes.variants = variants;
+    return { changes };
   }
 
   /** A key without flags:write reads the form but has nothing to press that would fail. */
@@ -257,34 +260,25 @@ export class FlagEditor {
     }
     // A bad key is still sent: the server refuses it for sure (same pattern), and its answer
     // names every other problem too, so all of them show at once.
-    const description = $("#flag-description").value;
-    const prerequisites = this.#prerequisites.collect();
+    const fields = {
+      description: $("#flag-description").value,
+      rules: collected.rules,
+      variants,
+      prerequisites: this.#prerequisites.collect(),
+    };
     this.#busy = true;
     $("#save-flag").disabled = true;
     try {
       if (creating) {
         const key = $("#flag-key").value;
-        const enabled = this.#actions.enabledForNew;
-        const flag = await api.createFlag({
-          key,
-          description,
-          enabled,
-          rules: collected.rules,
-          variants,
-          prerequisites,
-        });
+        const flag = await api.createFlag({ key, enabled: this.#actions.enabledForNew, ...fields });
         this.#baseline = undefined;
         this.#onStatus(
           `Created flag ${flag.key}. ${flag.enabled ? "It is on." : "It is off: switch it on when you are ready."}`,
         );
         this.#navigate(`#/flags/${encodeURIComponent(flag.key)}`);
       } else {
-        const flag = await api.updateFlag(this.#flag.key, {
-          description,
-          rules: collected.rules,
-          variants,
-          prerequisites,
-        });
+        const flag = await api.updateFlag(this.#flag.key, fields);
         this.#showFlag(flag);
         this.#panels.changed();
         this.#onStatus(`Saved flag ${flag.key}.`);
