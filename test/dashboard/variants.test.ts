@@ -82,7 +82,10 @@ describe("dashboard: variants and values", { timeout: 90_000 }, () => {
       expect(pro).toMatchObject({ variant: "large", value: { maxUploadMb: 250 } });
 
       // The saved flag opens with its variants and the rule's choice as saved.
-      expect(await page.getByLabel("Value (JSON) (variant 2)").inputValue()).toBe('{\n  "maxUploadMb": 250\n}');
+      // The title shows before the flag has loaded: wait for the form to be the saved flag's.
+      await expect
+        .poll(() => page.getByLabel("Value (JSON) (variant 2)").inputValue(), { timeout: 10_000 })
+        .toBe('{\n  "maxUploadMb": 250\n}');
       expect(await page.getByLabel("Rule 1 Serves").inputValue()).toBe("large");
       // Try it shows the served variant and its value, as the evaluate route answers them.
       await page.getByLabel("User ID", { exact: true }).fill("u1");
