@@ -80,7 +80,7 @@ export function compileVariants(flagKey: string, variants: unknown): CompiledVar
       throw new Error("a variant needs a string key and a number weight");
     running += Math.round(variant.weight * 100);
     keys.push(variant.key);
-    values.push(variant.value);
+    values.push(frozenCopy(variant.value));
     thresholds[i] = running;
   });
   const valueType = jsonTypeOf(values[0]);
@@ -94,4 +94,19 @@ export function compileVariants(flagKey: string, variants: unknown): CompiledVar
     valued ? values : null,
     valued ? valueType : undefined,
   );
+}
+
+/**
+ * A value as getValue hands it out: every caller gets the same object, so it is a copy of the
+ * stored one, frozen all the way down. A caller that changes it gets a TypeError (in strict code)
+ * instead of changing what every other caller reads. Paid once per flag change, not per call.
+ */
+function frozenCopy(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  return deepFreeze(structuredClone(value));
+}
+
+function deepFreeze(value: object): object {
+  for (const item of Object.values(value)) if (typeof item === "object" && item !== null) deepFreeze(item);
+  return Object.freeze(value);
 }

@@ -166,6 +166,17 @@ describe("evaluation with values", () => {
     expect(c.getValue("banner", { attributes: { plan: "pro" } }, [])).toEqual([]);
   });
 
+  it("hands out a frozen copy: a caller cannot change what others read", () => {
+    const c = client(banner);
+    const value = c.getValue("banner", { attributes: { plan: "pro" } }, {}) as { text: string };
+    expect(Object.isFrozen(value)).toBe(true);
+    expect(() => {
+      value.text = "changed";
+    }).toThrow(TypeError);
+    expect(c.getValue("banner", { attributes: { plan: "pro" } }, {})).toEqual({ text: "Welcome back", color: "gold" });
+    expect(Object.isFrozen(banner.variants![1]!.value)).toBe(false); // the flag as stored is left alone
+  });
+
   it("getValueDetail gives the reason, type_mismatch included", () => {
     const c = client(banner, limit, off, noValues);
     expect(c.getValueDetail("max-upload-mb", { userId: "u1" }, 5)).toEqual({
