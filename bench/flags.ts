@@ -2,6 +2,7 @@ import { loadavg } from "node:os";
 import { OpenFeature } from "@openfeature/server-sdk";
 import { FlagpostProvider } from "../adapters/openfeature/index.js";
 import { createFlagpost, type Flagpost, memoryStorage, silentLogger } from "../src/internal.js";
+import type { Rule, Variant } from "../src/flags/schema.js";
 import { growthbookSystem, launchDarklySystem, type System, unleashSystem } from "./flags-peers.js";
 import { type BenchUser, type FlagSet, flagpostRules, KEY, makeFlagSet, makeUsers } from "./lib/flag-set.js";
 import type { BenchPart } from "./lib/part.js";
@@ -79,10 +80,45 @@ function floorSystem(flags: FlagSet): System<FlagContext> {
   };
 }
 
+/** The getValue floor: the same flag hand-written, answering a value by one more array read. */
+function valueFloorSystem(flags: FlagSet): System<FlagContext> {
+  const table = new Map([[KEY, { users: new Set(flags.listed), plan: "pro", threshold: 2500, values: [1, 0] }]]);
+  return {
+    name: "floor + one array read (getValue's floor)",
+    contexts: flagContexts,
+    call: (c) => {
+      const f = table.get(KEY)!;
+      const on =
+        f.users.has(c.userId) || c.attributes.plan === f.plan || murmur3(`${KEY}:${c.userId}`) % 10_000 < f.threshold;
+      return on ? f.values[0]! : 0;
+    },
+    async: false,
+    close: async () => undefined,
+    note: "the floor above, answering the served variant's value (a number) or the default 0",
+  };
+}
+
 /** The gate the prerequisite variant of the measured flag lists: on for everyone, so answers stay the floor's. */
 const GATE = "checkout-gate";
 
-async function flagpostInstance(flags: FlagSet, exposures: boolean, prerequisite = false): Promise<Flagpost> {
+/** The measured flag with values: every rule serves variant "on" (value 1) by name; off answers the default 0. */
+function withValues<T extends { rules: Rule[] }>(flag: T): T & { variants: Variant[] } {
+  return {
+    ...flag,
+    rules: flag.rules.map((rule) => ({ ...rule, variant: "on" })),
+    variants: [
+      { key: "on", weight: 100, value: 1 },
+      { key: "other", weight: 0, value: 0 },
+    ],
+  };
+}
+
+async function flagpostInstance(
+  flags: FlagSet,
+  exposures: boolean,
+  prerequisite = false,
+  values = false,
+): Promise<Flagpost> {
   const fp = createFlagpost({
     storage: memoryStorage(),
     logger: silentLogger,
@@ -93,10 +129,11 @@ async function flagpostInstance(flags: FlagSet, exposures: boolean, prerequisite
   });
   await fp.ready();
   if (prerequisite) await fp.flags.create({ key: GATE, enabled: true });
-  for (const flag of flagpostRules(flags))
-    await fp.flags.create(
-      prerequisite && flag.key === KEY ? { ...flag, prerequisites: [{ flagKey: GATE, enabled: true }] } : flag,
-    );
+  for (const flag of flagpostRules(flags)) {
+    if (flag.key !== KEY) await fp.flags.create(flag);
+    else if (values) await fp.flags.create(withValues(flag));
+    else await fp.flags.create(prerequisite ? { ...flag, prerequisites: [{ flagKey: GATE, enabled: true }] } : flag);
+  }
   return fp;
 }
 
@@ -104,6 +141,7 @@ async function flagpostSystems(flags: FlagSet): Promise<System[]> {
   const fp = await flagpostInstance(flags, false);
   const withExposures = await flagpostInstance(flags, true);
   const withPrerequisite = await flagpostInstance(flags, false, true);
+  const valued = await flagpostInstance(flags, false, false, true);
   const domain = "flagpost-bench";
   await OpenFeature.setProviderAndWait(domain, new FlagpostProvider(fp));
   const openFeature = OpenFeature.getClient(domain);
@@ -115,6 +153,14 @@ async function flagpostSystems(flags: FlagSet): Promise<System[]> {
       async: false,
       close: () => fp.close(),
       note: "fp.isEnabled on the in-process snapshot, evaluation counted for insights (as in every flagpost row)",
+    },
+    {
+      name: "flagpost getValue",
+      contexts: flagContexts,
+      call: (c: FlagContext) => valued.getValue(KEY, c, 0),
+      async: false,
+      close: () => valued.close(),
+      note: 'fp.getValue on the same rules, each serving variant "on" (value 1) by name; the default 0 when off',
     },
     {
       name: "flagpost isEnabled + prerequisite",
@@ -201,7 +247,7 @@ export const flagsBench: BenchPart = {
     const load = [loadavg()[0]!];
     const users = makeUsers(userCount);
     const flags = makeFlagSet(users);
-    const systems: System[] = [floorSystem(flags), ...(await flagpostSystems(flags))];
+    const systems: System[] = [floorSystem(flags), valueFloorSystem(flags), ...(await flagpostSystems(flags))];
     for (const make of [unleashSystem, growthbookSystem, launchDarklySystem]) systems.push(await make(flags));
 
     const measured = systems.map((system) => ({
@@ -244,6 +290,9 @@ export const flagsBench: BenchPart = {
       .every((x) => x.m.trueShare === floor.m.trueShare);
     const withinFloor = ours.s.p50 / floor.s.p50;
     const gated = stats.find((x) => x.m.system.name === "flagpost isEnabled + prerequisite")!;
+    const valueFloor = stats[1]!;
+    const value = stats.find((x) => x.m.system.name === "flagpost getValue")!;
+    const valueWithinFloor = value.s.p50 / valueFloor.s.p50;
     const gatedWithinFloor = gated.s.p50 / floor.s.p50;
     const vsPeer = fastestPeer.s.p50 / ours.s.p50;
     return [
@@ -259,6 +308,8 @@ export const flagsBench: BenchPart = {
       `- isEnabled vs floor: ${withinFloor.toFixed(2)}× (target ≤ 1.5×: ${withinFloor <= 1.5 ? "met" : "MISSED"}); ` +
         `with a prerequisite in front: ${gatedWithinFloor.toFixed(2)}× (${gatedWithinFloor <= 1.5 ? "met" : "MISSED"}). ` +
         "Insight counters are on in both.",
+      `- getValue vs its floor (the floor plus one array read): ${valueWithinFloor.toFixed(2)}× ` +
+        `(target ≤ 1.5×: ${valueWithinFloor <= 1.5 ? "met" : "MISSED"}); vs isEnabled: ${(value.s.p50 / ours.s.p50).toFixed(2)}×.`,
       `- fastest peer (${fastestPeer.m.system.name}) vs isEnabled: ${vsPeer.toFixed(2)}× slower (target ≥ 5×: ${vsPeer >= 5 ? "met" : "MISSED"})`,
       `- share of true: flagpost ${sameAsFloor ? "equals" : "DIFFERS FROM"} the floor exactly (same bucketing); the peers hash differently ` +
         `(notes below), so other users land in their 25%: largest difference ${(shareSpread * 100).toFixed(2)} points ` +

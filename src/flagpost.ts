@@ -1,7 +1,7 @@
 import { ApiKeys } from "./auth/api-keys.js";
 import { type Clock, systemClock } from "./clock.js";
 import { type ExposureOptions, ExposureRecorder } from "./flags/exposures.js";
-import { FlagClient, type FlagContext, type VariantContext } from "./flags/flag-client.js";
+import { FlagClient, type FlagContext, type ValueContext, type VariantContext } from "./flags/flag-client.js";
 import { EmailService } from "./emails/email-service.js";
 import { OutboxWorker, type OutboxWorkerOptions } from "./emails/outbox-worker.js";
 import type { ReportParser } from "./emails/reports.js";
@@ -101,6 +101,12 @@ export interface Flagpost {
    * variants, is unknown, or anything fails. Records an exposure with the variant when exposures are on.
    */
   getVariant(key: string, context?: VariantContext): string | undefined;
+  /**
+   * Synchronous and never throws: the value of the user's variant (docs/flags.md "Values");
+   * `defaultValue` when the flag is off for them, unknown, has no values, or its values' JSON type
+   * is not `defaultValue`'s. `flagClient.getValueDetail` gives the reason too.
+   */
+  getValue<T>(key: string, context: ValueContext | undefined, defaultValue: T): T;
   /** send, sendBatch, get, recordEvent, events, applyReports, ingestReport; `emails.worker` when a transport is configured. */
   readonly emails: EmailService;
   /** The suppression list by hand: add, addBatch, list, get, remove, removeBatch (Resend's shapes). */
@@ -176,6 +182,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
     flagInsights,
     isEnabled: (key, context) => flagClient.isEnabled(key, context),
     getVariant: (key, context) => flagClient.getVariant(key, context),
+    getValue: (key, context, defaultValue) => flagClient.getValue(key, context, defaultValue),
     emails,
     suppressions: new SuppressionService(storage, clock, unsubscribeLinks),
     events,

@@ -19,6 +19,8 @@ export type {
   FlagContext,
   FlagEvaluation,
   FlagEvaluationReason,
+  ValueContext,
+  ValueEvaluation,
   VariantContext,
 } from "./flags/flag-client.js";
 export type { EmailService, IdempotencyOptions, SendBatchOptions } from "./emails/email-service.js";

@@ -10,18 +10,18 @@ import {
   type ResolutionDetails,
   StandardResolutionReasons,
   type TrackingEventDetails,
-  TypeMismatchError,
 } from "@openfeature/server-sdk";
 import type { EventSink } from "../../src/flags/exposures.js";
 import type { FlagClient, FlagClientEvent, FlagEvaluation } from "../../src/flags/flag-client.js";
 import { asLogger, errorFields, type Logger, silentLogger } from "../../src/logger.js";
+import { resolveValue } from "./value-resolution.js";
 
 /**
  * An OpenFeature server provider over a flagpost FlagClient: the in-process one (`fp`, or
  * `fp.flagClient`) or a remote one (`createRemoteFlagClient`). Evaluation is the client's own,
- * synchronous and local; the provider only maps contexts in and reasons out. Flags are boolean;
- * a flag with variants also resolves as a string (the user's variant, reason SPLIT). The number and
- * object resolvers, and the string resolver on a flag without variants, raise TYPE_MISMATCH.
+ * synchronous and local; the provider only maps contexts in and reasons out. Every flag resolves as
+ * a boolean; a flag with values resolves as a string, number or object by its values' JSON type
+ * (value-resolution.ts), and a flag with variants but no values as a string (the variant key).
  */
 
 export interface FlagpostProviderOptions {
@@ -142,43 +142,36 @@ export class FlagpostProvider implements Provider {
     return this.#details(flagKey, defaultValue, result);
   }
 
-  /**
-   * A flag with variants: the user's variant (`reason: SPLIT`, `variant` set). When the flag is off
-   * for the user, the default with the boolean resolver's reason (DISABLED, DEFAULT); without a
-   * targetingKey, the default with TARGETING_KEY_MISSING, since a variant is bucketed by user.
-   */
+  /** The user's variant's string value; for a flag with variants but no values, the variant key (value-resolution.ts). */
   async resolveStringEvaluation(
     flagKey: string,
     defaultValue: string,
     context: EvaluationContext,
   ): Promise<ResolutionDetails<string>> {
-    const flag = this.#client.getFlag(flagKey);
-    if (flag !== undefined && !(Array.isArray(flag.variants) && flag.variants.length > 0)) {
-      throw new TypeMismatchError(`flag "${flagKey}" has no variants; read it as a boolean`);
-    }
-    const { userId, attributes } = toFlagContext(context);
-    const result = this.#client.evaluate(flagKey, { userId, attributes });
-    if (result.variant !== undefined) {
-      return { value: result.variant, variant: result.variant, reason: StandardResolutionReasons.SPLIT };
-    }
-    if (flag !== undefined && result.enabled && userId === undefined) {
-      return {
-        value: defaultValue,
-        reason: StandardResolutionReasons.ERROR,
-        errorCode: ErrorCode.TARGETING_KEY_MISSING,
-        errorMessage: `flag "${flagKey}" assigns variants by targetingKey, and the context has none`,
-      };
-    }
-    const details = this.#details(flagKey, false, result);
-    return { ...details, value: defaultValue };
+    return this.#value("string", flagKey, defaultValue, context);
   }
 
-  async resolveNumberEvaluation(flagKey: string): Promise<ResolutionDetails<number>> {
-    throw new TypeMismatchError(`flagpost flags are boolean; "${flagKey}" cannot be read as a number`);
+  async resolveNumberEvaluation(
+    flagKey: string,
+    defaultValue: number,
+    context: EvaluationContext,
+  ): Promise<ResolutionDetails<number>> {
+    return this.#value("number", flagKey, defaultValue, context);
   }
 
-  async resolveObjectEvaluation<T extends JsonValue>(flagKey: string): Promise<ResolutionDetails<T>> {
-    throw new TypeMismatchError(`flagpost flags are boolean; "${flagKey}" cannot be read as an object`);
+  /** Object and array values alike: OpenFeature's object is any JSON structure. */
+  async resolveObjectEvaluation<T extends JsonValue>(
+    flagKey: string,
+    defaultValue: T,
+    context: EvaluationContext,
+  ): Promise<ResolutionDetails<T>> {
+    return this.#value("object", flagKey, defaultValue, context);
+  }
+
+  #value<T>(kind: "string" | "number" | "object", flagKey: string, defaultValue: T, context: EvaluationContext) {
+    return resolveValue(this.#client, kind, flagKey, defaultValue, context, toFlagContext, (result) =>
+      this.#details(flagKey, false, result),
+    );
   }
 
   /** Hands the event to the EventTracker: `targetingKey` is the userId, the details its properties. */

@@ -11,6 +11,7 @@ import { flagScheduleCases } from "./cases/flag-schedules.js";
 import { flagInsightCases } from "./cases/flag-insights.js";
 import { experimentCases } from "./cases/experiments.js";
 import { flagCases } from "./cases/flags.js";
+import { flagValueCases } from "./cases/flag-values.js";
 import { idempotencyCases } from "./cases/idempotency.js";
 import { leaseCases } from "./cases/leases.js";
 import { prerequisiteCases } from "./cases/prerequisites.js";
@@ -29,6 +30,7 @@ export function describeStorageConformance(harness: StorageHarness): void {
     beforeAll(async () => harness.setup?.());
     afterAll(async () => harness.teardown?.());
     flagCases(harness);
+    flagValueCases(harness);
     flagHistoryCases(harness);
     prerequisiteCases(harness);
     flagScheduleCases(harness);

@@ -44,6 +44,8 @@ export class CompiledRule {
     /** percentage: the bucket threshold. */
     readonly number: number,
     readonly prefix: HashPrefix | null,
+    /** The index of the variant the rule serves by name, or -1 for the user's weighted one. */
+    readonly served: number,
   ) {}
 }
 
@@ -116,8 +118,8 @@ export function compileFlag(flag: SnapshotFlag): CompiledFlag {
   try {
     if (typeof flag.key !== "string") throw new Error("the flag has no key");
     if (!Array.isArray(flag.rules)) throw new Error("the flag's rules are not a list");
-    const rules = flag.rules.map((rule) => compileRule(flag.key, rule));
     const variants = compileVariants(flag.key, flag.variants);
+    const rules = flag.rules.map((rule) => compileRule(flag.key, rule, servedIndex(rule, variants)));
     if (variants !== null && variants.keys.length > MAX_COMPILED_VARIANTS)
       throw new Error(`the flag has more than ${MAX_COMPILED_VARIANTS} variants`);
     const prerequisites = compilePrerequisites(flag.prerequisites);
@@ -169,11 +171,21 @@ function unlinkedPlan(checks: number): PrerequisitePlan {
   );
 }
 
+/** The index of the variant a rule serves by name, -1 when it names none; throws when the flag has no such variant. */
+function servedIndex(source: Rule, variants: CompiledVariants | null): number {
+  const name = (source as { variant?: unknown } | null)?.variant;
+  if (name === undefined) return -1;
+  const index = variants === null ? -1 : variants.keys.indexOf(name as string);
+  if (index < 0) throw new Error(`a rule serves variant ${JSON.stringify(name)}, which the flag does not have`);
+  return index;
+}
+
 const NO_MATCH: Matcher["match"] = () => false;
 
 function rule(
   type: Rule["type"],
   kind: number,
+  served: number,
   fields: Partial<Pick<CompiledRule, "set" | "attribute" | "match" | "arg" | "number" | "prefix">>,
 ): CompiledRule {
   return new CompiledRule(
@@ -185,17 +197,18 @@ function rule(
     fields.arg,
     fields.number ?? 0,
     fields.prefix ?? null,
+    served,
   );
 }
 
-function compileRule(flagKey: string, source: Rule): CompiledRule {
+function compileRule(flagKey: string, source: Rule, served: number): CompiledRule {
   switch (source?.type) {
     case "users":
       if (!Array.isArray(source.userIds)) throw new Error('a "users" rule has no userIds list');
-      return rule("users", KIND_USERS, { set: new Set(source.userIds) });
+      return rule("users", KIND_USERS, served, { set: new Set(source.userIds) });
     case "percentage":
       if (typeof source.percentage !== "number") throw new Error('a "percentage" rule has no percentage');
-      return rule("percentage", KIND_PERCENTAGE, {
+      return rule("percentage", KIND_PERCENTAGE, served, {
         number: percentageThreshold(source.percentage),
         prefix: hashPrefix(`${flagKey}:`),
       });
@@ -204,7 +217,7 @@ function compileRule(flagKey: string, source: Rule): CompiledRule {
       const operator = operatorNamed(source.operator);
       if (operator === undefined) throw new Error(`unknown operator ${JSON.stringify(source.operator)}`);
       const { match, arg } = operator.compile(source.value);
-      return rule("attribute", KIND_ATTRIBUTE, { attribute: source.attribute, match, arg });
+      return rule("attribute", KIND_ATTRIBUTE, served, { attribute: source.attribute, match, arg });
     }
     default:
       throw new Error(`unknown rule type ${JSON.stringify((source as { type?: unknown })?.type)}`);
@@ -264,4 +277,16 @@ function attributeMatches(
 ): boolean {
   const actual = readAttribute(r.attribute, userId, attributes);
   return actual !== undefined && r.match(actual, r.arg as never);
+}
+
+/**
+ * The index of the variant an "on" outcome serves: the matching rule's named one, else the user's
+ * weighted one when the flag has variants and the context a userId; -1 for none.
+ */
+export function servedVariantIndex(flag: CompiledFlag, outcome: number, userId: string | undefined): number {
+  if (outcome >= 0) {
+    const served = flag.rules[outcome]!.served;
+    if (served >= 0) return served;
+  }
+  return userId !== undefined && flag.variants !== null ? flag.variants.indexFor(userId) : -1;
 }

@@ -33,10 +33,11 @@ function evaluateOn(
 ): EvaluationResult {
   if (!flag.enabled) return { enabled: false, reason: "disabled" };
   if (!prerequisitesMet(flag, context, lookup, path)) return { enabled: false, reason: "prerequisite_failed" };
-  if (flag.rules.length === 0) return withVariant(flag, context, { enabled: true, reason: "no_rules" });
+  if (flag.rules.length === 0) return withVariant(flag, context, undefined, { enabled: true, reason: "no_rules" });
   for (let i = 0; i < flag.rules.length; i++) {
-    if (ruleMatches(flag.key, flag.rules[i]!, context))
-      return withVariant(flag, context, { enabled: true, reason: "rule_match", ruleIndex: i });
+    const rule = flag.rules[i]!;
+    if (ruleMatches(flag.key, rule, context))
+      return withVariant(flag, context, rule.variant, { enabled: true, reason: "rule_match", ruleIndex: i });
   }
   return { enabled: false, reason: "no_rule_match" };
 }
@@ -62,14 +63,23 @@ function prerequisitesMet(
   }
 }
 
-/** An "on" answer gains the user's variant when the flag has variants and the context a userId. */
+/**
+ * An "on" answer gains a variant: the one the matching rule serves by name, else the user's
+ * weighted one when the flag has variants and the context a userId. With the variant comes its
+ * value, when the flag's variants carry values (docs/flags.md "Values").
+ */
 function withVariant(
   flag: { key: string; variants?: Flag["variants"] },
   context: EvaluationContext,
+  served: string | undefined,
   result: EvaluationResult,
 ): EvaluationResult {
-  const variant = context.userId === undefined ? undefined : variantOf(flag.key, flag.variants, context.userId);
-  return variant === undefined ? result : { ...result, variant };
+  const named = served === undefined ? undefined : flag.variants?.find((variant) => variant.key === served);
+  const variant =
+    named?.key ?? (context.userId === undefined ? undefined : variantOf(flag.key, flag.variants, context.userId));
+  if (variant === undefined) return result;
+  const value = (named ?? flag.variants?.find((v) => v.key === variant))?.value;
+  return value === undefined ? { ...result, variant } : { ...result, variant, value };
 }
 
 export function ruleMatches(flagKey: string, rule: Rule, context: EvaluationContext): boolean {

@@ -21,6 +21,25 @@ export interface VariantContext {
 
 export type FlagEvaluationReason = EvaluationReason | "flag_not_found" | "error";
 
+/** The context of `getValue`: the default is its own argument, since its type is the answer's. */
+export interface ValueContext {
+  userId?: string;
+  attributes?: Record<string, unknown>;
+}
+
+/** `getValueDetail`'s answer; reason "type_mismatch" when the flag's values are not of the default's JSON type. */
+export interface ValueEvaluation<T> {
+  /** The variant's value, or the default. */
+  value: T;
+  reason: FlagEvaluationReason | "type_mismatch";
+  /** Index of the matching rule, present when reason is "rule_match". */
+  ruleIndex?: number;
+  /** The variant served, present when the flag served one (its value may still be the default: a flag without values). */
+  variant?: string;
+  /** Why, when reason is "error" or "type_mismatch". */
+  errorMessage?: string;
+}
+
 export interface FlagEvaluation {
   enabled: boolean;
   reason: FlagEvaluationReason;
@@ -28,6 +47,8 @@ export interface FlagEvaluation {
   ruleIndex?: number;
   /** The user's variant, when the flag is on for them and has variants. */
   variant?: string;
+  /** The variant's value (JSON), when the flag's variants carry values (docs/flags.md "Values"). */
+  value?: unknown;
   /** Why, when reason is "error". */
   errorMessage?: string;
 }

@@ -1,12 +1,16 @@
 import { errorFields, type Logger, silentLogger } from "../logger.js";
+import { type CompiledFlag, OUTCOME_BROKEN, servedVariantIndex, type SnapshotFlag } from "./compile.js";
 import {
-  type CompiledFlag,
-  OUTCOME_BROKEN,
-  OUTCOME_DISABLED,
-  OUTCOME_NO_RULES,
-  OUTCOME_PREREQUISITE_FAILED,
-  type SnapshotFlag,
-} from "./compile.js";
+  isOn,
+  message,
+  NOT_FOUND,
+  NOT_READY_MESSAGE,
+  outcomeOfDecision,
+  reasonOf,
+  SLOTS,
+  typeMismatch,
+  variantIndexOf,
+} from "./decision.js";
 import type { ExposureRecorder } from "./exposures.js";
 import type {
   FlagClientListener,
@@ -15,11 +19,14 @@ import type {
   FlagContext,
   FlagEvaluation,
   FlagFeed,
+  ValueContext,
+  ValueEvaluation,
   VariantContext,
 } from "./flag-client-types.js";
 import { countEvaluation, outcomeOf } from "./prerequisite-plan.js";
-import type { EvaluationReason, EvaluationResult } from "./schema.js";
+import type { EvaluationResult } from "./schema.js";
 import { type EvaluationCount, SnapshotState } from "./snapshot-state.js";
+import { jsonTypeOf } from "./values.js";
 
 export type * from "./flag-client-types.js";
 export type { EvaluationCount } from "./snapshot-state.js";
@@ -29,37 +36,10 @@ export type { EvaluationCount } from "./snapshot-state.js";
  * against it. A source (the FlagStore sync in a flagpost instance, or the HTTP poller of the
  * remote client) feeds it snapshots through the FlagFeed it is created with; readers never wait.
  *
- * Every evaluation — `isEnabled`, `evaluate`, `getVariant`, `snapshotEvaluate` — goes through one
- * private decision (`#decide`): the outcome and the variant packed in one number, with the
- * evaluation counted for insights and, when asked, the exposure recorded. Each public method only
- * maps that decision to its own answer.
+ * Every evaluation (`isEnabled`, `evaluate`, `getVariant`, `getValue`, …) goes through one private
+ * decision (`#decideOn`): outcome and variant packed in one number, the evaluation counted for
+ * insights and, when asked, the exposure recorded. Each method maps it to its own answer.
  */
-
-const NOT_READY_MESSAGE = "flag client is not ready: the first flag snapshot has not loaded";
-
-/**
- * A decision packs the outcome (a rule index ≥ 0 or an OUTCOME_* constant) and the variant index
- * (-1 for none) as outcome × SLOTS + variant + 1, so the hot path returns it without allocating.
- */
-const SLOTS = 64;
-/** No flag in the snapshot for the key. */
-const NOT_FOUND = -1_000_000;
-
-const outcomeOfDecision = (decision: number) => Math.floor(decision / SLOTS);
-const variantIndexOf = (decision: number) => decision - outcomeOfDecision(decision) * SLOTS - 1;
-const isOn = (outcome: number) => outcome >= 0 || outcome === OUTCOME_NO_RULES;
-
-function reasonOf(outcome: number): EvaluationReason {
-  if (outcome >= 0) return "rule_match";
-  if (outcome === OUTCOME_DISABLED) return "disabled";
-  if (outcome === OUTCOME_NO_RULES) return "no_rules";
-  if (outcome === OUTCOME_PREREQUISITE_FAILED) return "prerequisite_failed";
-  return "no_rule_match";
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 export class FlagClient {
   /** The snapshot: replaced whole by the state, never mutated once published. */
@@ -108,17 +88,7 @@ export class FlagClient {
       const decision = this.#decide(key, context?.userId, context?.attributes, true);
       const result = this.#result(key, decision);
       if (result !== undefined) return result;
-      const enabled = context?.default === true;
-      if (decision === NOT_FOUND) {
-        return this.#state.loaded
-          ? { enabled, reason: "flag_not_found" }
-          : { enabled, reason: "error", errorMessage: NOT_READY_MESSAGE };
-      }
-      return {
-        enabled,
-        reason: "error",
-        errorMessage: `flag "${key}" cannot be evaluated: ${this.#flags.get(key)?.problem}`,
-      };
+      return { enabled: context?.default === true, ...this.#unanswered(key, decision) };
     } catch (error) {
       return { enabled: this.#fallback(error, context), reason: "error", errorMessage: message(error) };
     }
@@ -127,25 +97,56 @@ export class FlagClient {
   /**
    * The user's variant of a flag with variants (docs/experiments.md): synchronous, allocation-free
    * for ASCII ids, and never throws. `default` (undefined when omitted) when the flag is unknown,
-   * off for this context, has no variants, the context has no userId, or anything fails.
+   * off for this context, has no variants, serves none (no userId, no rule naming one), or anything fails.
    */
   getVariant(key: string, context?: VariantContext): string | undefined {
     try {
-      const userId = context?.userId;
-      const variants = this.#flags.get(key)?.variants;
-      if (variants != null && typeof userId === "string") {
-        const decision = this.#decide(key, userId, context?.attributes, true);
-        const index = decision === NOT_FOUND ? -1 : variantIndexOf(decision);
-        if (index >= 0) return variants.keys[index];
+      const flag = this.#flags.get(key);
+      if (flag?.variants != null) {
+        const index = variantIndexOf(this.#decideOn(flag, context?.userId, context?.attributes, true));
+        if (index >= 0) return flag.variants.keys[index];
       }
       return typeof context?.default === "string" ? context.default : undefined;
     } catch (error) {
       this.#fallback(error, undefined);
-      try {
-        return typeof context?.default === "string" ? context.default : undefined;
-      } catch {
-        return undefined;
-      }
+      return typeof context?.default === "string" ? context.default : undefined;
+    }
+  }
+
+  /**
+   * The value of the user's variant (docs/flags.md "Values"): synchronous and never throws.
+   * `defaultValue` when the flag is unknown, off for this context, serves no variant or no values,
+   * or when its values' JSON type is not `defaultValue`'s. Costs isEnabled's work and one array read.
+   */
+  getValue<T>(key: string, context: ValueContext | undefined, defaultValue: T): T {
+    try {
+      const flag = this.#flags.get(key);
+      if (flag === undefined) return defaultValue;
+      const decision = this.#decideOn(flag, context?.userId, context?.attributes, true);
+      const variants = flag.variants;
+      const index = variantIndexOf(decision);
+      if (index < 0 || variants === null || variants.values === null) return defaultValue;
+      return variants.valueType === jsonTypeOf(defaultValue) ? (variants.values[index] as T) : defaultValue;
+    } catch (error) {
+      this.#fallback(error, undefined);
+      return defaultValue;
+    }
+  }
+
+  /** getValue with the reason, variant and rule; reason "type_mismatch" when the value's JSON type is not the default's. */
+  getValueDetail<T>(key: string, context: ValueContext | undefined, defaultValue: T): ValueEvaluation<T> {
+    try {
+      const decision = this.#decide(key, context?.userId, context?.attributes, true);
+      const result = this.#result(key, decision);
+      if (result === undefined) return { value: defaultValue, ...this.#unanswered(key, decision) };
+      const { value, enabled, ...rest } = result;
+      if (value === undefined || !enabled) return { value: defaultValue, ...rest };
+      const [actual, expected] = [jsonTypeOf(value), jsonTypeOf(defaultValue) ?? "not JSON"];
+      if (actual !== expected) return typeMismatch(key, actual, expected, defaultValue);
+      return { value: value as T, ...rest };
+    } catch (error) {
+      this.#fallback(error, undefined);
+      return { value: defaultValue, reason: "error", errorMessage: message(error) };
     }
   }
 
@@ -221,7 +222,10 @@ export class FlagClient {
    */
   #decide(key: string, userId: unknown, attributes: unknown, expose: boolean): number {
     const flag = this.#flags.get(key);
-    if (flag === undefined) return NOT_FOUND;
+    return flag === undefined ? NOT_FOUND : this.#decideOn(flag, userId, attributes, expose);
+  }
+
+  #decideOn(flag: CompiledFlag, userId: unknown, attributes: unknown, expose: boolean): number {
     const id = typeof userId === "string" ? userId : undefined;
     const outcome = outcomeOf(
       flag,
@@ -230,7 +234,7 @@ export class FlagClient {
     );
     if (outcome === OUTCOME_BROKEN) return OUTCOME_BROKEN * SLOTS;
     const enabled = isOn(outcome);
-    const variant = enabled && id !== undefined && flag.variants !== null ? flag.variants.indexFor(id) : -1;
+    const variant = enabled ? servedVariantIndex(flag, outcome, id) : -1;
     countEvaluation(flag, enabled, variant);
     if (expose && id !== undefined && this.#exposures !== undefined) this.#expose(flag, id, enabled, outcome, variant);
     return outcome * SLOTS + variant + 1;
@@ -245,8 +249,19 @@ export class FlagClient {
     const result: EvaluationResult =
       outcome >= 0 ? { enabled, reason: "rule_match", ruleIndex: outcome } : { enabled, reason: reasonOf(outcome) };
     const index = variantIndexOf(decision);
-    if (index >= 0) result.variant = this.#flags.get(key)!.variants!.keys[index]!;
+    if (index >= 0) {
+      const variants = this.#flags.get(key)!.variants!;
+      result.variant = variants.keys[index]!;
+      if (variants.values !== null) result.value = variants.values[index];
+    }
     return result;
+  }
+
+  /** Why a decision has no result: no such flag, no snapshot yet, or a flag that could not be compiled. */
+  #unanswered(key: string, decision: number): { reason: "flag_not_found" | "error"; errorMessage?: string } {
+    if (decision === NOT_FOUND)
+      return this.#state.loaded ? { reason: "flag_not_found" } : { reason: "error", errorMessage: NOT_READY_MESSAGE };
+    return { reason: "error", errorMessage: `flag "${key}" cannot be evaluated: ${this.#flags.get(key)?.problem}` };
   }
 
   #expose(flag: CompiledFlag, userId: string, enabled: boolean, outcome: number, variantIndex: number): void {

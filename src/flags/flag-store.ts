@@ -8,6 +8,7 @@ import { decodeFlagCursor, encodeFlagCursor } from "./cursor.js";
 import { type EvaluableFlag, evaluate } from "./evaluate.js";
 import { flagChanges } from "./history-diff.js";
 import { FlagSchedules } from "./flag-schedules.js";
+import { assertRuleVariants } from "./values.js";
 import {
   type FlagHistoryPage,
   IN_PROCESS_ACTOR,
@@ -123,6 +124,7 @@ export class FlagStore {
 
   async create(input: CreateFlagInput, options: FlagWriteOptions = {}): Promise<Flag> {
     const parsed = parseInput(createFlagSchema, input);
+    assertRuleVariants(parsed.rules, parsed.variants);
     const now = new Date(this.#clock.now()).toISOString();
     const flag: Flag = { id: uuidv7(this.#clock.now()), ...parsed, createdAt: now, updatedAt: now };
     await this.#storage.flags.insert(flag, this.#audit(options), [flagEvent("flag.created", flag, now)]);
@@ -167,6 +169,8 @@ export class FlagStore {
         details: [{ path: "id", message: "cannot change" }],
       });
     }
+    if (patch.rules !== undefined || patch.variants !== undefined)
+      assertRuleVariants(patch.rules ?? current.rules, patch.variants ?? current.variants);
     const changes: FlagChanges = { updatedAt: new Date(this.#clock.now()).toISOString() };
     if (patch.description !== undefined) changes.description = patch.description;
     if (patch.enabled !== undefined) changes.enabled = patch.enabled;

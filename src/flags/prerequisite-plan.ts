@@ -6,6 +6,7 @@ import {
   OUTCOME_PREREQUISITE_FAILED,
   PrerequisitePlan,
   ruleOutcome,
+  servedVariantIndex,
 } from "./compile.js";
 
 /**
@@ -111,12 +112,13 @@ function prerequisitesMet(
         continue;
       }
       let on = false;
+      let variant = -1;
       if (step.enabled && checksHold(plan, results, plan.checkFrom[i]!, plan.checkFrom[i + 1]!)) {
         const outcome = ruleOutcome(step, userId, attributes);
         on = outcome >= 0 || outcome === OUTCOME_NO_RULES;
+        if (on) variant = servedVariantIndex(step, outcome, userId);
       }
       results[i] = on ? 1 : 0;
-      const variant = on && userId !== undefined && step.variants !== null ? step.variants.indexFor(userId) : -1;
       countEvaluation(step, on, variant);
     }
     return checksHold(plan, results, plan.checkFrom[n]!, plan.checkFrom[n + 1]!);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { limitField } from "../pagination.js";
 import { RESERVED_KEY } from "../input-policy.js";
 import { ATTRIBUTE_OPERATORS, OPERATORS } from "./operators.js";
+import { variantValueIssues, variantValueSchema } from "./values.js";
 
 /**
  * The wire shapes of flags, rules and evaluation, and the TypeScript types derived from them.
@@ -29,9 +30,15 @@ const scalarSchema = z.union([z.string().max(MAX_VALUE_LENGTH), z.number(), z.bo
 });
 export type Scalar = z.infer<typeof scalarSchema>;
 
+/** A rule may serve a named variant (docs/flags.md "Values"): users it matches get that variant instead of their weighted one. */
+const servedVariantField = {
+  variant: z.string().regex(FLAG_KEY_PATTERN, { error: "must be the key of one of the flag's variants" }).optional(),
+};
+
 export const usersRuleSchema = z.strictObject({
   type: z.literal("users"),
   userIds: z.array(userIdSchema).min(1).max(MAX_USER_IDS),
+  ...servedVariantField,
 });
 
 export const attributeRuleSchema = z
@@ -49,6 +56,7 @@ export const attributeRuleSchema = z
     value: z.union([scalarSchema, z.array(scalarSchema).min(1).max(MAX_LIST_VALUES)], {
       error: "must be a string, a number, a boolean or an array of those",
     }),
+    ...servedVariantField,
   })
   .superRefine((rule, ctx) => {
     const problem = OPERATORS[rule.operator].validate(rule.value);
@@ -62,6 +70,7 @@ export const percentageRuleSchema = z.strictObject({
     .min(0)
     .max(100)
     .refine((p) => Math.abs(p * 100 - Math.round(p * 100)) < 1e-6, { error: "must have at most two decimals" }),
+  ...servedVariantField,
 });
 
 export const ruleSchema = z.discriminatedUnion("type", [usersRuleSchema, attributeRuleSchema, percentageRuleSchema], {
@@ -90,6 +99,8 @@ export const variantSchema = z.strictObject({
     .min(0)
     .max(100)
     .refine((w) => Math.abs(w * 100 - hundredths(w)) < 1e-6, { error: "must have at most two decimals" }),
+  /** What the variant serves (values.ts): any JSON but null, ≤ 32 KiB, one JSON type per flag. */
+  value: variantValueSchema.optional(),
 });
 export type Variant = z.infer<typeof variantSchema>;
 
@@ -114,6 +125,7 @@ export const variantsSchema = z
     });
     const total = variants.reduce((sum, variant) => sum + hundredths(variant.weight), 0);
     if (total !== 10_000) ctx.addIssue({ code: "custom", message: `weights must sum to 100, not ${total / 100}` });
+    for (const issue of variantValueIssues(variants)) ctx.addIssue({ code: "custom", ...issue });
   });
 const descriptionSchema = z.string().max(MAX_DESCRIPTION_LENGTH);
 
@@ -204,8 +216,13 @@ export interface EvaluationResult {
   reason: EvaluationReason;
   /** Index of the matching rule, present when reason is "rule_match". */
   ruleIndex?: number;
-  /** The user's variant: present when the flag is on for a user and has variants. */
+  /**
+   * The user's variant: present when the flag is on for this context and has variants, and the
+   * context has a userId or the matching rule serves a named variant.
+   */
   variant?: string;
+  /** The variant's value (JSON): present when `variant` is and the flag's variants carry values. */
+  value?: unknown;
 }
 
 export const listFlagsQuerySchema = z.strictObject({

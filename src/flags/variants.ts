@@ -1,6 +1,7 @@
 import { BUCKETS, murmur3Utf8 } from "./bucket.js";
 import { type HashPrefix, hashPrefix, murmur3WithPrefix } from "./murmur3-prefix.js";
 import type { Variant } from "./schema.js";
+import { type JsonType, jsonTypeOf } from "./values.js";
 
 /**
  * Sticky variant assignment, exactly as docs/experiments.md fixes it:
@@ -44,6 +45,10 @@ export class CompiledVariants {
     /** Running weight sums in hundredths: variant i holds the buckets below thresholds[i] not held by an earlier one. */
     readonly thresholds: Int32Array,
     readonly prefix: HashPrefix,
+    /** Each variant's value, parallel to `keys`; null when the flag's variants carry no values. */
+    readonly values: readonly unknown[] | null,
+    /** The JSON type of every value (values.ts), undefined without values. */
+    readonly valueType: JsonType | undefined,
   ) {}
 
   /** The user's variant. Allocation-free for ASCII ids. */
@@ -67,6 +72,7 @@ export function compileVariants(flagKey: string, variants: unknown): CompiledVar
   if (!Array.isArray(variants)) throw new Error("the flag's variants are not a list");
   if (variants.length === 0) return null;
   const keys: string[] = [];
+  const values: unknown[] = [];
   const thresholds = new Int32Array(variants.length);
   let running = 0;
   variants.forEach((variant: Partial<Variant> | null, i) => {
@@ -74,7 +80,33 @@ export function compileVariants(flagKey: string, variants: unknown): CompiledVar
       throw new Error("a variant needs a string key and a number weight");
     running += Math.round(variant.weight * 100);
     keys.push(variant.key);
+    values.push(frozenCopy(variant.value));
     thresholds[i] = running;
   });
-  return new CompiledVariants(keys, thresholds, hashPrefix(`${VARIANT_SALT}${flagKey}:`));
+  const valueType = jsonTypeOf(values[0]);
+  const valued = values.some((value) => value !== undefined);
+  if (valued && values.some((value) => jsonTypeOf(value) !== valueType || valueType === undefined))
+    throw new Error("the flag's variant values are not all of one JSON type");
+  return new CompiledVariants(
+    keys,
+    thresholds,
+    hashPrefix(`${VARIANT_SALT}${flagKey}:`),
+    valued ? values : null,
+    valued ? valueType : undefined,
+  );
+}
+
+/**
+ * A value as getValue hands it out: every caller gets the same object, so it is a copy of the
+ * stored one, frozen all the way down. A caller that changes it gets a TypeError (in strict code)
+ * instead of changing what every other caller reads. Paid once per flag change, not per call.
+ */
+function frozenCopy(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  return deepFreeze(structuredClone(value));
+}
+
+function deepFreeze(value: object): object {
+  for (const item of Object.values(value)) if (typeof item === "object" && item !== null) deepFreeze(item);
+  return Object.freeze(value);
 }

@@ -197,6 +197,62 @@ describe("FlagpostProvider through the OpenFeature server SDK", () => {
     });
   });
 
+  it("resolves string, number and object flags from their values, and TYPE_MISMATCH for another type", async () => {
+    const fp = await flagpost();
+    const two = (a: unknown, b: unknown) => [
+      { key: "a", weight: 100, value: a },
+      { key: "b", weight: 0, value: b },
+    ];
+    const pro = [
+      { type: "attribute" as const, attribute: "plan", operator: "equals" as const, value: "pro", variant: "b" },
+    ];
+    await fp.flags.create({ key: "text", enabled: true, rules: pro, variants: two("Buy now", "Order") });
+    await fp.flags.create({ key: "limit", enabled: true, variants: two(25, 250) });
+    await fp.flags.create({ key: "config", enabled: true, variants: two({ retries: 3 }, { retries: 5 }) });
+    await fp.flags.create({ key: "tiers", enabled: true, variants: two(["free"], ["free", "pro"]) });
+    await fp.flags.create({ key: "text-off", enabled: false, variants: two("Buy now", "Order") });
+    const client = await bind(new FlagpostProvider(fp));
+    expect(await client.getStringDetails("text", "fallback", { targetingKey: "u1", plan: "pro" })).toMatchObject({
+      value: "Order",
+      variant: "b",
+      reason: "TARGETING_MATCH",
+    });
+    expect(await client.getStringDetails("text", "fallback", { plan: "pro" })).toMatchObject({ value: "Order" });
+    // No rule matches: the flag is off for this user, so the caller's default, as for a boolean.
+    expect(await client.getStringDetails("text", "fallback", { targetingKey: "u1" })).toMatchObject({
+      value: "fallback",
+      reason: "DEFAULT",
+    });
+    expect(await client.getNumberDetails("limit", 1, { targetingKey: "u1" })).toMatchObject({
+      value: 25,
+      variant: "a",
+      reason: "SPLIT",
+    });
+    expect(await client.getNumberDetails("limit", 1, {})).toMatchObject({
+      value: 1,
+      errorCode: ErrorCode.TARGETING_KEY_MISSING,
+    });
+    expect(await client.getObjectValue("config", {}, { targetingKey: "u1" })).toEqual({ retries: 3 });
+    expect(await client.getObjectValue("tiers", [], { targetingKey: "u1" })).toEqual(["free"]);
+    expect(await client.getStringDetails("text-off", "fallback", { targetingKey: "u1" })).toMatchObject({
+      value: "fallback",
+      reason: "DISABLED",
+    });
+    expect(await client.getNumberDetails("text", 1, { targetingKey: "u1" })).toMatchObject({
+      value: 1,
+      reason: "ERROR",
+      errorCode: ErrorCode.TYPE_MISMATCH,
+    });
+    expect(await client.getStringDetails("config", "x", { targetingKey: "u1" })).toMatchObject({
+      value: "x",
+      errorCode: ErrorCode.TYPE_MISMATCH,
+    });
+    expect(await client.getNumberDetails("missing", 1, { targetingKey: "u1" })).toMatchObject({
+      value: 1,
+      errorCode: ErrorCode.FLAG_NOT_FOUND,
+    });
+  });
+
   it("raises TYPE_MISMATCH for string, number and object evaluations", async () => {
     const client = await bind(new FlagpostProvider(await flagpost()));
     const asString = await client.getStringDetails("everyone", "fallback");

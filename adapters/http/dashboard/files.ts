@@ -49,6 +49,7 @@ export const DASHBOARD_FILES = {
   "list-sparklines.js": "text/javascript; charset=utf-8",
   "flag-schedules.js": "text/javascript; charset=utf-8",
   "prerequisite-editor.js": "text/javascript; charset=utf-8",
+  "variant-editor.js": "text/javascript; charset=utf-8",
   "favicon.svg": "image/svg+xml",
 } as const;
 

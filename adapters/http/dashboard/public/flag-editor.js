@@ -11,6 +11,7 @@ import { FlagPanels, splitFlagPath } from "./flag-panels.js";
 import { PrerequisiteEditor } from "./prerequisite-editor.js";
 import { RuleEditor } from "./rule-editor.js";
 import { TryIt } from "./try-it.js";
+import { VariantEditor } from "./variant-editor.js";
 
 const keyPattern = new RegExp(document.querySelector('meta[name="flagpost-key-pattern"]').content);
 const KEY_RULE = "must be 1 to 128 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit";
@@ -30,6 +31,7 @@ export class FlagEditor {
   #flag; // the saved flag, or undefined while creating
   #rules;
   #prerequisites;
+  #variants;
   #panels;
   #tryIt;
   #actions;
@@ -45,6 +47,9 @@ export class FlagEditor {
     this.#onStatus = onStatus;
     this.#navigate = navigate;
     this.#rules = new RuleEditor($("#rule-list"), document.querySelectorAll("[data-add-rule]"));
+    this.#variants = new VariantEditor($("#variant-list"), $("[data-add-variant]"), $("#variant-sum"), () =>
+      this.#rules.setVariantKeys(this.#variants.keys()),
+    );
     this.#prerequisites = new PrerequisiteEditor(
       $("#prerequisite-list"),
       $("#prerequisite-flags"),
@@ -139,6 +144,7 @@ export class FlagEditor {
       enabled: creating ? this.#actions.enabledForNew : undefined,
       description: $("#flag-description").value,
       rules: this.#rules.snapshot(),
+      variants: this.#variants.snapshot(),
       prerequisites: this.#prerequisites.snapshot(),
     });
   }
@@ -161,6 +167,8 @@ export class FlagEditor {
     key.value = "";
     key.readOnly = false;
     $("#flag-description").value = "";
+    this.#variants.set([]);
+    this.#rules.setVariantKeys([]);
     this.#rules.set([]);
     this.#prerequisites.set([]);
     this.#suggestPrerequisites(undefined);
@@ -179,6 +187,8 @@ export class FlagEditor {
     key.value = flag.key;
     key.readOnly = true;
     $("#flag-description").value = flag.description;
+    this.#variants.set(flag.variants ?? []);
+    this.#rules.setVariantKeys(this.#variants.keys());
     this.#rules.set(flag.rules);
     this.#prerequisites.set(flag.prerequisites ?? []);
     this.#suggestPrerequisites(flag.key);
@@ -207,8 +217,12 @@ export class FlagEditor {
   /** The form's rules and prerequisites as a scheduled change, or why they cannot be one. */
   #formChanges() {
     const collected = this.#rules.collect();
-    if (collected.errors) return { error: "Fix the rules in the form first (Save shows where)" };
-    return { changes: { rules: collected.rules, prerequisites: this.#prerequisites.collect() } };
+    const { variants, errors } = this.#variants.collect();
+    if (collected.errors || errors) return { error: "Fix the rules and variants in the form first (Save shows where)" };
+    const changes = { rules: collected.rules, prerequisites: this.#prerequisites.collect() };
+    // Variants only when there are some, before or after: a flag without any schedules no change to them.
+    if (variants.length > 0 || (this.#flag?.variants?.length ?? 0) > 0) changes.variants = variants;
+    return { changes };
   }
 
   /** A key without flags:write reads the form but has nothing to press that would fail. */
@@ -236,31 +250,35 @@ export class FlagEditor {
     const creating = this.#flag === undefined;
     const keyOk = creating ? this.#checkKey() : true;
     const collected = this.#rules.collect();
-    if (collected.errors) {
-      // A value the page cannot turn into JSON cannot be sent at all.
-      const { firstControl } = showFieldErrors(form, collected.errors);
+    const { variants, errors: variantErrors } = this.#variants.collect();
+    if (collected.errors || variantErrors) {
+      // A value the page cannot turn into JSON, or values of mixed types, cannot be sent at all.
+      const { firstControl } = showFieldErrors(form, [...(variantErrors ?? []), ...(collected.errors ?? [])]);
       formError("Fix the fields marked below; nothing was sent.");
       (keyOk ? firstControl : $("#flag-key"))?.focus();
       return;
     }
     // A bad key is still sent: the server refuses it for sure (same pattern), and its answer
     // names every other problem too, so all of them show at once.
-    const description = $("#flag-description").value;
-    const prerequisites = this.#prerequisites.collect();
+    const fields = {
+      description: $("#flag-description").value,
+      rules: collected.rules,
+      variants,
+      prerequisites: this.#prerequisites.collect(),
+    };
     this.#busy = true;
     $("#save-flag").disabled = true;
     try {
       if (creating) {
         const key = $("#flag-key").value;
-        const enabled = this.#actions.enabledForNew;
-        const flag = await api.createFlag({ key, description, enabled, rules: collected.rules, prerequisites });
+        const flag = await api.createFlag({ key, enabled: this.#actions.enabledForNew, ...fields });
         this.#baseline = undefined;
         this.#onStatus(
           `Created flag ${flag.key}. ${flag.enabled ? "It is on." : "It is off: switch it on when you are ready."}`,
         );
         this.#navigate(`#/flags/${encodeURIComponent(flag.key)}`);
       } else {
-        const flag = await api.updateFlag(this.#flag.key, { description, rules: collected.rules, prerequisites });
+        const flag = await api.updateFlag(this.#flag.key, fields);
         this.#showFlag(flag);
         this.#panels.changed();
         this.#onStatus(`Saved flag ${flag.key}.`);

@@ -38,6 +38,11 @@ export function formatValue(value) {
 const onOff = (value) => (value === true ? "on" : value === false ? "off" : formatValue(value));
 
 function ruleSummary(rule) {
+  const summary = ruleText(rule);
+  return rule.variant === undefined ? summary : `${summary} → variant ${rule.variant}`;
+}
+
+function ruleText(rule) {
   if (rule.type === "users") return `users ${formatValue(rule.userIds ?? [])}`;
   if (rule.type === "percentage") return `${rule.percentage}% of users`;
   if (rule.type === "attribute") return `${rule.attribute} ${rule.operator} ${formatValue(rule.value)}`;
@@ -48,7 +53,8 @@ function itemSummary(list, item) {
   if (item === null || item === undefined || typeof item !== "object") return formatValue(item);
   if (list === "rules") return ruleSummary(item);
   if (list === "prerequisites") return `${item.flagKey} must be ${onOff(item.enabled)}`;
-  if (list === "variants") return `${item.key} (${item.weight}%)`;
+  if (list === "variants")
+    return `${item.key} (${item.weight}%)${item.value === undefined ? "" : ` = ${formatValue(item.value)}`}`;
   return formatValue(item);
 }
 

@@ -12,6 +12,7 @@ const TYPE_LABELS = { users: "Users", attribute: "Attribute", percentage: "Perce
 export class RuleEditor {
   #list;
   #rules = [];
+  #variantKeys = [];
 
   constructor(list, addButtons) {
     this.#list = list;
@@ -22,6 +23,13 @@ export class RuleEditor {
 
   set(rules) {
     this.#rules = rules.map(ruleState);
+    this.#render();
+  }
+
+  /** The flag's variant keys as typed: the choices of each rule's "Serves" select. */
+  setVariantKeys(keys) {
+    if (JSON.stringify(keys) === JSON.stringify(this.#variantKeys)) return;
+    this.#variantKeys = keys;
     this.#render();
   }
 
@@ -106,6 +114,7 @@ export class RuleEditor {
       { class: "rule-head" },
       h("span", { class: "rule-number", "aria-hidden": "true" }, String(n)),
       h("div", { class: "rule-type" }, h("label", { for: typeId }, srOnly(`Rule ${n} `), "Type"), typeSelect),
+      this.#serves(rule, index),
       h(
         "div",
         { class: "rule-tools", role: "group", "aria-label": `Rule ${n} actions` },
@@ -122,7 +131,32 @@ export class RuleEditor {
       head,
       h("div", { class: "rule-body" }, this.#fields(rule, index)),
       errorSlot(`rules.${index}.type`),
+      errorSlot(`rules.${index}.variant`),
       errorSlot(`rules.${index}`),
+    );
+  }
+
+  /** Which variant the rule serves: the user's weighted one, or one by name (shown once the flag has variants). */
+  #serves(rule, index) {
+    const keys = [...this.#variantKeys];
+    if (rule.variant !== "" && !keys.includes(rule.variant)) keys.push(rule.variant); // renamed away: kept, the server names it
+    if (keys.length === 0) return undefined;
+    const id = uid("rule-serves");
+    return h(
+      "div",
+      { class: "rule-type rule-serves" },
+      h("label", { for: id }, srOnly(`Rule ${index + 1} `), "Serves"),
+      h(
+        "select",
+        {
+          id,
+          "data-focus": `${rule.id}:variant`,
+          "data-error-for": `rules.${index}.variant`,
+          onchange: (e) => (rule.variant = e.target.value),
+        },
+        h("option", { value: "", selected: rule.variant === "" }, "Weighted variant"),
+        keys.map((key) => h("option", { value: key, selected: key === rule.variant }, key)),
+      ),
     );
   }
 

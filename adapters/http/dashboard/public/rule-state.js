@@ -14,6 +14,7 @@ export function blankRule(type) {
     kind: "string",
     value: "",
     percentage: "",
+    variant: "", // the variant the rule serves by name; "" for the user's weighted one
   };
 }
 
@@ -28,11 +29,18 @@ export function ruleState(rule) {
     state.value = valueToText(state.operator, state.kind, rule.value);
   }
   if (rule.type === "percentage") state.percentage = rule.percentage === undefined ? "" : String(rule.percentage);
+  state.variant = rule.variant ?? "";
   return state;
 }
 
-/** State → the wire rule, or the problems that stop it from being sent. */
+/** State → the wire rule (with the variant it serves, if any), or the problems that stop it from being sent. */
 export function toRule(state, index) {
+  const result = toBareRule(state, index);
+  if (result.rule && state.variant !== "") result.rule.variant = state.variant;
+  return result;
+}
+
+function toBareRule(state, index) {
   const at = (field) => `rules.${index}.${field}`;
   if (state.type === "users") {
     return {

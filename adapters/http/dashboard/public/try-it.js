@@ -89,6 +89,8 @@ export class TryIt {
       result.ruleIndex === undefined
         ? "—"
         : `rule ${result.ruleIndex + 1} (ruleIndex ${result.ruleIndex}): ${describeRule(this.#rules[result.ruleIndex])}`;
+    $("#try-variant").textContent = result.variant ?? "—";
+    $("#try-value").textContent = result.value === undefined ? "—" : JSON.stringify(result.value);
     show($("#try-result"), true);
   }
 }
