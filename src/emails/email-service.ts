@@ -104,11 +104,15 @@ export class EmailService {
     return problem ? { ok: false, details: [problem] } : checked;
   }
 
-  /** The outbox record of a checked request, with its List-Unsubscribe headers. */
-  async #record(request: ParsedSendRequest, now: number): Promise<EmailRecord> {
+  /**
+   * The outbox record of a checked request, with its List-Unsubscribe headers. Synchronous unless
+   * the request asks for an unsubscribe link: an extra tick on every send would split the group
+   * commit of sends that arrive together (test/emails/send-grouping.test.ts).
+   */
+  #record(request: ParsedSendRequest, now: number): EmailRecord | Promise<EmailRecord> {
     const record = newEmailRecord(request, now);
-    await this.#links.addHeaders(record, request.unsubscribe);
-    return record;
+    if (!request.unsubscribe) return record;
+    return this.#links.addHeaders(record, request.unsubscribe).then(() => record);
   }
 
   /**
@@ -142,7 +146,8 @@ export class EmailService {
     const parsed = this.#check(request, now, []);
     if (!parsed.ok) throw validationError(parsed.details);
     if (options.idempotencyKey === undefined) {
-      const record = await this.#record(parsed.value, now);
+      const pending = this.#record(parsed.value, now);
+      const record = pending instanceof Promise ? await pending : pending;
       await this.#inserts.add(record);
       this.worker?.wake();
       return toSummary(record);
