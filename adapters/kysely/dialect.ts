@@ -4,15 +4,15 @@ import {
   type Kysely,
   MysqlAdapter,
   PostgresAdapter,
-  type RawBuilder,
   SqliteAdapter,
-  sql,
 } from "kysely";
 import { FlagpostError } from "../../src/errors.js";
+import type { ColumnTypes } from "./engines/engine-traits.js";
+import { engineTraits } from "./engines/index.js";
 
 /**
  * Every difference between SQLite, PostgreSQL and MySQL/MariaDB that the adapter depends on lives
- * here: which engine an instance talks to, column types, and the "insert unless present" form.
+ * here or in engines/: which engine an instance talks to, and that engine's traits.
  */
 
 export type Engine = "sqlite" | "postgres" | "mysql";
@@ -43,58 +43,16 @@ export function detectEngine(db: AnyKysely): Engine {
   );
 }
 
-export interface ColumnTypes {
-  /** Text compared and ordered byte for byte (code-point order), case-sensitive, of up to `length` characters. */
-  exactText(length: number): RawBuilder<unknown>;
-  /** Free text of modest size (descriptions, names, JSON lists of scopes). */
-  text: RawBuilder<unknown>;
-  /** JSON documents that can reach megabytes (flag rules, stored responses). */
-  longText: RawBuilder<unknown>;
-  boolean: RawBuilder<unknown>;
-  /** Epoch milliseconds and counters. */
-  bigint: RawBuilder<unknown>;
-  /** Appended to CREATE TABLE, or undefined. */
-  tableOptions: RawBuilder<unknown> | undefined;
-}
+export type { ColumnTypes } from "./engines/engine-traits.js";
 
-const COLUMN_TYPES: Record<Engine, ColumnTypes> = {
-  // SQLite compares text with the BINARY collation by default: memcmp over UTF-8 = code-point order.
-  sqlite: {
-    exactText: () => sql`text`,
-    text: sql`text`,
-    longText: sql`text`,
-    boolean: sql`integer`,
-    bigint: sql`integer`,
-    tableOptions: undefined,
-  },
-  // COLLATE "C" compares bytes, whatever collation the database was created with.
-  postgres: {
-    exactText: (length) => sql`varchar(${sql.raw(String(length))}) collate "C"`,
-    text: sql`text`,
-    longText: sql`text`,
-    boolean: sql`boolean`,
-    bigint: sql`bigint`,
-    tableOptions: undefined,
-  },
-  // utf8mb4_bin orders by code point and is case-sensitive; the table default makes every text
-  // column utf8mb4 even on a server whose default character set is latin1.
-  mysql: {
-    exactText: (length) => sql`varchar(${sql.raw(String(length))}) character set utf8mb4 collate utf8mb4_bin`,
-    text: sql`text`,
-    longText: sql`longtext`,
-    boolean: sql`boolean`,
-    bigint: sql`bigint`,
-    tableOptions: sql`engine = InnoDB default character set utf8mb4 collate utf8mb4_bin`,
-  },
-};
-
+/** The engine's column types (engines/). */
 export function columnTypes(engine: Engine): ColumnTypes {
-  return COLUMN_TYPES[engine];
+  return engineTraits(engine).columns;
 }
 
 /** better-sqlite3 cannot bind booleans; the other drivers can. */
 export function encodeBoolean(engine: Engine, value: boolean): boolean | number {
-  return engine === "sqlite" ? (value ? 1 : 0) : value;
+  return engineTraits(engine).encodeBoolean(value);
 }
 
 /**
@@ -106,5 +64,5 @@ export function insertIfAbsent<DB, TB extends keyof DB, O>(
   engine: Engine,
   query: InsertQueryBuilder<DB, TB, O>,
 ): InsertQueryBuilder<DB, TB, O> {
-  return engine === "mysql" ? query.ignore() : query.onConflict((conflict) => conflict.doNothing());
+  return engineTraits(engine).insertIfAbsent(query);
 }

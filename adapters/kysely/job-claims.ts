@@ -1,5 +1,6 @@
 import type { AliasedExpression, Expression, SqlBool } from "kysely";
 import type { Engine, AnyKysely, AnyExpressionBuilder } from "./dialect.js";
+import { engineTraits } from "./engines/index.js";
 import { inTransaction } from "./transaction.js";
 
 /**
@@ -162,7 +163,7 @@ async function claimWithinQuota<Row>(
 ): Promise<Row[]> {
   const claim = async (trx: AnyKysely) => {
     const candidates = dueCandidates(trx, spec, at, limit, quota);
-    const rows = await (engine === "sqlite" ? candidates : candidates.forUpdate().skipLocked()).execute();
+    const rows = await engineTraits(engine).claimRows(candidates).execute();
     const ids = withinQuota(rows as { id: unknown; group_key: unknown }[], limit, quota);
     if (ids.length === 0) return [];
     const update = trx

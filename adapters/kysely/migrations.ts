@@ -2,40 +2,17 @@ import { type DatabaseIntrospector, type Migration, Migrator, sql } from "kysely
 import { exponential, retrying } from "../../src/jobs/backoff.js";
 import type { Engine, AnyKysely } from "./dialect.js";
 import { isSqliteBusy } from "./driver-errors.js";
-import { initialMigration } from "./migrations/0001-initial.js";
-import { eventsMigration } from "./migrations/0002-events.js";
-import { emailsMigration } from "./migrations/0003-emails.js";
-import { flagNotifyMigration } from "./migrations/0004-flag-notify.js";
-import { webhooksMigration } from "./migrations/0008-webhooks.js";
-import { flagGovernanceMigration } from "./migrations/0009-flag-governance.js";
-import { experimentIndexMigration } from "./migrations/0010-results-index.js";
-import { flagVariantsMigration } from "./migrations/0010-flag-variants.js";
-import { flagSchedulesMigration } from "./migrations/0014-flag-schedules.js";
-import { rateLimitsMigration } from "./migrations/0016-rate-limits.js";
-import { compactEventsMigration } from "./migrations/0017-compact-events.js";
-import { deliverabilityMigration } from "./migrations/0012-deliverability.js";
-import { emailSummaryMigration } from "./migrations/0012-email-summary.js";
-import { reportPolicyMigration } from "./migrations/0018-report-policy.js";
+import { baselineMigration } from "./migrations/0001-baseline.js";
+import { LEGACY_STEPS } from "./migrations/legacy-history.js";
 
 /**
- * The schema's history, oldest first. Names sort in the order they run; a released migration is
- * never edited, only followed by a new one.
+ * The schema's history, oldest first: the baseline (issue 26), then one migration per change,
+ * named `NNNN-topic` with a number above every existing one, so names sort in the order they run
+ * (a later-landed migration takes the next free number). A released migration is never edited,
+ * only followed by a new one.
  */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
-  "0001-initial": initialMigration,
-  "0002-events": eventsMigration,
-  "0003-emails": emailsMigration,
-  "0004-flag-notify": flagNotifyMigration,
-  "0008-webhooks": webhooksMigration,
-  "0009-flag-governance": flagGovernanceMigration,
-  "0010-flag-variants": flagVariantsMigration,
-  "0010-results-index": experimentIndexMigration,
-  "0014-flag-schedules": flagSchedulesMigration,
-  "0016-rate-limits": rateLimitsMigration,
-  "0017-compact-events": compactEventsMigration,
-  "0012-deliverability": deliverabilityMigration,
-  "0012-email-summary": emailSummaryMigration,
-  "0018-report-policy": reportPolicyMigration,
+  "0001-baseline": baselineMigration,
 };
 
 export const MIGRATION_TABLE = "flagpost_migration";
@@ -79,7 +56,7 @@ export async function pendingMigrations(db: AnyKysely): Promise<string[]> {
  * prepares the schema a migration after it starts from (test/conformance/events-migration.test.ts).
  */
 export async function migrateTo(db: AnyKysely, engine: Engine, target: string): Promise<void> {
-  if (!(target in MIGRATIONS)) throw new Error(`no migration is named ${target}`);
+  if (!(target in MIGRATIONS) && !(target in LEGACY_STEPS)) throw new Error(`no migration is named ${target}`);
   await migrate(db, engine, target);
 }
 
@@ -87,28 +64,65 @@ async function migrate(db: AnyKysely, engine: Engine, target: string | undefined
   if (engine === "sqlite") {
     await db
       .connection()
-      .execute((connection) => withSqliteWriteLock(connection, () => runMigrator(connection, engine, target)));
+      .execute((connection) => withSqliteWriteLock(connection, () => migrateHeld(connection, engine, target)));
   } else {
-    await runMigrator(db, engine, target);
+    await migrateHeld(db, engine, target);
   }
 }
 
-async function runMigrator(db: AnyKysely, engine: Engine, target: string | undefined): Promise<void> {
+async function migrateHeld(db: AnyKysely, engine: Engine, target: string | undefined): Promise<void> {
+  // A target in the old history prepares the state a test of an old migration starts from.
+  if (target !== undefined && target in LEGACY_STEPS) return runMigrator(db, engine, LEGACY_STEPS, target);
+  await adoptLegacyHistory(db, engine);
+  await runMigrator(db, engine, MIGRATIONS, target);
+}
+
+/**
+ * A database that ran some or all of the history before the baseline: the steps it missed run
+ * (under the Migrator's lock, as before), then its bookkeeping rows give way to one baseline row.
+ * A crash between the delete and the insert leaves no row of either kind: the baseline then
+ * runs over the full schema, which its steps allow (each is safe to run again).
+ */
+async function adoptLegacyHistory(db: AnyKysely, engine: Engine): Promise<void> {
+  const legacy = Object.keys(LEGACY_STEPS);
+  const ran = await ranMigrations(db);
+  if (ran.has("0001-baseline") || !legacy.some((name) => ran.has(name))) return;
+  await runMigrator(db, engine, LEGACY_STEPS, undefined);
+  const { numDeletedRows } = await db.deleteFrom(MIGRATION_TABLE).where("name", "in", legacy).executeTakeFirstOrThrow();
+  // Another process adopting at the same time deleted the rows first and records the baseline.
+  if (numDeletedRows === 0n) return;
+  await db.insertInto(MIGRATION_TABLE).values({ name: "0001-baseline", timestamp: new Date().toISOString() }).execute();
+}
+
+async function ranMigrations(db: AnyKysely): Promise<Set<string>> {
+  try {
+    const { rows } = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db);
+    return new Set(rows.map((row) => row.name));
+  } catch {
+    return new Set(); // no bookkeeping table yet: a fresh database
+  }
+}
+
+async function runMigrator(
+  db: AnyKysely,
+  engine: Engine,
+  migrations: Readonly<Record<string, Migration>>,
+  target: string | undefined,
+): Promise<void> {
   // Without a schema, kysely looks for its tables in every schema of a PostgreSQL database and
   // can mistake another schema's flagpost_migration for ours: pin it to the current one.
   const schema = engine === "postgres" ? await currentSchema(db) : undefined;
   const migrator = new Migrator({
     db: schema === undefined ? db : withOwnSchemaIntrospection(db, schema),
-    provider: { getMigrations: async () => ({ ...MIGRATIONS }) },
+    provider: { getMigrations: async () => ({ ...migrations }) },
     migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: MIGRATION_LOCK_TABLE,
     migrationTableSchema: schema,
     // On SQLite the run is already inside our own transaction.
     disableTransactions: engine === "sqlite",
-    // Migrations are named by the feature that adds them, and features land in any order: a
-    // database that already ran 0016 must still run a later-landed 0012. Each migration only
-    // creates or alters its own tables and columns, so running the missing ones is safe.
-    allowUnorderedMigrations: true,
+    // Since the baseline, names are numbered in landing order; only the frozen old history,
+    // whose features landed out of order (0016 ran before 0012 on some databases), runs unordered.
+    allowUnorderedMigrations: migrations === LEGACY_STEPS,
   });
   const { error } = await (target === undefined ? migrator.migrateToLatest() : migrator.migrateTo(target));
   if (error) throw error;

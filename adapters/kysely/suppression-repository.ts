@@ -9,6 +9,7 @@ import type {
   SuppressionRepository,
 } from "../../src/storage/index.js";
 import { type Engine, insertIfAbsent } from "./dialect.js";
+import { engineTraits } from "./engines/index.js";
 import { recordDomainEvents } from "./domain-events.js";
 import { guard } from "./driver-errors.js";
 import { toEpochMs, toIso } from "./row-codec.js";
@@ -187,6 +188,6 @@ export class KyselySuppressionRepository implements SuppressionRepository {
   /** Rows whose `column` is one of `values`, locked on PostgreSQL and MySQL (SQLite has one writer). */
   async #lockedRead(trx: Trx, column: "id" | "email", values: string[]): Promise<Selectable<SuppressionsTable>[]> {
     const read = trx.selectFrom("flagpost_suppressions").selectAll().where(column, "in", values);
-    return (this.#engine === "sqlite" ? read : read.forUpdate()).execute();
+    return engineTraits(this.#engine).lockRows(read).execute();
   }
 }

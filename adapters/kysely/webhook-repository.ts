@@ -16,6 +16,7 @@ import type {
   WebhookStatus,
 } from "../../src/storage/index.js";
 import type { AnyDatabase, Engine } from "./dialect.js";
+import { engineTraits } from "./engines/index.js";
 import { guard } from "./driver-errors.js";
 import { toEpochMs, toIso } from "./row-codec.js";
 import type { FlagpostTables, WebhooksTable } from "./tables.js";
@@ -157,7 +158,7 @@ export class KyselyWebhookRepository implements WebhookRepository {
   /** A locking read first (MySQL has no RETURNING, and "unknown" is then decided under the lock). */
   async #updateThenRead(trx: Trx, id: string, set: WebhookSet): Promise<Selectable<WebhooksTable> | undefined> {
     let read = trx.selectFrom("flagpost_webhooks").select("id").where("id", "=", id);
-    if (this.#engine !== "sqlite") read = read.forUpdate();
+    read = engineTraits(this.#engine).lockRows(read);
     if (!(await read.executeTakeFirst())) return undefined;
     await trx.updateTable("flagpost_webhooks").set(set).where("id", "=", id).execute();
     return trx.selectFrom("flagpost_webhooks").selectAll().where("id", "=", id).executeTakeFirst();

@@ -42,15 +42,15 @@ describe("/ready on SQLite", () => {
     const storage = kyselyStorage(database.db);
     target = await VARIANTS.node.start({ storage });
     expect((await fetch(`${target.url}/ready`)).status).toBe(200);
-    await sql`delete from flagpost_migration where name = '0017-compact-events'`.execute(database.db);
+    await sql`delete from flagpost_migration where name = '0001-baseline'`.execute(database.db);
     const behind = await fetch(`${target.url}/ready`);
     expect(behind.status).toBe(503);
     expect(behind.headers.get("retry-after")).toBe("5");
     expect(await behind.json()).toEqual({
       status: "unavailable",
-      checks: { storage: "ok", migrations: "not run: 0017-compact-events" },
+      checks: { storage: "ok", migrations: "not run: 0001-baseline" },
     });
-    await sql`insert into flagpost_migration (name, timestamp) values ('0017-compact-events', '2026-01-01')`.execute(
+    await sql`insert into flagpost_migration (name, timestamp) values ('0001-baseline', '2026-01-01')`.execute(
       database.db,
     );
     expect((await fetch(`${target.url}/ready`)).status).toBe(200);
