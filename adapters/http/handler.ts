@@ -17,6 +17,7 @@ import { Router } from "./router.js";
 import { allRoutes } from "./routes/index.js";
 import { respondToProvider } from "./provider-request.js";
 import { createProbes, type ProbeOptions } from "./probes.js";
+import { OFREP_PREFIX, ofrepCors } from "./ofrep/cors.js";
 import { bearerToken, readJson } from "./request-json.js";
 import type { InboundOptions } from "./routes/inbound.js";
 import { type HttpRequest, type HttpResponse, type KeyRoute, PROVIDER_AUTH, type RouteContext } from "./types.js";
@@ -47,6 +48,8 @@ export interface HttpOptions {
   inbound?: InboundOptions;
   /** `GET /health` and `GET /ready` at the mount point (adapters/http/probes.ts), unless `false`. */
   probes?: ProbeOptions | false;
+  /** Origins allowed to call /ofrep/ from a browser (`FLAGPOST_CORS_ORIGINS`); none by default. */
+  corsOrigins?: readonly string[];
 }
 
 export const REQUEST_LOGGING = ["off", "sampled", "all"] as const;
@@ -93,6 +96,7 @@ function hrefFor(basePath: string) {
  */
 export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler {
   const router = new Router(allRoutes(fp, options.inbound));
+  const cors = ofrepCors(options.corsOrigins ?? []);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? {}, fp.clock);
   const logger = options.logger ? asLogger(options.logger) : fp.logger;
@@ -256,7 +260,10 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
     // The dashboard's static files: public (the page asks the user for a key), never under /v1.
     const page = dashboard?.(request) ?? probes?.(request);
     if (page) return page;
-    if (request.path !== "/v1" && !request.path.startsWith("/v1/")) return undefined;
+    const preflight = cors.preflight(request);
+    if (preflight) return preflight;
+    if (request.path !== "/v1" && !request.path.startsWith("/v1/") && !request.path.startsWith(OFREP_PREFIX))
+      return undefined;
     const started = logging === "off" ? 0 : performance.now();
     const rateHeaders: Record<string, string> = {};
     let response: HttpResponse;
@@ -271,6 +278,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
         anonymousLimiter.take(addressOf(request), rateHeaders);
       response = errorResponse(router.styleFor(request.path), error, rateHeaders);
     }
+    response = cors.decorate(request, response);
     if (logging === "off") return response;
     let sample: number | undefined;
     if (logging === "sampled" && response.status < 500) {
