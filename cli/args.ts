@@ -58,6 +58,8 @@ Environment:
                     where the per-key limit is counted: memory (default, each process alone),
                     postgres (shared by every process on FLAGPOST_DB) or redis (shared, in
                     the Redis at FLAGPOST_REDIS_URL, e.g. redis://127.0.0.1:6379)
+  FLAGPOST_CORS_ORIGINS
+                    origins allowed to call /ofrep/ from a browser, comma-separated (unset: none)
   FLAGPOST_LOG_REQUESTS
                     request lines on stdout: sampled (default: every 5xx and one in
                     FLAGPOST_LOG_SAMPLE of the rest, default 100), all, or off

@@ -1,3 +1,4 @@
+import { parseCorsOrigins } from "../adapters/http/ofrep/cors.js";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "../adapters/http/index.js";
@@ -110,6 +111,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
       ...(bodyBudget === undefined ? {} : { bodyBudget }),
       ...(rateLimit.options !== undefined && { rateLimit: rateLimit.options }),
       probes: { shuttingDown: () => draining.started },
+      corsOrigins: parseCorsOrigins(env.FLAGPOST_CORS_ORIGINS),
     }),
   );
   let listener: Awaited<ReturnType<typeof startInboundListener>> | undefined;

@@ -17,6 +17,7 @@ import { Router } from "./router.js";
 import { allRoutes } from "./routes/index.js";
 import { respondToProvider } from "./provider-request.js";
 import { createProbes, type ProbeOptions } from "./probes.js";
+import { OFREP_PREFIX, ofrepCors } from "./ofrep/cors.js";
 import { createUnsubscribePage } from "./unsubscribe-page.js";
 import { bearerToken, readJson } from "./request-json.js";
 import type { InboundOptions } from "./routes/inbound.js";
@@ -48,6 +49,8 @@ export interface HttpOptions {
   inbound?: InboundOptions;
   /** `GET /health` and `GET /ready` at the mount point (adapters/http/probes.ts), unless `false`. */
   probes?: ProbeOptions | false;
+  /** Origins allowed to call /ofrep/ from a browser (`FLAGPOST_CORS_ORIGINS`); none by default. */
+  corsOrigins?: readonly string[];
 }
 
 export const REQUEST_LOGGING = ["off", "sampled", "all"] as const;
@@ -94,6 +97,7 @@ function hrefFor(basePath: string) {
  */
 export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler {
   const router = new Router(allRoutes(fp, options.inbound));
+  const cors = ofrepCors(options.corsOrigins ?? []);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? {}, fp.clock);
   const logger = options.logger ? asLogger(options.logger) : fp.logger;
@@ -255,11 +259,12 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
   }
 
   return async (request) => {
-    // The dashboard's static files: public (the page asks the user for a key), never under /v1;
-    // the unsubscribe link is public too: its signed token is its credential.
-    const page = dashboard?.(request) ?? probes?.(request) ?? unsubscribePage(request);
+    // Public answers: the dashboard's static files (the page asks the user for a key), the probes,
+    // the unsubscribe link (its signed token is its credential) and CORS preflights for /ofrep/.
+    const page = dashboard?.(request) ?? probes?.(request) ?? unsubscribePage(request) ?? cors.preflight(request);
     if (page) return page;
-    if (request.path !== "/v1" && !request.path.startsWith("/v1/")) return undefined;
+    if (request.path !== "/v1" && !request.path.startsWith("/v1/") && !request.path.startsWith(OFREP_PREFIX))
+      return undefined;
     const started = logging === "off" ? 0 : performance.now();
     const rateHeaders: Record<string, string> = {};
     let response: HttpResponse;
@@ -274,6 +279,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
         anonymousLimiter.take(addressOf(request), rateHeaders);
       response = errorResponse(router.styleFor(request.path), error, rateHeaders);
     }
+    response = cors.decorate(request, response);
     if (logging === "off") return response;
     let sample: number | undefined;
     if (logging === "sampled" && response.status < 500) {

@@ -8,6 +8,7 @@ export const SCOPES = [
   "flags:evaluate",
   "events:write",
   "events:read",
+  "flags:client",
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -18,6 +19,11 @@ export function isScope(value: string): value is Scope {
   return SCOPE_SET.has(value);
 }
 
+/**
+ * `flags:client` (a browser key: the OFREP routes only) is held by every key that may already
+ * evaluate or read flags, so a server key can call OFREP too.
+ */
 export function hasScope(granted: readonly Scope[], needed: Scope): boolean {
-  return granted.includes("full_access") || granted.includes(needed);
+  if (granted.includes("full_access") || granted.includes(needed)) return true;
+  return needed === "flags:client" && (granted.includes("flags:read") || granted.includes("flags:evaluate"));
 }

@@ -11,6 +11,7 @@ import { type InboundOptions, inboundRoutes } from "./inbound.js";
 import { storedSignatureChecks } from "../inbound/freshness.js";
 import { HeavyReads } from "../heavy-reads.js";
 import { webhookRoutes } from "./webhooks.js";
+import { ofrepRoutes } from "../ofrep/routes.js";
 import { flagScheduleRoutes } from "./flag-schedules.js";
 import { suppressionRoutes } from "./suppressions.js";
 
@@ -22,6 +23,7 @@ export function allRoutes(fp: Flagpost, inbound?: InboundOptions): Route[] {
     ...flagSnapshotRoutes(fp),
     ...flagStreamRoutes(fp),
     ...flagAccessRoutes(),
+    ...ofrepRoutes(fp),
     ...flagRoutes(fp),
     ...flagScheduleRoutes(fp),
     ...eventRoutes(fp, heavy),

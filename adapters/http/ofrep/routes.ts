@@ -1,0 +1,87 @@
+import { createHash } from "node:crypto";
+import { type Flagpost, FlagpostError } from "../../../src/internal.js";
+import { ifNoneMatchHits } from "../etag.js";
+import type { Route } from "../types.js";
+import { ofrepAnswer } from "./answer.js";
+import { ofrepContext } from "./context.js";
+
+/** Whether a flag serves values (its variants carry `value`): such a flag sends no `value` when off. */
+function isValued(flag: { variants?: readonly object[] }): boolean {
+  return (flag.variants ?? []).some((variant) => "value" in variant);
+}
+
+/**
+ * The OFREP routes (docs/ofrep.md, open-feature/protocol service/openapi.yaml). Scope
+ * `flags:client`, which `flags:read` and `flags:evaluate` keys hold too (src/auth/scopes.ts).
+ * Evaluations go through `fp.flags.evaluateCurrent`, as the evaluate route's do, so they come
+ * from the in-process snapshot and are counted in the insights.
+ */
+export function ofrepRoutes(fp: Flagpost): Route[] {
+  let versionOf: { revision: number; version: string } | undefined;
+
+  /** A hash of the flags at this revision, so that the ETag is the same on every server. */
+  async function flagsVersion() {
+    const state = await fp.flagStream.state();
+    if (versionOf?.revision !== state.revision) {
+      const version = createHash("sha256").update(JSON.stringify(state.flags)).digest("base64url");
+      versionOf = { revision: state.revision, version };
+    }
+    return { state, version: versionOf.version };
+  }
+
+  return [
+    {
+      method: "POST",
+      path: "/ofrep/v1/evaluate/flags/:key",
+      fromMemory: true,
+      scope: "flags:client",
+      style: "data",
+      body: true,
+      async handle(ctx) {
+        const key = ctx.params.key!;
+        const parsed = ofrepContext(ctx.body);
+        if (!parsed.ok)
+          return { status: 400, body: { key, errorCode: "INVALID_CONTEXT", errorDetails: parsed.details } };
+        try {
+          const result = await fp.flags.evaluateCurrent(key, parsed.context);
+          const { state } = await flagsVersion();
+          const flag = state.flags.find((f) => f.key === key);
+          return { status: 200, body: ofrepAnswer(key, result, flag ? isValued(flag) : false) };
+        } catch (error) {
+          if (error instanceof FlagpostError && error.code === "not_found")
+            return {
+              status: 404,
+              body: { key, errorCode: "FLAG_NOT_FOUND", errorDetails: `No flag has the key ${key}` },
+            };
+          if (error instanceof FlagpostError && error.code === "validation_error")
+            return { status: 400, body: { key, errorCode: "INVALID_CONTEXT", errorDetails: error.message } };
+          throw error;
+        }
+      },
+    },
+    {
+      method: "POST",
+      path: "/ofrep/v1/evaluate/flags",
+      fromMemory: true,
+      scope: "flags:client",
+      style: "data",
+      body: true,
+      async handle(ctx) {
+        const parsed = ofrepContext(ctx.body);
+        if (!parsed.ok) return { status: 400, body: { errorCode: "INVALID_CONTEXT", errorDetails: parsed.details } };
+        const { state, version } = await flagsVersion();
+        // Strong: the same flags and the same context give the same bytes.
+        const etag = `"${createHash("sha256").update(version).update(JSON.stringify(parsed.context)).digest("base64url").slice(0, 32)}"`;
+        const headers = { etag, "cache-control": "no-cache" };
+        // The 304 is answered before any evaluation: it costs a hash of the context only.
+        if (ifNoneMatchHits(ctx.headers["if-none-match"], etag)) return { status: 304, headers };
+        const flags = [];
+        for (const flag of state.flags) {
+          const result = await fp.flags.evaluateCurrent(flag.key, parsed.context);
+          flags.push(ofrepAnswer(flag.key, result, isValued(flag)));
+        }
+        return { status: 200, body: { flags }, headers };
+      },
+    },
+  ];
+}
