@@ -1,5 +1,6 @@
 import type { AliasedExpression, Expression, SqlBool } from "kysely";
 import type { Engine, AnyKysely, AnyExpressionBuilder } from "./dialect.js";
+import { relaxTransaction, withRelaxedCommit } from "./relaxed-durability.js";
 import { inTransaction } from "./transaction.js";
 
 /**
@@ -113,6 +114,23 @@ export async function claimDueRows<Row>(
   quota?: GroupQuota,
 ): Promise<Row[]> {
   if (limit <= 0) return [];
+  // A claim lost in a crash is claimed again: its commit need not wait for the disk.
+  return withRelaxedCommit(db, engine, (held) =>
+    claimRelaxed<Row>(held, engine, spec, at, limit, leaseUntil, owner, columns, quota),
+  );
+}
+
+async function claimRelaxed<Row>(
+  db: AnyKysely,
+  engine: Engine,
+  spec: JobTableSpec,
+  at: number,
+  limit: number,
+  leaseUntil: number,
+  owner: string,
+  columns?: ClaimColumns,
+  quota?: GroupQuota,
+): Promise<Row[]> {
   if (quota) return claimWithinQuota<Row>(db, engine, spec, at, limit, leaseUntil, owner, columns, quota);
   if (engine === "sqlite") {
     const update = db
@@ -122,6 +140,7 @@ export async function claimDueRows<Row>(
     return (await (columns ? update.returning(columns as never) : update.returningAll()).execute()) as Row[];
   }
   return inTransaction(db, engine, async (trx) => {
+    await relaxTransaction(trx, engine);
     const ids = (await dueIds(trx, spec, at, limit).forUpdate().skipLocked().execute()).map((r) => r.id as string);
     if (ids.length === 0) return [];
     // The UPDATE asks again whether each row is due. The rows are locked by now, so this reads
@@ -161,6 +180,7 @@ async function claimWithinQuota<Row>(
   quota: GroupQuota,
 ): Promise<Row[]> {
   const claim = async (trx: AnyKysely) => {
+    await relaxTransaction(trx, engine);
     const candidates = dueCandidates(trx, spec, at, limit, quota);
     const rows = await (engine === "sqlite" ? candidates : candidates.forUpdate().skipLocked()).execute();
     const ids = withinQuota(rows as { id: unknown; group_key: unknown }[], limit, quota);
