@@ -36,6 +36,7 @@ import { rescheduleUpdate, retryUpdate, transitionUpdate, updateAndAppend } from
 import { completeClaim } from "./idempotency-repository.js";
 import { toEpochMs } from "./row-codec.js";
 import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
+import { relaxTransaction, withRelaxedCommit } from "./relaxed-durability.js";
 import { inTransaction } from "./transaction.js";
 import { pageQuery } from "./webhook-repository.js";
 
@@ -212,7 +213,13 @@ export class KyselyEmailRepository implements EmailRepository {
   async recordOutcomes(outcomes: readonly EmailOutcomeWrite[]): Promise<boolean[]> {
     if (outcomes.length === 0) return [];
     return guard(this.#engine, "record the outcomes", () =>
-      inTransaction(this.#db, this.#engine, (trx) => recordOutcomesIn(trx, this.#engine, outcomes)),
+      // An outcome lost in a crash means a resend with the same Message-ID: no disk wait at commit.
+      withRelaxedCommit(this.#db, this.#engine, (held) =>
+        inTransaction(held, this.#engine, async (trx) => {
+          await relaxTransaction(trx, this.#engine);
+          return recordOutcomesIn(trx, this.#engine, outcomes);
+        }),
+      ),
     );
   }
 

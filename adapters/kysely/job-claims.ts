@@ -1,6 +1,7 @@
 import type { AliasedExpression, Expression, SqlBool } from "kysely";
 import type { Engine, AnyKysely, AnyExpressionBuilder } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
+import { relaxTransaction, withRelaxedCommit } from "./relaxed-durability.js";
 import { inTransaction } from "./transaction.js";
 
 /**
@@ -114,6 +115,23 @@ export async function claimDueRows<Row>(
   quota?: GroupQuota,
 ): Promise<Row[]> {
   if (limit <= 0) return [];
+  // A claim lost in a crash is claimed again: its commit need not wait for the disk.
+  return withRelaxedCommit(db, engine, (held) =>
+    claimRelaxed<Row>(held, engine, spec, at, limit, leaseUntil, owner, columns, quota),
+  );
+}
+
+async function claimRelaxed<Row>(
+  db: AnyKysely,
+  engine: Engine,
+  spec: JobTableSpec,
+  at: number,
+  limit: number,
+  leaseUntil: number,
+  owner: string,
+  columns?: ClaimColumns,
+  quota?: GroupQuota,
+): Promise<Row[]> {
   if (quota) return claimWithinQuota<Row>(db, engine, spec, at, limit, leaseUntil, owner, columns, quota);
   if (engine === "sqlite") {
     const update = db
@@ -123,6 +141,7 @@ export async function claimDueRows<Row>(
     return (await (columns ? update.returning(columns as never) : update.returningAll()).execute()) as Row[];
   }
   return inTransaction(db, engine, async (trx) => {
+    await relaxTransaction(trx, engine);
     const ids = (await dueIds(trx, spec, at, limit).forUpdate().skipLocked().execute()).map((r) => r.id as string);
     if (ids.length === 0) return [];
     // The UPDATE asks again whether each row is due. The rows are locked by now, so this reads
@@ -162,6 +181,7 @@ async function claimWithinQuota<Row>(
   quota: GroupQuota,
 ): Promise<Row[]> {
   const claim = async (trx: AnyKysely) => {
+    await relaxTransaction(trx, engine);
     const candidates = dueCandidates(trx, spec, at, limit, quota);
     const rows = await engineTraits(engine).claimRows(candidates).execute();
     const ids = withinQuota(rows as { id: unknown; group_key: unknown }[], limit, quota);
