@@ -16,6 +16,7 @@ import { compactEventsMigration } from "./migrations/0017-compact-events.js";
 import { deliverabilityMigration } from "./migrations/0012-deliverability.js";
 import { emailSummaryMigration } from "./migrations/0012-email-summary.js";
 import { reportPolicyMigration } from "./migrations/0018-report-policy.js";
+import { domainsMigration } from "./migrations/0019-domains.js";
 
 /**
  * The schema's history, oldest first. Names sort in the order they run; a released migration is
@@ -36,6 +37,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0012-deliverability": deliverabilityMigration,
   "0012-email-summary": emailSummaryMigration,
   "0018-report-policy": reportPolicyMigration,
+  "0019-domains": domainsMigration,
 };
 
 export const MIGRATION_TABLE = "flagpost_migration";

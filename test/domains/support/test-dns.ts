@@ -25,12 +25,14 @@ export async function startTestDns(): Promise<{
       const response = Packet.createResponseFromRequest(request);
       const question = request.questions[0];
       const name = question?.name.toLowerCase() ?? "";
+      // dns2 encodes plain answer objects; its types ask for the Resource class.
+      const answer = (fields: object) => response.answers.push(fields as (typeof response.answers)[number]);
       if (question?.type === Packet.TYPE.TXT) {
         for (const data of zone.txt.get(name) ?? [])
-          response.answers.push({ name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data });
+          answer({ name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data });
       } else if (question?.type === Packet.TYPE.MX) {
         for (const { exchange, priority } of zone.mx.get(name) ?? [])
-          response.answers.push({ name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 1, exchange, priority });
+          answer({ name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 1, exchange, priority });
       }
       send(response);
     },
