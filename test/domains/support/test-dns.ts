@@ -34,7 +34,7 @@ export async function startTestDns(): Promise<{
         for (const { exchange, priority } of zone.mx.get(name) ?? [])
           answer({ name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 1, exchange, priority });
       }
-      send(response);
+      void send(response);
     },
   });
   const listening = await server.listen({ udp: { port: 0, address: "127.0.0.1" } });
