@@ -58,5 +58,4 @@ export { windowFor, type RateLimitStore } from "./rate-limit-store.js";
 export { readinessChecker } from "./readiness.js";
 export type { CreateDomainInput, UpdateDomainInput } from "./domains/schema.js";
 export type { DomainOptions } from "./domains/domains.js";
-export type { DnsResolver } from "./domains/dns-verification.js";
 export { resolverFor } from "./domains/domains.js";
