@@ -15,6 +15,7 @@ import { openRateLimit } from "./rate-limit.js";
 import { requestLoggingFrom } from "./request-logging.js";
 import { inboundOptionsFrom, inboundSmtpFrom, reportParserFor, startInboundListener } from "./inbound-settings.js";
 import { reportSettingsFrom } from "./report-settings.js";
+import { domainSettingsFrom } from "./domain-settings.js";
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -69,6 +70,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   if (env.FLAGPOST_BOUNCE_DOMAIN?.trim()) emailWorker.bounceDomain = env.FLAGPOST_BOUNCE_DOMAIN.trim();
   // Read before anything is opened: a bad value is a usage error with nothing to close.
   const reports = reportSettingsFrom(env);
+  const domains = domainSettingsFrom(env);
   const mail = await openMailTransport(env, logger);
   // ready() (inside openFlagpost) starts the outbox worker; fp.close() drains it and closes the transport.
   const webhooks = webhookOptionsFrom(env);
@@ -86,6 +88,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
       emailWorker,
       webhooks,
       insights,
+      domains,
       ...reports,
       ...(reportParser ? { reportParser } : {}),
     },

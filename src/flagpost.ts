@@ -2,6 +2,8 @@ import { ApiKeys } from "./auth/api-keys.js";
 import { type Clock, systemClock } from "./clock.js";
 import { type ExposureOptions, ExposureRecorder } from "./flags/exposures.js";
 import { FlagClient, type FlagContext, type ValueContext, type VariantContext } from "./flags/flag-client.js";
+import { createDomains, type DomainOptions } from "./domains/domains.js";
+import type { DomainService } from "./domains/domain-service.js";
 import { EmailService } from "./emails/email-service.js";
 import { OutboxWorker, type OutboxWorkerOptions } from "./emails/outbox-worker.js";
 import type { ReportParser } from "./emails/reports.js";
@@ -71,6 +73,8 @@ export interface FlagpostOptions {
   flagSchedules?: ScheduleWorkerOptions;
   /** The change feed behind `GET /v1/flags/_stream`: keep-alive period, batches kept for resuming. */
   flagStream?: FlagStreamOptions;
+  /** Sending domains: DNS resolver, return-path MX host, SPF, recheck interval (docs/domains.md). */
+  domains?: DomainOptions;
   /** Deleting expired Idempotency-Keys: every hour by default (docs/emails.md, "Idempotency"). */
   idempotencyPurge?: IdempotencyPurgeOptions;
 }
@@ -116,6 +120,8 @@ export interface Flagpost {
   readonly experiments: ExperimentService;
   /** Outbound webhooks: endpoints, their events and attempts, replay (docs/webhooks.md); `webhooks.worker` sends. */
   readonly webhooks: WebhookService;
+  /** Sending domains: DKIM keys, the DNS records to publish, verification (docs/domains.md). */
+  readonly domains: DomainService;
   /** Runs migrations and starts background work. Safe to call many times; resolves once ready. */
   ready(): Promise<void>;
   /**
@@ -167,6 +173,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
   const scheduleWorker = new ScheduleWorker({ storage, flags, clock, logger }, options.flagSchedules);
   flags.schedules.subscribe((schedule) => scheduleWorker.wakeAt(Date.parse(schedule.at)));
   const purger = idempotencyPurger({ storage, clock, logger }, options.idempotencyPurge);
+  const domains = createDomains({ storage, clock, logger, secretKey: options.secretKey }, options.domains);
 
   let readying: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
@@ -188,6 +195,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
     events,
     experiments: new ExperimentService(storage),
     webhooks: webhooks.service,
+    domains: domains.service,
     ready() {
       if (closing) return Promise.reject(new Error("flagpost is closed"));
       readying ??= (async () => {
@@ -198,6 +206,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
         if (webhooks.service.worker.autoStart && !closing) webhooks.service.worker.start();
         if (scheduleWorker.autoStart && !closing) scheduleWorker.start();
         if (purger.autoStart && !closing) purger.start();
+        if (domains.recheck.autoStart && !closing) domains.recheck.start();
       })();
       return readying;
     },
@@ -207,6 +216,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
         await readying?.catch(() => undefined); // a failed start has nothing to drain
         await scheduleWorker.stop(); // a schedule being applied is recorded before storage closes
         await purger.stop(); // a purge under way ends before storage closes
+        await domains.recheck.stop(); // a recheck under way is stored before storage closes
         await flagClient.close(); // stops the flag sync, hands buffered exposures to the event tracker
         await recorder.close(); // stores the evaluation counts (a failure is logged, not thrown)
         await worker?.stop(); // sends in flight finish and are recorded before storage closes

@@ -4,6 +4,7 @@ import type { Storage } from "../../src/storage/index.js";
 import { KyselyApiKeyRepository } from "./api-key-repository.js";
 import { KyselyDeliveryReportRepository } from "./delivery-report-repository.js";
 import { detectEngine, type AnyKysely } from "./dialect.js";
+import { KyselyDomainRepository } from "./domain-repository.js";
 import { KyselyEmailRepository } from "./email-repository.js";
 import { guard, withSqliteFile } from "./driver-errors.js";
 import { KyselyEventRepository } from "./event-repository.js";
@@ -73,6 +74,7 @@ export function kyselyStorage(db: AnyKysely, options: KyselyStorageOptions = {})
     deliveryReports: new KyselyDeliveryReportRepository(typed, engine),
     webhooks: new KyselyWebhookRepository(typed, engine),
     webhookDeliveries: new KyselyWebhookDeliveryRepository(typed, engine),
+    domains: new KyselyDomainRepository(typed, engine),
     experiments: new KyselyExperimentRepository(typed, engine),
     migrate: () =>
       guard(engine, "migrate the flagpost schema", () => migrateToLatest(own, engine)).catch(async (error: unknown) => {

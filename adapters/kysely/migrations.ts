@@ -4,6 +4,7 @@ import type { Engine, AnyKysely } from "./dialect.js";
 import { isSqliteBusy } from "./driver-errors.js";
 import { baselineMigration } from "./migrations/0001-baseline.js";
 import { LEGACY_STEPS } from "./migrations/legacy-history.js";
+import { domainsMigration } from "./migrations/0019-domains.js";
 
 /**
  * The schema's history, oldest first: the baseline (issue 26), then one migration per change,
@@ -13,6 +14,7 @@ import { LEGACY_STEPS } from "./migrations/legacy-history.js";
  */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001-baseline": baselineMigration,
+  "0019-domains": domainsMigration,
 };
 
 export const MIGRATION_TABLE = "flagpost_migration";

@@ -16,6 +16,7 @@ import { idempotencyCases } from "./cases/idempotency.js";
 import { leaseCases } from "./cases/leases.js";
 import { prerequisiteCases } from "./cases/prerequisites.js";
 import { lifecycleCases } from "./cases/lifecycle.js";
+import { sendingDomainCases } from "./cases/sending-domains.js";
 import { sharedCases } from "./cases/shared.js";
 import { suppressionCases } from "./cases/suppressions.js";
 import { textFidelityCases } from "./cases/text-fidelity.js";
@@ -52,5 +53,6 @@ export function describeStorageConformance(harness: StorageHarness): void {
     suppressionCases(harness);
     deliveryReportCases(harness);
     emailListCases(harness);
+    sendingDomainCases(harness);
   });
 }

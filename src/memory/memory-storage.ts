@@ -1,6 +1,7 @@
 import type { Storage } from "../storage/index.js";
 import { MemoryApiKeyRepository } from "./memory-api-keys.js";
 import { MemoryDeliveryReportRepository } from "./memory-delivery-reports.js";
+import { MemoryDomainRepository } from "./memory-domains.js";
 import { MemoryEventRepository } from "./memory-events.js";
 import { MemoryEmailRepository } from "./memory-emails.js";
 import { MemoryFlagHistoryRepository } from "./memory-flag-history.js";
@@ -42,6 +43,7 @@ export function memoryStorage(): Storage {
     deliveryReports: new MemoryDeliveryReportRepository(),
     webhooks: new MemoryWebhookRepository(webhooks),
     webhookDeliveries: new MemoryWebhookDeliveryRepository(webhooks),
+    domains: new MemoryDomainRepository(webhooks),
     async migrate() {},
     async close() {},
   };

@@ -15,6 +15,7 @@
 
 import type { ApiKeyRepository } from "./api-keys.js";
 import type { DeliveryReportRepository } from "./delivery-reports.js";
+import type { DomainRepository } from "./domains.js";
 import type { EmailRepository } from "./emails.js";
 import type { EventRepository } from "./events.js";
 import type { FlagHistoryRepository } from "./flag-history.js";
@@ -30,6 +31,7 @@ import type { WebhookDeliveryRepository, WebhookRepository } from "./webhooks.js
 export type * from "./api-keys.js";
 export type * from "./delivery-reports.js";
 export type * from "./domain-events.js";
+export type * from "./domains.js";
 export type * from "./emails.js";
 export type * from "./events.js";
 export type * from "./flag-history.js";
@@ -69,6 +71,8 @@ export interface Storage {
   readonly webhooks: WebhookRepository;
   /** Deliveries of domain events to endpoints: stored by the writes that cause them, sent by the worker. */
   readonly webhookDeliveries: WebhookDeliveryRepository;
+  /** Sending domains: DKIM keys, the DNS records to publish and their verification. */
+  readonly domains: DomainRepository;
   /**
    * Creates or upgrades the schema. MUST be idempotent and safe when several processes call it
    * at once.

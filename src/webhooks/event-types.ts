@@ -17,4 +17,5 @@ export const WEBHOOK_EVENT_TYPES = [
   "flag.created",
   "flag.updated",
   "flag.deleted",
+  "domain.updated",
 ] as const;

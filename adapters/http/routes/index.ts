@@ -1,5 +1,6 @@
 import type { Flagpost } from "../../../src/internal.js";
 import type { Route } from "../types.js";
+import { domainRoutes } from "./domains.js";
 import { emailRoutes } from "./emails.js";
 import { flagAccessRoutes } from "./flag-access.js";
 import { flagSnapshotRoutes } from "./flag-snapshot.js";
@@ -31,6 +32,7 @@ export function allRoutes(fp: Flagpost, inbound?: InboundOptions): Route[] {
     ...emailRoutes(fp),
     ...webhookRoutes(fp),
     ...suppressionRoutes(fp),
+    ...domainRoutes(fp),
     ...inboundRoutes(
       (reports) => fp.emails.applyReports(reports),
       storedSignatureChecks(fp.storage.idempotency, fp.clock),

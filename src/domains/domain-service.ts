@@ -1,0 +1,151 @@
+import type { Clock } from "../clock.js";
+import { notFound } from "../errors.js";
+import { uuidv7 } from "../ids.js";
+import { type ListView, type PageQuery, readPage } from "../pagination.js";
+import type { DomainEvent, SendingDomainChanges, SendingDomainRecord, Storage } from "../storage/index.js";
+import { parseInput } from "../validation.js";
+import { generateDkimKey } from "./dkim-key.js";
+import { recordsFor } from "./dns-records.js";
+import { type DnsResolver, verifyRecords } from "./dns-verification.js";
+import { sealPrivateKey } from "./key-sealing.js";
+import { type CreateDomainInput, createDomainSchema, type UpdateDomainInput, updateDomainSchema } from "./schema.js";
+import { type DomainSummaryView, type DomainView, domainView, summaryView } from "./views.js";
+
+export interface DomainServiceDeps {
+  storage: Storage;
+  clock: Clock;
+  resolver: DnsResolver;
+  /** The key DKIM private keys are sealed with; undefined stores them unencrypted (no secret configured). */
+  sealingKey: () => Promise<Buffer | undefined>;
+  /** Host the return-path MX points at (flagpost's inbound MTA). */
+  mxHost: string;
+  /** SPF mechanisms authorising the sending hosts. */
+  spf: string;
+}
+
+/**
+ * `fp.domains`: sending domains in the resend SDK's shapes (create, list, get, update, verify,
+ * remove) and `recheck()`, the periodic DNS check. A status change found by a check is a
+ * `domain.updated` webhook event, stored with the change.
+ */
+export class DomainService {
+  readonly #deps: DomainServiceDeps;
+
+  constructor(deps: DomainServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** Makes the DKIM key and answers the records to publish; status `not_started`. */
+  async create(input: CreateDomainInput): Promise<DomainView> {
+    const parsed = parseInput(createDomainSchema, input);
+    const { storage, clock } = this.#deps;
+    const key = await generateDkimKey();
+    const now = clock.now();
+    const iso = new Date(now).toISOString();
+    // flagpost<n>, n the creation second: a domain removed and added again gets a new selector,
+    // so the old key's record left in DNS cannot be mistaken for the new one.
+    const selector = `flagpost${Math.floor(now / 1000)}`;
+    const returnPath = parsed.custom_return_path ?? "bounces";
+    const domain: SendingDomainRecord = {
+      id: uuidv7(now),
+      name: parsed.name,
+      region: parsed.region,
+      status: "not_started",
+      selector,
+      privateKey: sealPrivateKey(key.privateKeyPem, await this.#deps.sealingKey()),
+      returnPath,
+      records: recordsFor({
+        domain: parsed.name,
+        selector,
+        publicKeyBase64: key.publicKeyBase64,
+        returnPath,
+        bounceMailHost: this.#deps.mxHost,
+        spfMechanisms: this.#deps.spf,
+      }),
+      openTracking: parsed.open_tracking ?? false,
+      clickTracking: parsed.click_tracking ?? false,
+      tls: parsed.tls ?? "opportunistic",
+      createdAt: iso,
+      updatedAt: iso,
+    };
+    await storage.domains.insertDomain(domain);
+    return domainView(domain);
+  }
+
+  async list(query: PageQuery = {}): Promise<ListView<DomainSummaryView>> {
+    return readPage(query, (page) => this.#deps.storage.domains.listDomains(page), summaryView);
+  }
+
+  async get(id: string): Promise<DomainView> {
+    return domainView(await this.#domain(id));
+  }
+
+  /** Tracking and TLS settings (Resend's PATCH). */
+  async update(id: string, input: UpdateDomainInput): Promise<{ object: "domain"; id: string }> {
+    const parsed = parseInput(updateDomainSchema, input);
+    const changes: SendingDomainChanges = { updatedAt: this.#now() };
+    if (parsed.open_tracking !== undefined) changes.openTracking = parsed.open_tracking;
+    if (parsed.click_tracking !== undefined) changes.clickTracking = parsed.click_tracking;
+    if (parsed.tls !== undefined) changes.tls = parsed.tls;
+    if (!(await this.#deps.storage.domains.updateDomain(id, changes))) throw notFound("Domain", id);
+    return { object: "domain", id };
+  }
+
+  /**
+   * Looks the records up now and stores what DNS says: `verified`, `failed`, or `pending` while
+   * DNS cannot answer. Answers once the check is stored, so a GET right after sees its result.
+   */
+  async verify(id: string): Promise<{ object: "domain"; id: string }> {
+    const domain = await this.#domain(id);
+    if (domain.status === "not_started")
+      await this.#deps.storage.domains.updateDomain(id, { status: "pending", updatedAt: this.#now() });
+    await this.#check({ ...domain, status: domain.status === "not_started" ? "pending" : domain.status });
+    return { object: "domain", id };
+  }
+
+  async remove(id: string): Promise<{ object: "domain"; id: string; deleted: true }> {
+    if (!(await this.#deps.storage.domains.deleteDomain(id))) throw notFound("Domain", id);
+    return { object: "domain", id, deleted: true };
+  }
+
+  /** Checks again up to `limit` domains last checked before `olderThanMs` ago; how many were checked. */
+  async recheck(olderThanMs: number, limit = 50): Promise<number> {
+    const before = new Date(this.#deps.clock.now() - olderThanMs).toISOString();
+    const due = await this.#deps.storage.domains.listDomainsToRecheck(before, limit);
+    for (const domain of due) await this.#check(domain);
+    return due.length;
+  }
+
+  async #check(domain: SendingDomainRecord): Promise<void> {
+    const result = await verifyRecords(domain.name, domain.records, this.#deps.resolver);
+    const now = this.#now();
+    // DNS that cannot answer says nothing new: a verified domain stays verified until DNS says otherwise.
+    const status = result.status === "pending" && domain.status !== "pending" ? domain.status : result.status;
+    const changed = status !== domain.status;
+    await this.#deps.storage.domains.updateDomain(
+      domain.id,
+      { status, records: result.records, checkedAt: now, updatedAt: now },
+      changed ? (stored) => [this.#updatedEvent(stored, domain.status, now)] : undefined,
+    );
+  }
+
+  #updatedEvent(stored: SendingDomainRecord, previous: string, at: string): DomainEvent {
+    const view = summaryView(stored);
+    return {
+      id: uuidv7(this.#deps.clock.now()),
+      type: "domain.updated",
+      createdAt: at,
+      data: { ...view, previous_status: previous, records: stored.records },
+    };
+  }
+
+  async #domain(id: string): Promise<SendingDomainRecord> {
+    const domain = await this.#deps.storage.domains.getDomain(id);
+    if (!domain) throw notFound("Domain", id);
+    return domain;
+  }
+
+  #now(): string {
+    return new Date(this.#deps.clock.now()).toISOString();
+  }
+}

@@ -1,0 +1,49 @@
+import type { SendingDomainDnsRecord, SendingDomainRecord } from "../storage/index.js";
+
+/**
+ * What callers see of a domain, shaped as the resend SDK's `Domain` and
+ * `GetDomainResponseSuccess`: snake_case; sending is the only capability flagpost has.
+ */
+export interface DomainSummaryView {
+  id: string;
+  name: string;
+  status: SendingDomainRecord["status"];
+  created_at: string;
+  region: string;
+  capabilities: { sending: "enabled"; receiving: "disabled" };
+  open_tracking: boolean;
+  click_tracking: boolean;
+}
+
+export interface DomainView extends DomainSummaryView {
+  object: "domain";
+  records: SendingDomainDnsRecord[];
+  /** flagpost's additions: the DKIM selector, TLS policy and when DNS was last asked. */
+  dkim_selector: string;
+  tls: "opportunistic" | "enforced";
+  last_checked_at: string | null;
+}
+
+export function summaryView(d: SendingDomainRecord): DomainSummaryView {
+  return {
+    id: d.id,
+    name: d.name,
+    status: d.status,
+    created_at: d.createdAt,
+    region: d.region,
+    capabilities: { sending: "enabled", receiving: "disabled" },
+    open_tracking: d.openTracking,
+    click_tracking: d.clickTracking,
+  };
+}
+
+export function domainView(d: SendingDomainRecord): DomainView {
+  return {
+    object: "domain",
+    ...summaryView(d),
+    records: d.records.map((r) => ({ ...r })),
+    dkim_selector: d.selector,
+    tls: d.tls,
+    last_checked_at: d.checkedAt ?? null,
+  };
+}

@@ -1,0 +1,81 @@
+import type { EventsFor } from "./domain-events.js";
+import type { PageRequest } from "./webhooks.js";
+
+// ---------------------------------------------------------------------------------------------
+// Sending domains: the domains mail is sent from, their DKIM keys and DNS verification
+
+/** The domain's state as the resend SDK's `DomainStatus` names it (the subset flagpost reaches). */
+export type SendingDomainStatus = "not_started" | "pending" | "verified" | "failed";
+
+/** One DNS record the domain publishes, with its last checked status (the resend SDK's shape). */
+export interface SendingDomainDnsRecord {
+  record: "DKIM" | "SPF" | "DMARC";
+  name: string;
+  type: "TXT" | "MX";
+  ttl: string;
+  status: "not_started" | "pending" | "verified" | "failed" | "temporary_failure";
+  value: string;
+  priority?: number;
+}
+
+export interface SendingDomainRecord {
+  /** A UUIDv7. */
+  id: string;
+  /** The domain, lower-cased. Unique. */
+  name: string;
+  region: string;
+  status: SendingDomainStatus;
+  /** The DKIM selector (`flagpost<n>`). */
+  selector: string;
+  /** The DKIM private key: a PEM, or sealed under the server's secret (`aes256gcm:…`). */
+  privateKey: string;
+  /** The return-path label under the domain (`bounces` by default). */
+  returnPath: string;
+  /** The records to publish, as last checked. */
+  records: SendingDomainDnsRecord[];
+  openTracking: boolean;
+  clickTracking: boolean;
+  tls: "opportunistic" | "enforced";
+  createdAt: string;
+  updatedAt: string;
+  /** When DNS was last asked; absent until the first verification. */
+  checkedAt?: string;
+}
+
+export interface SendingDomainChanges {
+  status?: SendingDomainStatus;
+  records?: SendingDomainDnsRecord[];
+  openTracking?: boolean;
+  clickTracking?: boolean;
+  tls?: "opportunistic" | "enforced";
+  checkedAt?: string;
+  updatedAt: string;
+}
+
+export interface DomainRepository {
+  /** Stores a new domain. A name (or id) already stored → `FlagpostError("conflict")`. */
+  insertDomain(domain: SendingDomainRecord): Promise<void>;
+  /** The domain with this id; undefined when none. */
+  getDomain(id: string): Promise<SendingDomainRecord | undefined>;
+  /** The domain with this (lower-cased) name; undefined when none. */
+  getDomainByName(name: string): Promise<SendingDomainRecord | undefined>;
+  /** Up to `page.limit` domains, newest first (id descending), paged by id. */
+  listDomains(page: PageRequest): Promise<SendingDomainRecord[]>;
+  /**
+   * Applies the given fields atomically and returns the domain as stored; undefined when unknown.
+   * `events` (given the domain as stored) are stored in the same transaction (domain-events.ts).
+   */
+  updateDomain(
+    id: string,
+    changes: SendingDomainChanges,
+    events?: EventsFor<SendingDomainRecord>,
+  ): Promise<SendingDomainRecord | undefined>;
+  /** Removes the domain; true when it existed. */
+  deleteDomain(id: string): Promise<boolean>;
+  /**
+   * Up to `limit` domains that have been verified at least once (status `pending`, `verified` or
+   * `failed`) whose `checkedAt` is before `checkedBefore`, least recently checked first: the
+   * periodic recheck's work.
+   */
+  listDomainsToRecheck(checkedBefore: string, limit: number): Promise<SendingDomainRecord[]>;
+}
