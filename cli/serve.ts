@@ -9,6 +9,7 @@ import { openMailTransport, workerOptionsFrom } from "./mail-transport.js";
 import { DEFAULT_DATABASE } from "./open-database.js";
 import { describeDatabase, openFlagpost } from "./open-flagpost.js";
 import { webhookOptionsFrom } from "./webhook-settings.js";
+import { metricsSettings } from "./metrics-settings.js";
 import { drainThen, shutdownDelayFrom } from "./shutdown-drain.js";
 import { openRateLimit } from "./rate-limit.js";
 import { requestLoggingFrom } from "./request-logging.js";
@@ -61,6 +62,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const port = portFrom(env);
   const timeouts = serverTimeoutsFrom(env);
   const requestLogging = requestLoggingFrom(env);
+  const metrics = metricsSettings(env);
   const host = env.HOST ?? "127.0.0.1";
   const logger = jsonLogger((line) => process.stdout.write(line));
   const emailWorker = workerOptionsFrom(env);
@@ -110,6 +112,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
       ...(bodyBudget === undefined ? {} : { bodyBudget }),
       ...(rateLimit.options !== undefined && { rateLimit: rateLimit.options }),
       probes: { shuttingDown: () => draining.started },
+      metrics,
     }),
   );
   let listener: Awaited<ReturnType<typeof startInboundListener>> | undefined;

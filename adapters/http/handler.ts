@@ -17,6 +17,7 @@ import { Router } from "./router.js";
 import { allRoutes } from "./routes/index.js";
 import { respondToProvider } from "./provider-request.js";
 import { createProbes, type ProbeOptions } from "./probes.js";
+import { createMetricsEndpoint, type MetricsOptions, RequestMetrics } from "./metrics.js";
 import { createUnsubscribePage } from "./unsubscribe-page.js";
 import { bearerToken, readJson } from "./request-json.js";
 import type { InboundOptions } from "./routes/inbound.js";
@@ -48,6 +49,8 @@ export interface HttpOptions {
   inbound?: InboundOptions;
   /** `GET /health` and `GET /ready` at the mount point (adapters/http/probes.ts), unless `false`. */
   probes?: ProbeOptions | false;
+  /** `GET /metrics` at the mount point (adapters/http/metrics.ts, docs/operations.md), unless `false`. */
+  metrics?: MetricsOptions | false;
 }
 
 export const REQUEST_LOGGING = ["off", "sampled", "all"] as const;
@@ -117,6 +120,8 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
   const dashboard = options.dashboard === false ? undefined : createDashboard(options.dashboard);
   const probes = options.probes === false ? undefined : createProbes(fp, logger, options.probes);
   const unsubscribePage = createUnsubscribePage(fp);
+  const requestMetrics = new RequestMetrics();
+  const metrics = options.metrics === false ? undefined : createMetricsEndpoint(fp, requestMetrics, options.metrics);
   const hrefs = new HrefCache();
   const budget =
     options.bodyBudget === false ? undefined : new ByteBudget(options.bodyBudget ?? DEFAULT_BODY_BUDGET, "bodyBudget");
@@ -257,10 +262,10 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
   return async (request) => {
     // The dashboard's static files: public (the page asks the user for a key), never under /v1;
     // the unsubscribe link is public too: its signed token is its credential.
-    const page = dashboard?.(request) ?? probes?.(request) ?? unsubscribePage(request);
+    const page = dashboard?.(request) ?? probes?.(request) ?? metrics?.(request) ?? unsubscribePage(request);
     if (page) return page;
     if (request.path !== "/v1" && !request.path.startsWith("/v1/")) return undefined;
-    const started = logging === "off" ? 0 : performance.now();
+    const started = performance.now();
     const rateHeaders: Record<string, string> = {};
     let response: HttpResponse;
     try {
@@ -274,6 +279,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
         anonymousLimiter.take(addressOf(request), rateHeaders);
       response = errorResponse(router.styleFor(request.path), error, rateHeaders);
     }
+    requestMetrics.observe(request.method, router.match(request.method, request.path), response.status, started);
     if (logging === "off") return response;
     let sample: number | undefined;
     if (logging === "sampled" && response.status < 500) {

@@ -8,6 +8,7 @@ export const SCOPES = [
   "flags:evaluate",
   "events:write",
   "events:read",
+  "metrics:read",
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
