@@ -125,6 +125,22 @@ for (const backend of ["sqlite", "postgres"] as const) {
       expect((await run("promtool", ["--version"])).stdout).toMatch(/promtool/);
     });
 
+    it("serves without a key when public (FLAGPOST_METRICS_PUBLIC=true), and reads the same counters as fp.metrics()", async () => {
+      const open = createServer(toNodeHandler(fp, { metrics: { public: true }, dashboard: false }));
+      await new Promise<void>((resolve) => open.listen(0, "127.0.0.1", resolve));
+      try {
+        await fp.events.track({ event: "signup", userId: "u1" });
+        fp.isEnabled("missing-flag");
+        const response = await fetch(`http://127.0.0.1:${(open.address() as AddressInfo).port}/metrics`);
+        expect(response.status).toBe(200);
+        const samples = parseExposition(await response.text());
+        expect(samples.get("flagpost_events_accepted_total")).toBe(1);
+        expect(fp.metrics()).toMatchObject({ eventsAccepted: 1, emailEvents: {}, suppressionsAdded: 0 });
+      } finally {
+        await new Promise((resolve) => open.close(resolve));
+      }
+    });
+
     it("refuses a key without metrics:read (403) and no key (401)", async () => {
       const { key } = await fp.keys.create({ scopes: ["flags:read"] });
       expect((await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(403);
