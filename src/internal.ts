@@ -56,3 +56,4 @@ export type { PageQuery } from "./pagination.js";
 export type { WebhookOptions } from "./webhooks/webhooks.js";
 export { windowFor, type RateLimitStore } from "./rate-limit-store.js";
 export { readinessChecker } from "./readiness.js";
+export type { MetricsSnapshot } from "./metrics/counters.js";

@@ -1,7 +1,8 @@
 import { bearerToken } from "./request-json.js";
-import { type Flagpost, FlagpostError, hasScope } from "../../src/internal.js";
+import { type Flagpost, FlagpostError, hasScope, type MetricsSnapshot } from "../../src/internal.js";
 import { importWithPeers } from "../../src/optional-peer.js";
 import { errorResponse } from "./error-body.js";
+import { outboxReader } from "./outbox-reading.js";
 import { LATENCY_BUCKETS, type RequestMetrics } from "./request-metrics.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
@@ -30,26 +31,50 @@ interface Family {
   name: string;
   help: string;
   type: "counter" | "gauge" | "histogram";
-  values: () => Value[];
+  values: () => Value[] | Promise<Value[]>;
 }
 
 const byLabel = (label: string, counts: Record<string, number>): Value[] =>
   Object.entries(counts).map(([key, value]) => ({ labels: { [label]: key }, value }));
 
-function families(fp: Flagpost, requests: RequestMetrics): Family[] {
-  let snapshot = fp.metrics();
+/** The series; `current()` is the counters' snapshot taken once per scrape, so they agree with each other. */
+function families(fp: Flagpost, requests: RequestMetrics, current: () => MetricsSnapshot): Family[] {
+  const outbox = outboxReader(fp);
   return [
+    {
+      name: "flagpost_outbox_emails",
+      help: "Queued emails: due (their time has come) and scheduled (later). Read from storage at scrape time.",
+      type: "gauge",
+      values: async () => {
+        const reading = await outbox();
+        if (!reading) return [];
+        return [
+          { labels: { state: "due" }, value: reading.depth.due },
+          { labels: { state: "scheduled" }, value: reading.depth.scheduled },
+        ];
+      },
+    },
+    {
+      name: "flagpost_outbox_oldest_due_age_seconds",
+      help: "How long the oldest due email has waited past its time; 0 when nothing is due.",
+      type: "gauge",
+      values: async () => {
+        const reading = await outbox();
+        if (!reading) return [];
+        const oldest = reading.depth.oldestDueAt;
+        const age = oldest === undefined ? 0 : Math.max(0, (reading.at - Date.parse(oldest)) / 1000);
+        return [{ labels: {}, value: age }];
+      },
+    },
     {
       name: "flagpost_http_requests_total",
       help: "HTTP requests under /v1 by method, route template and status.",
       type: "counter",
-      values: () => {
-        snapshot = fp.metrics(); // the first family read of a scrape takes the snapshot the rest share
-        return [...requests.series.values()].map((s) => ({
+      values: () =>
+        [...requests.series.values()].map((s) => ({
           labels: { method: s.method, route: s.route, status: s.status },
           value: s.count,
-        }));
-      },
+        })),
     },
     {
       name: "flagpost_http_request_duration_seconds",
@@ -78,43 +103,43 @@ function families(fp: Flagpost, requests: RequestMetrics): Family[] {
       name: "flagpost_email_events_total",
       help: "Email status changes stored, by event (sent, delivered, bounced, complained, failed, suppressed, delivery_delayed).",
       type: "counter",
-      values: () => byLabel("event", snapshot.emailEvents),
+      values: () => byLabel("event", current().emailEvents),
     },
     {
       name: "flagpost_email_bounces_total",
       help: "Bounces stored, by type (Permanent, Transient, Undetermined).",
       type: "counter",
-      values: () => byLabel("type", snapshot.bounces),
+      values: () => byLabel("type", current().bounces),
     },
     {
       name: "flagpost_suppressions_added_total",
       help: "Addresses added to the suppression list.",
       type: "counter",
-      values: () => [{ labels: {}, value: snapshot.suppressionsAdded }],
+      values: () => [{ labels: {}, value: current().suppressionsAdded }],
     },
     {
       name: "flagpost_webhook_deliveries_total",
       help: "Webhook delivery attempts stored, by outcome (success, retry, failed).",
       type: "counter",
-      values: () => byLabel("outcome", snapshot.webhookDeliveries),
+      values: () => byLabel("outcome", current().webhookDeliveries),
     },
     {
       name: "flagpost_events_accepted_total",
       help: "Events stored.",
       type: "counter",
-      values: () => [{ labels: {}, value: snapshot.eventsAccepted }],
+      values: () => [{ labels: {}, value: current().eventsAccepted }],
     },
     {
       name: "flagpost_flag_evaluations_total",
       help: "Flag evaluations in this process by flag key (past the configured count of keys: __other__).",
       type: "counter",
-      values: () => byLabel("flag", snapshot.flagEvaluations),
+      values: () => byLabel("flag", current().flagEvaluations),
     },
     {
       name: "flagpost_storage_errors_total",
       help: "Storage calls that failed, by repository.",
       type: "counter",
-      values: () => byLabel("repository", snapshot.storageErrors),
+      values: () => byLabel("repository", current().storageErrors),
     },
   ];
 }
@@ -126,19 +151,20 @@ export function createMetricsEndpoint(
   options: MetricsOptions = {},
 ): (request: HttpRequest) => Promise<HttpResponse> | undefined {
   let registry: Promise<{ metrics(): Promise<string>; contentType: string }> | undefined;
+  let snapshot = fp.metrics();
   const load = () =>
     (registry ??= importWithPeers("GET /metrics", ["prom-client"], () => import("prom-client")).then((prom) => {
       const created = new prom.Registry();
-      for (const family of families(fp, requests))
+      for (const family of families(fp, requests, () => snapshot))
         created.registerMetric({
           name: family.name,
           help: family.help,
           type: family.type,
-          get: () => ({
+          get: async () => ({
             name: family.name,
             help: family.help,
             type: family.type,
-            values: family.values(),
+            values: await family.values(),
             aggregator: "sum",
           }),
         } as unknown as Parameters<typeof created.registerMetric>[0]);
@@ -163,6 +189,7 @@ export function createMetricsEndpoint(
         );
     }
     const created = await load();
+    snapshot = fp.metrics();
     const text = await created.metrics();
     return { status: 200, headers: { "content-type": created.contentType }, body: text };
   }

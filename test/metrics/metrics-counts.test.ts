@@ -80,6 +80,11 @@ for (const backend of ["sqlite", "postgres"] as const) {
       for (let i = 0; i < K; i++) fp.isEnabled("a", { userId: `u${i}` });
       fp.isEnabled("b");
       fp.isEnabled("c"); // past maxFlagKeys (2): counted as __other__
+      // Left in the outbox (the worker does not run again): two due now, one scheduled in an hour.
+      const waiting = { from: "hello@example.com", to: "later@example.org", subject: "Hi", text: "Hello" };
+      await fp.emails.send(waiting);
+      await fp.emails.send(waiting);
+      await fp.emails.send({ ...waiting, scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
     }
 
     it("counts exactly what the workload did", async () => {
@@ -98,6 +103,10 @@ for (const backend of ["sqlite", "postgres"] as const) {
       expect(samples.get('flagpost_flag_evaluations_total{flag="b"}')).toBe(1);
       expect(samples.get('flagpost_flag_evaluations_total{flag="__other__"}')).toBe(1);
       expect(samples.has('flagpost_flag_evaluations_total{flag="c"}')).toBe(false);
+      expect(samples.get('flagpost_outbox_emails{state="due"}')).toBe(2);
+      expect(samples.get('flagpost_outbox_emails{state="scheduled"}')).toBe(1);
+      expect(samples.get("flagpost_outbox_oldest_due_age_seconds")).toBeGreaterThanOrEqual(0);
+      expect(samples.get("flagpost_outbox_oldest_due_age_seconds")).toBeLessThan(60);
       const posts = [...samples].filter(([name]) =>
         name.startsWith('flagpost_http_requests_total{method="POST",route="/v1/events"'),
       );
