@@ -47,8 +47,8 @@ function countWrite(counters: MetricsCounters, repository: string, method: strin
 function countingRepository<T extends object>(repository: string, target: T, counters: MetricsCounters): T {
   const wrapped = new Map<PropertyKey, AnyFunction>();
   return new Proxy(target, {
-    get(object, property, receiver) {
-      const value = Reflect.get(object, property, receiver) as unknown;
+    get(object, property) {
+      const value = Reflect.get(object, property) as unknown;
       if (typeof value !== "function") return value;
       let counting = wrapped.get(property);
       if (counting === undefined) {
@@ -85,8 +85,8 @@ function countingRepository<T extends object>(repository: string, target: T, cou
 export function countingStorage(storage: Storage, counters: MetricsCounters): Storage {
   const repositories = new Map<PropertyKey, object>();
   return new Proxy(storage, {
-    get(object, property, receiver) {
-      const value = Reflect.get(object, property, receiver) as unknown;
+    get(object, property) {
+      const value = Reflect.get(object, property) as unknown;
       if (typeof value === "function") return (value as AnyFunction).bind(object);
       if (value === null || typeof value !== "object") return value;
       let repository = repositories.get(property);
