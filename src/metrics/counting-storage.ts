@@ -1,3 +1,4 @@
+import { FlagpostError } from "../errors.js";
 import type { EmailOutcomeWrite, EmailTransition } from "../storage/emails.js";
 import type { Storage } from "../storage/index.js";
 import type { DeliveryOutcome } from "../storage/webhooks.js";
@@ -6,12 +7,18 @@ import type { MetricsCounters } from "./counters.js";
 /**
  * Counts what the services store, at the one place every change passes: the repository write.
  * A send, bounce or complaint counts when its status change is stored (not when it is attempted),
- * so the counters agree with the database and with the webhooks those writes emit. Any storage
- * call that rejects counts as a storage error of its repository. Nothing here touches the flag
+ * so the counters agree with the database and with the webhooks those writes emit. A storage call
+ * that fails (a driver error, `unavailable`) counts as a storage error of its repository; a
+ * conflict or not-found it answers with does not. Nothing here touches the flag
  * hot path: `isEnabled` reads no storage.
  */
 
 type AnyFunction = (...args: unknown[]) => unknown;
+
+/** A failure of the storage itself; a conflict or a refusal the contract names is an answer, not an error. */
+function isStorageFailure(error: unknown): boolean {
+  return !(error instanceof FlagpostError) || error.code === "unavailable" || error.code === "internal_server_error";
+}
 
 function bounceTypeOf(transition: EmailTransition): string | undefined {
   const bounce = transition.event.detail?.bounce as { type?: unknown } | undefined;
@@ -59,7 +66,7 @@ function countingRepository<T extends object>(repository: string, target: T, cou
           try {
             result = original.apply(object, args);
           } catch (error) {
-            counters.storageError(repository);
+            if (isStorageFailure(error)) counters.storageError(repository);
             throw error;
           }
           if (!(result instanceof Promise)) return result;
@@ -69,7 +76,7 @@ function countingRepository<T extends object>(repository: string, target: T, cou
               return settled;
             },
             (error: unknown) => {
-              counters.storageError(repository);
+              if (isStorageFailure(error)) counters.storageError(repository);
               throw error;
             },
           );
