@@ -10,6 +10,7 @@ Commands:
   keys create --scopes "<list>"  Create an API key; prints the key as the last line
         [--name <name>]          Scopes: full_access emails:send emails:read flags:read
                                  flags:write flags:evaluate events:write events:read
+                                 metrics:read
   keys list                      List API keys (never the keys themselves)
   keys revoke <id>               Revoke an API key
   events purge --before <date>   Delete events whose timestamp is before <date>: an ISO 8601
@@ -50,6 +51,7 @@ Environment:
                     bounces name their email (docs/emails.md)
   FLAGPOST_WEBHOOK_ALLOW_PRIVATE   true: webhook endpoints may be loopback/private (false)
   FLAGPOST_WEBHOOK_RETRY_SCHEDULE  waits before each webhook retry (5s,5m,30m,2h,5h,10h,10h)
+  FLAGPOST_METRICS_PUBLIC          true: GET /metrics without a key (false: metrics:read)
   FLAGPOST_RATE_LIMIT on (default) or off: no rate limit at all, per key or per address
                     (only behind a gateway that limits)
   FLAGPOST_RATE_LIMIT_BURST, FLAGPOST_RATE_LIMIT_PER_SECOND
@@ -137,7 +139,7 @@ const COMMANDS: Record<CommandName, CommandSpec> = {
     summary: "Create an API key; prints the key as the last line",
     options: {
       scopes:
-        "space- or comma-separated: full_access emails:send emails:read flags:read flags:write flags:evaluate events:write events:read",
+        "space- or comma-separated: full_access emails:send emails:read flags:read flags:write flags:evaluate events:write events:read metrics:read",
       name: "a label shown by keys list",
     },
     positionals: 0,

@@ -10,6 +10,7 @@ import { openMailTransport, workerOptionsFrom } from "./mail-transport.js";
 import { DEFAULT_DATABASE } from "./open-database.js";
 import { describeDatabase, openFlagpost } from "./open-flagpost.js";
 import { webhookOptionsFrom } from "./webhook-settings.js";
+import { metricsSettings } from "./metrics-settings.js";
 import { drainThen, shutdownDelayFrom } from "./shutdown-drain.js";
 import { openRateLimit } from "./rate-limit.js";
 import { requestLoggingFrom } from "./request-logging.js";
@@ -63,6 +64,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const port = portFrom(env);
   const timeouts = serverTimeoutsFrom(env);
   const requestLogging = requestLoggingFrom(env);
+  const metrics = metricsSettings(env);
   const host = env.HOST ?? "127.0.0.1";
   const logger = jsonLogger((line) => process.stdout.write(line));
   const emailWorker = workerOptionsFrom(env);
@@ -115,6 +117,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
       ...(rateLimit.options !== undefined && { rateLimit: rateLimit.options }),
       probes: { shuttingDown: () => draining.started },
       corsOrigins: parseCorsOrigins(env.FLAGPOST_CORS_ORIGINS),
+      metrics,
     }),
   );
   let listener: Awaited<ReturnType<typeof startInboundListener>> | undefined;

@@ -23,6 +23,8 @@ import { type InsightsOptions, InsightsRecorder } from "./flags/insights-recorde
 import { StoreSync, type StoreSyncOptions } from "./flags/store-sync.js";
 import { asLogger, defaultLogger, errorFields, type Logger } from "./logger.js";
 import type { Storage } from "./storage/index.js";
+import { MetricsCounters, type MetricsSnapshot } from "./metrics/counters.js";
+import { countingStorage } from "./metrics/counting-storage.js";
 import type { MailTransport } from "./transport.js";
 import type { WebhookService } from "./webhooks/webhook-service.js";
 import { createWebhooks, type WebhookOptions } from "./webhooks/webhooks.js";
@@ -77,6 +79,8 @@ export interface FlagpostOptions {
   domains?: DomainOptions;
   /** Deleting expired Idempotency-Keys: every hour by default (docs/emails.md, "Idempotency"). */
   idempotencyPurge?: IdempotencyPurgeOptions;
+  /** `fp.metrics()` and `GET /metrics`: how many flag keys get their own series (default 200; the rest `__other__`). */
+  metrics?: { maxFlagKeys?: number };
 }
 
 export interface Flagpost {
@@ -130,11 +134,14 @@ export interface Flagpost {
    * still closes and the promise rejects with `unavailable`.
    */
   close(): Promise<void>;
+  /** Counters since this process started (docs/operations.md): sends, bounces, events, evaluations, storage errors. */
+  metrics(): MetricsSnapshot;
 }
 
 /** The composition root: wires one Storage into the services. */
 export function createFlagpost(options: FlagpostOptions): Flagpost {
-  const storage = options.storage;
+  const counters = new MetricsCounters(options.metrics?.maxFlagKeys);
+  const storage = countingStorage(options.storage, counters);
   const clock = options.clock ?? systemClock;
   const logger = options.logger ? asLogger(options.logger) : defaultLogger;
   const keys = new ApiKeys(storage, clock);
@@ -145,6 +152,8 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
   if (exposures && exposureSink === events) events.beforeFlush(() => exposures.flush());
   const { client: flagClient, feed } = FlagClient.create({ exposures, logger, collectCounts: true });
   const recorder = new InsightsRecorder(flagClient, storage, clock, logger, options.insights);
+  recorder.onTaken = (flagKey, count) => counters.evaluations(flagKey, count);
+  counters.beforeRead = () => recorder.takeNow();
   const flagInsights = new FlagInsights(storage, clock, recorder, options.insights?.staleAfterDays);
   const flags = new FlagStore(
     storage,
@@ -196,6 +205,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
     experiments: new ExperimentService(storage),
     webhooks: webhooks.service,
     domains: domains.service,
+    metrics: () => counters.snapshot(),
     ready() {
       if (closing) return Promise.reject(new Error("flagpost is closed"));
       readying ??= (async () => {

@@ -5,6 +5,7 @@
  * test/package/public-surface.test.ts: changing it is a deliberate decision, not a side effect.
  */
 export { createFlagpost, type Flagpost, type FlagpostOptions } from "./flagpost.js";
+export type { MetricsSnapshot } from "./metrics/counters.js";
 export { memoryStorage } from "./memory/memory-storage.js";
 export { evaluate } from "./flags/evaluate.js";
 export { FlagpostError, isFlagpostError, type ErrorCode, type ErrorDetail } from "./errors.js";

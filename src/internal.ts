@@ -59,3 +59,4 @@ export { readinessChecker } from "./readiness.js";
 export type { CreateDomainInput, UpdateDomainInput } from "./domains/schema.js";
 export type { DomainOptions } from "./domains/domains.js";
 export { resolverFor } from "./domains/domains.js";
+export type { MetricsSnapshot } from "./metrics/counters.js";

@@ -8,7 +8,7 @@ import {
   isStorableText,
   type Logger,
 } from "../../src/internal.js";
-import { createDashboard, type DashboardOptions } from "./dashboard/serve.js";
+import type { DashboardOptions } from "./dashboard/serve.js";
 import { errorResponse, jsonResponse } from "./error-body.js";
 import { BODY_RETRY_AFTER, budgetExceeded, bytesToHold, DEFAULT_BODY_BUDGET } from "./body-budget.js";
 import { ANONYMOUS_DEFAULTS, DEFAULT_KEY_LIMIT, type RateLimitOptions, RateLimiter } from "./rate-limit.js";
@@ -16,9 +16,10 @@ import { SharedRateLimiter } from "./shared-rate-limit.js";
 import { Router } from "./router.js";
 import { allRoutes } from "./routes/index.js";
 import { respondToProvider } from "./provider-request.js";
-import { createProbes, type ProbeOptions } from "./probes.js";
+import type { ProbeOptions } from "./probes.js";
 import { OFREP_PREFIX, ofrepCors } from "./ofrep/cors.js";
-import { createUnsubscribePage } from "./unsubscribe-page.js";
+import { type MetricsOptions, RequestMetrics } from "./metrics.js";
+import { publicAnswers } from "./public-answers.js";
 import { bearerToken, readJson } from "./request-json.js";
 import type { InboundOptions } from "./routes/inbound.js";
 import { type HttpRequest, type HttpResponse, type KeyRoute, PROVIDER_AUTH, type RouteContext } from "./types.js";
@@ -51,6 +52,8 @@ export interface HttpOptions {
   probes?: ProbeOptions | false;
   /** Origins allowed to call /ofrep/ from a browser (`FLAGPOST_CORS_ORIGINS`); none by default. */
   corsOrigins?: readonly string[];
+  /** `GET /metrics` at the mount point (adapters/http/metrics.ts, docs/operations.md), unless `false`. */
+  metrics?: MetricsOptions | false;
 }
 
 export const REQUEST_LOGGING = ["off", "sampled", "all"] as const;
@@ -118,9 +121,8 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       ? undefined
       : new RateLimiter({ ...ANONYMOUS_DEFAULTS, ...options.rateLimit?.anonymous }, fp.clock);
   const addressOf = (request: HttpRequest) => request.remoteAddress ?? "unknown";
-  const dashboard = options.dashboard === false ? undefined : createDashboard(options.dashboard);
-  const probes = options.probes === false ? undefined : createProbes(fp, logger, options.probes);
-  const unsubscribePage = createUnsubscribePage(fp);
+  const requestMetrics = new RequestMetrics();
+  const publicAnswer = publicAnswers(fp, logger, options, requestMetrics, cors);
   const hrefs = new HrefCache();
   const budget =
     options.bodyBudget === false ? undefined : new ByteBudget(options.bodyBudget ?? DEFAULT_BODY_BUDGET, "bodyBudget");
@@ -259,13 +261,11 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
   }
 
   return async (request) => {
-    // Public answers: the dashboard's static files (the page asks the user for a key), the probes,
-    // the unsubscribe link (its signed token is its credential) and CORS preflights for /ofrep/.
-    const page = dashboard?.(request) ?? probes?.(request) ?? unsubscribePage(request) ?? cors.preflight(request);
+    const page = publicAnswer(request);
     if (page) return page;
     if (request.path !== "/v1" && !request.path.startsWith("/v1/") && !request.path.startsWith(OFREP_PREFIX))
       return undefined;
-    const started = logging === "off" ? 0 : performance.now();
+    const started = performance.now();
     const rateHeaders: Record<string, string> = {};
     let response: HttpResponse;
     try {
@@ -280,6 +280,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       response = errorResponse(router.styleFor(request.path), error, rateHeaders);
     }
     response = cors.decorate(request, response);
+    requestMetrics.observe(request.method, router.match(request.method, request.path), response.status, started);
     if (logging === "off") return response;
     let sample: number | undefined;
     if (logging === "sampled" && response.status < 500) {

@@ -11,6 +11,7 @@ import type {
   EmailReschedule,
   EmailTransition,
   IdempotencyCompletion,
+  OutboxDepth,
   PageRequest,
 } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
@@ -32,6 +33,7 @@ import {
   toRow,
 } from "./email-rows.js";
 import { recordOutcomesIn } from "./email-outcomes.js";
+import { outboxDepthOf } from "./email-outbox-depth.js";
 import { rescheduleUpdate, retryUpdate, transitionUpdate, updateAndAppend } from "./email-updates.js";
 import { completeClaim } from "./idempotency-repository.js";
 import { toEpochMs } from "./row-codec.js";
@@ -175,6 +177,10 @@ export class KyselyEmailRepository implements EmailRepository {
     return guard(this.#engine, "renew the email leases", () =>
       renewLeases(this.#db, this.#engine, "flagpost_emails", [...new Set(ids)], owner, until),
     );
+  }
+
+  async outboxDepth(now: string): Promise<OutboxDepth> {
+    return guard(this.#engine, "count the outbox", () => outboxDepthOf(this.#db, toEpochMs(now, "now")));
   }
 
   async listEmailLeaseOwners(now: string): Promise<string[]> {

@@ -9,6 +9,7 @@ export const SCOPES = [
   "events:write",
   "events:read",
   "flags:client",
+  "metrics:read",
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -40,6 +40,8 @@ export class InsightsRecorder {
   #flushing: Promise<void> | undefined;
   #failing = false;
   #dropped = 0;
+  /** Told each flag's count as it leaves the client (the metrics counters). */
+  onTaken: ((flagKey: string, count: number) => void) | undefined;
 
   constructor(client: FlagClient, storage: Storage, clock: Clock, logger: Logger, options: InsightsOptions = {}) {
     const interval = options.flushIntervalMs ?? DEFAULT_INSIGHTS_FLUSH_MS;
@@ -63,6 +65,12 @@ export class InsightsRecorder {
     this.#interval = setInterval(() => void this.flush(), this.#intervalMs);
     this.#interval.unref();
     this.#scheduleHourEnd();
+  }
+
+  /** Moves the client's counts into memory (no storage write), so `onTaken` has seen every evaluation. */
+  takeNow(): void {
+    const now = this.#clock.now();
+    this.#take(hourOf(now), now);
   }
 
   /** Stores what was counted until now. Resolves once stored, or once the failure is logged. */
@@ -99,6 +107,7 @@ export class InsightsRecorder {
     const hourIso = new Date(hour).toISOString();
     const atIso = new Date(at).toISOString();
     for (const c of counts) {
+      this.onTaken?.(c.flagKey, c.count);
       const variant = c.variant ?? null;
       const key = `${c.flagKey}\n${hourIso}\n${variant ?? (c.enabled ? "_on" : "_off")}`;
       const row = this.#pending.get(key);

@@ -9,6 +9,7 @@ import type {
   PageRequest,
   EmailOutcomeWrite,
   EmailRecord,
+  OutboxDepth,
   EmailRepository,
   EmailRetry,
   EmailTransition,
@@ -148,6 +149,20 @@ export class MemoryEmailRepository implements EmailRepository {
       renewed.push(id);
     }
     return renewed;
+  }
+
+  async outboxDepth(now: string): Promise<OutboxDepth> {
+    const depth: OutboxDepth = { due: 0, scheduled: 0 };
+    for (const { record } of this.#emails.values()) {
+      if (record.status !== "queued") continue;
+      if (record.nextAttemptAt > now) depth.scheduled += 1;
+      else {
+        depth.due += 1;
+        if (depth.oldestDueAt === undefined || record.nextAttemptAt < depth.oldestDueAt)
+          depth.oldestDueAt = record.nextAttemptAt;
+      }
+    }
+    return depth;
   }
 
   async listEmailLeaseOwners(now: string): Promise<string[]> {

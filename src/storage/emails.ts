@@ -174,6 +174,14 @@ export interface EmailRetry {
   events?: readonly DomainEvent[];
 }
 
+/** {@link EmailRepository.outboxDepth}'s answer. */
+export interface OutboxDepth {
+  due: number;
+  scheduled: number;
+  /** Absent when nothing is due. */
+  oldestDueAt?: string;
+}
+
 /** One entry of {@link EmailRepository.recordOutcomes}: a status change or a retry. */
 export type EmailOutcomeWrite = { id: string; transition: EmailTransition } | { id: string; retry: EmailRetry };
 
@@ -279,6 +287,13 @@ export interface EmailRepository {
    * is applied. Each id appears at most once.
    */
   recordOutcomes(outcomes: readonly EmailOutcomeWrite[]): Promise<boolean[]>;
+
+  /**
+   * The outbox at `now` (GET /metrics): queued emails whose time has come (`due`) and those
+   * scheduled later, and the oldest due email's `nextAttemptAt`. Optional: a storage without it
+   * has no outbox series.
+   */
+  outboxDepth?(now: string): Promise<OutboxDepth>;
 
   /** The email's events, in seq order; empty when the email does not exist. */
   listEmailEvents(id: string): Promise<EmailEvent[]>;

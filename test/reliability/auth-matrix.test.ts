@@ -47,6 +47,25 @@ describe("auth matrix from the route table", () => {
     );
   }
 
+  // Outside the /v1 route table (at the mount point, like /health), so listed here by hand.
+  it("answers GET /metrics (scope metrics:read) with 200 exactly for the keys whose scope covers it", async () => {
+    for (const scope of SCOPES) {
+      const response = await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${keys.get(scope)}` } });
+      const text = await response.text();
+      const cell = `GET /metrics with only "${scope}"`;
+      if (hasScope([scope], "metrics:read")) expect(response.status, `${cell}: ${text}`).toBe(200);
+      else
+        expect({ status: response.status, code: answerOf(response.status, text).code }, cell).toEqual({
+          status: 403,
+          code: "restricted_api_key",
+        });
+    }
+    expect((await fetch(`${app.url}/metrics`)).status).toBe(401);
+    const forged = await fetch(`${app.url}/metrics`, { headers: { authorization: "Bearer fp_not_a_key_at_all_1234" } });
+    // As on /v1 (and Resend): an unknown key is 403 invalid_api_key, a missing one 401.
+    expect(answerOf(forged.status, await forged.text())).toMatchObject({ status: 403, code: "invalid_api_key" });
+  });
+
   it("gives every route a scope, and answers each route × scope cell as hasScope says", async () => {
     const table = allRoutes(app.fp);
     expect(table.length).toBeGreaterThanOrEqual(14);

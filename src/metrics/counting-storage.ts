@@ -1,0 +1,107 @@
+import { FlagpostError } from "../errors.js";
+import type { EmailOutcomeWrite, EmailTransition } from "../storage/emails.js";
+import type { Storage } from "../storage/index.js";
+import type { DeliveryOutcome } from "../storage/webhooks.js";
+import type { MetricsCounters } from "./counters.js";
+
+/**
+ * Counts what the services store, at the one place every change passes: the repository write.
+ * A send, bounce or complaint counts when its status change is stored (not when it is attempted),
+ * so the counters agree with the database and with the webhooks those writes emit. A storage call
+ * that fails (a driver error, `unavailable`) counts as a storage error of its repository; a
+ * conflict or not-found it answers with does not. Nothing here touches the flag
+ * hot path: `isEnabled` reads no storage.
+ */
+
+type AnyFunction = (...args: unknown[]) => unknown;
+
+/** A failure of the storage itself; a conflict or a refusal the contract names is an answer, not an error. */
+function isStorageFailure(error: unknown): boolean {
+  return !(error instanceof FlagpostError) || error.code === "unavailable" || error.code === "internal_server_error";
+}
+
+function bounceTypeOf(transition: EmailTransition): string | undefined {
+  const bounce = transition.event.detail?.bounce as { type?: unknown } | undefined;
+  return typeof bounce?.type === "string" ? bounce.type : undefined;
+}
+
+/** What a successful write of `method` with `args` and `result` adds to the counters. */
+function countWrite(counters: MetricsCounters, repository: string, method: string, args: unknown[], result: unknown) {
+  if (repository === "emails" && method === "transitionEmail" && result !== undefined) {
+    const transition = args[1] as EmailTransition;
+    counters.emailEvent(transition.event.type, bounceTypeOf(transition));
+  } else if (repository === "emails" && method === "recordOutcomes") {
+    const applied = result as boolean[];
+    (args[0] as EmailOutcomeWrite[]).forEach((write, i) => {
+      if (!applied[i]) return;
+      if ("transition" in write) counters.emailEvent(write.transition.event.type, bounceTypeOf(write.transition));
+      else counters.emailEvent(write.retry.event.type);
+    });
+  } else if (repository === "emails" && method === "scheduleRetry" && result !== undefined) {
+    counters.emailEvent("delivery_delayed");
+  } else if (repository === "suppressions" && method === "addSuppressions") {
+    counters.suppressionsAdded += (result as unknown[]).length;
+  } else if (repository === "events" && method === "appendEvents") {
+    counters.eventsAccepted += (args[0] as unknown[]).length;
+  } else if (repository === "webhookDeliveries" && method === "recordDeliveryOutcomes") {
+    const applied = result as boolean[];
+    (args[0] as DeliveryOutcome[]).forEach((outcome, i) => {
+      if (applied[i]) counters.webhookDelivery(outcome.next.status === "attempting" ? "retry" : outcome.next.status);
+    });
+  }
+}
+
+function countingRepository<T extends object>(repository: string, target: T, counters: MetricsCounters): T {
+  const wrapped = new Map<PropertyKey, AnyFunction>();
+  return new Proxy(target, {
+    get(object, property) {
+      const value = Reflect.get(object, property) as unknown;
+      if (typeof value !== "function") return value;
+      let counting = wrapped.get(property);
+      if (counting === undefined) {
+        const method = String(property);
+        const original = value as AnyFunction;
+        counting = function (this: unknown, ...args: unknown[]) {
+          let result: unknown;
+          try {
+            result = original.apply(object, args);
+          } catch (error) {
+            if (isStorageFailure(error)) counters.storageError(repository);
+            throw error;
+          }
+          if (!(result instanceof Promise)) return result;
+          return result.then(
+            (settled: unknown) => {
+              countWrite(counters, repository, method, args, settled);
+              return settled;
+            },
+            (error: unknown) => {
+              if (isStorageFailure(error)) counters.storageError(repository);
+              throw error;
+            },
+          );
+        };
+        wrapped.set(property, counting);
+      }
+      return counting;
+    },
+  });
+}
+
+/** `storage` with its repositories counted into `counters`; everything else passes through. */
+export function countingStorage(storage: Storage, counters: MetricsCounters): Storage {
+  const repositories = new Map<PropertyKey, object>();
+  return new Proxy(storage, {
+    get(object, property) {
+      const value = Reflect.get(object, property) as unknown;
+      if (typeof value === "function") return (value as AnyFunction).bind(object);
+      if (value === null || typeof value !== "object") return value;
+      let repository = repositories.get(property);
+      if (repository === undefined) {
+        repository = countingRepository(String(property), value, counters);
+        repositories.set(property, repository);
+      }
+      return repository;
+    },
+  });
+}
