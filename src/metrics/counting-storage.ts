@@ -70,16 +70,19 @@ function countingRepository<T extends object>(repository: string, target: T, cou
             throw error;
           }
           if (!(result instanceof Promise)) return result;
-          return result.then(
-            (settled: unknown) => {
-              countWrite(counters, repository, method, args, settled);
-              return settled;
-            },
-            (error: unknown) => {
-              if (isStorageFailure(error)) counters.storageError(repository);
-              throw error;
-            },
-          );
+          // Counted on a side chain and the caller gets the storage's own promise: a chained
+          // `then` would add a tick to every storage call, enough to merge two flag writes into
+          // one stream batch (test/flags/flag-stream.test.ts). The side chain's reactions were
+          // registered first, so the count is made before the caller resumes.
+          result
+            .then(
+              (settled: unknown) => countWrite(counters, repository, method, args, settled),
+              (error: unknown) => {
+                if (isStorageFailure(error)) counters.storageError(repository);
+              },
+            )
+            .catch(() => undefined); // a count that cannot be made is never worth an unhandled rejection
+          return result;
         };
         wrapped.set(property, counting);
       }
