@@ -1,18 +1,29 @@
 import type { EvaluationResult } from "../../../src/internal.js";
 
+/** What the answer needs of the flag: its rules (the matched rule's kind) and whether it has values. */
+interface FlagShape {
+  rules?: readonly { type?: string; variant?: string }[];
+  variants?: readonly object[];
+}
+
 /**
- * flagpost reasons → OFREP reasons (docs/ofrep.md has the table). A user who got a variant by
- * weight is a SPLIT; a rule that let the user in without a variant is TARGETING_MATCH; a flag on
- * for everyone without variants is STATIC; off is DISABLED; nobody matched is DEFAULT.
+ * flagpost reasons → OFREP reasons (docs/ofrep.md has the table), as the in-process OpenFeature
+ * provider gives them, so both clients agree. A variant the matched rule names, or a rule that let
+ * the user in by who they are, is TARGETING_MATCH; a variant chosen by weight, or a percentage
+ * rule, is SPLIT; a flag on for everyone without variants is STATIC; off is DISABLED; nobody
+ * matched is DEFAULT.
  */
-export function ofrepReason(result: EvaluationResult): string {
+export function ofrepReason(result: EvaluationResult, flag?: FlagShape): string {
   switch (result.reason) {
     case "disabled":
       return "DISABLED";
     case "no_rules":
       return result.variant === undefined ? "STATIC" : "SPLIT";
-    case "rule_match":
-      return result.variant === undefined ? "TARGETING_MATCH" : "SPLIT";
+    case "rule_match": {
+      const rule = result.ruleIndex === undefined ? undefined : flag?.rules?.[result.ruleIndex];
+      if (result.variant !== undefined) return rule?.variant === undefined ? "SPLIT" : "TARGETING_MATCH";
+      return rule?.type === "percentage" ? "SPLIT" : "TARGETING_MATCH";
+    }
     case "prerequisite_failed":
     case "no_rule_match":
       return "DEFAULT";
@@ -24,11 +35,11 @@ export function ofrepReason(result: EvaluationResult): string {
 /**
  * The OFREP success body (openapi.yaml `serverEvaluationSuccess`) for one flag. A boolean flag
  * serves `enabled`; a flag whose evaluation carries `value` serves that value, and when such a
- * flag is off for the user no `value` is sent, so the SDK answers the caller's default. `valued`
- * says the flag has values (its variants carry `value`), known to the caller from the flag.
+ * flag is off for the user no `value` is sent, so the SDK answers the caller's default.
  */
-export function ofrepAnswer(key: string, result: EvaluationResult, valued = false): Record<string, unknown> {
-  const answer: Record<string, unknown> = { key, reason: ofrepReason(result) };
+export function ofrepAnswer(key: string, result: EvaluationResult, flag?: FlagShape): Record<string, unknown> {
+  const answer: Record<string, unknown> = { key, reason: ofrepReason(result, flag) };
+  const valued = (flag?.variants ?? []).some((variant) => "value" in variant);
   if (result.variant !== undefined) answer.variant = result.variant;
   const carried = result as EvaluationResult & { value?: unknown };
   if ("value" in carried && carried.value !== undefined) answer.value = carried.value;

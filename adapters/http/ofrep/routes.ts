@@ -5,11 +5,6 @@ import type { Route } from "../types.js";
 import { ofrepAnswer } from "./answer.js";
 import { ofrepContext } from "./context.js";
 
-/** Whether a flag serves values (its variants carry `value`): such a flag sends no `value` when off. */
-function isValued(flag: { variants?: readonly object[] }): boolean {
-  return (flag.variants ?? []).some((variant) => "value" in variant);
-}
-
 /**
  * The OFREP routes (docs/ofrep.md, open-feature/protocol service/openapi.yaml). Scope
  * `flags:client`, which `flags:read` and `flags:evaluate` keys hold too (src/auth/scopes.ts).
@@ -46,7 +41,7 @@ export function ofrepRoutes(fp: Flagpost): Route[] {
           const result = await fp.flags.evaluateCurrent(key, parsed.context);
           const { state } = await flagsVersion();
           const flag = state.flags.find((f) => f.key === key);
-          return { status: 200, body: ofrepAnswer(key, result, flag ? isValued(flag) : false) };
+          return { status: 200, body: ofrepAnswer(key, result, flag) };
         } catch (error) {
           if (error instanceof FlagpostError && error.code === "not_found")
             return {
@@ -78,7 +73,7 @@ export function ofrepRoutes(fp: Flagpost): Route[] {
         const flags = [];
         for (const flag of state.flags) {
           const result = await fp.flags.evaluateCurrent(flag.key, parsed.context);
-          flags.push(ofrepAnswer(flag.key, result, isValued(flag)));
+          flags.push(ofrepAnswer(flag.key, result, flag));
         }
         return { status: 200, body: { flags }, headers };
       },
