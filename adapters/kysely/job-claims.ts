@@ -116,52 +116,42 @@ export async function claimDueRows<Row>(
 ): Promise<Row[]> {
   if (limit <= 0) return [];
   // A claim lost in a crash is claimed again: its commit need not wait for the disk.
-  return withRelaxedCommit(db, engine, (held) =>
-    claimRelaxed<Row>(held, engine, spec, at, limit, leaseUntil, owner, columns, quota),
-  );
-}
+  return withRelaxedCommit(db, engine, claimOn);
 
-async function claimRelaxed<Row>(
-  db: AnyKysely,
-  engine: Engine,
-  spec: JobTableSpec,
-  at: number,
-  limit: number,
-  leaseUntil: number,
-  owner: string,
-  columns?: ClaimColumns,
-  quota?: GroupQuota,
-): Promise<Row[]> {
-  if (quota) return claimWithinQuota<Row>(db, engine, spec, at, limit, leaseUntil, owner, columns, quota);
-  if (engine === "sqlite") {
-    const update = db
-      .updateTable(spec.table)
-      .set(claimSet(owner, leaseUntil))
-      .where("id", "in", dueIds(db, spec, at, limit));
-    return (await (columns ? update.returning(columns as never) : update.returningAll()).execute()) as Row[];
-  }
-  return inTransaction(db, engine, async (trx) => {
-    await relaxTransaction(trx, engine);
-    const ids = (await dueIds(trx, spec, at, limit).forUpdate().skipLocked().execute()).map((r) => r.id as string);
-    if (ids.length === 0) return [];
-    // The UPDATE asks again whether each row is due. The rows are locked by now, so this reads
-    // their newest version: should the engine's skip-locked read have judged a row on an older
-    // one (a lease another worker took and committed meanwhile), that row is left to its holder.
-    const update = trx
-      .updateTable(spec.table)
-      .set(claimSet(owner, leaseUntil))
-      .where("id", "in", ids)
-      .where((eb) => isDue(eb, spec, at));
-    if (engine === "postgres")
+  /** The claim itself, on the connection the relaxed commit holds. */
+  async function claimOn(held: AnyKysely): Promise<Row[]> {
+    if (quota) return claimWithinQuota<Row>(held, engine, spec, at, limit, leaseUntil, owner, columns, quota);
+    const traits = engineTraits(engine);
+    if (traits.oneWriter) {
+      const update = held
+        .updateTable(spec.table)
+        .set(claimSet(owner, leaseUntil))
+        .where("id", "in", dueIds(held, spec, at, limit));
       return (await (columns ? update.returning(columns as never) : update.returningAll()).execute()) as Row[];
-    await update.execute();
-    const read = trx.selectFrom(spec.table);
-    return (await (columns ? read.select(columns as never) : read.selectAll())
-      .where("id", "in", ids)
-      .where("lease_owner", "=", owner)
-      .where("lease_until", "=", leaseUntil)
-      .execute()) as Row[];
-  });
+    }
+    return inTransaction(held, engine, async (trx) => {
+      await relaxTransaction(trx, engine);
+      const ids = (await dueIds(trx, spec, at, limit).forUpdate().skipLocked().execute()).map((r) => r.id as string);
+      if (ids.length === 0) return [];
+      // The UPDATE asks again whether each row is due. The rows are locked by now, so this reads
+      // their newest version: should the engine's skip-locked read have judged a row on an older
+      // one (a lease another worker took and committed meanwhile), that row is left to its holder.
+      const update = trx
+        .updateTable(spec.table)
+        .set(claimSet(owner, leaseUntil))
+        .where("id", "in", ids)
+        .where((eb) => isDue(eb, spec, at));
+      if (traits.updateReturning)
+        return (await (columns ? update.returning(columns as never) : update.returningAll()).execute()) as Row[];
+      await update.execute();
+      const read = trx.selectFrom(spec.table);
+      return (await (columns ? read.select(columns as never) : read.selectAll())
+        .where("id", "in", ids)
+        .where("lease_owner", "=", owner)
+        .where("lease_until", "=", leaseUntil)
+        .execute()) as Row[];
+    });
+  }
 }
 
 /**
@@ -191,7 +181,7 @@ async function claimWithinQuota<Row>(
       .set(claimSet(owner, leaseUntil))
       .where("id", "in", ids)
       .where((eb) => isDue(eb, spec, at));
-    if (engine !== "mysql")
+    if (engineTraits(engine).updateReturning)
       return (await (columns ? update.returning(columns as never) : update.returningAll()).execute()) as Row[];
     await update.execute();
     const read = trx.selectFrom(spec.table);
@@ -222,7 +212,7 @@ export async function renewLeases(
   // Chunks keep the statement far below every engine's limit on bound parameters.
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
-    if (engine !== "mysql") {
+    if (engineTraits(engine).updateReturning) {
       const rows = await db
         .updateTable(table)
         .set({ lease_until: leaseUntil })

@@ -1,4 +1,4 @@
-import type { InsertQueryBuilder, RawBuilder, SelectQueryBuilder } from "kysely";
+import type { InsertQueryBuilder, Kysely, RawBuilder, SelectQueryBuilder } from "kysely";
 
 /**
  * What differs between the database engines, as data: one object per engine (sqlite.ts,
@@ -8,6 +8,10 @@ import type { InsertQueryBuilder, RawBuilder, SelectQueryBuilder } from "kysely"
 export interface EngineTraits {
   readonly name: "sqlite" | "postgres" | "mysql";
   readonly columns: ColumnTypes;
+  /** One writer at a time (SQLite): a job claim is one UPDATE over a subquery, with nothing to lock or skip. */
+  readonly oneWriter: boolean;
+  /** UPDATE … RETURNING exists (not on MySQL, where the claimed rows are read back by their lease). */
+  readonly updateReturning: boolean;
   /** A boolean as the driver binds it (better-sqlite3 cannot bind booleans). */
   encodeBoolean(value: boolean): boolean | number;
   /**
@@ -19,6 +23,10 @@ export interface EngineTraits {
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** A read that locks its rows and skips rows another transaction holds: how workers claim jobs. */
   claimRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /** Runs `work` so that its commits need not wait for the disk where the engine sets that per connection (relaxed-durability.ts). */
+  relaxedCommit<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T>;
+  /** Inside a transaction: its commit need not wait for the disk, where the engine sets that per transaction. */
+  relaxTransaction(trx: Parameters<RawBuilder<unknown>["execute"]>[0]): Promise<void>;
 }
 
 export interface ColumnTypes {

@@ -13,8 +13,13 @@ export const mysqlEngine: EngineTraits = {
     bigint: sql`bigint`,
     tableOptions: sql`engine = InnoDB default character set utf8mb4 collate utf8mb4_bin`,
   },
+  oneWriter: false,
+  updateReturning: false,
   encodeBoolean: (value) => value,
   insertIfAbsent: (query) => query.ignore(),
   lockRows: (query) => query.forUpdate(),
   claimRows: (query) => query.forUpdate().skipLocked(),
+  // InnoDB's flush policy is server-wide (innodb_flush_log_at_trx_commit): commits keep it.
+  relaxedCommit: (db, work) => work(db),
+  relaxTransaction: async () => undefined,
 };

@@ -12,8 +12,14 @@ export const postgresEngine: EngineTraits = {
     bigint: sql`bigint`,
     tableOptions: undefined,
   },
+  oneWriter: false,
+  updateReturning: true,
   encodeBoolean: (value) => value,
   insertIfAbsent: (query) => query.onConflict((conflict) => conflict.doNothing()),
   lockRows: (query) => query.forUpdate(),
   claimRows: (query) => query.forUpdate().skipLocked(),
+  relaxedCommit: (db, work) => work(db),
+  relaxTransaction: async (trx) => {
+    await sql`SET LOCAL synchronous_commit = off`.execute(trx);
+  },
 };

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { EngineTraits } from "./engine-traits.js";
+import { withSqliteNormalSync } from "./sqlite-synchronous.js";
 
 export const sqliteEngine: EngineTraits = {
   name: "sqlite",
@@ -12,9 +13,13 @@ export const sqliteEngine: EngineTraits = {
     bigint: sql`integer`,
     tableOptions: undefined,
   },
+  oneWriter: true,
+  updateReturning: true,
   encodeBoolean: (value) => (value ? 1 : 0),
   insertIfAbsent: (query) => query.onConflict((conflict) => conflict.doNothing()),
   // One writer at a time (BEGIN IMMEDIATE): a transaction's reads are already exclusive.
   lockRows: (query) => query,
   claimRows: (query) => query,
+  relaxedCommit: withSqliteNormalSync,
+  relaxTransaction: async () => undefined,
 };
