@@ -39,8 +39,9 @@ export function ofrepRoutes(fp: Flagpost): Route[] {
           return { status: 400, body: { key, errorCode: "INVALID_CONTEXT", errorDetails: parsed.details } };
         try {
           const result = await fp.flags.evaluateCurrent(key, parsed.context);
-          const { state } = await flagsVersion();
-          const flag = state.flags.find((f) => f.key === key);
+          // The rules and variants the answer needs, from the in-process snapshot the result came
+          // from; the flag list only when the snapshot does not hold the flag yet (a cold start).
+          const flag = fp.flagClient.getFlag(key) ?? (await flagsVersion()).state.flags.find((f) => f.key === key);
           return { status: 200, body: ofrepAnswer(key, result, flag) };
         } catch (error) {
           if (error instanceof FlagpostError && error.code === "not_found")

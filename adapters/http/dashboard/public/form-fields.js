@@ -30,3 +30,22 @@ export function field(label, path, control, hint) {
     hint ? h("p", { id: hintId, class: "hint" }, hint) : undefined,
   );
 }
+
+/** A percentage input (0–100, two decimals) with its "%" unit: a variant's weight, a rollout's share. */
+export function percentInput(id, describedBy, binding) {
+  return h(
+    "div",
+    { class: "with-unit" },
+    h("input", {
+      id,
+      type: "number",
+      min: "0",
+      max: "100",
+      step: "0.01",
+      inputmode: "decimal",
+      "aria-describedby": describedBy,
+      ...binding,
+    }),
+    h("span", { class: "unit", "aria-hidden": "true" }, "%"),
+  );
+}

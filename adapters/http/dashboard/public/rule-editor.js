@@ -3,7 +3,7 @@
 // user typed is lost while switching types or operators.
 
 import { h, uid } from "./dom.js";
-import { errorSlot, field, placeholderFor, srOnly } from "./form-fields.js";
+import { errorSlot, field, percentInput, placeholderFor, srOnly } from "./form-fields.js";
 import { OPERATORS, operatorInfo, VALUE_KINDS } from "./operators.js";
 import { blankRule, ruleState, toRule } from "./rule-state.js";
 
@@ -198,22 +198,7 @@ export class RuleEditor {
       return field(
         ["Percentage of users", which()],
         path("percentage"),
-        (id, describedBy) =>
-          h(
-            "div",
-            { class: "with-unit" },
-            h("input", {
-              id,
-              type: "number",
-              min: "0",
-              max: "100",
-              step: "0.01",
-              inputmode: "decimal",
-              "aria-describedby": describedBy,
-              ...bound("percentage", "first"),
-            }),
-            h("span", { class: "unit", "aria-hidden": "true" }, "%"),
-          ),
+        (id, describedBy) => percentInput(id, describedBy, bound("percentage", "first")),
         "0 to 100, up to two decimals. The same user always gets the same answer.",
       );
     }

@@ -3,7 +3,7 @@
 // change (they must sum to 100), the rest by the server on save.
 
 import { h, uid } from "./dom.js";
-import { errorSlot, field, srOnly } from "./form-fields.js";
+import { errorSlot, field, percentInput, srOnly } from "./form-fields.js";
 
 const MAX_VARIANTS = 20;
 
@@ -188,20 +188,10 @@ export class VariantEditor {
       }),
     );
     const weight = field(["Weight", which()], path("weight"), (id, describedBy) =>
-      h(
-        "div",
-        { class: "with-unit" },
-        h("input", {
-          id,
-          type: "number",
-          min: "0",
-          max: "100",
-          step: "0.01",
-          inputmode: "decimal",
-          "aria-describedby": describedBy,
-          ...bound("weight", () => this.#showSum()),
-        }),
-        h("span", { class: "unit", "aria-hidden": "true" }, "%"),
+      percentInput(
+        id,
+        describedBy,
+        bound("weight", () => this.#showSum()),
       ),
     );
     const value = field(
