@@ -133,23 +133,7 @@ export async function claimDueRows<Row>(
       await relaxTransaction(trx, engine);
       const ids = (await dueIds(trx, spec, at, limit).forUpdate().skipLocked().execute()).map((r) => r.id as string);
       if (ids.length === 0) return [];
-      // The UPDATE asks again whether each row is due. The rows are locked by now, so this reads
-      // their newest version: should the engine's skip-locked read have judged a row on an older
-      // one (a lease another worker took and committed meanwhile), that row is left to its holder.
-      const update = trx
-        .updateTable(spec.table)
-        .set(claimSet(owner, leaseUntil))
-        .where("id", "in", ids)
-        .where((eb) => isDue(eb, spec, at));
-      if (traits.updateReturning)
-        return (await (columns ? update.returning(columns as never) : update.returningAll()).execute()) as Row[];
-      await update.execute();
-      const read = trx.selectFrom(spec.table);
-      return (await (columns ? read.select(columns as never) : read.selectAll())
-        .where("id", "in", ids)
-        .where("lease_owner", "=", owner)
-        .where("lease_until", "=", leaseUntil)
-        .execute()) as Row[];
+      return leaseLocked<Row>(trx, engine, spec, ids, at, leaseUntil, owner, columns);
     });
   }
 }
@@ -176,22 +160,42 @@ async function claimWithinQuota<Row>(
     const rows = await engineTraits(engine).claimRows(candidates).execute();
     const ids = withinQuota(rows as { id: unknown; group_key: unknown }[], limit, quota);
     if (ids.length === 0) return [];
-    const update = trx
-      .updateTable(spec.table)
-      .set(claimSet(owner, leaseUntil))
-      .where("id", "in", ids)
-      .where((eb) => isDue(eb, spec, at));
-    if (engineTraits(engine).updateReturning)
-      return (await (columns ? update.returning(columns as never) : update.returningAll()).execute()) as Row[];
-    await update.execute();
-    const read = trx.selectFrom(spec.table);
-    return (await (columns ? read.select(columns as never) : read.selectAll())
-      .where("id", "in", ids)
-      .where("lease_owner", "=", owner)
-      .where("lease_until", "=", leaseUntil)
-      .execute()) as Row[];
+    return leaseLocked<Row>(trx, engine, spec, ids, at, leaseUntil, owner, columns);
   };
   return inTransaction(db, engine, claim);
+}
+
+/**
+ * Leases the locked rows `ids` to `owner` and returns them as stored afterwards. The UPDATE asks
+ * again whether each row is due. The rows are locked by now, so this reads their newest version:
+ * should the engine's skip-locked read have judged a row on an older one (a lease another worker
+ * took and committed meanwhile), that row is left to its holder. Without UPDATE … RETURNING the
+ * leased rows are read back by their lease.
+ */
+async function leaseLocked<Row>(
+  trx: AnyKysely,
+  engine: Engine,
+  spec: JobTableSpec,
+  ids: readonly string[],
+  at: number,
+  leaseUntil: number,
+  owner: string,
+  columns: ClaimColumns | undefined,
+): Promise<Row[]> {
+  const update = trx
+    .updateTable(spec.table)
+    .set(claimSet(owner, leaseUntil))
+    .where("id", "in", ids)
+    .where((eb) => isDue(eb, spec, at));
+  if (engineTraits(engine).updateReturning)
+    return (await (columns ? update.returning(columns as never) : update.returningAll()).execute()) as Row[];
+  await update.execute();
+  const read = trx.selectFrom(spec.table);
+  return (await (columns ? read.select(columns as never) : read.selectAll())
+    .where("id", "in", ids)
+    .where("lease_owner", "=", owner)
+    .where("lease_until", "=", leaseUntil)
+    .execute()) as Row[];
 }
 
 /**
