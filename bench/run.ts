@@ -1,4 +1,5 @@
 import { writeFileSync } from "node:fs";
+import { NOISY_LOAD, loadLine, oneMinuteLoad } from "./lib/load.js";
 import type { BenchPart } from "./lib/part.js";
 import { machineReport } from "./lib/report.js";
 import { PARTS } from "./parts.js";
@@ -24,10 +25,13 @@ const PACKAGES = [
 ];
 
 async function runPart(part: BenchPart): Promise<string> {
+  const loadBefore = oneMinuteLoad();
+  process.stderr.write(`[${part.name}] 1-minute load ${loadBefore.toFixed(2)} at start\n`);
   const started = performance.now();
   const markdown = await part.run({ smoke: false, log: (line) => process.stderr.write(`[${part.name}] ${line}\n`) });
   const seconds = ((performance.now() - started) / 1000).toFixed(0);
-  return `## ${part.title}\n\n${markdown}\n\n_(part took ${seconds} s)_\n`;
+  const load = loadLine(loadBefore, oneMinuteLoad());
+  return `## ${part.title}\n\n${markdown}\n\n_(part took ${seconds} s)_\n${load}\n`;
 }
 
 async function main(names: string[]): Promise<void> {
@@ -42,7 +46,7 @@ async function main(names: string[]): Promise<void> {
     sections.push(section);
   }
   if (names.length === 0) {
-    const header = `# flagpost benchmark results\n\nOne \`npm run bench\` run on this machine. Medians over repeats; ratios are taken within the same run.\n\n${machineReport(PACKAGES)}\n`;
+    const header = `# flagpost benchmark results\n\nOne \`npm run bench\` run on this machine. Medians over repeats; ratios are taken within the same run. Each part gives the 1-minute load before and after it, and is marked noisy when the load was above ${NOISY_LOAD} at its start.\n\n${machineReport(PACKAGES)}\n`;
     writeFileSync(new URL("./RESULTS.md", import.meta.url), `${header}\n${sections.join("\n")}`);
     process.stderr.write("wrote bench/RESULTS.md\n");
   }
