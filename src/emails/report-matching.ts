@@ -1,6 +1,7 @@
 import { isStorableText } from "../input-policy.js";
 import type { EmailRecord, Storage } from "../storage/index.js";
 import type { DeliveryReport } from "./reports.js";
+import { normalMessageId } from "./report-fields.js";
 import { splitVerpKey } from "./verp-tag.js";
 
 /** An email a report named, and how: by a VERP key (`tag` when it had one), or otherwise. */
@@ -9,17 +10,17 @@ export interface Match {
   verp?: { tag?: string };
 }
 
-/** `<id@domain>` in any case, with or without the brackets, as one comparable text. */
-function normalMessageId(text: string): string {
-  const trimmed = text.trim().toLowerCase();
-  return trimmed.startsWith("<") ? trimmed : `<${trimmed}>`;
+/** A Message-ID compared without regard to case (`<id@domain>`); undefined when unusable. */
+function comparableMessageId(text: string | undefined): string | undefined {
+  return normalMessageId(text)?.toLowerCase();
 }
 
 /** The email id a flagpost Message-ID carries (`<id@domain>`), if it has that form. */
 function idOfMessageId(messageId: string): string | undefined {
-  const normal = normalMessageId(messageId);
+  const normal = comparableMessageId(messageId);
+  if (normal === undefined) return undefined;
   const at = normal.indexOf("@");
-  return at > 1 && normal.endsWith(">") ? normal.slice(1, at) : undefined;
+  return at > 1 ? normal.slice(1, at) : undefined;
 }
 
 /**
@@ -37,7 +38,8 @@ export async function matchReport(storage: Storage, report: DeliveryReport): Pro
   if (report.messageId !== undefined) {
     const id = idOfMessageId(report.messageId);
     const email = id !== undefined && isStorableText(id) ? await emails.getEmail(id) : undefined;
-    if (email && normalMessageId(email.messageId) === normalMessageId(report.messageId)) return { email };
+    const own = comparableMessageId(email?.messageId);
+    if (email && own !== undefined && own === comparableMessageId(report.messageId)) return { email };
   }
   if (report.providerMessageId !== undefined && isStorableText(report.providerMessageId)) {
     const email = await emails.findEmailByProviderMessageId(report.providerMessageId);
