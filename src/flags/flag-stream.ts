@@ -31,7 +31,10 @@ export type FlagStreamStart =
   | { kind: "snapshot"; revision: number; flags: Flag[] }
   | { kind: "replay"; revision: number; batches: FlagStreamBatch[] };
 
-/** Told synchronously, in order; MUST NOT throw (a throwing subscriber is dropped). */
+/**
+ * Told in order; MUST NOT throw (a throwing subscriber is dropped). `start` is told synchronously;
+ * with many subscribers, `changed` reaches the later ones in slices (see #drainFanOut).
+ */
 export interface FlagStreamSubscriber {
   /** Called once, before any change, with where the subscription starts. */
   start(start: FlagStreamStart): void;
@@ -52,6 +55,9 @@ export interface FlagStreamOptions {
 export interface FlagStreamSubscription {
   close(): void;
 }
+
+/** Subscribers told of a batch before the fan-out yields to other work. */
+const FAN_OUT_SLICE = 200;
 
 /** Code-point order, as the flag list and the snapshot route sort keys. */
 function byKey(a: Flag, b: Flag): number {
@@ -77,6 +83,8 @@ export class FlagStream {
   #reading: Promise<void> | undefined;
   #readAgain = false;
   #closed = false;
+  /** Batches still being told to the subscribers listed when each was made. */
+  readonly #fanOut: { batch: FlagStreamBatch; subscribers: FlagStreamSubscriber[]; next: number }[] = [];
 
   constructor(store: FlagStore, logger: Logger, options: FlagStreamOptions = {}) {
     this.#store = store;
@@ -190,8 +198,29 @@ export class FlagStream {
     this.#log.push(batch);
     if (this.#log.length > this.#replayBatches) this.#logStart = this.#log.shift()!.revision;
     if (changes.length === 0) return;
-    for (const subscriber of [...this.#subscribers]) this.#tell(subscriber, (s) => s.changed(batch));
+    this.#fanOut.push({ batch, subscribers: [...this.#subscribers], next: 0 });
+    if (this.#fanOut.length === 1) this.#drainFanOut();
   }
+
+  /**
+   * Tells subscribers of the pending batches, in order, {@link FAN_OUT_SLICE} at a time, yielding
+   * to the event loop in between: with thousands of open streams one batch written to all of them
+   * at once held every other request (evaluation included) for tens of milliseconds. A subscriber
+   * gets each batch in order; one that left meanwhile is skipped; one that joined after a batch
+   * started from a state that already held it.
+   */
+  #drainFanOut = (): void => {
+    let budget = FAN_OUT_SLICE;
+    while (budget > 0 && this.#fanOut.length > 0) {
+      const job = this.#fanOut[0]!;
+      for (; budget > 0 && job.next < job.subscribers.length; budget--) {
+        const subscriber = job.subscribers[job.next++]!;
+        if (this.#subscribers.has(subscriber)) this.#tell(subscriber, (s) => s.changed(job.batch));
+      }
+      if (job.next === job.subscribers.length) this.#fanOut.shift();
+    }
+    if (this.#fanOut.length > 0) setImmediate(this.#drainFanOut);
+  };
 
   #startFrom(lastRevision: number | undefined): FlagStreamStart {
     const revision = this.#revision;
