@@ -37,6 +37,21 @@ const PAIRS: { mount: string; bare: string; name: string }[] = [
 /** Issue 17 target 1: share of the bare framework's req/s each mount must reach, per route. */
 const TARGETS: Partial<Record<RouteName, number>> = { evaluate: 0.85, events: 0.75 };
 
+/**
+ * Issue 30's split of a mount's cost: the CPU per request it adds over its bare framework is
+ * flagpost's own work (measured under node:http) plus the mount's glue; with no glue at all the
+ * mount would still cost bare / (bare + own) of its framework's CPU per request.
+ */
+function glueNote(mount: string, bare: number, mounted: number, own: number): string {
+  if (mount === "flagpost-node" || !(own > 0)) return "";
+  const us = (seconds: number) => fmt(seconds * 1e6, 1);
+  const added = mounted - bare;
+  const glue = added - own;
+  const glueText =
+    glue >= 0 ? `glue ${us(glue)} µs` : `no glue (the mount skips ${us(-glue)} µs of work the bare app does)`;
+  return `; adds ${us(added)} µs/request over the bare framework: flagpost's own work ${us(own)} µs (toNodeHandler over bare node:http) + ${glueText}; with no glue the best CPU share is ${((bare / (bare + own)) * 100).toFixed(0)}%`;
+}
+
 function routeLabel(route: RouteName): string {
   return route === "evaluate" ? "POST /v1/flags/{key}/evaluate" : `${ROUTES[route].method} ${ROUTES[route].path}`;
 }
@@ -78,13 +93,15 @@ export function report(r: {
       ]);
     }
     const target = TARGETS[route];
+    const cpuOf = (id: string) => med(id, route, (s) => s.serverCpu / s.rps);
+    // flagpost's own work per request: what its node:http handler adds over the bare node:http floor.
+    const own = cpuOf("flagpost-node") - cpuOf("floor-node");
     for (const pair of PAIRS) {
       const rps = med(pair.mount, route, (s) => s.rps) / med(pair.bare, route, (s) => s.rps);
-      const cpu =
-        med(pair.bare, route, (s) => s.serverCpu / s.rps) / med(pair.mount, route, (s) => s.serverCpu / s.rps);
+      const cpu = cpuOf(pair.bare) / cpuOf(pair.mount);
       const verdict = target === undefined ? "" : ` (target ≥ ${target * 100}%: ${rps >= target ? "met" : "MISSED"})`;
       lines.push(
-        `- ${route}, ${pair.name}: ${(rps * 100).toFixed(0)}% of its req/s${verdict}; CPU per request ${(cpu * 100).toFixed(0)}% of flagpost's`,
+        `- ${route}, ${pair.name}: ${(rps * 100).toFixed(0)}% of its req/s${verdict}; CPU per request ${(cpu * 100).toFixed(0)}% of flagpost's${glueNote(pair.mount, cpuOf(pair.bare), cpuOf(pair.mount), own)}`,
       );
     }
   }
