@@ -1,0 +1,189 @@
+import type { OpenFeature, ProviderEvents } from "@openfeature/web-sdk";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
+import { createFlagpost, type Flagpost, silentLogger, type Storage } from "../../src/internal.js";
+import { type Browser, launchBrowser } from "../dashboard/browser.js";
+import type { Running } from "../support/servers.js";
+import { describeEachStorage } from "../support/storage-backends.js";
+import { startFlagpostOrigin, startPageOrigin } from "./support/origins.js";
+import { bundleWebClient } from "./support/web-bundle.js";
+
+// The official @openfeature/web-sdk + @openfeature/ofrep-web-provider, unchanged, in headless
+// Chromium on a page from another origin, set up by the very block docs/clients-browser.md shows
+// (issue 27, "Tests"). Everything the test asserts about requests is counted on the server side.
+
+/** Short, so that a change and a few idle polls fit in a fast test. */
+const POLL_MS = 250;
+/** A change reaches the page within one poll interval plus this: one loopback round trip and a bulk evaluation, with room for a loaded machine. */
+const CHANGE_BOUND_MS = 1000;
+const BULK = "/ofrep/v1/evaluate/flags";
+
+/** What the bundle (test/ofrep/support/web-bundle.ts) and the test put on the page's globalThis. */
+interface PageGlobals {
+  flagpostTest: {
+    startFlags(
+      setup: { baseUrl: string; clientKey: string; pollInterval?: number },
+      user: { id: string; plan: string },
+    ): Promise<void>;
+    OpenFeature: typeof OpenFeature;
+    ProviderEvents: typeof ProviderEvents;
+  };
+  changes: { at: number; flags: string[] }[];
+}
+
+let browser: Browser;
+let allowed: Running;
+let other: Running;
+
+beforeAll(async () => {
+  const script = await bundleWebClient();
+  [browser, allowed, other] = await Promise.all([launchBrowser(), startPageOrigin(script), startPageOrigin(script)]);
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([browser?.close(), allowed?.close(), other?.close()]);
+});
+
+async function seedFlags(fp: Flagpost): Promise<void> {
+  await fp.flags.create({
+    key: "beta",
+    enabled: true,
+    rules: [{ type: "attribute", attribute: "plan", operator: "equals", value: "pro" }],
+  });
+  const valued = (key: string, a: unknown, b: unknown) =>
+    fp.flags.create({
+      key,
+      enabled: true,
+      variants: [
+        { key: "a", weight: 50, value: a },
+        { key: "b", weight: 50, value: b },
+      ],
+      rules: [{ type: "users", userIds: ["vip"], variant: "b" }],
+    });
+  await valued("cta-text", "Buy", "Purchase");
+  await valued("max-upload-mb", 100, 250);
+  await valued("theme", { color: "blue" }, { color: "green", dense: true });
+}
+
+describeEachStorage("@openfeature/ofrep-web-provider in Chromium", (storage: () => Storage) => {
+  let fp: Flagpost;
+  let flagpost: Awaited<ReturnType<typeof startFlagpostOrigin>>;
+  let clientKey: string;
+  beforeEach(async () => {
+    fp = createFlagpost({ storage: storage(), logger: silentLogger });
+    await fp.ready();
+    await seedFlags(fp);
+    clientKey = (await fp.keys.create({ name: "web", scopes: ["flags:client"] })).key;
+    // FLAGPOST_CORS_ORIGINS as an operator writes it: the page's origin, with a trailing slash.
+    flagpost = await startFlagpostOrigin(fp, `${allowed.url}/`);
+  });
+  afterEach(async () => {
+    await flagpost.close();
+    await fp.close();
+  });
+
+  /** Opens a page of `origin` and runs the doc's startFlags there; answers its error, if any. */
+  async function openPage(origin: Running) {
+    const page = await browser.newPage();
+    await page.goto(`${origin.url}/`);
+    const failure = await page.evaluate(
+      async (setup) => {
+        const w = globalThis as unknown as PageGlobals;
+        const { OpenFeature, ProviderEvents } = w.flagpostTest;
+        w.changes = [];
+        OpenFeature.addHandler(ProviderEvents.ConfigurationChanged, (details) => {
+          w.changes.push({
+            at: Date.now(),
+            flags: (details as { flagsChanged?: string[] } | undefined)?.flagsChanged ?? [],
+          });
+        });
+        try {
+          await w.flagpostTest.startFlags(setup, { id: "vip", plan: "pro" });
+          return undefined;
+        } catch (error) {
+          return String(error);
+        }
+      },
+      { baseUrl: flagpost.url, clientKey, pollInterval: POLL_MS },
+    );
+    return { page, failure };
+  }
+
+  /** The page's answers, read through the OpenFeature client the page holds. */
+  function readFlags(page: Awaited<ReturnType<typeof openPage>>["page"]) {
+    return page.evaluate(() => {
+      const client = (globalThis as unknown as PageGlobals).flagpostTest.OpenFeature.getClient();
+      const beta = client.getBooleanDetails("beta", false);
+      const cta = client.getStringDetails("cta-text", "fallback");
+      const mb = client.getNumberDetails("max-upload-mb", 0);
+      const theme = client.getObjectDetails("theme", {});
+      return [beta, cta, mb, theme].map((d) => ({
+        key: d.flagKey,
+        value: d.value,
+        variant: d.variant,
+        reason: d.reason,
+        errorCode: d.errorCode,
+      }));
+    });
+  }
+
+  it("loads every value for the context, after a preflight, then polls 304s and picks up a change", async () => {
+    const { page, failure } = await openPage(allowed);
+    expect(failure).toBeUndefined();
+    expect(await readFlags(page)).toEqual([
+      { key: "beta", value: true, variant: undefined, reason: "TARGETING_MATCH", errorCode: undefined },
+      { key: "cta-text", value: "Purchase", variant: "b", reason: "TARGETING_MATCH", errorCode: undefined },
+      { key: "max-upload-mb", value: 250, variant: "b", reason: "TARGETING_MATCH", errorCode: undefined },
+      {
+        key: "theme",
+        value: { color: "green", dense: true },
+        variant: "b",
+        reason: "TARGETING_MATCH",
+        errorCode: undefined,
+      },
+    ]);
+
+    // The browser asked first (Authorization and Content-Type are not simple headers) and was let in.
+    const fromPage = () => flagpost.seen.filter((r) => r.origin === allowed.url && r.path === BULK);
+    const preflight = fromPage().find((r) => r.method === "OPTIONS");
+    expect(preflight).toMatchObject({ status: 204, allowOrigin: allowed.url });
+    expect(fromPage().find((r) => r.method === "POST")).toMatchObject({ status: 200, allowOrigin: allowed.url });
+
+    // Idle: every poll carries the ETag and is answered 304, and nothing changes on the page.
+    const idleFrom = fromPage().length;
+    await page.waitForTimeout(POLL_MS * 5);
+    const idle = fromPage()
+      .slice(idleFrom)
+      .filter((r) => r.method === "POST");
+    expect(idle.length).toBeGreaterThanOrEqual(3);
+    for (const poll of idle) expect(poll).toMatchObject({ status: 304, allowOrigin: allowed.url });
+    expect(idle.every((poll) => poll.ifNoneMatch !== undefined)).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).changes)).toEqual([]);
+
+    // A change on the server reaches the page within a poll interval plus the bound.
+    const changedAt = Date.now();
+    await fp.flags.update("beta", { enabled: false });
+    await page.waitForFunction(() => (globalThis as unknown as PageGlobals).changes.length > 0, null, {
+      timeout: POLL_MS + CHANGE_BOUND_MS + 5000,
+    });
+    const [change] = await page.evaluate(() => (globalThis as unknown as PageGlobals).changes);
+    const took = change!.at - changedAt;
+    console.log(`change reached the page in ${took} ms (poll ${POLL_MS} ms)`);
+    expect(took).toBeLessThanOrEqual(POLL_MS + CHANGE_BOUND_MS);
+    expect(change!.flags).toEqual(["beta"]);
+    expect((await readFlags(page))[0]).toMatchObject({ value: false, reason: "DISABLED" });
+    expect(page.problems).toEqual([]);
+    await page.close();
+  });
+
+  it("lets a page from an origin not in FLAGPOST_CORS_ORIGINS read nothing", async () => {
+    const { page, failure } = await openPage(other);
+    expect(failure).toBeDefined();
+    const answers = await readFlags(page);
+    expect(answers.map((a) => a.value)).toEqual([false, "fallback", 0, {}]);
+    for (const answer of answers) expect(answer.errorCode).toBeDefined();
+    // The preflight was answered without CORS headers, so the browser never sent the request.
+    const fromPage = flagpost.seen.filter((r) => r.origin === other.url);
+    expect(fromPage.find((r) => r.method === "OPTIONS")).toMatchObject({ status: 204, allowOrigin: undefined });
+    expect(fromPage.filter((r) => r.method === "POST")).toEqual([]);
+    await page.close();
+  });
+});
