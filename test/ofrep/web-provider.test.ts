@@ -61,6 +61,14 @@ async function seedFlags(fp: Flagpost): Promise<void> {
   await valued("cta-text", "Buy", "Purchase");
   await valued("max-upload-mb", 100, 250);
   await valued("theme", { color: "blue" }, { color: "green", dense: true });
+  await fp.flags.create({
+    key: "banner",
+    enabled: false,
+    variants: [
+      { key: "sale", weight: 50, value: "Sale today" },
+      { key: "none", weight: 50, value: "" },
+    ],
+  });
 }
 
 describeEachStorage("@openfeature/ofrep-web-provider in Chromium", (storage: () => Storage) => {
@@ -141,6 +149,21 @@ describeEachStorage("@openfeature/ofrep-web-provider in Chromium", (storage: () 
       },
     ]);
 
+    // Off, unknown, or read as another type: the code default, as docs/clients-browser.md says.
+    const edges = await page.evaluate(() => {
+      const client = (globalThis as unknown as PageGlobals).flagpostTest.OpenFeature.getClient();
+      return [
+        client.getStringDetails("banner", "none"),
+        client.getStringDetails("nope", "none"),
+        client.getNumberDetails("cta-text", 7),
+      ].map((d) => ({ value: d.value, reason: d.reason, errorCode: d.errorCode }));
+    });
+    expect(edges).toEqual([
+      { value: "none", reason: "DISABLED", errorCode: undefined },
+      { value: "none", reason: "ERROR", errorCode: "FLAG_NOT_FOUND" },
+      { value: 7, reason: "ERROR", errorCode: "TYPE_MISMATCH" },
+    ]);
+
     // The browser asked first (Authorization and Content-Type are not simple headers) and was let in.
     const fromPage = () => flagpost.seen.filter((r) => r.origin === allowed.url && r.path === BULK);
     const preflight = fromPage().find((r) => r.method === "OPTIONS");
@@ -158,9 +181,28 @@ describeEachStorage("@openfeature/ofrep-web-provider in Chromium", (storage: () 
     expect(idle.every((poll) => poll.ifNoneMatch !== undefined)).toBe(true);
     expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).changes)).toEqual([]);
 
+    // Same user, other attributes. The provider answers first from its localStorage copy (keyed by
+    // targetingKey), then refetches in the background sending the ETag it holds: only a tag that
+    // covers the context gets the page the new user's values instead of a 304 and stale ones.
+    const beforeContext = fromPage().length;
+    await page.evaluate(() =>
+      (globalThis as unknown as PageGlobals).flagpostTest.OpenFeature.setContext({ targetingKey: "vip", plan: "free" }),
+    );
+    await page.waitForFunction(() => (globalThis as unknown as PageGlobals).changes.length > 0);
+    expect((await readFlags(page))[0]).toMatchObject({ value: false, reason: "DEFAULT" });
+    const refetch = fromPage()
+      .slice(beforeContext)
+      .find((r) => r.method === "POST" && r.status === 200);
+    expect(refetch?.ifNoneMatch).toBeDefined();
+    await page.evaluate(() => {
+      (globalThis as unknown as PageGlobals).changes = [];
+    });
+
     // A change on the server reaches the page within a poll interval plus the bound.
     const changedAt = Date.now();
-    await fp.flags.update("beta", { enabled: false });
+    await fp.flags.update("beta", {
+      rules: [{ type: "attribute", attribute: "plan", operator: "equals", value: "free" }],
+    });
     await page.waitForFunction(() => (globalThis as unknown as PageGlobals).changes.length > 0, null, {
       timeout: POLL_MS + CHANGE_BOUND_MS + 5000,
     });
@@ -169,7 +211,7 @@ describeEachStorage("@openfeature/ofrep-web-provider in Chromium", (storage: () 
     console.log(`change reached the page in ${took} ms (poll ${POLL_MS} ms)`);
     expect(took).toBeLessThanOrEqual(POLL_MS + CHANGE_BOUND_MS);
     expect(change!.flags).toEqual(["beta"]);
-    expect((await readFlags(page))[0]).toMatchObject({ value: false, reason: "DISABLED" });
+    expect((await readFlags(page))[0]).toMatchObject({ value: true, reason: "TARGETING_MATCH" });
     expect(page.problems).toEqual([]);
     await page.close();
   });
