@@ -1,6 +1,7 @@
 import type { OpenFeature, ProviderEvents } from "@openfeature/web-sdk";
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
-import { createFlagpost, type Flagpost, silentLogger, type Storage } from "../../src/internal.js";
+import type { Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createFlagpost, type Flagpost, memoryStorage, silentLogger, type Storage } from "../../src/internal.js";
 import { type Browser, launchBrowser } from "../dashboard/browser.js";
 import type { Running } from "../support/servers.js";
 import { describeEachStorage } from "../support/storage-backends.js";
@@ -71,6 +72,51 @@ async function seedFlags(fp: Flagpost): Promise<void> {
   });
 }
 
+/** Opens a page of `origin` and runs the doc's startFlags there; answers its error, if any. */
+async function openFlagsPage(origin: Running, baseUrl: string, clientKey: string) {
+  const page = await browser.newPage();
+  await page.goto(`${origin.url}/`);
+  const failure = await page.evaluate(
+    async (setup) => {
+      const w = globalThis as unknown as PageGlobals;
+      const { OpenFeature, ProviderEvents } = w.flagpostTest;
+      w.changes = [];
+      OpenFeature.addHandler(ProviderEvents.ConfigurationChanged, (details) => {
+        w.changes.push({
+          at: Date.now(),
+          flags: (details as { flagsChanged?: string[] } | undefined)?.flagsChanged ?? [],
+        });
+      });
+      try {
+        await w.flagpostTest.startFlags(setup, { id: "vip", plan: "pro" });
+        return undefined;
+      } catch (error) {
+        return String(error);
+      }
+    },
+    { baseUrl, clientKey, pollInterval: POLL_MS },
+  );
+  return { page, failure };
+}
+
+/** The page's answers, read through the OpenFeature client the page holds. */
+function readFlags(page: Page) {
+  return page.evaluate(() => {
+    const client = (globalThis as unknown as PageGlobals).flagpostTest.OpenFeature.getClient();
+    const beta = client.getBooleanDetails("beta", false);
+    const cta = client.getStringDetails("cta-text", "fallback");
+    const mb = client.getNumberDetails("max-upload-mb", 0);
+    const theme = client.getObjectDetails("theme", {});
+    return [beta, cta, mb, theme].map((d) => ({
+      key: d.flagKey,
+      value: d.value,
+      variant: d.variant,
+      reason: d.reason,
+      errorCode: d.errorCode,
+    }));
+  });
+}
+
 describeEachStorage("@openfeature/ofrep-web-provider in Chromium", (storage: () => Storage) => {
   let fp: Flagpost;
   let flagpost: Awaited<ReturnType<typeof startFlagpostOrigin>>;
@@ -88,50 +134,7 @@ describeEachStorage("@openfeature/ofrep-web-provider in Chromium", (storage: () 
     await fp.close();
   });
 
-  /** Opens a page of `origin` and runs the doc's startFlags there; answers its error, if any. */
-  async function openPage(origin: Running) {
-    const page = await browser.newPage();
-    await page.goto(`${origin.url}/`);
-    const failure = await page.evaluate(
-      async (setup) => {
-        const w = globalThis as unknown as PageGlobals;
-        const { OpenFeature, ProviderEvents } = w.flagpostTest;
-        w.changes = [];
-        OpenFeature.addHandler(ProviderEvents.ConfigurationChanged, (details) => {
-          w.changes.push({
-            at: Date.now(),
-            flags: (details as { flagsChanged?: string[] } | undefined)?.flagsChanged ?? [],
-          });
-        });
-        try {
-          await w.flagpostTest.startFlags(setup, { id: "vip", plan: "pro" });
-          return undefined;
-        } catch (error) {
-          return String(error);
-        }
-      },
-      { baseUrl: flagpost.url, clientKey, pollInterval: POLL_MS },
-    );
-    return { page, failure };
-  }
-
-  /** The page's answers, read through the OpenFeature client the page holds. */
-  function readFlags(page: Awaited<ReturnType<typeof openPage>>["page"]) {
-    return page.evaluate(() => {
-      const client = (globalThis as unknown as PageGlobals).flagpostTest.OpenFeature.getClient();
-      const beta = client.getBooleanDetails("beta", false);
-      const cta = client.getStringDetails("cta-text", "fallback");
-      const mb = client.getNumberDetails("max-upload-mb", 0);
-      const theme = client.getObjectDetails("theme", {});
-      return [beta, cta, mb, theme].map((d) => ({
-        key: d.flagKey,
-        value: d.value,
-        variant: d.variant,
-        reason: d.reason,
-        errorCode: d.errorCode,
-      }));
-    });
-  }
+  const openPage = (origin: Running) => openFlagsPage(origin, flagpost.url, clientKey);
 
   it("loads every value for the context, after a preflight, then polls 304s and picks up a change", async () => {
     const { page, failure } = await openPage(allowed);
@@ -226,6 +229,45 @@ describeEachStorage("@openfeature/ofrep-web-provider in Chromium", (storage: () 
     const fromPage = flagpost.seen.filter((r) => r.origin === other.url);
     expect(fromPage.find((r) => r.method === "OPTIONS")).toMatchObject({ status: 204, allowOrigin: undefined });
     expect(fromPage.filter((r) => r.method === "POST")).toEqual([]);
+    await page.close();
+  });
+});
+
+// The rate limiter keeps its buckets in process, not in storage: memory is enough here.
+describe("@openfeature/ofrep-web-provider in Chromium, rate limited", () => {
+  let fp: Flagpost;
+  let flagpost: Awaited<ReturnType<typeof startFlagpostOrigin>>;
+  let clientKey: string;
+  beforeEach(async () => {
+    fp = createFlagpost({ storage: memoryStorage(), logger: silentLogger });
+    await fp.ready();
+    await seedFlags(fp);
+    clientKey = (await fp.keys.create({ name: "web", scopes: ["flags:client"] })).key;
+    // Three requests, then one every two seconds: the fourth poll is refused with Retry-After.
+    flagpost = await startFlagpostOrigin(fp, allowed.url, { rateLimit: { burst: 3, perSecond: 0.5 } });
+  });
+  afterEach(async () => {
+    await flagpost.close();
+    await fp.close();
+  });
+
+  it("stops polling until Retry-After has passed, which the page can read only when it is exposed", async () => {
+    const { page, failure } = await openFlagsPage(allowed, flagpost.url, clientKey);
+    expect(failure).toBeUndefined();
+    const posts = () => flagpost.seen.filter((r) => r.origin === allowed.url && r.method === "POST");
+    await expect.poll(() => posts().some((r) => r.status === 429), { timeout: 5000 }).toBe(true);
+    const refused = posts().find((r) => r.status === 429)!;
+    expect(refused.allowOrigin).toBe(allowed.url);
+    const waitMs = Number(refused.retryAfter) * 1000;
+    expect(waitMs).toBeGreaterThanOrEqual(1000);
+    // The provider holds its polls until the date Retry-After gives, then resumes.
+    await expect
+      .poll(() => posts().some((r) => r.at > refused.at && r.status !== 429), { timeout: waitMs + 5000 })
+      .toBe(true);
+    const early = posts().filter((r) => r.at > refused.at && r.at < refused.at + waitMs - POLL_MS);
+    expect(early).toEqual([]);
+    // The flags it had stay served meanwhile.
+    expect((await readFlags(page))[1]).toMatchObject({ value: "Purchase" });
     await page.close();
   });
 });

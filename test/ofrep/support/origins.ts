@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { toNodeHandler } from "../../../adapters/http/index.js";
+import { type HttpOptions, toNodeHandler } from "../../../adapters/http/index.js";
 import { parseCorsOrigins } from "../../../adapters/http/ofrep/cors.js";
 import type { Flagpost } from "../../../src/internal.js";
 import { listen, type Running } from "../../support/servers.js";
@@ -25,35 +25,42 @@ export interface SeenRequest {
   ifNoneMatch: string | undefined;
   status: number;
   allowOrigin: string | undefined;
+  retryAfter: string | undefined;
+  /** When the answer was sent (Date.now()). */
+  at: number;
 }
 
 /**
- * flagpost mounted as `flagpost serve` mounts it (toNodeHandler, default rate limits,
- * `FLAGPOST_CORS_ORIGINS` parsed the same way), with every answered request recorded so that the
+ * flagpost mounted as `flagpost serve` mounts it (toNodeHandler, default rate limits
+ * unless `http` sets others, `FLAGPOST_CORS_ORIGINS` parsed the same way), with every answered request recorded so that the
  * test counts preflights and 304s on the server side, not from what the page claims.
  */
-export async function startFlagpostOrigin(fp: Flagpost, corsOriginsEnv: string) {
+export async function startFlagpostOrigin(fp: Flagpost, corsOriginsEnv: string, http: HttpOptions = {}) {
   const seen: SeenRequest[] = [];
-  const handle = toNodeHandler(fp, { corsOrigins: parseCorsOrigins(corsOriginsEnv) });
+  const handle = toNodeHandler(fp, { ...http, corsOrigins: parseCorsOrigins(corsOriginsEnv) });
   const running = await listen(
     createServer((req: IncomingMessage, res: ServerResponse) => {
       // The adapter passes its headers to writeHead, where getHeader cannot see them: catch them there.
-      let allowOrigin: unknown;
+      let sent: Record<string, unknown> | undefined;
       const writeHead = res.writeHead;
       res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
-        const headers = args.find((arg) => typeof arg === "object" && arg !== null) as
-          Record<string, unknown> | undefined;
-        allowOrigin = headers?.["access-control-allow-origin"];
+        sent = args.find((arg) => typeof arg === "object" && arg !== null) as Record<string, unknown> | undefined;
         return writeHead.apply(this, args as Parameters<typeof writeHead>);
       } as typeof writeHead;
       res.on("finish", () => {
+        const header = (name: string) => {
+          const value = sent?.[name];
+          return typeof value === "string" ? value : undefined;
+        };
         seen.push({
           method: req.method ?? "",
           path: req.url ?? "",
           origin: req.headers.origin,
           ifNoneMatch: req.headers["if-none-match"],
           status: res.statusCode,
-          allowOrigin: typeof allowOrigin === "string" ? allowOrigin : undefined,
+          allowOrigin: header("access-control-allow-origin"),
+          retryAfter: header("retry-after"),
+          at: Date.now(),
         });
       });
       handle(req, res);
