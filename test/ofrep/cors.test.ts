@@ -32,7 +32,7 @@ describe("CORS on /ofrep/", () => {
     expect(v1.headers.get("access-control-allow-origin")).toBeNull();
   });
 
-  it("exposes the ETag on a real answer", async () => {
+  it("exposes the ETag and Retry-After on a real answer", async () => {
     const res = await fetch(app.url + "/ofrep/v1/evaluate/flags", {
       method: "POST",
       headers: {
@@ -43,7 +43,7 @@ describe("CORS on /ofrep/", () => {
       body: "{}",
     });
     expect(res.status).toBe(200);
-    expect(res.headers.get("access-control-expose-headers")).toBe("ETag");
+    expect(res.headers.get("access-control-expose-headers")).toBe("ETag, Retry-After");
     expect(res.headers.get("etag")).toMatch(/^"[\w-]+"$/);
   });
 });

@@ -4,6 +4,11 @@ import type { HttpRequest, HttpResponse } from "../types.js";
 export const OFREP_PREFIX = "/ofrep/";
 
 const ALLOW_HEADERS = "Authorization, Content-Type, If-None-Match";
+/**
+ * Answer headers a page may read beyond the CORS-safelisted ones: the bulk ETag it sends back, and
+ * the Retry-After of a 429, without which the web provider keeps polling at its interval.
+ */
+const EXPOSE_HEADERS = "ETag, Retry-After";
 const MAX_AGE_SECONDS = "600";
 
 /** `FLAGPOST_CORS_ORIGINS`: comma-separated origins; unset or empty means no CORS. */
@@ -25,7 +30,7 @@ export function ofrepCors(origins: readonly string[]) {
   const headersFor = (request: HttpRequest): Record<string, string> | undefined => {
     const origin = request.headers.origin;
     if (origin === undefined || !allowed.has(origin)) return undefined;
-    return { "access-control-allow-origin": origin, "access-control-expose-headers": "ETag", vary: "Origin" };
+    return { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSE_HEADERS, vary: "Origin" };
   };
   return {
     /** A preflight's answer, or undefined when the request is not one for /ofrep/. */
