@@ -11,7 +11,8 @@ interface FlagShape {
  * provider gives them, so both clients agree. A variant the matched rule names, or a rule that let
  * the user in by who they are, is TARGETING_MATCH; a variant chosen by weight, or a percentage
  * rule, is SPLIT; a flag on for everyone without variants is STATIC; off is DISABLED; nobody
- * matched is DEFAULT.
+ * matched is DEFAULT. A reason this table does not know yet is UNKNOWN, the spec's word for it
+ * (`ERROR` is not a success reason: an error is an `errorCode` answer).
  */
 export function ofrepReason(result: EvaluationResult, flag?: FlagShape): string {
   switch (result.reason) {
@@ -28,7 +29,7 @@ export function ofrepReason(result: EvaluationResult, flag?: FlagShape): string 
     case "no_rule_match":
       return "DEFAULT";
     default:
-      return "ERROR";
+      return "UNKNOWN";
   }
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type Flagpost, FlagpostError } from "../../../src/internal.js";
+import { canonicalJson, type Flagpost, FlagpostError } from "../../../src/internal.js";
 import { ifNoneMatchHits } from "../etag.js";
 import type { Route } from "../types.js";
 import { ofrepAnswer } from "./answer.js";
@@ -66,8 +66,10 @@ export function ofrepRoutes(fp: Flagpost): Route[] {
         const parsed = ofrepContext(ctx.body);
         if (!parsed.ok) return { status: 400, body: { errorCode: "INVALID_CONTEXT", errorDetails: parsed.details } };
         const { state, version } = await flagsVersion();
-        // Strong: the same flags and the same context give the same bytes.
-        const etag = `"${createHash("sha256").update(version).update(JSON.stringify(parsed.context)).digest("base64url").slice(0, 32)}"`;
+        // Strong: the same flags and the same context give the same bytes. The context's keys are
+        // sorted, so a client that rebuilds its context in another order keeps its 304s.
+        const context = canonicalJson(parsed.context);
+        const etag = `"${createHash("sha256").update(version).update(context).digest("base64url").slice(0, 32)}"`;
         const headers = { etag, "cache-control": "no-cache" };
         // The 304 is answered before any evaluation: it costs a hash of the context only.
         if (ifNoneMatchHits(ctx.headers["if-none-match"], etag)) return { status: 304, headers };
