@@ -201,6 +201,22 @@ describe("OFREP answers against the specification's schemas", () => {
     expect(isBulkEvaluationFailureResponse(answer.body)).toBe(true);
   });
 
+  it("answers a valued flag on for a context without targetingKey TARGETING_KEY_MISSING, single and bulk", async () => {
+    const answer = await single("split-text", { plan: "pro" });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ key: "split-text", errorCode: "TARGETING_KEY_MISSING" });
+    expectValid(strict, SINGLE, answer);
+    expect(isEvaluationFailureResponse(answer.body)).toBe(true);
+    const all = await bulk({ plan: "pro" });
+    expect(all.status).toBe(200);
+    expectValid(flagpost, BULK, all);
+    const flags = (all.body as { flags: { key: string }[] }).flags;
+    expect(flags.find((f) => f.key === "split-text")).toEqual(answer.body);
+    // A boolean flag needs no targetingKey to answer, nor a valued one that is off.
+    expect(flags.find((f) => f.key === "everyone")).toMatchObject({ value: true, reason: "STATIC" });
+    expect(flags.find((f) => f.key === "off-text")).toEqual({ key: "off-text", reason: "DISABLED" });
+  });
+
   it("names the context's own field in INVALID_CONTEXT", async () => {
     const answer = await bulk({ targetingKey: "u".repeat(5000) });
     expect((answer.body as { errorDetails: string }).errorDetails).toMatch(/^context\.targetingKey /);

@@ -34,13 +34,22 @@ export function ofrepReason(result: EvaluationResult, flag?: FlagShape): string 
 }
 
 /**
- * The OFREP success body (openapi.yaml `serverEvaluationSuccess`) for one flag. A boolean flag
- * serves `enabled`; a flag whose evaluation carries `value` serves that value, and when such a
- * flag is off for the user no `value` is sent, so the SDK answers the caller's default.
+ * The OFREP body for one flag: `serverEvaluationSuccess` (openapi.yaml), or an `evaluationFailure`
+ * (it has `errorCode`). A boolean flag serves `enabled`; a flag whose evaluation carries `value`
+ * serves that value, and when such a flag is off for the user no `value` is sent, so the SDK
+ * answers the caller's default. A valued flag on for a context without targetingKey has no variant
+ * to serve (the weighted choice hashes the targetingKey): TARGETING_KEY_MISSING, the error the
+ * in-process OpenFeature provider gives for it.
  */
 export function ofrepAnswer(key: string, result: EvaluationResult, flag?: FlagShape): Record<string, unknown> {
-  const answer: Record<string, unknown> = { key, reason: ofrepReason(result, flag) };
   const valued = (flag?.variants ?? []).some((variant) => "value" in variant);
+  if (valued && result.enabled && result.variant === undefined)
+    return {
+      key,
+      errorCode: "TARGETING_KEY_MISSING",
+      errorDetails: `flag "${key}" assigns its values by targetingKey, and the context has none`,
+    };
+  const answer: Record<string, unknown> = { key, reason: ofrepReason(result, flag) };
   if (result.variant !== undefined) answer.variant = result.variant;
   const carried = result as EvaluationResult & { value?: unknown };
   if ("value" in carried && carried.value !== undefined) answer.value = carried.value;

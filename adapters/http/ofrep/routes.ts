@@ -42,7 +42,8 @@ export function ofrepRoutes(fp: Flagpost): Route[] {
           // The rules and variants the answer needs, from the in-process snapshot the result came
           // from; the flag list only when the snapshot does not hold the flag yet (a cold start).
           const flag = fp.flagClient.getFlag(key) ?? (await flagsVersion()).state.flags.find((f) => f.key === key);
-          return { status: 200, body: ofrepAnswer(key, result, flag) };
+          const answer = ofrepAnswer(key, result, flag);
+          return { status: "errorCode" in answer ? 400 : 200, body: answer };
         } catch (error) {
           if (error instanceof FlagpostError && error.code === "not_found")
             return {
