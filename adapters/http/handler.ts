@@ -254,7 +254,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       }
       const extra: Record<string, string> =
         error instanceof FlagpostError && error.code === "payload_too_large" ? { connection: "close" } : {};
-      return errorResponse(routeStyle, error, { ...rateHeaders, ...extra });
+      return errorResponse(routeStyle, error, { ...rateHeaders, ...extra }, request.path);
     } finally {
       budget?.release(held);
     }

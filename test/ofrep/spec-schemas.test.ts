@@ -5,6 +5,7 @@ import {
   isEvaluationSuccessResponse,
 } from "@openfeature/ofrep-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorResponse } from "../../adapters/http/error-body.js";
 import { ofrepReason } from "../../adapters/http/ofrep/answer.js";
 import type { EvaluationResult } from "../../src/internal.js";
 import { startApp, type TestApp } from "../support/servers.js";
@@ -248,6 +249,11 @@ describe("OFREP answers against the specification's schemas", () => {
     for (const path of ["/ofrep/v1/evaluate/flags/beta", "/ofrep/v1/evaluate/flags"]) {
       const anonymous = await fetch(app.url + path, { method: "POST", body: "{}" });
       expect(anonymous.status).toBe(401);
+      // An unknown key too: "credentials are missing, invalid, or expired" (flagpost's /v1 says 403, as Resend).
+      const unknown = await post(path, { context: {} }, {}, "fp_not_a_key");
+      expect(unknown.status).toBe(401);
+      // The spec gives a 401 no body: flagpost's own, whose code says which refusal it was.
+      expect(unknown.body).toMatchObject({ error: { code: "invalid_api_key" } });
       const { key } = await app.fp.keys.create({ name: "mail", scopes: ["emails:send"] });
       expect((await post(path, { context: {} }, {}, key)).status).toBe(403);
     }
@@ -273,6 +279,33 @@ describe("OFREP answers against the specification's schemas", () => {
       expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
     } finally {
       await limited.close();
+    }
+  });
+
+  it("answers a body that is not JSON 400 PARSE_ERROR, in the failure shape of each route", async () => {
+    const answer = await post("/ofrep/v1/evaluate/flags/beta", "{not json");
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ key: "beta", errorCode: "PARSE_ERROR", errorDetails: expect.any(String) });
+    expectValid(strict, SINGLE, answer);
+    expect(isEvaluationFailureResponse(answer.body)).toBe(true);
+    const encoded = await post("/ofrep/v1/evaluate/flags/caf%C3%A9", "{not json");
+    expect(encoded.body).toMatchObject({ key: "café", errorCode: "PARSE_ERROR" });
+    const all = await post("/ofrep/v1/evaluate/flags", "{not json");
+    expect(all.status).toBe(400);
+    expect(all.body).toEqual({ errorCode: "PARSE_ERROR", errorDetails: expect.any(String) });
+    expectValid(strict, BULK, all);
+    expect(isBulkEvaluationFailureResponse(all.body)).toBe(true);
+  });
+
+  it("answers an unexpected failure 500 GENERAL without its message (generalErrorResponse)", () => {
+    // The routes answer from memory, so no storage failure reaches them; the error table is the same code.
+    for (const path of ["/ofrep/v1/evaluate/flags/beta", "/ofrep/v1/evaluate/flags"]) {
+      const response = errorResponse("ofrep", new Error("password=hunter2"), {}, path);
+      expect(response.status).toBe(500);
+      const body = JSON.parse(response.body as string) as { errorCode: string; errorDetails: string };
+      expect(body).toMatchObject({ errorCode: "GENERAL" });
+      expect(body.errorDetails).not.toContain("hunter2");
+      expectValid(strict, path.endsWith("beta") ? SINGLE : BULK, { status: 500, body, headers: new Headers() });
     }
   });
 

@@ -30,7 +30,7 @@ export function ofrepRoutes(fp: Flagpost): Route[] {
       path: "/ofrep/v1/evaluate/flags/:key",
       fromMemory: true,
       scope: "flags:client",
-      style: "data",
+      style: "ofrep",
       body: true,
       async handle(ctx) {
         const key = ctx.params.key!;
@@ -61,7 +61,7 @@ export function ofrepRoutes(fp: Flagpost): Route[] {
       path: "/ofrep/v1/evaluate/flags",
       fromMemory: true,
       scope: "flags:client",
-      style: "data",
+      style: "ofrep",
       body: true,
       async handle(ctx) {
         const parsed = ofrepContext(ctx.body);
