@@ -3,6 +3,7 @@ import { eventsPart } from "./events.js";
 import { experimentsBench } from "./experiments.js";
 import { flagsBench } from "./flags.js";
 import { httpBench } from "./http.js";
+import { ofrepBench } from "./ofrep.js";
 import type { BenchPart } from "./lib/part.js";
 import { propagationBench } from "./propagation.js";
 import { scalingBench } from "./scaling.js";
@@ -12,6 +13,7 @@ import { webhooksBench } from "./webhooks.js";
 export const PARTS: BenchPart[] = [
   flagsBench,
   httpBench,
+  ofrepBench,
   eventsPart,
   emailsBench,
   webhooksBench,

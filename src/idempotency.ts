@@ -32,7 +32,7 @@ export interface IdempotentRequest {
  * JSON with object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request. An
  * object with `toJSON` (a Date given in process) counts as what JSON.stringify would write for it.
  */
-function canonicalJson(value: unknown, askToJSON = true): string {
+export function canonicalJson(value: unknown, askToJSON = true): string {
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v)).join(",")}]`;
   if (value !== null && typeof value === "object") {
     const toJSON = (value as { toJSON?: unknown }).toJSON;

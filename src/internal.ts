@@ -32,7 +32,7 @@ export type { EventBufferOptions, UnstoredReason } from "./events/event-buffer-o
 export { batchBodySchema, type TrackEventInput } from "./events/schema.js";
 export { type ExperimentResults, type ExperimentResultsInput } from "./experiments/schema.js";
 export { compare, moments, sampleRatioMismatch } from "./experiments/stats.js";
-export { fingerprint } from "./idempotency.js";
+export { canonicalJson, fingerprint } from "./idempotency.js";
 export { parseInput, parseShape } from "./validation.js";
 export { inputProblem, isStorableText, MAX_NESTING_DEPTH } from "./input-policy.js";
 export type * from "./storage/index.js";

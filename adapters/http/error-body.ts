@@ -1,4 +1,5 @@
 import { type ErrorCode, FlagpostError } from "../../src/internal.js";
+import { OFREP_ERROR_STATUSES, ofrepErrorBody, ofrepErrorStatus } from "./ofrep/errors.js";
 import { STATUS_BY_CODE } from "./status.js";
 import type { ErrorStyle, HttpResponse } from "./types.js";
 
@@ -20,15 +21,22 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 
 /**
  * An error as the client sees it. Only FlagpostErrors speak: anything else becomes a bare 500,
- * so no stack, SQL or secret reaches a response body.
+ * so no stack, SQL or secret reaches a response body. `path` names the flag in an OFREP body.
  */
-export function errorResponse(style: ErrorStyle, error: unknown, headers: Record<string, string> = {}): HttpResponse {
+export function errorResponse(
+  style: ErrorStyle,
+  error: unknown,
+  headers: Record<string, string> = {},
+  path?: string,
+): HttpResponse {
   const known = error instanceof FlagpostError;
   const code: ErrorCode = known ? error.code : "internal_server_error";
-  const status = STATUS_BY_CODE[code];
+  const status = style === "ofrep" ? ofrepErrorStatus(code, STATUS_BY_CODE[code]) : STATUS_BY_CODE[code];
   const message =
     known && code !== "internal_server_error" ? error.message : "Something unexpected went wrong; it was logged.";
   if (status === 503 && !("retry-after" in headers)) headers = { ...headers, "retry-after": UNAVAILABLE_RETRY_AFTER };
+  if (style === "ofrep" && OFREP_ERROR_STATUSES.has(status))
+    return jsonResponse(status, ofrepErrorBody(code, message, path), headers);
   if (style === "resend") return jsonResponse(status, { statusCode: status, name: code, message }, headers);
   const details = known && error.details?.length ? { details: error.details } : {};
   return jsonResponse(status, { error: { code, message, ...details } }, headers);

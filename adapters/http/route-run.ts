@@ -84,7 +84,7 @@ export async function runRoute(
     }
     const extra: Record<string, string> =
       error instanceof FlagpostError && error.code === "payload_too_large" ? { connection: "close" } : {};
-    return errorResponse(style, error, { ...rateHeaders, ...extra });
+    return errorResponse(style, error, { ...rateHeaders, ...extra }, request.path);
   } finally {
     budget?.release(held);
   }

@@ -37,7 +37,8 @@ export interface HttpResponse {
   stream?: ReadableStream<Uint8Array>;
 }
 
-export type ErrorStyle = "resend" | "data";
+/** Resend's error body, flagpost's `{error: {...}}`, or OFREP's `{errorCode, errorDetails}` (ofrep/errors.ts). */
+export type ErrorStyle = "resend" | "data" | "ofrep";
 
 export interface RouteContext {
   params: Readonly<Record<string, string>>;
@@ -67,7 +68,7 @@ export interface KeyRoute {
   /** Segments starting with ":" are parameters: "/v1/flags/:key/evaluate". */
   path: string;
   scope: Scope;
-  /** Error body shape: Resend's for email routes, `{error: {...}}` for the others. */
+  /** Error body shape: Resend's for email routes, OFREP's for /ofrep/, `{error: {...}}` for the others. */
   style: ErrorStyle;
   /** Whether the route reads a JSON body. Routes that do not ignore any body sent. */
   body: boolean;

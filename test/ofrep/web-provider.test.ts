@@ -234,13 +234,13 @@ describeEachStorage("@openfeature/ofrep-web-provider in Chromium", (storage: () 
 
   it("lets the page read the refusal of a wrong key, so the provider stops for good", async () => {
     const { page, failure } = await openFlagsPage(allowed, flagpost.url, "not-a-flagpost-key");
-    // An unknown key is 403 invalid_api_key (docs/api.md). The page reads that status only because
+    // An unknown key is 401 on /ofrep/ (docs/ofrep.md; the spec's "missing, invalid, or expired"). The page reads that status only because
     // the refusal carries the CORS headers; hidden, it is a network error, which the provider
     // treats as passing and retries.
     expect(failure).toContain("Initialization failed");
     expect((await readFlags(page)).map((a) => a.errorCode)).toEqual(Array(4).fill("PROVIDER_FATAL"));
     const posts = flagpost.seen.filter((r) => r.origin === allowed.url && r.method === "POST");
-    expect(posts.map((r) => [r.status, r.allowOrigin])).toEqual([[403, allowed.url]]);
+    expect(posts.map((r) => [r.status, r.allowOrigin])).toEqual([[401, allowed.url]]);
     await page.close();
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type Flagpost, FlagpostError } from "../../../src/internal.js";
+import { canonicalJson, type Flagpost, FlagpostError } from "../../../src/internal.js";
 import { ifNoneMatchHits } from "../etag.js";
 import type { Route } from "../types.js";
 import { ofrepAnswer } from "./answer.js";
@@ -30,7 +30,7 @@ export function ofrepRoutes(fp: Flagpost): Route[] {
       path: "/ofrep/v1/evaluate/flags/:key",
       fromMemory: true,
       scope: "flags:client",
-      style: "data",
+      style: "ofrep",
       body: true,
       async handle(ctx) {
         const key = ctx.params.key!;
@@ -42,7 +42,8 @@ export function ofrepRoutes(fp: Flagpost): Route[] {
           // The rules and variants the answer needs, from the in-process snapshot the result came
           // from; the flag list only when the snapshot does not hold the flag yet (a cold start).
           const flag = fp.flagClient.getFlag(key) ?? (await flagsVersion()).state.flags.find((f) => f.key === key);
-          return { status: 200, body: ofrepAnswer(key, result, flag) };
+          const answer = ofrepAnswer(key, result, flag);
+          return { status: "errorCode" in answer ? 400 : 200, body: answer };
         } catch (error) {
           if (error instanceof FlagpostError && error.code === "not_found")
             return {
@@ -60,14 +61,16 @@ export function ofrepRoutes(fp: Flagpost): Route[] {
       path: "/ofrep/v1/evaluate/flags",
       fromMemory: true,
       scope: "flags:client",
-      style: "data",
+      style: "ofrep",
       body: true,
       async handle(ctx) {
         const parsed = ofrepContext(ctx.body);
         if (!parsed.ok) return { status: 400, body: { errorCode: "INVALID_CONTEXT", errorDetails: parsed.details } };
         const { state, version } = await flagsVersion();
-        // Strong: the same flags and the same context give the same bytes.
-        const etag = `"${createHash("sha256").update(version).update(JSON.stringify(parsed.context)).digest("base64url").slice(0, 32)}"`;
+        // Strong: the same flags and the same context give the same bytes. The context's keys are
+        // sorted, so a client that rebuilds its context in another order keeps its 304s.
+        const context = canonicalJson(parsed.context);
+        const etag = `"${createHash("sha256").update(version).update(context).digest("base64url").slice(0, 32)}"`;
         const headers = { etag, "cache-control": "no-cache" };
         // The 304 is answered before any evaluation: it costs a hash of the context only.
         if (ifNoneMatchHits(ctx.headers["if-none-match"], etag)) return { status: 304, headers };
