@@ -14,7 +14,7 @@ import {
 import type { EventSink } from "../../src/flags/exposures.js";
 import type { FlagClient, FlagClientEvent, FlagEvaluation } from "../../src/flags/flag-client.js";
 import { asLogger, errorFields, type Logger, silentLogger } from "../../src/logger.js";
-import { resolveValue } from "./value-resolution.js";
+import { resolveValue, servedReason } from "./value-resolution.js";
 
 /**
  * An OpenFeature server provider over a flagpost FlagClient: the in-process one (`fp`, or
@@ -198,11 +198,20 @@ export class FlagpostProvider implements Provider {
     switch (result.reason) {
       case "rule_match": {
         const ruleType = this.#client.ruleType(flagKey, result.ruleIndex!) ?? "unknown";
+        const flagMetadata = { ruleIndex: result.ruleIndex!, ruleType };
+        // A flag with variants but no values still serves a variant: named by the rule, or weighted.
+        if (result.variant !== undefined)
+          return {
+            value: result.enabled,
+            variant: result.variant,
+            reason: servedReason(this.#client, flagKey, result),
+            flagMetadata,
+          };
         return {
           value: result.enabled,
           reason:
             ruleType === "percentage" ? StandardResolutionReasons.SPLIT : StandardResolutionReasons.TARGETING_MATCH,
-          flagMetadata: { ruleIndex: result.ruleIndex!, ruleType },
+          flagMetadata,
         };
       }
       case "disabled":
@@ -211,7 +220,9 @@ export class FlagpostProvider implements Provider {
         // OpenFeature's reason is an open string; LaunchDarkly's provider reports this one the same way.
         return { value: result.enabled, reason: PREREQUISITE_FAILED };
       case "no_rules":
-        return { value: result.enabled, reason: StandardResolutionReasons.STATIC };
+        return result.variant === undefined
+          ? { value: result.enabled, reason: StandardResolutionReasons.STATIC }
+          : { value: result.enabled, variant: result.variant, reason: StandardResolutionReasons.SPLIT };
       case "no_rule_match":
         return { value: result.enabled, reason: StandardResolutionReasons.DEFAULT };
       case "flag_not_found":

@@ -31,7 +31,7 @@ interface ContextIn {
  * A served variant's reason: TARGETING_MATCH when the matching rule names the variant it serves,
  * SPLIT when the user's weighted bucket chose it.
  */
-function servedReason(client: FlagClient, flagKey: string, result: FlagEvaluation): string {
+export function servedReason(client: FlagClient, flagKey: string, result: FlagEvaluation): string {
   if (result.reason !== "rule_match") return StandardResolutionReasons.SPLIT;
   const rule = client.getFlag(flagKey)?.rules[result.ruleIndex!] as { variant?: string } | undefined;
   return rule?.variant === undefined ? StandardResolutionReasons.SPLIT : StandardResolutionReasons.TARGETING_MATCH;

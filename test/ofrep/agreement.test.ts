@@ -13,10 +13,12 @@ import { startApp, type TestApp } from "../support/servers.js";
 // mapping (adapters/openfeature/) is written apart from the OFREP one (adapters/http/ofrep/).
 
 const USERS = ["u1", "u2", "u3", "u4", "u5"];
-const TYPES = ["boolean", "string", "number", "object"] as const;
+/** "switch": a boolean flag with weighted variants but no values, read as a boolean everywhere. */
+const TYPES = ["boolean", "switch", "string", "number", "object"] as const;
 type FlagType = (typeof TYPES)[number];
+const isBoolean = (type: FlagType) => type === "boolean" || type === "switch";
 
-const valueOf: Record<Exclude<FlagType, "boolean">, fc.Arbitrary<JsonValue>> = {
+const valueOf: Record<Exclude<FlagType, "boolean" | "switch">, fc.Arbitrary<JsonValue>> = {
   string: fc.string({ maxLength: 8 }),
   number: fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 })),
   object: fc.dictionary(fc.constantFrom("a", "b", "c"), fc.oneof(fc.string({ maxLength: 4 }), fc.integer()), {
@@ -53,16 +55,19 @@ const ruleArbitrary = (variants: number) =>
 
 type RandomFlag = CreateFlagInput & { type: FlagType };
 
-const flagArbitrary = (key: string): fc.Arbitrary<RandomFlag> =>
+/** Each type gets its share of the flags: the random part is everything else. */
+const flagArbitrary = (key: string, flagType: FlagType): fc.Arbitrary<RandomFlag> =>
   fc
-    .record({ type: fc.constantFrom(...TYPES), count: fc.integer({ min: 2, max: 4 }), enabled: fc.boolean() })
+    .record({ type: fc.constant(flagType), count: fc.integer({ min: 2, max: 4 }), enabled: fc.boolean() })
     .chain(({ type, count, enabled }) => {
       const variants =
         type === "boolean"
           ? fc.constant<{ key: string; weight: number; value?: JsonValue }[]>([])
-          : fc
-              .tuple(weights(count), fc.array(valueOf[type], { minLength: count, maxLength: count }))
-              .map(([ws, values]) => ws.map((weight, i) => ({ key: `v${i}`, weight, value: values[i] })));
+          : type === "switch"
+            ? weights(count).map((ws) => ws.map((weight, i) => ({ key: `v${i}`, weight })))
+            : fc
+                .tuple(weights(count), fc.array(valueOf[type], { minLength: count, maxLength: count }))
+                .map(([ws, values]) => ws.map((weight, i) => ({ key: `v${i}`, weight, value: values[i] })));
       return fc.record({
         type: fc.constant(type),
         key: fc.constant(key),
@@ -81,8 +86,14 @@ const contextArbitrary = fc.record(
   { requiredKeys: [] },
 );
 
-const FLAGS = 16;
-const DEFAULTS: Record<FlagType, JsonValue> = { boolean: false, string: "dflt", number: -1, object: { d: 1 } };
+const FLAGS = 20;
+const DEFAULTS: Record<FlagType, JsonValue> = {
+  boolean: false,
+  switch: false,
+  string: "dflt",
+  number: -1,
+  object: { d: 1 },
+};
 
 type OfrepBody = { key: string; value?: unknown; variant?: string; reason?: string; errorCode?: string };
 
@@ -94,7 +105,7 @@ beforeAll(async () => {
   app = await startApp({ http: { rateLimit: false } });
   flags = Array.from(
     { length: FLAGS },
-    (_, i) => fc.sample(flagArbitrary(`f${i}`), { numRuns: 1, seed: 2727 + i })[0]!,
+    (_, i) => fc.sample(flagArbitrary(`f${i}`, TYPES[i % TYPES.length]!), { numRuns: 1, seed: 2727 + i })[0]!,
   );
   for (const { type: _type, ...flag } of flags) await app.fp.flags.create(flag);
   clientKey = (await app.fp.keys.create({ name: "web", scopes: ["flags:client"] })).key;
@@ -117,7 +128,7 @@ async function ofrep(path: string, context: EvaluationContext) {
 
 function providerDetails(type: FlagType, key: string, context: EvaluationContext) {
   const client = OpenFeature.getClient("ofrep-agreement");
-  if (type === "boolean") return client.getBooleanDetails(key, false, context);
+  if (isBoolean(type)) return client.getBooleanDetails(key, false, context);
   if (type === "string") return client.getStringDetails(key, DEFAULTS.string as string, context);
   if (type === "number") return client.getNumberDetails(key, DEFAULTS.number as number, context);
   return client.getObjectDetails(key, DEFAULTS.object, context);
@@ -125,7 +136,7 @@ function providerDetails(type: FlagType, key: string, context: EvaluationContext
 
 describe("in process, /v1 evaluate, OFREP single and bulk, and the OpenFeature provider agree", () => {
   it("on value, variant and reason for random flags and contexts", async () => {
-    const seen = { served: 0, defaulted: 0, ruleServed: 0, split: 0, noKey: 0, booleans: 0 };
+    const seen = { served: 0, defaulted: 0, ruleServed: 0, split: 0, noKey: 0, booleans: 0, switchVariants: 0 };
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: FLAGS - 1 }), contextArbitrary, async (index, context) => {
         const { key, type } = flags[index]!;
@@ -134,19 +145,18 @@ describe("in process, /v1 evaluate, OFREP single and bulk, and the OpenFeature p
         const flagContext = { ...(targetingKey === undefined ? {} : { userId: targetingKey }), attributes };
 
         // flagpost's own answers: in process and the /v1 evaluate route.
-        const local =
-          type === "boolean"
-            ? (({ enabled, reason, variant }) => ({ value: enabled, reason, variant }))(
-                app.fp.flagClient.evaluate(key, flagContext),
-              )
-            : app.fp.flagClient.getValueDetail(key, flagContext, fallback);
+        const local = isBoolean(type)
+          ? (({ enabled, reason, variant }) => ({ value: enabled, reason, variant }))(
+              app.fp.flagClient.evaluate(key, flagContext),
+            )
+          : app.fp.flagClient.getValueDetail(key, flagContext, fallback);
         const response = await app.call("POST", `/v1/flags/${key}/evaluate`, flagContext);
         const { data: route } = (await response.json()) as {
           data: { enabled: boolean; reason: string; variant?: string; value?: unknown };
         };
         expect(route.reason).toBe(local.reason);
         expect(route.variant).toBe(local.variant);
-        expect(type === "boolean" ? route.enabled : (route.value ?? fallback)).toEqual(local.value);
+        expect(isBoolean(type) ? route.enabled : (route.value ?? fallback)).toEqual(local.value);
 
         // OFREP: the single route and this flag's entry in the bulk answer are the same body.
         const single = await ofrep(`/${key}`, context);
@@ -165,7 +175,8 @@ describe("in process, /v1 evaluate, OFREP single and bulk, and the OpenFeature p
           return;
         }
         expect(single.status).toBe(200);
-        if (type === "boolean") seen.booleans += 1;
+        if (isBoolean(type)) seen.booleans += 1;
+        if (type === "switch" && answer.variant !== undefined) seen.switchVariants += 1;
         if ("value" in answer) seen.served += 1;
         else seen.defaulted += 1;
         if (route.reason === "rule_match" && route.variant !== undefined) seen.ruleServed += 1;
@@ -189,5 +200,6 @@ describe("in process, /v1 evaluate, OFREP single and bulk, and the OpenFeature p
     expect(seen.split).toBeGreaterThan(5);
     expect(seen.noKey).toBeGreaterThan(2);
     expect(seen.booleans).toBeGreaterThan(10);
+    expect(seen.switchVariants).toBeGreaterThan(5);
   });
 });
