@@ -1,7 +1,9 @@
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../support/databases.js";
 import { expectDocumentedOutputs, type Ran, runShell, runTsServer, runTsToEnd } from "../support/doc-run.js";
@@ -13,6 +15,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 // Inside the repository, so bare imports resolve from node_modules and "flagpost" through tsconfig's paths.
 const OUT = join(ROOT, "test", `.walkthroughs-run-${process.pid}`);
 const TSCONFIG = join(OUT, "tsconfig.json");
+const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
 
 /** What one block of a walk-through needs to run here, and what its two runs must show. */
 interface Runner {
@@ -134,7 +137,10 @@ async function runBlock(doc: string, runner: Runner, code: string, language: str
 describe("docs walk-throughs run in the order written, twice", () => {
   beforeAll(async () => {
     await writeReaderShell(OUT);
-    await writeFile(TSCONFIG, JSON.stringify({ extends: "../../tsconfig.json", include: ["*.ts"] }));
+    await writeFile(
+      TSCONFIG,
+      JSON.stringify({ extends: "../../tsconfig.json", include: ["*.ts"], compilerOptions: { types: ["node"] } }),
+    );
     sink = await startSmtpSink();
     postgres = await createTestDatabase("postgres"); // a database of its own: the blocks migrate it
     server = await startDocServer(OUT, { FLAGPOST_PUBLIC_URL: "https://flagpost.acme.example" }); // emails.md says so
@@ -178,4 +184,16 @@ describe("docs walk-throughs run in the order written, twice", () => {
       });
     }
   }
+
+  // tsx strips types without checking them: a renamed option would still run. Every ts block ran
+  // above (with http.md's prelude) must also compile as written.
+  it("every ts block it ran type-checks as written", async () => {
+    const ran = (await readdir(OUT)).filter((name) => name.endsWith(".ts"));
+    expect(ran.length).toBeGreaterThan(10);
+    const result = await promisify(execFile)(process.execPath, [TSC, "--noEmit", "-p", TSCONFIG], { cwd: ROOT }).then(
+      () => "",
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    expect(result).toBe("");
+  }, 180_000);
 });
