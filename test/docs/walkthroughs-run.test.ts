@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../support/databases.js";
+import { createTestDatabase, describeIfBackend, isBackendEnabled, type TestDatabase } from "../support/databases.js";
 import { expectDocumentedOutputs, type Ran, runShell, runTsServer, runTsToEnd } from "../support/doc-run.js";
 import { blocksInOrder } from "../support/markdown.js";
 import { closedPort, type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";
@@ -25,6 +25,8 @@ interface Runner {
   skip?: string;
   /** The doc's set-up for the blocks below it (http.md's `fp`): run as the head of each later ts block. */
   prelude?: true;
+  /** Runs against the test PostgreSQL (DATABASE_URL), so only when FLAGPOST_TEST_PG_URL is set. */
+  postgres?: true;
   env?: () => Promise<NodeJS.ProcessEnv> | NodeJS.ProcessEnv;
   /** A block that serves until stopped: the path answered once it listens, and what must be true of it. */
   serves?: { path: string; check(res: Response): Promise<void> };
@@ -46,18 +48,18 @@ const mountedAt = (path: string) => ({
 // which of these a block reads.
 let server: DocServer;
 let sink: SmtpSink;
-let postgres: TestDatabase;
+let postgres: TestDatabase | undefined;
 const reader = (): NodeJS.ProcessEnv => ({
   FLAGPOST_URL: server.url,
   FLAGPOST_KEY: server.key,
-  DATABASE_URL: postgres.url,
+  ...(postgres && { DATABASE_URL: postgres.url }),
   SMTP_URL: sink.url,
 });
 
 const DOCS: Record<string, Runner[]> = {
   "flags.md": [
     { marks: 'fp.isEnabled("new-checkout", { userId: "u1", attributes' },
-    { marks: "listen: () => pool.connect()" },
+    { marks: "listen: () => pool.connect()", postgres: true },
     {
       marks: "/v1/flags/_snapshot -H",
       check: () => expect(readFileSync(join(OUT, "flags", "flags.json"), "utf8")).toMatch(/"flags":\[/),
@@ -82,7 +84,7 @@ const DOCS: Record<string, Runner[]> = {
     },
   ],
   "storage.md": [
-    { marks: "PostgresDialect({ pool: new pg.Pool({ connectionString }) })" },
+    { marks: "PostgresDialect({ pool: new pg.Pool({ connectionString }) })", postgres: true },
     { marks: "withStatementCache(database)" },
     { marks: "vitest run test/conformance", skip: "it runs test/conformance, which the suite runs on its own" },
   ],
@@ -142,7 +144,8 @@ describe("docs walk-throughs run in the order written, twice", () => {
       JSON.stringify({ extends: "../../tsconfig.json", include: ["*.ts"], compilerOptions: { types: ["node"] } }),
     );
     sink = await startSmtpSink();
-    postgres = await createTestDatabase("postgres"); // a database of its own: the blocks migrate it
+    // A database of its own: the blocks migrate it.
+    if (isBackendEnabled("postgres")) postgres = await createTestDatabase("postgres");
     server = await startDocServer(OUT, { FLAGPOST_PUBLIC_URL: "https://flagpost.acme.example" }); // emails.md says so
   }, 60_000);
 
@@ -176,11 +179,10 @@ describe("docs walk-throughs run in the order written, twice", () => {
         if (runner?.prelude) prelude = block.code;
         if (!runner || runner.skip || runner.prelude) return; // the runner says why; the count test needs one
         const head = prelude;
-        it(
-          `docs/${doc}, pass ${pass}, block ${i + 1} (${block.language}): ${runner.marks}`,
-          () => runBlock(doc, runner, block.code, block.language, i + 1, head),
-          120_000,
-        );
+        const title = `docs/${doc}, pass ${pass}, block ${i + 1} (${block.language}): ${runner.marks}`;
+        const register = () => it(title, () => runBlock(doc, runner, block.code, block.language, i + 1, head), 120_000);
+        if (runner.postgres) describeIfBackend("postgres", title, register);
+        else register();
       });
     }
   }
