@@ -138,7 +138,9 @@ class RemotePoller {
           },
           down: (error) => {
             this.#streaming = false;
-            this.#logger.warn("the flag stream dropped; polling until it is back", errorFields(error));
+            // Info, not a warning: proxies end long connections routinely, and the poll that takes
+            // over at once warns (once) if the server itself is gone, so an outage reads as one line.
+            this.#logger.info("the flag stream dropped; polling until it is back", errorFields(error));
             void this.#poll();
           },
           refused: (error) => this.#refused(error),

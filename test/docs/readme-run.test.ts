@@ -1,18 +1,15 @@
-import type { ChildProcess } from "node:child_process";
-import { once } from "node:events";
 import { readFileSync } from "node:fs";
-import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnCli, waitForOutput } from "../support/cli.js";
 import { createTestDatabase, isBackendEnabled, REQUIRE_ALL_VARIABLE, type TestDatabase } from "../support/databases.js";
 import { expectDocumentedOutputs, type Ran, runShell, runTsServer, runTsToEnd } from "../support/doc-run.js";
 import { blocksInOrder } from "../support/markdown.js";
 import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";
+import { type DocServer, startDocServer, stopDocServer, writeReaderShell } from "./doc-server.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const TSX = join(ROOT, "node_modules", "tsx", "dist", "loader.mjs");
 // Inside the repository, so bare imports resolve from node_modules and "flagpost" through tsconfig's paths.
 const OUT = join(ROOT, "test", `.readme-run-${process.pid}`);
 const TSCONFIG = join(OUT, "tsconfig.json");
@@ -31,7 +28,7 @@ interface Runner {
 }
 
 /** One `flagpost serve` (what `npm start` runs), as README's reader has it, shared by every block. */
-let server: { url: string; host: string; key: string; child: ChildProcess; db: string };
+let server: DocServer;
 let sink: SmtpSink;
 let postgres: TestDatabase | undefined; // a database of its own: the block migrates it
 const withPostgres = isBackendEnabled("postgres") || process.env[REQUIRE_ALL_VARIABLE] === "1";
@@ -101,18 +98,6 @@ const BLOCKS = blocksInOrder(README).filter((b) => b.language === "ts" || b.lang
 const firstRuns = new Map<Runner, Ran>();
 const shellVars: Record<string, string> = {}; // the reader's shell: KEY stays set once the first block set it
 
-async function startServer(): Promise<typeof server> {
-  const dir = join(OUT, "server");
-  await mkdir(dir, { recursive: true });
-  const db = join(dir, "flagpost.db");
-  const child = spawnCli(["serve"], { FLAGPOST_DB: db, FLAGPOST_OUTBOX_DIR: join(dir, "outbox"), PORT: "0" });
-  const output = await waitForOutput(child, /"msg":"listening"/);
-  const url = /"url":"(http:[^"]+)"/.exec(output)![1]!;
-  const key = /^ {2}(fp_\S+)$/m.exec(output)?.[1]; // the key a first start prints once
-  if (!key) throw new Error(`serve printed no first key:\n${output}`);
-  return { url, host: new URL(url).host, key, child, db };
-}
-
 async function runBlock(runner: Runner, code: string, language: string, index: number): Promise<void> {
   const cwd = join(OUT, `block-${index}`); // its own app.db, flags.json, …
   await mkdir(cwd, { recursive: true });
@@ -149,26 +134,15 @@ async function runBlock(runner: Runner, code: string, language: string, index: n
  */
 describe("README's blocks run in the order written against one server, twice", () => {
   beforeAll(async () => {
-    await mkdir(join(OUT, "bin"), { recursive: true });
+    await writeReaderShell(OUT);
     await writeFile(TSCONFIG, JSON.stringify({ extends: "../../tsconfig.json", include: ["*.ts"] }));
-    // `flagpost` as an installed package's bin runs it: the CLI from source.
-    const shim = join(OUT, "bin", "flagpost");
-    await writeFile(
-      shim,
-      `#!/bin/sh\nexec "${process.execPath}" --import "${TSX}" "${join(ROOT, "cli", "main.ts")}" "$@"\n`,
-    );
-    await chmod(shim, 0o755);
-    await writeFile(join(OUT, ".curlrc"), 'write-out = "\\n"\n'); // each answer on a line of its own
     sink = await startSmtpSink();
     if (withPostgres) postgres = await createTestDatabase("postgres");
-    server = await startServer();
+    server = await startDocServer(OUT);
   }, 60_000);
 
   afterAll(async () => {
-    if (server && server.child.exitCode === null) {
-      server.child.kill("SIGTERM");
-      await once(server.child, "exit");
-    }
+    await stopDocServer(server);
     await sink?.close();
     await postgres?.drop();
     await rm(OUT, { recursive: true, force: true });
