@@ -18,6 +18,22 @@ export interface OutgoingAttachment {
   contentType?: string;
 }
 
+/**
+ * DKIM signing (RFC 6376) the transport applies as it writes the message: relaxed/relaxed
+ * canonicalization, rsa-sha256, over `signedHeaders` (those the message has). Given as data so the
+ * core names no signing library; flagpost/nodemailer hands it to nodemailer's signer.
+ */
+export interface DkimSigning {
+  /** `d=`: the domain of the From address. */
+  domainName: string;
+  /** `s=`: the record is at `<keySelector>._domainkey.<domainName>`. */
+  keySelector: string;
+  /** The RSA private key, PEM. */
+  privateKey: string;
+  /** Header field names to sign, in order. */
+  signedHeaders: readonly string[];
+}
+
 /** One email as the transport must put it on the wire. */
 export interface OutgoingMessage {
   /** The email's id. Stable across attempts. */
@@ -43,7 +59,8 @@ export interface OutgoingMessage {
   attachments: OutgoingAttachment[];
   /**
    * The SMTP envelope when it differs from the header fields: `from` is the return path (MAIL
-   * FROM; the VERP address `bounces+<id>@<bounce domain>` when one is configured), `to` the bare
+   * FROM; the VERP address `bounces+<id>-<tag>@<host>`, the host the verified From domain's
+   * return path or else the configured bounce domain), `to` the bare
    * recipients to hand the message to (RCPT TO; suppressed ones are left out). Absent: the
    * envelope is `from` and to + cc + bcc.
    */
@@ -55,6 +72,8 @@ export interface OutgoingMessage {
    * domain receives the reports.
    */
   dsn?: { envelopeId: string };
+  /** Sign the message: set when the From domain is a verified sending domain (docs/domains.md). */
+  dkim?: DkimSigning;
 }
 
 /** One recipient the receiving server refused. */
