@@ -1,3 +1,5 @@
+import type { KeyObject } from "node:crypto";
+
 /**
  * The MailTransport port: hands one message to whatever delivers mail (an SMTP server, a file,
  * a provider's API) and says how it went. The outbox worker is its only caller; adapters live in
@@ -20,16 +22,19 @@ export interface OutgoingAttachment {
 
 /**
  * DKIM signing (RFC 6376) the transport applies as it writes the message: relaxed/relaxed
- * canonicalization, rsa-sha256, over `signedHeaders` (those the message has). Given as data so the
- * core names no signing library; flagpost/nodemailer hands it to nodemailer's signer.
+ * canonicalization, rsa-sha256, over `signedHeaders` (those the message has). Given as data (a
+ * node:crypto key) so the core names no signing library; flagpost/nodemailer hands it to nodemailer's signer.
  */
 export interface DkimSigning {
   /** `d=`: the domain of the From address. */
   domainName: string;
   /** `s=`: the record is at `<keySelector>._domainkey.<domainName>`. */
   keySelector: string;
-  /** The RSA private key, PEM. */
-  privateKey: string;
+  /**
+   * The RSA private key, parsed once per process: parsing a PEM costs several times the signature
+   * itself (`key.export({ type: "pkcs8", format: "pem" })` gives it to a signer that wants text).
+   */
+  privateKey: KeyObject;
   /** Header field names to sign, in order. */
   signedHeaders: readonly string[];
 }

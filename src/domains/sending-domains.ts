@@ -1,3 +1,4 @@
+import { createPrivateKey, type KeyObject } from "node:crypto";
 import type { Clock } from "../clock.js";
 import { asciiDomain, mailAddress } from "../emails/addresses.js";
 import type { SendingDomainRecord, Storage } from "../storage/index.js";
@@ -68,8 +69,8 @@ interface Lookup {
  */
 export class SendingDomains {
   readonly #lookups = new Map<string, Lookup>();
-  /** Unsealed PEM keys by domain id, with the sealed value they came from (a new key replaces it). */
-  readonly #keys = new Map<string, { sealed: string; pem: string }>();
+  /** Opened keys by domain id, with the sealed value they came from (a new key replaces it). */
+  readonly #keys = new Map<string, { sealed: string; key: KeyObject }>();
 
   readonly #deps: SendingDomainsDeps;
 
@@ -103,14 +104,15 @@ export class SendingDomains {
     if (!domain) return undefined;
     let key = this.#keys.get(domain.id);
     if (key?.sealed !== domain.privateKey) {
-      key = { sealed: domain.privateKey, pem: openPrivateKey(domain.privateKey, await this.#deps.sealingKey()) };
+      const pem = openPrivateKey(domain.privateKey, await this.#deps.sealingKey());
+      key = { sealed: domain.privateKey, key: createPrivateKey(pem) };
       this.#keys.set(domain.id, key);
     }
     return {
       dkim: {
         domainName: domain.name,
         keySelector: domain.selector,
-        privateKey: key.pem,
+        privateKey: key.key,
         signedHeaders: SIGNED_HEADERS,
       },
       returnPathHost: `${domain.returnPath}.${domain.name}`,
