@@ -10,11 +10,14 @@ import { serveCalls } from "./lib/child.js";
  */
 
 let received = 0;
+/** Messages that carry a DKIM-Signature (the signing row must have one on each, the others none). */
+let signed = 0;
 let lastAt = 0;
 const messageIds = new Map<string, number>();
 let waiters: { count: number; resolve: (at: number) => void }[] = [];
 
 const MESSAGE_ID = /^message-id:\s*(<[^>\r\n]*>)/im;
+const DKIM_SIGNATURE = /^dkim-signature:/im;
 
 /** Wall-clock milliseconds, comparable across processes on this machine. */
 const now = () => performance.timeOrigin + performance.now();
@@ -35,6 +38,7 @@ const server = new SMTPServer({
       lastAt = now();
       const id = MESSAGE_ID.exec(head)?.[1];
       if (id !== undefined) messageIds.set(id, (messageIds.get(id) ?? 0) + 1);
+      if (DKIM_SIGNATURE.test(head)) signed += 1;
       if (waiters.length > 0) {
         const done = waiters.filter((w) => received >= w.count);
         waiters = waiters.filter((w) => received < w.count);
@@ -54,6 +58,7 @@ serveCalls(
   {
     reset: () => {
       received = 0;
+      signed = 0;
       lastAt = 0;
       messageIds.clear();
     },
@@ -62,6 +67,7 @@ serveCalls(
       received >= count ? lastAt : new Promise<number>((resolve) => waiters.push({ count, resolve })),
     stats: () => ({
       received,
+      signed,
       distinct: messageIds.size,
       duplicates: [...messageIds.values()].filter((n) => n > 1).length,
     }),

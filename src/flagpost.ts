@@ -169,20 +169,22 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
   const verpTags = new VerpTags(secret);
   const unsubscribeLinks = new UnsubscribeLinks(secret, options.publicUrl);
   const policy = new SuppressionPolicy(storage, clock, options.suppression);
+  const domains = createDomains({ storage, clock, logger, secretKey: options.secretKey }, options.domains);
+  const signers = domains.sending;
   const worker = transport
-    ? new OutboxWorker({ storage, transport, clock, logger, verpTags, policy }, options.emailWorker)
+    ? new OutboxWorker({ storage, transport, clock, logger, verpTags, policy, signers }, options.emailWorker)
     : undefined;
   const emails = new EmailService(storage, clock, worker, {
     ...(options.reportParser ? { reportParser: options.reportParser } : {}),
     policy,
     verpTags,
     unsubscribeLinks,
+    ...(options.domains?.requireVerified ? { verifiedSenders: signers } : {}),
   });
   const webhooks = createWebhooks({ storage, clock, logger }, options.webhooks);
   const scheduleWorker = new ScheduleWorker({ storage, flags, clock, logger }, options.flagSchedules);
   flags.schedules.subscribe((schedule) => scheduleWorker.wakeAt(Date.parse(schedule.at)));
   const purger = idempotencyPurger({ storage, clock, logger }, options.idempotencyPurge);
-  const domains = createDomains({ storage, clock, logger, secretKey: options.secretKey }, options.domains);
 
   let readying: Promise<void> | undefined;
   let closing: Promise<void> | undefined;

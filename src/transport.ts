@@ -1,3 +1,5 @@
+import type { KeyObject } from "node:crypto";
+
 /**
  * The MailTransport port: hands one message to whatever delivers mail (an SMTP server, a file,
  * a provider's API) and says how it went. The outbox worker is its only caller; adapters live in
@@ -16,6 +18,25 @@ export interface OutgoingAttachment {
   content: Uint8Array;
   /** Absent: the transport derives it from the file name. */
   contentType?: string;
+}
+
+/**
+ * DKIM signing (RFC 6376) the transport applies as it writes the message: relaxed/relaxed
+ * canonicalization, rsa-sha256, over `signedHeaders` (those the message has). Given as data (a
+ * node:crypto key) so the core names no signing library; flagpost/nodemailer hands it to nodemailer's signer.
+ */
+export interface DkimSigning {
+  /** `d=`: the domain of the From address. */
+  domainName: string;
+  /** `s=`: the record is at `<keySelector>._domainkey.<domainName>`. */
+  keySelector: string;
+  /**
+   * The RSA private key, parsed once per process: parsing a PEM costs several times the signature
+   * itself (`key.export({ type: "pkcs8", format: "pem" })` gives it to a signer that wants text).
+   */
+  privateKey: KeyObject;
+  /** Header field names to sign, in order. */
+  signedHeaders: readonly string[];
 }
 
 /** One email as the transport must put it on the wire. */
@@ -43,7 +64,8 @@ export interface OutgoingMessage {
   attachments: OutgoingAttachment[];
   /**
    * The SMTP envelope when it differs from the header fields: `from` is the return path (MAIL
-   * FROM; the VERP address `bounces+<id>@<bounce domain>` when one is configured), `to` the bare
+   * FROM; the VERP address `bounces+<id>-<tag>@<host>`, the host the verified From domain's
+   * return path or else the configured bounce domain), `to` the bare
    * recipients to hand the message to (RCPT TO; suppressed ones are left out). Absent: the
    * envelope is `from` and to + cc + bcc.
    */
@@ -55,6 +77,8 @@ export interface OutgoingMessage {
    * domain receives the reports.
    */
   dsn?: { envelopeId: string };
+  /** Sign the message: set when the From domain is a verified sending domain (docs/domains.md). */
+  dkim?: DkimSigning;
 }
 
 /** One recipient the receiving server refused. */

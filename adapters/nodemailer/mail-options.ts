@@ -31,6 +31,14 @@ export function toMailOptions(message: OutgoingMessage): SendMailOptions {
   // nodemailer adds the parameters only when the server's EHLO answer lists DSN.
   if (message.dsn)
     options.dsn = { id: message.dsn.envelopeId, return: "headers", notify: ["success", "failure", "delay"] };
+  // nodemailer's signer: relaxed/relaxed, rsa-sha256 (its defaults), over the fields flagpost names.
+  if (message.dkim)
+    options.dkim = {
+      domainName: message.dkim.domainName,
+      keySelector: message.dkim.keySelector,
+      privateKey: message.dkim.privateKey,
+      headerFieldNames: message.dkim.signedHeaders.join(":"),
+    };
   if (message.attachments.length > 0) {
     options.attachments = message.attachments.map((a) => ({
       filename: a.filename,

@@ -21,6 +21,8 @@ export interface DomainServiceDeps {
   mxHost: string;
   /** SPF mechanisms authorising the sending hosts. */
   spf: string;
+  /** Told when a domain's status changed or it was removed (the signing-key cache forgets). */
+  onChange?: () => void;
 }
 
 /**
@@ -105,6 +107,7 @@ export class DomainService {
 
   async remove(id: string): Promise<{ object: "domain"; id: string; deleted: true }> {
     if (!(await this.#deps.storage.domains.deleteDomain(id))) throw notFound("Domain", id);
+    this.#deps.onChange?.();
     return { object: "domain", id, deleted: true };
   }
 
@@ -127,6 +130,7 @@ export class DomainService {
       { status, records: result.records, checkedAt: now, updatedAt: now },
       changed ? (stored) => [this.#updatedEvent(stored, domain.status, now)] : undefined,
     );
+    if (changed) this.#deps.onChange?.();
   }
 
   #updatedEvent(stored: SendingDomainRecord, previous: string, at: string): DomainEvent {

@@ -10,6 +10,7 @@ import { ServerSecret } from "../server-secret.js";
 import type { Storage } from "../storage/index.js";
 import type { DnsResolver } from "./dns-verification.js";
 import { DomainService } from "./domain-service.js";
+import { SendingDomains } from "./sending-domains.js";
 
 export interface DomainOptions {
   /** Resolves the records; default the system's resolver (`serve`: FLAGPOST_DNS_SERVERS). */
@@ -22,6 +23,11 @@ export interface DomainOptions {
   recheckIntervalMs?: number;
   /** Start the recheck with `flagpost.ready()`. Default true. */
   autoStart?: boolean;
+  /**
+   * Refuse sends whose `from` domain is not a verified domain (422 `validation_error` naming
+   * `from`), as Resend does; `serve`: FLAGPOST_REQUIRE_VERIFIED_DOMAIN. Default false.
+   */
+  requireVerified?: boolean;
 }
 
 export const DEFAULT_RECHECK_MS = 60 * 60 * 1000;
@@ -46,18 +52,26 @@ export function resolverFor(servers: string): DnsResolver {
 export function createDomains(
   deps: { storage: Storage; clock: Clock; logger: Logger; secretKey: string | undefined },
   options: DomainOptions = {},
-): { service: DomainService; recheck: LeaseWorker<LeasedJob, number> & { readonly autoStart: boolean } } {
+): {
+  service: DomainService;
+  recheck: LeaseWorker<LeasedJob, number> & { readonly autoStart: boolean };
+  /** Verified domains' signing keys and return paths, for the outbox worker and `requireVerified`. */
+  sending: SendingDomains;
+} {
   const intervalMs = options.recheckIntervalMs ?? DEFAULT_RECHECK_MS;
   if (!(intervalMs > 0)) throw new FlagpostError("validation_error", "domains.recheckIntervalMs must be above 0");
   const { storage, clock, logger } = deps;
   const secret = deps.secretKey ? new ServerSecret(storage, deps.secretKey) : undefined;
+  const sealingKey = async () => secret?.keyFor("dkim-private-key");
+  const sending = new SendingDomains({ storage, clock, sealingKey });
   const service = new DomainService({
     storage,
     clock,
     resolver: options.resolver ?? new Resolver(),
-    sealingKey: async () => secret?.keyFor("dkim-private-key"),
+    sealingKey,
     mxHost: options.mxHost ?? hostname(),
     spf: options.spf ?? "mx",
+    onChange: () => sending.forget(),
   });
   const worker = new LeaseWorker(
     periodicQueue(clock, "domain-recheck", intervalMs),
@@ -71,5 +85,5 @@ export function createDomains(
     logger,
     { name: "domain recheck", concurrency: 1, leaseMs: intervalMs, pollIntervalMs: Math.min(60_000, intervalMs) },
   );
-  return { service, recheck: Object.assign(worker, { autoStart: options.autoStart ?? true }) };
+  return { service, recheck: Object.assign(worker, { autoStart: options.autoStart ?? true }), sending };
 }

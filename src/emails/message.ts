@@ -1,5 +1,5 @@
 import type { EmailListEntry, EmailRecord } from "../storage/index.js";
-import type { OutgoingMessage } from "../transport.js";
+import type { DkimSigning, OutgoingMessage } from "../transport.js";
 import { asciiDomain, mailAddress } from "./addresses.js";
 
 /**
@@ -17,6 +17,8 @@ export interface EnvelopeOptions {
   verpTag?: string;
   /** Lower-cased addresses left out of the envelope (suppressed). */
   omit?: ReadonlySet<string>;
+  /** Sign with this key (the From domain is verified). */
+  dkim?: DkimSigning;
 }
 
 /** The VERP return path of an email: replies about it (DSNs) name it by its id and tag. */
@@ -60,6 +62,7 @@ export function toOutgoing(email: EmailRecord, options: EnvelopeOptions = {}): O
     message.envelope = { from: bounceDomain ? verpAddress(email.id, bounceDomain, verpTag) : message.from.address, to };
   }
   if (bounceDomain !== undefined) message.dsn = { envelopeId: email.id };
+  if (options.dkim !== undefined) message.dkim = options.dkim;
   return message;
 }
 

@@ -92,6 +92,8 @@ export class OutboxWorker {
       logger: Logger;
       verpTags: VerpTags;
       policy: SuppressionPolicy;
+      /** Signing keys and return paths of verified sending domains (docs/domains.md). */
+      signers?: SendAttemptDeps["signers"];
     },
     options: OutboxWorkerOptions = {},
   ) {
@@ -119,6 +121,7 @@ export class OutboxWorker {
       maxAttempts: this.#retry.maxAttempts,
       verpTags: deps.verpTags,
       ...(bounceDomain === undefined ? {} : { bounceDomain }),
+      ...(deps.signers === undefined ? {} : { signers: deps.signers }),
     };
     const emails = deps.storage.emails;
     const queue: JobQueue<ClaimedEmail> = {

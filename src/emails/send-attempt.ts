@@ -4,6 +4,7 @@ import type { MailTransport, OutgoingMessage, TransportResult } from "../transpo
 import { emailRecipients, envelopeRecipients, toOutgoing } from "./message.js";
 import { failureOutcome, type Outcome, successOutcome } from "./outcome.js";
 import type { VerpTags } from "./verp-tag.js";
+import type { DomainSigner } from "../domains/sending-domains.js";
 
 export interface SendAttemptDeps {
   storage: Storage;
@@ -15,6 +16,11 @@ export interface SendAttemptDeps {
   bounceDomain?: string;
   /** Makes the VERP tag of the return path; needed with a bounce domain. */
   verpTags?: VerpTags;
+  /**
+   * The signing key and return-path host of a verified `from` domain (src/domains/sending-domains.ts):
+   * such mail is DKIM-signed and its VERP return path is on the domain's return-path host.
+   */
+  signers?: { signerFor(from: string): Promise<DomainSigner | undefined> };
 }
 
 class SendTimeout extends Error {
@@ -84,10 +90,21 @@ async function attempt(deps: SendAttemptDeps, email: EmailRecord): Promise<Outco
     const error = "every recipient is on the suppression list";
     return { kind: "suppressed", error, detail: { error, suppressed: suppressed.sort() } };
   }
-  const verpTag = deps.bounceDomain === undefined ? undefined : await deps.verpTags?.tagOf(email.id);
+  let signer: DomainSigner | undefined;
+  try {
+    signer = await deps.signers?.signerFor(email.content.from);
+  } catch (cause) {
+    // A key that does not open (FLAGPOST_SECRET_KEY changed) or storage that does not answer:
+    // the mail waits for a fixed setup rather than leaving unsigned from a domain that signs.
+    const error = `the sending domain's DKIM key could not be read: ${cause instanceof Error ? cause.message : String(cause)}`;
+    return { kind: "retry", error, detail: { error } };
+  }
+  const bounceDomain = signer?.returnPathHost ?? deps.bounceDomain;
+  const verpTag = bounceDomain === undefined ? undefined : await deps.verpTags?.tagOf(email.id);
   const message = toOutgoing(email, {
-    ...(deps.bounceDomain === undefined ? {} : { bounceDomain: deps.bounceDomain }),
+    ...(bounceDomain === undefined ? {} : { bounceDomain }),
     ...(verpTag === undefined ? {} : { verpTag }),
+    ...(signer === undefined ? {} : { dkim: signer.dkim }),
     omit: new Set([...suppressed, ...earlier.accepted, ...earlier.refused]),
   });
   let outcome: Outcome;
@@ -106,7 +123,7 @@ async function attempt(deps: SendAttemptDeps, email: EmailRecord): Promise<Outco
   }
   if (suppressed.length > 0) outcome.detail.suppressed = suppressed.sort();
   // Which return path reports must come back to (the report applier checks a report's VERP tag against it).
-  if (deps.bounceDomain !== undefined && message.envelope) outcome.detail.return_path = message.envelope.from;
+  if (bounceDomain !== undefined && message.envelope) outcome.detail.return_path = message.envelope.from;
   if (earlier.accepted.size === 0) return outcome;
   if (outcome.kind === "sent" || outcome.kind === "delivered") {
     const accepted = outcome.detail.accepted as string[];
