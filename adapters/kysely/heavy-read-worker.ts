@@ -19,7 +19,16 @@ let reader: HeavyReader | undefined;
 /** Opened on the first request, so a failure to open is that request's error, not a dead thread. */
 function open(): HeavyReader {
   if (reader) return reader;
-  const database = new SQLite(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+  let database: SQLite.Database;
+  try {
+    database = new SQLite(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+  } catch (error) {
+    // As the main connection's open failure reads (cli/open-database.ts): the storage is not there.
+    throw new FlagpostError(
+      "unavailable",
+      `Cannot open the SQLite database at ${file} for heavy reads: ${(error as Error).message}`,
+    );
+  }
   const db = new Kysely<FlagpostTables>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   reader = heavyReaderOver(db, "sqlite", true);
   return reader;

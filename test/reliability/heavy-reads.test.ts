@@ -184,3 +184,42 @@ for (const backend of ["sqlite", "postgres", "mysql"] as const) {
     });
   });
 }
+
+describe("heavy reads on SQLite: which reads go to the thread", () => {
+  let database: TestDatabase | undefined;
+  afterEach(async () => {
+    await database?.drop();
+    database = undefined;
+  });
+
+  it("sends results and event queries over more than 24 hours to it, and keeps short queries and writes", async () => {
+    database = await createTestDatabase("sqlite");
+    await kyselyStorage(database.db).migrate();
+    const sample = events(40);
+    const day = 24 * 60 * 60 * 1000;
+    const from = sample[0]!.timestamp;
+    const long = { from, to: new Date(Date.parse(from) + day + 1).toISOString() };
+    const short = { from, to: new Date(Date.parse(from) + day).toISOString() };
+    const query = { experimentId: EXPERIMENT, metric: METRIC };
+
+    // A thread pointed at a file that does not exist: every read sent to it fails, and says so.
+    const missing = kyselyStorage(database.db, { heavyReads: { sqliteFile: `${database.url}.missing` } });
+    await missing.events.appendEvents(sample);
+    expect((await missing.events.queryEvents(short, undefined, 100)).length).toBe(40);
+    const unavailable = { code: "unavailable", message: expect.stringContaining("for heavy reads") };
+    await expect(missing.events.queryEvents(long, undefined, 100)).rejects.toMatchObject(unavailable);
+    await expect(missing.events.queryEvents({}, undefined, 100)).rejects.toMatchObject(unavailable);
+    await expect(missing.experiments.experimentTotals(query)).rejects.toMatchObject(unavailable);
+    await missing.close();
+
+    // On the file itself, the thread's answers are the main connection's.
+    const main = kyselyStorage(database.db);
+    const threaded = kyselyStorage(database.db, { heavyReads: { sqliteFile: database.url } });
+    expect(await threaded.events.queryEvents(long, undefined, 100)).toEqual(
+      await main.events.queryEvents(long, undefined, 100),
+    );
+    expect(await threaded.experiments.experimentTotals(query)).toEqual(await main.experiments.experimentTotals(query));
+    await threaded.close();
+    await expect(threaded.experiments.experimentTotals(query)).rejects.toMatchObject({ code: "unavailable" });
+  }, 30_000);
+});
