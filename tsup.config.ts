@@ -35,6 +35,9 @@ export default defineConfig((cli) => ({
     redis: "adapters/redis/index.ts",
     inbound: "adapters/inbound/index.ts",
     cli: "cli/main.ts",
+    // Not an import: the SQLite heavy-read thread's entry, which heavy-read-thread.ts starts by
+    // its file name next to the chunks (dist/heavy-read-worker.js).
+    "heavy-read-worker": "adapters/kysely/heavy-read-worker.ts",
   },
   format: ["esm"],
   target: "node20",

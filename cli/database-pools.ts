@@ -33,10 +33,20 @@ export const DEFAULT_STORAGE_TIMEOUTS: Readonly<StorageTimeouts> = {
 
 type Pg = typeof PgModule;
 
-/** A pg Pool with the listeners and timeouts above, as Kysely's PostgresDialect takes it. */
-export function postgresPool(pg: Pg, url: string, timeouts: StorageTimeouts, logger: Logger): PostgresPool {
+/**
+ * A pg Pool with the listeners and timeouts above, as Kysely's PostgresDialect takes it. `size`:
+ * its most connections (pg's default, 10, when unset).
+ */
+export function postgresPool(
+  pg: Pg,
+  url: string,
+  timeouts: StorageTimeouts,
+  logger: Logger,
+  size?: number,
+): PostgresPool {
   const pool = new pg.Pool({
     connectionString: url,
+    ...(size !== undefined && { max: size }),
     connectionTimeoutMillis: timeouts.connectTimeoutMs,
     statement_timeout: timeouts.statementTimeoutMs,
     query_timeout: timeouts.statementTimeoutMs,
@@ -123,9 +133,20 @@ export function listenClientSettings(url: string, timeouts: StorageTimeouts): Pg
 type Mysql = typeof Mysql2;
 type MysqlConnection = Parameters<Parameters<MysqlPool["getConnection"]>[0]>[1];
 
-/** A mysql2 pool with the listeners and timeouts above, as Kysely's MysqlDialect takes it. */
-export function mysqlPool(mysql: Mysql, url: string, timeouts: StorageTimeouts, logger: Logger): MysqlPool {
-  const pool = mysql.createPool({ uri: url, connectTimeout: timeouts.connectTimeoutMs, enableKeepAlive: true });
+/** A mysql2 pool with the listeners and timeouts above, as Kysely's MysqlDialect takes it; `size` as for PostgreSQL. */
+export function mysqlPool(
+  mysql: Mysql,
+  url: string,
+  timeouts: StorageTimeouts,
+  logger: Logger,
+  size?: number,
+): MysqlPool {
+  const pool = mysql.createPool({
+    uri: url,
+    connectTimeout: timeouts.connectTimeoutMs,
+    enableKeepAlive: true,
+    ...(size !== undefined && { connectionLimit: size }),
+  });
   // mysql2 listens once per connection; a second error on a dead connection would be unheard.
   pool.on("connection", (connection) =>
     connection.on("error", (error: unknown) =>

@@ -45,7 +45,12 @@ export function parseDatabaseUrl(value: string): DatabaseTarget {
 /** How a server database is opened: its timeouts, and where lost connections are logged. */
 export interface DatabaseSettings extends StorageTimeouts {
   logger: Logger;
+  /** PostgreSQL, MySQL/MariaDB: the connections of the separate pool heavy reads run on (default 2). */
+  heavyReadConnections?: number;
 }
+
+/** FLAGPOST_DB_HEAVY_READ_CONNECTIONS when unset: two results at once, eight left for everything else. */
+const DEFAULT_HEAVY_READ_CONNECTIONS = 2;
 
 /** FLAGPOST_DB_CONNECT_TIMEOUT_MS and FLAGPOST_DB_STATEMENT_TIMEOUT_MS (5 s and 10 s when unset). */
 export function databaseSettingsFrom(env: NodeJS.ProcessEnv, logger: Logger): DatabaseSettings {
@@ -55,6 +60,8 @@ export function databaseSettingsFrom(env: NodeJS.ProcessEnv, logger: Logger): Da
       positiveFromEnv(env, "FLAGPOST_DB_CONNECT_TIMEOUT_MS", integer) ?? DEFAULT_STORAGE_TIMEOUTS.connectTimeoutMs,
     statementTimeoutMs:
       positiveFromEnv(env, "FLAGPOST_DB_STATEMENT_TIMEOUT_MS", integer) ?? DEFAULT_STORAGE_TIMEOUTS.statementTimeoutMs,
+    heavyReadConnections:
+      positiveFromEnv(env, "FLAGPOST_DB_HEAVY_READ_CONNECTIONS", integer) ?? DEFAULT_HEAVY_READ_CONNECTIONS,
     logger,
   };
 }
@@ -74,6 +81,31 @@ export async function openDatabase(
       return openPostgres(target.url, settings);
     case "mysql":
       return openMysql(target.url, settings);
+  }
+}
+
+/**
+ * Where the storage runs heavy reads (kyselyStorage's `heavyReads`): for a SQLite file, a worker
+ * thread reading the same file; for PostgreSQL and MySQL/MariaDB, a second pool of
+ * `heavyReadConnections`. An in-memory SQLite database exists only inside its one connection, so a
+ * thread cannot read it: its heavy reads run in the process (undefined), as before.
+ */
+export async function openHeavyReads(
+  url: string = DEFAULT_DATABASE,
+  settings: DatabaseSettings = DEFAULT_SETTINGS,
+): Promise<AnyKysely | { sqliteFile: string } | undefined> {
+  const target = parseDatabaseUrl(url);
+  const size = settings.heavyReadConnections ?? DEFAULT_HEAVY_READ_CONNECTIONS;
+  // The wait for one of the few heavy-read connections is a queue, not a database that does not
+  // answer: it may last as long as a statement may, after which the read answers 503.
+  const heavy = { ...settings, connectTimeoutMs: Math.max(settings.connectTimeoutMs, settings.statementTimeoutMs) };
+  switch (target.engine) {
+    case "sqlite":
+      return target.path === ":memory:" ? undefined : { sqliteFile: target.path };
+    case "postgres":
+      return openPostgres(target.url, heavy, size);
+    case "mysql":
+      return openMysql(target.url, heavy, size);
   }
 }
 
@@ -112,11 +144,11 @@ async function openSqlite(path: string): Promise<AnyKysely> {
 }
 
 /** A pool with error listeners and timeouts on every connection (cli/database-pools.ts). */
-async function openPostgres(url: string, settings: DatabaseSettings): Promise<AnyKysely> {
+async function openPostgres(url: string, settings: DatabaseSettings, size?: number): Promise<AnyKysely> {
   const { default: pg } = await load("pg", "PostgreSQL", () => import("pg"));
   const { Kysely, PostgresDialect } = await load("kysely", "PostgreSQL", () => import("kysely"));
   return new Kysely<AnyDatabase>({
-    dialect: new PostgresDialect({ pool: postgresPool(pg, url, settings, settings.logger) }),
+    dialect: new PostgresDialect({ pool: postgresPool(pg, url, settings, settings.logger, size) }),
   });
 }
 
@@ -144,10 +176,10 @@ export async function listenConnectFor(
   };
 }
 
-async function openMysql(url: string, settings: DatabaseSettings): Promise<AnyKysely> {
+async function openMysql(url: string, settings: DatabaseSettings, size?: number): Promise<AnyKysely> {
   const mysql = await load("mysql2", "MySQL/MariaDB", () => import("mysql2"));
   const { Kysely, MysqlDialect } = await load("kysely", "MySQL/MariaDB", () => import("kysely"));
   return new Kysely<AnyDatabase>({
-    dialect: new MysqlDialect({ pool: mysqlPool(mysql, url, settings, settings.logger) }),
+    dialect: new MysqlDialect({ pool: mysqlPool(mysql, url, settings, settings.logger, size) }),
   });
 }

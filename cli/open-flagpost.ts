@@ -6,6 +6,7 @@ import {
   DEFAULT_DATABASE,
   listenConnectFor,
   openDatabase,
+  openHeavyReads,
   parseDatabaseUrl,
 } from "./open-database.js";
 
@@ -40,8 +41,14 @@ export async function openFlagpost(
     throw error;
   }
   const connect = listen ? await listenConnectFor(url, settings) : undefined;
+  // Experiment results and long event queries on connections of their own (docs/storage.md, "Heavy reads").
+  const heavyReads = await openHeavyReads(url, settings);
   const { kyselyStorage } = await import("../adapters/kysely/index.js");
-  const storage = kyselyStorage(db, { destroyOnClose: true, ...(connect && { listen: connect }) });
+  const storage = kyselyStorage(db, {
+    destroyOnClose: true,
+    ...(connect && { listen: connect }),
+    ...(heavyReads && { heavyReads }),
+  });
   const fp = createFlagpost({ ...extra, storage, logger });
   try {
     await fp.ready();

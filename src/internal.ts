@@ -28,6 +28,7 @@ export { EXPOSURE_EVENT, ExposureRecorder, type EventSink } from "./flags/exposu
 export { bucketOf, murmur3Utf8 } from "./flags/bucket.js";
 export * from "./flags/schema.js";
 export { TRACK_OPERATION } from "./events/event-tracker.js";
+export { isHeavyEventQuery } from "./events/heavy-event-query.js";
 export type { EventBufferOptions, UnstoredReason } from "./events/event-buffer-options.js";
 export { batchBodySchema, type TrackEventInput } from "./events/schema.js";
 export { type ExperimentResults, type ExperimentResultsInput } from "./experiments/schema.js";

@@ -1,14 +1,16 @@
 import type { RouteContext, RouteResult } from "./types.js";
 
+// One definition for the HTTP limit here and the storage's own connections (adapters/kysely/heavy-reads.ts).
+export { isHeavyEventQuery } from "../../src/internal.js";
+
 /**
  * Reads that scan many rows (experiment results, event queries over a long window) hold a storage
- * connection, or SQLite's event loop, for seconds. One key may run at most {@link HEAVY_READS_PER_KEY}
+ * connection, or SQLite's event loop, for seconds (the SQL storage runs them on connections of their own:
+ * docs/reliability.md, "Heavy reads"). One key may run at most {@link HEAVY_READS_PER_KEY}
  * of them at once; beyond that it gets 429 with Retry-After at once instead of queueing, so one
  * client's dashboard cannot take every connection the other requests need.
  */
 export const HEAVY_READS_PER_KEY = 2;
-/** An event query whose window (a missing bound counts as open) is longer than this is heavy. */
-export const HEAVY_EVENT_WINDOW_MS = 24 * 60 * 60 * 1000;
 const RETRY_AFTER_SECONDS = "1";
 
 export class HeavyReads {
@@ -38,15 +40,4 @@ export class HeavyReads {
       else this.#running.delete(key);
     }
   }
-}
-
-/** Whether an event query's window is long enough to count as heavy (unparseable bounds count as open). */
-export function isHeavyEventQuery(
-  query: { from?: string | undefined; to?: string | undefined },
-  nowMs: number,
-): boolean {
-  const from = query.from === undefined ? Number.NaN : Date.parse(query.from);
-  const to = query.to === undefined ? nowMs : Date.parse(query.to);
-  if (!Number.isFinite(from) || !Number.isFinite(to)) return true;
-  return to - from > HEAVY_EVENT_WINDOW_MS;
 }

@@ -3,7 +3,7 @@ import { FlagpostError } from "../../src/errors.js";
 import type { Storage } from "../../src/storage/index.js";
 import { KyselyApiKeyRepository } from "./api-key-repository.js";
 import { KyselyDeliveryReportRepository } from "./delivery-report-repository.js";
-import { detectEngine, type AnyKysely } from "./dialect.js";
+import { detectEngine, type AnyKysely, type Engine } from "./dialect.js";
 import { KyselyDomainRepository } from "./domain-repository.js";
 import { KyselyEmailRepository } from "./email-repository.js";
 import { guard, withSqliteFile } from "./driver-errors.js";
@@ -13,6 +13,8 @@ import { KyselyFlagInsightRepository } from "./flag-insights-repository.js";
 import { KyselyExperimentRepository } from "./experiment-repository.js";
 import { KyselyFlagRepository } from "./flag-repository.js";
 import { KyselyFlagScheduleRepository } from "./flag-schedule-repository.js";
+import { sqliteHeavyReadThread } from "./heavy-read-thread.js";
+import { heavyExperiments, heavyReaderOver, heavyRoutedEvents, type HeavyReader } from "./heavy-reads.js";
 import { KyselyIdempotencyRepository } from "./idempotency-repository.js";
 import { migrateToLatest, pendingMigrations } from "./migrations.js";
 import { type PgListenConnect, watchPostgresFlags } from "./postgres-flag-watch.js";
@@ -36,6 +38,15 @@ export interface KyselyStorageOptions {
    * (it keeps one slot), or a factory that connects a separate `pg.Client`. See docs/flags.md.
    */
   listen?: PgListenConnect;
+  /**
+   * Where heavy reads run (experiment results, event queries over more than 24 hours), so they
+   * never take the connections, or on SQLite the event loop, that ingestion and evaluation need:
+   * another Kysely instance on the same database with a small pool of its own (PostgreSQL,
+   * MySQL/MariaDB), or `{ sqliteFile }`: the SQLite file, read in a worker thread over a read-only
+   * connection of its own (the file must be in WAL mode). Unset: they run on `db`. See
+   * docs/storage.md, "Heavy reads".
+   */
+  heavyReads?: AnyKysely | { sqliteFile: string };
 }
 
 /**
@@ -59,6 +70,8 @@ export function kyselyStorage(db: AnyKysely, options: KyselyStorageOptions = {})
     });
   }
   const watchers = new Set<{ close(): Promise<void> }>();
+  const heavy = heavyReaderFor(engine, options);
+  const events = new KyselyEventRepository(typed, engine);
   return {
     name: engine,
     flags: new KyselyFlagRepository(typed, engine),
@@ -67,7 +80,7 @@ export function kyselyStorage(db: AnyKysely, options: KyselyStorageOptions = {})
     flagInsights: new KyselyFlagInsightRepository(typed, engine),
     apiKeys: new KyselyApiKeyRepository(typed, engine),
     idempotency: new KyselyIdempotencyRepository(typed, engine),
-    events: new KyselyEventRepository(typed, engine),
+    events: heavy ? heavyRoutedEvents(events, heavy) : events,
     emails: new KyselyEmailRepository(typed, engine),
     suppressions: new KyselySuppressionRepository(typed, engine),
     settings: new KyselySettingsRepository(typed, engine),
@@ -75,7 +88,7 @@ export function kyselyStorage(db: AnyKysely, options: KyselyStorageOptions = {})
     webhooks: new KyselyWebhookRepository(typed, engine),
     webhookDeliveries: new KyselyWebhookDeliveryRepository(typed, engine),
     domains: new KyselyDomainRepository(typed, engine),
-    experiments: new KyselyExperimentRepository(typed, engine),
+    experiments: heavy ? heavyExperiments(heavy) : new KyselyExperimentRepository(typed, engine),
     migrate: () =>
       guard(engine, "migrate the flagpost schema", () => migrateToLatest(own, engine)).catch(async (error: unknown) => {
         throw engine === "sqlite" ? await withSqliteFile(own, error) : error;
@@ -91,10 +104,29 @@ export function kyselyStorage(db: AnyKysely, options: KyselyStorageOptions = {})
     }),
     close() {
       closing ??= (async () => {
-        await Promise.allSettled([...watchers].map((watcher) => watcher.close()));
+        await Promise.allSettled([...watchers].map((watcher) => watcher.close()).concat(heavy?.close() ?? []));
         if (options.destroyOnClose) await db.destroy();
       })();
       return closing;
     },
   };
+}
+
+/** The heavy reader the options name: a worker thread this storage owns, or the caller's instance. */
+function heavyReaderFor(engine: Engine, options: KyselyStorageOptions): HeavyReader | undefined {
+  const target = options.heavyReads;
+  if (target === undefined) return undefined;
+  if ("sqliteFile" in target) {
+    if (engine !== "sqlite") throw wrongEngine("heavyReads.sqliteFile", "is for SQLite", engine);
+    return sqliteHeavyReadThread(target.sqliteFile);
+  }
+  const heavyEngine = detectEngine(target);
+  if (heavyEngine !== engine) throw wrongEngine("heavyReads", `must use ${engine} too`, heavyEngine);
+  return heavyReaderOver(target.withoutPlugins() as Kysely<FlagpostTables>, engine, options.destroyOnClose === true);
+}
+
+function wrongEngine(path: string, message: string, engine: Engine): FlagpostError {
+  return new FlagpostError("validation_error", `"${path}" ${message}; that Kysely instance uses ${engine}`, {
+    details: [{ path, message }],
+  });
 }

@@ -1,0 +1,225 @@
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import { toNodeHandler } from "../../adapters/http/index.js";
+import { kyselyStorage } from "../../adapters/kysely/index.js";
+import { openFlagpost } from "../../cli/open-flagpost.js";
+import { createFlagpost, type Flagpost, type NewEvent, silentLogger } from "../../src/internal.js";
+import { type Backend, createTestDatabase, describeIfBackend, type TestDatabase } from "../support/databases.js";
+import { listen, type Running } from "../support/servers.js";
+
+/**
+ * Issue 24, item 5: experiment results over a few hundred thousand events must not stall the
+ * rest of the server. The storage is opened as `flagpost serve` opens it (cli/open-flagpost.ts),
+ * behind a real node:http server in this process; 8 results requests run at once on SQLite, 16 on
+ * PostgreSQL and MariaDB (keys × the 2 each may run) while evaluation and ingestion are timed. Before heavy reads had connections of
+ * their own, SQLite ran each results query on the event loop (evaluate p99 ≈ the query's time
+ * several times over) and PostgreSQL/MariaDB ran 8 at once on the main pool.
+ */
+
+/** Events per backend: enough that one results query takes ≥ 300 ms here (asserted below). */
+const EVENTS: Record<Backend, number> = { sqlite: 250_000, postgres: 150_000, mysql: 25_000 };
+/**
+ * API keys reading results at once, each running the 2 it may: 8 requests on SQLite; 16 on the
+ * servers, as in the probe of the issue (16 queries are what exhausted the 10-connection pool).
+ */
+const READERS: Record<Backend, number> = { sqlite: 4, postgres: 8, mysql: 8 };
+/** Results requests each of the 8 concurrent readers makes, one after another. */
+const ROUNDS = 1;
+/** The probes' bound: an evaluate or one POST /v1/events answers in well under 100 ms on an idle server (≈ 2–10 ms). */
+const PROBE_P99_BOUND_MS = 250;
+const EXPERIMENT = "checkout";
+const METRIC = "purchase";
+
+/** Users assigned to a or b (a few to both, excluded), a third of them buying once or twice, and noise. */
+function events(count: number): NewEvent[] {
+  const base = Date.parse("2026-10-01T00:00:00Z");
+  const out: NewEvent[] = [];
+  const receivedAt = new Date(base + 40 * 86_400_000).toISOString();
+  for (let user = 0; out.length < count; user++) {
+    const userId = `user-${user}`;
+    const at = base + (user % 2_592_000) * 1_000;
+    const add = (event: string, offset: number, properties: Record<string, unknown>) => {
+      const timestampMs = at + offset;
+      out.push({
+        id: randomUUID(),
+        event,
+        userId,
+        timestamp: new Date(timestampMs).toISOString(),
+        timestampMs,
+        receivedAt,
+        propertiesJson: JSON.stringify(properties),
+      });
+    };
+    add("exposure", 0, { experimentId: EXPERIMENT, variant: user % 2 === 0 ? "control" : "treatment" });
+    if (user % 97 === 0) add("exposure", 5, { experimentId: EXPERIMENT, variant: "treatment" });
+    if (user % 3 === 0) add(METRIC, 60_000, { revenue: (user % 50) + 0.5 });
+    if (user % 6 === 0) add(METRIC, 120_000, { revenue: 3 });
+    add("page_view", 30_000, { path: "/cart" });
+  }
+  return out.slice(0, count);
+}
+
+function p99(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? 0;
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+for (const backend of ["sqlite", "postgres", "mysql"] as const) {
+  describeIfBackend(backend, `heavy reads on ${backend}`, () => {
+    describe(`heavy reads on ${backend}`, () => {
+      let database: TestDatabase | undefined;
+      let server: Running | undefined;
+      let served: Flagpost | undefined;
+      afterEach(async () => {
+        await server?.close();
+        await served?.close();
+        await database?.drop();
+        server = served = database = undefined;
+      });
+
+      it("run on their own connections: evaluation and ingestion keep their latency, results stay the same", async () => {
+        database = await createTestDatabase(backend);
+        const storage = kyselyStorage(database.db);
+        await storage.migrate();
+        const all = events(EVENTS[backend]);
+        for (let i = 0; i < all.length; i += 5_000) await storage.events.appendEvents(all.slice(i, i + 5_000));
+
+        // The reference: the same results computed in this process on the main connection.
+        const inProcess = createFlagpost({ storage, logger: silentLogger });
+        await inProcess.ready();
+        const results = () => inProcess.experiments.results(EXPERIMENT, { metric: METRIC });
+        await results(); // warm the caches, as the server's requests will find them
+        let expected: unknown;
+        const queryMs = await timed(async () => (expected = JSON.parse(JSON.stringify(await results()))));
+        expect(queryMs).toBeGreaterThanOrEqual(300);
+
+        served = await openFlagpost({ FLAGPOST_DB: database.url }, silentLogger);
+        const fp = served;
+        const readers = await Promise.all(
+          Array.from(
+            { length: READERS[backend] },
+            async (_, i) => (await fp.keys.create({ name: `reader-${i}`, scopes: ["events:read"] })).key,
+          ),
+        );
+        const { key: writer } = await fp.keys.create({ name: "writer", scopes: ["flags:evaluate", "events:write"] });
+        await fp.flags.create({ key: "beta", enabled: true, rules: [{ type: "percentage", percentage: 50 }] });
+        server = await listen(createServer(toNodeHandler(fp, { rateLimit: false })));
+        const url = server.url;
+        const call = async (key: string, method: string, path: string, body?: unknown) => {
+          const response = await fetch(url + path, {
+            method,
+            headers: {
+              authorization: `Bearer ${key}`,
+              ...(body !== undefined && { "content-type": "application/json" }),
+            },
+            ...(body !== undefined && { body: JSON.stringify(body) }),
+          });
+          return { status: response.status, body: (await response.json()) as { data?: unknown } };
+        };
+        const resultsPath = `/v1/experiments/${EXPERIMENT}/results?metric=${METRIC}`;
+
+        let heavyDone = false;
+        const evaluateMs: number[] = [];
+        const ingestMs: number[] = [];
+        const probe = async (samples: number[], request: (n: number) => Promise<{ status: number }>, ok: number) => {
+          for (let n = 0; !heavyDone; n++) {
+            let status = 0;
+            samples.push(await timed(async () => (status = (await request(n)).status)));
+            expect(status).toBe(ok);
+            await pause(10);
+          }
+        };
+        const probes = Promise.all([
+          probe(evaluateMs, (n) => call(writer, "POST", "/v1/flags/beta/evaluate", { userId: `probe-${n}` }), 200),
+          probe(
+            ingestMs,
+            (n) => call(writer, "POST", "/v1/events", { event: "probe", userId: `probe-${n}`, properties: { n } }),
+            202,
+          ),
+        ]);
+        const heavyStarted = performance.now();
+        const heavy = Promise.all(
+          readers.flatMap((key) =>
+            [0, 1].map(async () => {
+              const answers = [];
+              for (let round = 0; round < ROUNDS; round++) answers.push(await call(key, "GET", resultsPath));
+              return answers;
+            }),
+          ),
+        );
+        // A third heavy read of a key already running two is refused at once.
+        await pause(100);
+        const refused = await call(readers[0]!, "GET", resultsPath);
+        const answers = (await heavy).flat();
+        const heavyMs = performance.now() - heavyStarted;
+        heavyDone = true;
+        await probes;
+
+        const figures = {
+          backend,
+          events: EVENTS[backend],
+          concurrent: READERS[backend] * 2,
+          inProcessQueryMs: Math.round(queryMs),
+          heavyWallMs: Math.round(heavyMs),
+          evaluate: { count: evaluateMs.length, p99: Math.round(p99(evaluateMs)) },
+          ingest: { count: ingestMs.length, p99: Math.round(p99(ingestMs)) },
+        };
+        console.log(`heavy reads ${JSON.stringify(figures)}`);
+        expect(evaluateMs.length).toBeGreaterThan(5);
+        expect(p99(evaluateMs)).toBeLessThan(PROBE_P99_BOUND_MS);
+        expect(p99(ingestMs)).toBeLessThan(PROBE_P99_BOUND_MS);
+        expect(refused.status).toBe(429);
+        expect(answers).toHaveLength(READERS[backend] * 2 * ROUNDS);
+        for (const answer of answers) expect(answer).toEqual({ status: 200, body: { data: expected } });
+      }, 60_000);
+    });
+  });
+}
+
+describe("heavy reads on SQLite: which reads go to the thread", () => {
+  let database: TestDatabase | undefined;
+  afterEach(async () => {
+    await database?.drop();
+    database = undefined;
+  });
+
+  it("sends results and event queries over more than 24 hours to it, and keeps short queries and writes", async () => {
+    database = await createTestDatabase("sqlite");
+    await kyselyStorage(database.db).migrate();
+    const sample = events(40);
+    const day = 24 * 60 * 60 * 1000;
+    const from = sample[0]!.timestamp;
+    const long = { from, to: new Date(Date.parse(from) + day + 1).toISOString() };
+    const short = { from, to: new Date(Date.parse(from) + day).toISOString() };
+    const query = { experimentId: EXPERIMENT, metric: METRIC };
+
+    // A thread pointed at a file that does not exist: every read sent to it fails, and says so.
+    const missing = kyselyStorage(database.db, { heavyReads: { sqliteFile: `${database.url}.missing` } });
+    await missing.events.appendEvents(sample);
+    expect((await missing.events.queryEvents(short, undefined, 100)).length).toBe(40);
+    const unavailable = { code: "unavailable", message: expect.stringContaining("for heavy reads") };
+    await expect(missing.events.queryEvents(long, undefined, 100)).rejects.toMatchObject(unavailable);
+    await expect(missing.events.queryEvents({}, undefined, 100)).rejects.toMatchObject(unavailable);
+    await expect(missing.experiments.experimentTotals(query)).rejects.toMatchObject(unavailable);
+    await missing.close();
+
+    // On the file itself, the thread's answers are the main connection's.
+    const main = kyselyStorage(database.db);
+    const threaded = kyselyStorage(database.db, { heavyReads: { sqliteFile: database.url } });
+    expect(await threaded.events.queryEvents(long, undefined, 100)).toEqual(
+      await main.events.queryEvents(long, undefined, 100),
+    );
+    expect(await threaded.experiments.experimentTotals(query)).toEqual(await main.experiments.experimentTotals(query));
+    await threaded.close();
+    await expect(threaded.experiments.experimentTotals(query)).rejects.toMatchObject({ code: "unavailable" });
+  }, 30_000);
+});
