@@ -77,6 +77,13 @@ export function report(r: {
         `${r.samples.get(`${variant.id}/${route}`)?.length ?? 0} × ${settings.seconds[variant.tier]} s`,
       ]);
     }
+    const withMetrics =
+      med("flagpost-node", route, (s) => s.rps) / med("flagpost-node-no-metrics", route, (s) => s.rps);
+    if (route === "evaluate")
+      lines.push(
+        `- evaluate, toNodeHandler with metrics on (the default: request series counted) vs off (\`metrics: false\`): ` +
+          `${((1 - withMetrics) * 100).toFixed(1)}% fewer req/s (target < 3% lost: ${withMetrics > 0.97 ? "met" : "MISSED"})`,
+      );
     const target = TARGETS[route];
     for (const pair of PAIRS) {
       const rps = med(pair.mount, route, (s) => s.rps) / med(pair.bare, route, (s) => s.rps);
