@@ -121,7 +121,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       ? undefined
       : new RateLimiter({ ...ANONYMOUS_DEFAULTS, ...options.rateLimit?.anonymous }, fp.clock);
   const addressOf = (request: HttpRequest) => request.remoteAddress ?? "unknown";
-  const requestMetrics = new RequestMetrics();
+  const requestMetrics = new RequestMetrics(options.metrics !== false);
   const publicAnswer = publicAnswers(fp, logger, options, requestMetrics, cors);
   const hrefs = new HrefCache();
   const budget =

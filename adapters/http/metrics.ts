@@ -3,7 +3,7 @@ import { type Flagpost, FlagpostError, hasScope, type MetricsSnapshot } from "..
 import { importWithPeers } from "../../src/optional-peer.js";
 import { errorResponse } from "./error-body.js";
 import { outboxReader, pendingDeliveriesReader } from "./outbox-reading.js";
-import { LATENCY_BUCKETS, type RequestMetrics } from "./request-metrics.js";
+import { cumulativeBuckets, LATENCY_BUCKETS, type RequestMetrics } from "./request-metrics.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
 /**
@@ -72,7 +72,7 @@ function families(fp: Flagpost, requests: RequestMetrics, current: () => Metrics
       help: "HTTP requests under /v1 by method, route template and status.",
       type: "counter",
       values: () =>
-        [...requests.series.values()].map((s) => ({
+        requests.series.map((s) => ({
           labels: { method: s.method, route: s.route, status: s.status },
           value: s.count,
         })),
@@ -82,12 +82,13 @@ function families(fp: Flagpost, requests: RequestMetrics, current: () => Metrics
       help: "Time to answer HTTP requests under /v1, by method and route template.",
       type: "histogram",
       values: () =>
-        [...requests.series.values()].flatMap((s) => {
+        requests.series.flatMap((s) => {
           const labels = { method: s.method, route: s.route, status: s.status };
+          const buckets = cumulativeBuckets(s);
           return [
             ...LATENCY_BUCKETS.map((le, i) => ({
               labels: { ...labels, le: String(le) },
-              value: s.buckets[i]!,
+              value: buckets[i]!,
               metricName: "flagpost_http_request_duration_seconds_bucket",
             })),
             {

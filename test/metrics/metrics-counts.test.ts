@@ -124,6 +124,16 @@ for (const backend of ["sqlite", "postgres"] as const) {
         name.startsWith('flagpost_http_request_duration_seconds_count{method="POST",route="/v1/events"'),
       );
       expect(counted.reduce((sum, [, value]) => sum + value, 0)).toBe(M);
+      const inBucket = (le: string) =>
+        [...samples]
+          .filter(
+            ([name]) =>
+              name.startsWith("flagpost_http_request_duration_seconds_bucket{") && name.includes(`le="${le}"`),
+          )
+          .filter(([name]) => name.includes('method="POST"') && name.includes('route="/v1/events"'))
+          .reduce((sum, [, value]) => sum + value, 0);
+      expect([inBucket("10"), inBucket("+Inf")]).toEqual([M, M]); // cumulative: every request is within 10 s
+
       expect([...samples.keys()].some((name) => name.includes("storage_errors") && !name.includes("{"))).toBe(false);
     });
 
