@@ -92,6 +92,16 @@ export function report(r: {
         `${r.samples.get(`${variant.id}/${route}`)?.length ?? 0} × ${settings.seconds[variant.tier]} s`,
       ]);
     }
+    const withMetrics =
+      med("flagpost-node", route, (s) => s.rps) / med("flagpost-node-no-metrics", route, (s) => s.rps);
+    const cpuWith = med("flagpost-node", route, (s) => s.serverCpu / s.rps);
+    const cpuWithout = med("flagpost-node-no-metrics", route, (s) => s.serverCpu / s.rps);
+    if (route === "evaluate")
+      lines.push(
+        `- evaluate, toNodeHandler with metrics on (the default: request series counted) vs off (\`metrics: false\`): ` +
+          `${(withMetrics * 100).toFixed(1)}% of its req/s (target: under 3% lost, ≥ 97%: ${withMetrics >= 0.97 ? "met" : "MISSED"}); ` +
+          `server CPU per request ${fmt(cpuWith * 1e6, 1)} µs on, ${fmt(cpuWithout * 1e6, 1)} µs off`,
+      );
     const target = TARGETS[route];
     const cpuOf = (id: string) => med(id, route, (s) => s.serverCpu / s.rps);
     // flagpost's own work per request: what its node:http handler adds over the bare node:http floor.

@@ -17,6 +17,7 @@ import { type FlagSet, flagpostRules, KEY, makeFlagSet } from "./lib/flag-set.js
  * - `floor-node`: bare node:http answering the same JSON with a hand-written evaluator (the floor)
  * - `floor-fastify`, `floor-express`, `floor-hono`: the same on bare Fastify (its JSON parser, no
  *   schema), bare Express 5 (`express.json()`) and bare Hono on @hono/node-server (`c.req.json()`)
+ * - `flagpost-node-no-metrics`: flagpost's node handler with `metrics: false` (no request series)
  * - `flagpost-node`, `flagpost-express`, `flagpost-fastify`, `flagpost-hono`: flagpost's handler
  *   and its mounts, with a real API key and a rate limit that is computed but never reached.
  * To profile one: `node --cpu-prof --import tsx bench/http-servers.ts flagpost-node` under an
@@ -231,6 +232,9 @@ async function start(kind: ServerKind, storageKind: string): Promise<Started> {
   let server: Server;
   if (kind === "flagpost-node") {
     server = createServer(toNodeHandler(fp, HTTP_OPTIONS));
+  } else if (kind === "flagpost-node-no-metrics") {
+    // No GET /metrics and no request series: what the default (metrics on) row is held to.
+    server = createServer(toNodeHandler(fp, { ...HTTP_OPTIONS, metrics: false }));
   } else if (kind === "flagpost-express") {
     const { default: express } = await import("express");
     const app = express();

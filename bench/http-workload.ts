@@ -96,6 +96,7 @@ export const SERVER_KINDS = [
   "floor-express",
   "floor-hono",
   "flagpost-node",
+  "flagpost-node-no-metrics",
   "flagpost-express",
   "flagpost-fastify",
   "flagpost-hono",

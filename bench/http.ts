@@ -24,6 +24,13 @@ const STORAGE: Variant["storage"] = process.env.BENCH_HTTP_STORAGE === "sqlite" 
 const VARIANTS: Variant[] = [
   { id: "floor-node", label: "bare node:http (floor)", kind: "floor-node", storage: "memory", tier: "main" },
   { id: "flagpost-node", label: "flagpost toNodeHandler", kind: "flagpost-node", storage: STORAGE, tier: "main" },
+  {
+    id: "flagpost-node-no-metrics",
+    label: "flagpost toNodeHandler, metrics off",
+    kind: "flagpost-node-no-metrics",
+    storage: STORAGE,
+    tier: "main",
+  },
   { id: "floor-fastify", label: "bare Fastify", kind: "floor-fastify", storage: "memory", tier: "mounts" },
   { id: "floor-express", label: "bare Express 5", kind: "floor-express", storage: "memory", tier: "mounts" },
   {

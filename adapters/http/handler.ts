@@ -95,7 +95,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
       ? undefined
       : new RateLimiter({ ...ANONYMOUS_DEFAULTS, ...options.rateLimit?.anonymous }, fp.clock);
   const keys = new KeyCheck({ fp, router, limiter, shared, anonymous });
-  const requestMetrics = new RequestMetrics();
+  const requestMetrics = new RequestMetrics(options.metrics !== false);
   const publicAnswer = publicAnswers(fp, logger, options, requestMetrics, cors);
   const budget =
     options.bodyBudget === false ? undefined : new ByteBudget(options.bodyBudget ?? DEFAULT_BODY_BUDGET, "bodyBudget");

@@ -2,8 +2,8 @@ import { bearerToken } from "./request-json.js";
 import { type Flagpost, FlagpostError, hasScope, type MetricsSnapshot } from "../../src/internal.js";
 import { importWithPeers } from "../../src/optional-peer.js";
 import { errorResponse } from "./error-body.js";
-import { outboxReader } from "./outbox-reading.js";
-import { LATENCY_BUCKETS, type RequestMetrics } from "./request-metrics.js";
+import { outboxReader, pendingDeliveriesReader } from "./outbox-reading.js";
+import { cumulativeBuckets, LATENCY_BUCKETS, type RequestMetrics } from "./request-metrics.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
 /**
@@ -40,6 +40,7 @@ const byLabel = (label: string, counts: Record<string, number>): Value[] =>
 /** The series; `current()` is the counters' snapshot taken once per scrape, so they agree with each other. */
 function families(fp: Flagpost, requests: RequestMetrics, current: () => MetricsSnapshot): Family[] {
   const outbox = outboxReader(fp);
+  const pendingDeliveries = pendingDeliveriesReader(fp);
   return [
     {
       name: "flagpost_outbox_emails",
@@ -71,7 +72,7 @@ function families(fp: Flagpost, requests: RequestMetrics, current: () => Metrics
       help: "HTTP requests under /v1 by method, route template and status.",
       type: "counter",
       values: () =>
-        [...requests.series.values()].map((s) => ({
+        requests.series.map((s) => ({
           labels: { method: s.method, route: s.route, status: s.status },
           value: s.count,
         })),
@@ -81,12 +82,13 @@ function families(fp: Flagpost, requests: RequestMetrics, current: () => Metrics
       help: "Time to answer HTTP requests under /v1, by method and route template.",
       type: "histogram",
       values: () =>
-        [...requests.series.values()].flatMap((s) => {
+        requests.series.flatMap((s) => {
           const labels = { method: s.method, route: s.route, status: s.status };
+          const buckets = cumulativeBuckets(s);
           return [
             ...LATENCY_BUCKETS.map((le, i) => ({
               labels: { ...labels, le: String(le) },
-              value: s.buckets[i]!,
+              value: buckets[i]!,
               metricName: "flagpost_http_request_duration_seconds_bucket",
             })),
             {
@@ -124,10 +126,28 @@ function families(fp: Flagpost, requests: RequestMetrics, current: () => Metrics
       values: () => byLabel("outcome", current().webhookDeliveries),
     },
     {
+      name: "flagpost_webhook_deliveries_pending",
+      help: "Webhook deliveries still to be made (not tried yet, or waiting for a retry). Read from storage at scrape time.",
+      type: "gauge",
+      values: async () => {
+        const pending = await pendingDeliveries();
+        return pending === undefined ? [] : [{ labels: {}, value: pending }];
+      },
+    },
+    {
       name: "flagpost_events_accepted_total",
       help: "Events stored.",
       type: "counter",
       values: () => [{ labels: {}, value: current().eventsAccepted }],
+    },
+    {
+      name: "flagpost_events_buffered",
+      help: "Events in this process's buffer (events.enqueue), waiting for their batch or being written.",
+      type: "gauge",
+      values: () => {
+        const stats = fp.events.bufferStats();
+        return [{ labels: {}, value: stats.waiting + stats.writing }];
+      },
     },
     {
       name: "flagpost_flag_evaluations_total",

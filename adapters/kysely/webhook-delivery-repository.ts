@@ -124,6 +124,17 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
     return guard(this.#engine, "release webhook delivery leases", () => releaseLeases(this.#db, DELIVERIES, owners));
   }
 
+  async countPendingDeliveries(): Promise<number> {
+    return guard(this.#engine, "count pending webhook deliveries", async () => {
+      const row = await this.#db
+        .selectFrom("flagpost_webhook_deliveries")
+        .where("status", "in", ["pending", "attempting"])
+        .select((eb) => eb.fn.countAll<string | number>().as("pending"))
+        .executeTakeFirst();
+      return Number(row?.pending ?? 0);
+    });
+  }
+
   onDeliveriesStored(listener: () => void): () => void {
     return onDeliveriesCommitted(this.#db, listener);
   }

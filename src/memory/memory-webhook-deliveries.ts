@@ -148,6 +148,12 @@ export class MemoryWebhookDeliveryRepository implements WebhookDeliveryRepositor
     return structuredClone(delivery);
   }
 
+  async countPendingDeliveries(): Promise<number> {
+    let pending = 0;
+    for (const delivery of this.#state.deliveries.values()) if (isOpen(delivery)) pending += 1;
+    return pending;
+  }
+
   async listAttempts(webhookId: string, eventId: string, page: PageRequest): Promise<AttemptRecord[]> {
     const delivery = this.#state.findDelivery(webhookId, eventId);
     return pageOf(

@@ -185,6 +185,11 @@ export interface WebhookDeliveryRepository {
    * nobody claims the delivery twice meanwhile. Returns it as stored afterwards; undefined when unknown.
    */
   replayDelivery(webhookId: string, eventId: string, now: string): Promise<DeliveryRecord | undefined>;
+  /**
+   * How many deliveries are still to be made (`pending` or `attempting`), for GET /metrics and the
+   * overview: one count over the claim index (status, next_attempt_at). Optional, like outboxDepth.
+   */
+  countPendingDeliveries?(): Promise<number>;
   /** The delivery's attempts, newest first, paged by attempt id. */
   listAttempts(webhookId: string, eventId: string, page: PageRequest): Promise<AttemptRecord[]>;
   /**

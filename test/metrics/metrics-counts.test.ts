@@ -15,7 +15,8 @@ import { parseExposition } from "./exposition.js";
 
 /**
  * Issue 29 §2: after a known workload — N emails through a real SMTP server on 127.0.0.1 (one of
- * them refused with 550), M events over HTTP, K flag evaluations — `GET /metrics` holds exactly
+ * them refused with 550), M events over HTTP, K flag evaluations, B events left in the buffer, one
+ * webhook endpoint whose deliveries wait (its worker does not run) — `GET /metrics` holds exactly
  * those counts, and Debian's `promtool check metrics` accepts the exposition.
  */
 
@@ -23,6 +24,7 @@ const run = promisify(execFile);
 const N = 4; // sent; plus one more refused by every recipient (a hard bounce)
 const M = 5;
 const K = 7;
+const B = 3; // events left in the buffer (its flush interval is far off)
 
 for (const backend of ["sqlite", "postgres"] as const) {
   describeIfBackend(backend, `GET /metrics after a known workload (${backend})`, () => {
@@ -50,6 +52,8 @@ for (const backend of ["sqlite", "postgres"] as const) {
         transport: nodemailerTransport(transporter, { name: "smtp", closeTransporter: true }),
         emailWorker: { autoStart: false },
         metrics: { maxFlagKeys: 2 },
+        events: { buffer: { flushIntervalMs: 3_600_000 } },
+        webhooks: { autoStart: false, allowPrivateNetworks: true },
       });
       await fp.ready();
       server = createServer(toNodeHandler(fp, { rateLimit: false, dashboard: false }));
@@ -63,6 +67,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
     });
 
     async function workload(): Promise<void> {
+      await fp.webhooks.create({ endpoint: "http://127.0.0.1:9/hooks", events: ["email.sent"] });
       for (let i = 0; i < N; i++)
         await fp.emails.send({ from: "hello@example.com", to: `ann${i}@example.org`, subject: "Hi", text: "Hello" });
       await fp.emails.send({ from: "hello@example.com", to: "gone@example.org", subject: "Hi", text: "Hello" });
@@ -84,6 +89,8 @@ for (const backend of ["sqlite", "postgres"] as const) {
       const waiting = { from: "hello@example.com", to: "later@example.org", subject: "Hi", text: "Hello" };
       await fp.emails.send(waiting);
       await fp.emails.send(waiting);
+      for (let i = 0; i < B; i++)
+        expect(fp.events.enqueue({ event: "view", userId: `b${i}` })).toMatchObject({ queued: true });
       await fp.emails.send({ ...waiting, scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
     }
 
@@ -105,6 +112,8 @@ for (const backend of ["sqlite", "postgres"] as const) {
       expect(samples.has('flagpost_flag_evaluations_total{flag="c"}')).toBe(false);
       expect(samples.get('flagpost_outbox_emails{state="due"}')).toBe(2);
       expect(samples.get('flagpost_outbox_emails{state="scheduled"}')).toBe(1);
+      expect(samples.get("flagpost_webhook_deliveries_pending")).toBe(N); // one email.sent per sent email
+      expect(samples.get("flagpost_events_buffered")).toBe(B);
       expect(samples.get("flagpost_outbox_oldest_due_age_seconds")).toBeGreaterThanOrEqual(0);
       expect(samples.get("flagpost_outbox_oldest_due_age_seconds")).toBeLessThan(60);
       const posts = [...samples].filter(([name]) =>
@@ -115,6 +124,16 @@ for (const backend of ["sqlite", "postgres"] as const) {
         name.startsWith('flagpost_http_request_duration_seconds_count{method="POST",route="/v1/events"'),
       );
       expect(counted.reduce((sum, [, value]) => sum + value, 0)).toBe(M);
+      const inBucket = (le: string) =>
+        [...samples]
+          .filter(
+            ([name]) =>
+              name.startsWith("flagpost_http_request_duration_seconds_bucket{") && name.includes(`le="${le}"`),
+          )
+          .filter(([name]) => name.includes('method="POST"') && name.includes('route="/v1/events"'))
+          .reduce((sum, [, value]) => sum + value, 0);
+      expect([inBucket("10"), inBucket("+Inf")]).toEqual([M, M]); // cumulative: every request is within 10 s
+
       expect([...samples.keys()].some((name) => name.includes("storage_errors") && !name.includes("{"))).toBe(false);
     });
 
@@ -122,6 +141,10 @@ for (const backend of ["sqlite", "postgres"] as const) {
       await workload();
       const { key } = await fp.keys.create({ scopes: ["full_access"] });
       const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${key}` } })).text();
+      expect(text).toContain(
+        "# TYPE flagpost_webhook_deliveries_pending gauge\nflagpost_webhook_deliveries_pending 4\n",
+      );
+      expect(text).toContain("# TYPE flagpost_events_buffered gauge\nflagpost_events_buffered 3\n");
       const child = execFile("promtool", ["check", "metrics"]);
       child.stdin!.end(text);
       const output = await new Promise<{ code: number | null; out: string }>((resolve) => {

@@ -43,6 +43,27 @@ export function webhookLeaseCases(harness: StorageHarness): void {
       expect(again[0]!.id).not.toBe(held!.id);
     });
 
+    it("counts the deliveries still to be made: pending and attempting, not success or failed", async () => {
+      const deliveries = storage().webhookDeliveries;
+      const count = deliveries.countPendingDeliveries?.bind(deliveries);
+      if (count === undefined) return; // optional, like outboxDepth: GET /metrics leaves the series out
+      expect(await count()).toBe(0);
+      await endpointWithDeliveries(storage(), 4);
+      const claimed = await deliveries.claimDueDeliveries(iso(T0 + 10), 3, LEASE, "w");
+      const [retried, succeeded, failed] = claimed;
+      await deliveries.recordDeliveryOutcomes([
+        {
+          id: retried!.id,
+          webhookId: retried!.webhookId,
+          leaseOwner: "w",
+          next: { status: "attempting", nextAttemptAt: iso(T0 + 60_000) },
+        },
+        { id: succeeded!.id, webhookId: succeeded!.webhookId, leaseOwner: "w", next: { status: "success" } },
+        { id: failed!.id, webhookId: failed!.webhookId, leaseOwner: "w", next: { status: "failed" } },
+      ]);
+      expect(await count()).toBe(2);
+    });
+
     it("claims within a per-endpoint cap: a full endpoint's backlog gives way to others' deliveries", async () => {
       const a = webhook({ events: ["flag.created"] });
       const b = webhook({ events: ["flag.created"] });
