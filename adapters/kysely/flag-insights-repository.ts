@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { FlagInsightCount, FlagInsightRepository, FlagInsightTotal } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
-import { guard } from "./driver-errors.js";
+import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";
 import type { FlagpostTables } from "./tables.js";
 import { inTransaction } from "./transaction.js";
@@ -40,6 +40,13 @@ interface Row {
  * without reading first. Rows go in key order, so two writers lock them in the same order.
  */
 export class KyselyFlagInsightRepository implements FlagInsightRepository {
+  /** How each method's driver errors read (storage-errors.ts translates them). */
+  static readonly actions: StorageActions<KyselyFlagInsightRepository> = {
+    add: "store flag evaluation counts",
+    hourly: "read flag evaluation counts",
+    totals: "read flag evaluation counts",
+  };
+
   readonly #db: Db;
   readonly #engine: Engine;
 
@@ -66,11 +73,9 @@ export class KyselyFlagInsightRepository implements FlagInsightRepository {
     }
     const rows = [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
     if (rows.length === 0) return;
-    await guard(this.#engine, "store flag evaluation counts", () =>
-      inTransaction(this.#db, this.#engine, async (trx) => {
-        for (let i = 0; i < rows.length; i += CHUNK) await this.#upsert(trx, rows.slice(i, i + CHUNK));
-      }),
-    );
+    await inTransaction(this.#db, this.#engine, async (trx) => {
+      for (let i = 0; i < rows.length; i += CHUNK) await this.#upsert(trx, rows.slice(i, i + CHUNK));
+    });
   }
 
   async #upsert(db: Db, rows: Row[]): Promise<void> {
@@ -98,48 +103,44 @@ export class KyselyFlagInsightRepository implements FlagInsightRepository {
   async hourly(flagKey: string, from: string, to: string): Promise<FlagInsightCount[]> {
     const start = toEpochMs(from, "from");
     const end = toEpochMs(to, "to");
-    return guard(this.#engine, "read flag evaluation counts", async () => {
-      const rows = await this.#db
-        .selectFrom("flagpost_flag_insights")
-        .selectAll()
-        .where("flag_key", "=", flagKey)
-        .where("hour", ">=", start)
-        .where("hour", "<", end)
-        .orderBy("hour")
-        .orderBy("result")
-        .execute();
-      return rows.map((row) => ({
-        flagKey: row.flag_key,
-        hour: toIso(row.hour),
-        ...decodeResult(row.result),
-        count: toNumber(row.count),
-        lastAt: toIso(row.last_at),
-      }));
-    });
+    const rows = await this.#db
+      .selectFrom("flagpost_flag_insights")
+      .selectAll()
+      .where("flag_key", "=", flagKey)
+      .where("hour", ">=", start)
+      .where("hour", "<", end)
+      .orderBy("hour")
+      .orderBy("result")
+      .execute();
+    return rows.map((row) => ({
+      flagKey: row.flag_key,
+      hour: toIso(row.hour),
+      ...decodeResult(row.result),
+      count: toNumber(row.count),
+      lastAt: toIso(row.last_at),
+    }));
   }
 
   async totals(flagKeys: readonly string[], since: string): Promise<FlagInsightTotal[]> {
     if (flagKeys.length === 0) return [];
     const start = toEpochMs(since, "since");
-    return guard(this.#engine, "read flag evaluation counts", async () => {
-      const rows = await this.#db
-        .selectFrom("flagpost_flag_insights")
-        .select((eb) => [
-          "flag_key",
-          "result",
-          eb.fn.sum<number | string | bigint>("count").as("count"),
-          eb.fn.max<number | string | bigint>("last_at").as("last_at"),
-        ])
-        .where("flag_key", "in", [...flagKeys])
-        .where("hour", ">=", start)
-        .groupBy(["flag_key", "result"])
-        .execute();
-      return rows.map((row) => ({
-        flagKey: row.flag_key,
-        ...decodeResult(row.result),
-        count: toNumber(row.count),
-        lastAt: toIso(row.last_at),
-      }));
-    });
+    const rows = await this.#db
+      .selectFrom("flagpost_flag_insights")
+      .select((eb) => [
+        "flag_key",
+        "result",
+        eb.fn.sum<number | string | bigint>("count").as("count"),
+        eb.fn.max<number | string | bigint>("last_at").as("last_at"),
+      ])
+      .where("flag_key", "in", [...flagKeys])
+      .where("hour", ">=", start)
+      .groupBy(["flag_key", "result"])
+      .execute();
+    return rows.map((row) => ({
+      flagKey: row.flag_key,
+      ...decodeResult(row.result),
+      count: toNumber(row.count),
+      lastAt: toIso(row.last_at),
+    }));
   }
 }
