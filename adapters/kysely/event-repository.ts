@@ -1,11 +1,4 @@
-import {
-  type Expression,
-  type ExpressionBuilder,
-  type Kysely,
-  type SelectQueryBuilder,
-  sql,
-  type SqlBool,
-} from "kysely";
+import { type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from "kysely";
 import type {
   EventFilter,
   EventKey,
@@ -15,6 +8,7 @@ import type {
   NewEvent,
 } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
+import { engineTraits } from "./engines/index.js";
 import type { StorageActions } from "./storage-errors.js";
 import { insertEventRows, type EventRow } from "./event-insert.js";
 import { completeClaim } from "./idempotency-repository.js";
@@ -86,8 +80,7 @@ export class KyselyEventRepository implements EventRepository {
     let query = this.#db
       .selectFrom("flagpost_events")
       .select(["id", "event", "user_id", "ts", "received_at"])
-      // SQLite holds JSONB (migration 0017): json() gives its text back.
-      .select(this.#engine === "sqlite" ? sql<string>`json(properties)`.as("properties") : "properties")
+      .select(engineTraits(this.#engine).fromJsonColumn("properties", "properties"))
       .orderBy("ts", "desc")
       .orderBy("id", "desc")
       .limit(limit);
@@ -116,13 +109,9 @@ export class KyselyEventRepository implements EventRepository {
     return this.#deleteInChunks((eb) => this.#exactly(eb, "user_id", userId));
   }
 
-  /**
-   * `column = value`, exactly. MySQL's binary collations are PAD SPACE ('a' = 'a '), so there the
-   * byte lengths must match too; the index still serves the equality.
-   */
+  /** `column = value`, exactly (engines/: MySQL compares byte lengths too). */
   #exactly(eb: Where, column: "user_id" | "event", value: string): Expression<SqlBool> {
-    if (this.#engine !== "mysql") return eb(column, "=", value);
-    return eb.and([eb(column, "=", value), eb(eb.fn("octet_length", [column]), "=", Buffer.byteLength(value, "utf8"))]);
+    return engineTraits(this.#engine).exactly(eb as never, column, value);
   }
 
   /** Deletes matching rows DELETE_CHUNK at a time, each chunk in its own short transaction. */
@@ -130,7 +119,7 @@ export class KyselyEventRepository implements EventRepository {
     let total = 0;
     for (;;) {
       let deleted: bigint;
-      if (this.#engine === "mysql") {
+      if (!engineTraits(this.#engine).limitInSubquery) {
         // MySQL refuses LIMIT inside an IN subquery, but has DELETE … LIMIT.
         const result = await this.#db.deleteFrom("flagpost_events").where(where).limit(DELETE_CHUNK).executeTakeFirst();
         deleted = result.numDeletedRows;

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { FlagInsightCount, FlagInsightRepository, FlagInsightTotal } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
+import { engineTraits } from "./engines/index.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";
 import type { FlagpostTables } from "./tables.js";
@@ -79,24 +80,13 @@ export class KyselyFlagInsightRepository implements FlagInsightRepository {
   }
 
   async #upsert(db: Db, rows: Row[]): Promise<void> {
-    const insert = db.insertInto("flagpost_flag_insights").values(rows);
-    if (this.#engine === "mysql") {
-      await insert
-        .onDuplicateKeyUpdate({
-          count: sql<number>`${sql.ref("count")} + values(${sql.ref("count")})`,
-          last_at: sql<number>`greatest(${sql.ref("last_at")}, values(${sql.ref("last_at")}))`,
-        })
-        .execute();
-      return;
-    }
-    const later = this.#engine === "postgres" ? sql.raw("greatest") : sql.raw("max");
-    await insert
-      .onConflict((conflict) =>
-        conflict.columns(["flag_key", "hour", "result"]).doUpdateSet({
-          count: sql<number>`${sql.ref("flagpost_flag_insights.count")} + ${sql.ref("excluded.count")}`,
-          last_at: sql<number>`${later}(${sql.ref("flagpost_flag_insights.last_at")}, ${sql.ref("excluded.last_at")})`,
-        }),
-      )
+    const engine = engineTraits(this.#engine);
+    const current = (column: string) => sql.ref(`flagpost_flag_insights.${column}`);
+    await engine
+      .upsert(db.insertInto("flagpost_flag_insights").values(rows), ["flag_key", "hour", "result"], {
+        count: sql<number>`${current("count")} + ${engine.incoming("count")}`,
+        last_at: sql<number>`${engine.greatest}(${current("last_at")}, ${engine.incoming("last_at")})`,
+      })
       .execute();
   }
 

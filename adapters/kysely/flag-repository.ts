@@ -12,6 +12,7 @@ import type {
   EventsFor,
 } from "../../src/storage/index.js";
 import { type Engine, encodeBoolean } from "./dialect.js";
+import { engineTraits } from "./engines/index.js";
 import { recordDomainEvents } from "./domain-events.js";
 import type { StorageActions } from "./storage-errors.js";
 import { recordFlagHistory } from "./flag-history-repository.js";
@@ -196,7 +197,7 @@ export class KyselyFlagRepository implements FlagRepository {
    * connection had written: SQLITE_BUSY_SNAPSHOT).
    */
   async #lockedRead(trx: Trx, key: string): Promise<Selectable<FlagsTable> | undefined> {
-    if (this.#engine === "sqlite") {
+    if (engineTraits(this.#engine).oneWriter) {
       const touched = await trx
         .updateTable("flagpost_flags")
         .set((eb) => ({ key: eb.ref("key") }))

@@ -4,6 +4,7 @@ import type { Storage } from "../../src/storage/index.js";
 import { KyselyApiKeyRepository } from "./api-key-repository.js";
 import { KyselyDeliveryReportRepository } from "./delivery-report-repository.js";
 import { detectEngine, type AnyKysely } from "./dialect.js";
+import { engineTraits } from "./engines/index.js";
 import { KyselyDomainRepository } from "./domain-repository.js";
 import { KyselyEmailRepository } from "./email-repository.js";
 import { toStorageError, withSqliteFile } from "./driver-errors.js";
@@ -54,7 +55,7 @@ export function kyselyStorage(db: AnyKysely, options: KyselyStorageOptions = {})
   const typed = own as Kysely<FlagpostTables>;
   let closing: Promise<void> | undefined;
   const listen = options.listen;
-  if (listen && engine !== "postgres") {
+  if (listen && !engineTraits(engine).listenNotify) {
     throw new FlagpostError("validation_error", `"listen" is for PostgreSQL; this Kysely instance uses ${engine}`, {
       details: [{ path: "listen", message: "is for PostgreSQL only" }],
     });
