@@ -130,32 +130,6 @@ export function toStorageError(
   );
 }
 
-/** Runs one repository operation and maps whatever it throws with {@link toStorageError}. */
-export async function guard<T>(
-  engine: Engine,
-  action: string,
-  work: () => Promise<T>,
-  conflictMessage?: string,
-): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw toStorageError(engine, action, error, conflictMessage);
-  }
-}
-
-/** MySQL's "Duplicate key name" (ER_DUP_KEYNAME): the index exists already. */
-export function isIndexAlreadyThere(error: unknown): boolean {
-  const { code, errno } = codes(error);
-  return code === "ER_DUP_KEYNAME" || errno === 1061;
-}
-
-/** MySQL: ADD COLUMN of a column the table already has. */
-export function isColumnAlreadyThere(error: unknown): boolean {
-  const { code, errno } = codes(error);
-  return code === "ER_DUP_FIELDNAME" || errno === 1060;
-}
-
 /** SQLite errors about the database file (read-only, missing directory, not a database, disk full). */
 export function isSqliteFileError(error: unknown): boolean {
   const cause = error instanceof FlagpostError ? error.cause : error;

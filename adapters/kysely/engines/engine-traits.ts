@@ -7,7 +7,7 @@ import type {
   SelectQueryBuilder,
   SqlBool,
 } from "kysely";
-import type { AnyExpressionBuilder } from "../dialect.js";
+import type { AnyExpressionBuilder, AnyKysely } from "../dialect.js";
 
 /**
  * What differs between the database engines, as data: one object per engine (sqlite.ts,
@@ -66,6 +66,16 @@ export interface EngineTraits {
   isUniqueViolation(error: unknown): boolean;
   /** The engine aborted a transaction to break a deadlock or a serialization conflict: running it again is safe. */
   isTransientConflict(error: unknown): boolean;
+  /**
+   * CREATE INDEX that leaves an existing index of that name alone, so a half-finished migration
+   * can run again. MySQL lacks IF NOT EXISTS (MariaDB has it): there "already there" is ignored.
+   */
+  createIndexIfAbsent(db: AnyKysely, name: string, table: string, columns: readonly string[]): Promise<void>;
+  /**
+   * ADD COLUMN failed because the column exists: MySQL cannot roll DDL back, so a rerun meets the
+   * columns of an interrupted run; elsewhere the migration's transaction or write lock covers it.
+   */
+  isDuplicateColumn(error: unknown): boolean;
   /** A boolean as the driver binds it (better-sqlite3 cannot bind booleans). */
   encodeBoolean(value: boolean): boolean | number;
   /**

@@ -38,6 +38,23 @@ export const mysqlEngine: EngineTraits = {
     const { code, errno } = codes(error);
     return code === "ER_LOCK_DEADLOCK" || errno === 1213;
   },
+  createIndexIfAbsent: async (db, name, table, columns) => {
+    try {
+      await db.schema
+        .createIndex(name)
+        .on(table)
+        .columns([...columns])
+        .execute();
+    } catch (error) {
+      // ER_DUP_KEYNAME: the index exists already.
+      const { code, errno } = codes(error);
+      if (!(code === "ER_DUP_KEYNAME" || errno === 1061)) throw error;
+    }
+  },
+  isDuplicateColumn: (error) => {
+    const { code, errno } = codes(error);
+    return code === "ER_DUP_FIELDNAME" || errno === 1060;
+  },
   encodeBoolean: (value) => value,
   insertIfAbsent: (query) => query.ignore(),
   lockRows: (query) => query.forUpdate(),

@@ -30,6 +30,15 @@ export const postgresEngine: EngineTraits = {
   greatest: sql.raw("greatest"),
   isUniqueViolation: (error) => codes(error).code === "23505",
   isTransientConflict: (error) => ["40P01", "40001"].includes(codes(error).code as string),
+  createIndexIfAbsent: async (db, name, table, columns) => {
+    await db.schema
+      .createIndex(name)
+      .ifNotExists()
+      .on(table)
+      .columns([...columns])
+      .execute();
+  },
+  isDuplicateColumn: () => false,
   encodeBoolean: (value) => value,
   insertIfAbsent: (query) => query.onConflict((conflict) => conflict.doNothing()),
   lockRows: (query) => query.forUpdate(),

@@ -34,6 +34,15 @@ export const sqliteEngine: EngineTraits = {
     ["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY"].includes(codes(error).code as string),
   // One connection per instance; another process's lock is waited for by busy_timeout.
   isTransientConflict: () => false,
+  createIndexIfAbsent: async (db, name, table, columns) => {
+    await db.schema
+      .createIndex(name)
+      .ifNotExists()
+      .on(table)
+      .columns([...columns])
+      .execute();
+  },
+  isDuplicateColumn: () => false,
   encodeBoolean: (value) => (value ? 1 : 0),
   insertIfAbsent: (query) => query.onConflict((conflict) => conflict.doNothing()),
   // One writer at a time (BEGIN IMMEDIATE): a transaction's reads are already exclusive.
