@@ -21,6 +21,7 @@ export const mysqlEngine: EngineTraits = {
   eventInsert: "template",
   limitInSubquery: false,
   listenNotify: false,
+  sharedRateLimits: false,
   schemas: false,
   toJsonColumn: (json) => json,
   fromJsonColumn: (column, alias) => sql<string>`${sql.ref(column)}`.as(alias),

@@ -20,6 +20,7 @@ export const postgresEngine: EngineTraits = {
   eventInsert: "unnest",
   limitInSubquery: true,
   listenNotify: true,
+  sharedRateLimits: true,
   schemas: true,
   toJsonColumn: (json) => json,
   fromJsonColumn: (column, alias) => sql<string>`${sql.ref(column)}`.as(alias),

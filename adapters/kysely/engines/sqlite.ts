@@ -21,6 +21,7 @@ export const sqliteEngine: EngineTraits = {
   eventInsert: "template",
   limitInSubquery: true,
   listenNotify: false,
+  sharedRateLimits: false,
   schemas: false,
   // Event properties are JSONB (migration 0017): the text goes in through jsonb(), out through json().
   toJsonColumn: (json) => sql<string>`jsonb(${json})`,
