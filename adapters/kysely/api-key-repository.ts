@@ -1,8 +1,7 @@
 import type { Kysely, Selectable } from "kysely";
 import type { Scope } from "../../src/auth/scopes.js";
 import type { ApiKeyRecord, ApiKeyRepository } from "../../src/storage/index.js";
-import type { Engine } from "./dialect.js";
-import { guard } from "./driver-errors.js";
+import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso } from "./row-codec.js";
 import type { ApiKeysTable, FlagpostTables } from "./tables.js";
 
@@ -22,12 +21,17 @@ function toApiKey(row: Selectable<ApiKeysTable>): ApiKeyRecord {
 
 /** API keys in `flagpost_api_keys`: primary key `id`, unique `hash`. */
 export class KyselyApiKeyRepository implements ApiKeyRepository {
-  readonly #db: Db;
-  readonly #engine: Engine;
+  /** How each method's driver errors read (storage-errors.ts translates them). */
+  static readonly actions: StorageActions<KyselyApiKeyRepository> = {
+    insert: { action: "store the API key", conflict: () => "That API key already exists" },
+    findByHash: "read the API key",
+    list: "list API keys",
+    revoke: "revoke the API key",
+  };
 
-  constructor(db: Db, engine: Engine) {
+  readonly #db: Db;
+  constructor(db: Db) {
     this.#db = db;
-    this.#engine = engine;
   }
 
   async insert(record: ApiKeyRecord): Promise<void> {
@@ -39,56 +43,39 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
       created_at: toEpochMs(record.createdAt, "createdAt"),
       revoked_at: record.revokedAt === undefined ? null : toEpochMs(record.revokedAt, "revokedAt"),
     };
-    await guard(
-      this.#engine,
-      "store the API key",
-      async () => {
-        await this.#db.insertInto("flagpost_api_keys").values(row).execute();
-      },
-      "That API key already exists",
-    );
+    await this.#db.insertInto("flagpost_api_keys").values(row).execute();
   }
 
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    return guard(this.#engine, "read the API key", async () => {
-      const row = await this.#db
-        .selectFrom("flagpost_api_keys")
-        .selectAll()
-        .where("hash", "=", hash)
-        .executeTakeFirst();
-      return row && toApiKey(row);
-    });
+    const row = await this.#db.selectFrom("flagpost_api_keys").selectAll().where("hash", "=", hash).executeTakeFirst();
+    return row && toApiKey(row);
   }
 
   async list(): Promise<ApiKeyRecord[]> {
-    return guard(this.#engine, "list API keys", async () => {
-      const rows = await this.#db
-        .selectFrom("flagpost_api_keys")
-        .selectAll()
-        .orderBy("created_at")
-        .orderBy("id")
-        .execute();
-      return rows.map(toApiKey);
-    });
+    const rows = await this.#db
+      .selectFrom("flagpost_api_keys")
+      .selectAll()
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute();
+    return rows.map(toApiKey);
   }
 
   async revoke(id: string, at: string): Promise<boolean> {
     const revokedAt = toEpochMs(at, "at");
-    return guard(this.#engine, "revoke the API key", async () => {
-      // The IS NULL condition keeps the first revocation time when two revocations race.
-      const result = await this.#db
-        .updateTable("flagpost_api_keys")
-        .set({ revoked_at: revokedAt })
-        .where("id", "=", id)
-        .where("revoked_at", "is", null)
-        .executeTakeFirst();
-      if (result.numUpdatedRows > 0n) return true;
-      const existing = await this.#db
-        .selectFrom("flagpost_api_keys")
-        .select("id")
-        .where("id", "=", id)
-        .executeTakeFirst();
-      return existing !== undefined;
-    });
+    // The IS NULL condition keeps the first revocation time when two revocations race.
+    const result = await this.#db
+      .updateTable("flagpost_api_keys")
+      .set({ revoked_at: revokedAt })
+      .where("id", "=", id)
+      .where("revoked_at", "is", null)
+      .executeTakeFirst();
+    if (result.numUpdatedRows > 0n) return true;
+    const existing = await this.#db
+      .selectFrom("flagpost_api_keys")
+      .select("id")
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return existing !== undefined;
   }
 }

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from "kysely";
 import type { DeliveryReport } from "../../src/emails/reports.js";
 import type { DeliveryReportRepository, PageRequest, UnmatchedReportRecord } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
-import { guard } from "./driver-errors.js";
+import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso } from "./row-codec.js";
 import type { FlagpostTables, UnmatchedReportsTable } from "./tables.js";
 import { inTransaction } from "./transaction.js";
@@ -22,6 +22,15 @@ function toUnmatched(row: Selectable<UnmatchedReportsTable>): UnmatchedReportRec
 
 /** Unmatched delivery reports in `flagpost_unmatched_reports`, the report as JSON text. */
 export class KyselyDeliveryReportRepository implements DeliveryReportRepository {
+  /** How each method's driver errors read (storage-errors.ts translates them). */
+  static readonly actions: StorageActions<KyselyDeliveryReportRepository> = {
+    recordUnmatchedReports: {
+      action: "store the unmatched reports",
+      conflict: () => "A report with that id already exists",
+    },
+    listUnmatchedReports: "list the unmatched reports",
+  };
+
   readonly #db: Kysely<FlagpostTables>;
   readonly #engine: Engine;
 
@@ -38,26 +47,18 @@ export class KyselyDeliveryReportRepository implements DeliveryReportRepository 
       reason: r.reason,
       report: JSON.stringify(r.report),
     }));
-    await guard(
-      this.#engine,
-      "store the unmatched reports",
-      () =>
-        inTransaction(this.#db, this.#engine, async (trx) => {
-          for (let i = 0; i < rows.length; i += CHUNK)
-            await trx
-              .insertInto("flagpost_unmatched_reports")
-              .values(rows.slice(i, i + CHUNK))
-              .execute();
-        }),
-      "A report with that id already exists",
-    );
+    await inTransaction(this.#db, this.#engine, async (trx) => {
+      for (let i = 0; i < rows.length; i += CHUNK)
+        await trx
+          .insertInto("flagpost_unmatched_reports")
+          .values(rows.slice(i, i + CHUNK))
+          .execute();
+    });
   }
 
   async listUnmatchedReports(page: PageRequest): Promise<UnmatchedReportRecord[]> {
-    return guard(this.#engine, "list the unmatched reports", async () => {
-      const { query, reversed } = pageQuery(this.#db.selectFrom("flagpost_unmatched_reports").selectAll(), "id", page);
-      const rows = (await query.execute()).map((row) => toUnmatched(row as Selectable<UnmatchedReportsTable>));
-      return reversed ? rows.reverse() : rows;
-    });
+    const { query, reversed } = pageQuery(this.#db.selectFrom("flagpost_unmatched_reports").selectAll(), "id", page);
+    const rows = (await query.execute()).map((row) => toUnmatched(row as Selectable<UnmatchedReportsTable>));
+    return reversed ? rows.reverse() : rows;
   }
 }

@@ -10,7 +10,7 @@ import type {
 } from "../../src/storage/index.js";
 import { encodeBoolean, type Engine } from "./dialect.js";
 import { recordDomainEvents } from "./domain-events.js";
-import { guard } from "./driver-errors.js";
+import type { StorageActions } from "./storage-errors.js";
 import { toBoolean, toEpochMs, toIso } from "./row-codec.js";
 import type { FlagpostTables } from "./tables.js";
 import { inTransaction } from "./transaction.js";
@@ -61,6 +61,17 @@ function toDomain(row: Selectable<DomainsTable>): SendingDomainRecord {
 
 /** Sending domains in `flagpost_domains`. */
 export class KyselyDomainRepository implements DomainRepository {
+  /** How each method's driver errors read (storage-errors.ts translates them). */
+  static readonly actions: StorageActions<KyselyDomainRepository> = {
+    insertDomain: { action: "store the domain", conflict: (d) => `The domain "${d.name}" already exists` },
+    getDomain: "read the domain",
+    getDomainByName: "read the domain",
+    listDomains: "list the domains",
+    updateDomain: "update the domain",
+    deleteDomain: "delete the domain",
+    listDomainsToRecheck: "list the domains to recheck",
+  };
+
   readonly #db: Kysely<Tables>;
   readonly #engine: Engine;
 
@@ -86,12 +97,7 @@ export class KyselyDomainRepository implements DomainRepository {
       updated_at: toEpochMs(d.updatedAt, "updatedAt"),
       checked_at: d.checkedAt === undefined ? null : toEpochMs(d.checkedAt, "checkedAt"),
     };
-    await guard(
-      this.#engine,
-      "store the domain",
-      () => this.#db.insertInto("flagpost_domains").values(row).execute(),
-      `The domain "${d.name}" already exists`,
-    );
+    await this.#db.insertInto("flagpost_domains").values(row).execute();
   }
 
   async getDomain(id: string): Promise<SendingDomainRecord | undefined> {
@@ -103,14 +109,12 @@ export class KyselyDomainRepository implements DomainRepository {
   }
 
   async listDomains(page: PageRequest): Promise<SendingDomainRecord[]> {
-    return guard(this.#engine, "list the domains", async () => {
-      const base = (this.#db as unknown as Kysely<Record<string, DomainsTable>>)
-        .selectFrom("flagpost_domains")
-        .selectAll();
-      const { query, reversed } = pageQuery(base as never, "id", page);
-      const rows = ((await query.execute()) as Selectable<DomainsTable>[]).map(toDomain);
-      return reversed ? rows.reverse() : rows;
-    });
+    const base = (this.#db as unknown as Kysely<Record<string, DomainsTable>>)
+      .selectFrom("flagpost_domains")
+      .selectAll();
+    const { query, reversed } = pageQuery(base as never, "id", page);
+    const rows = ((await query.execute()) as Selectable<DomainsTable>[]).map(toDomain);
+    return reversed ? rows.reverse() : rows;
   }
 
   async updateDomain(
@@ -127,49 +131,37 @@ export class KyselyDomainRepository implements DomainRepository {
     if (changes.clickTracking !== undefined) set.click_tracking = encodeBoolean(this.#engine, changes.clickTracking);
     if (changes.tls !== undefined) set.tls = changes.tls;
     if (changes.checkedAt !== undefined) set.checked_at = toEpochMs(changes.checkedAt, "checkedAt");
-    return guard(this.#engine, "update the domain", () =>
-      inTransaction(this.#db, this.#engine, async (trx) => {
-        const result = await trx.updateTable("flagpost_domains").set(set).where("id", "=", id).executeTakeFirst();
-        if (Number(result.numUpdatedRows) === 0) return undefined;
-        const row = await trx.selectFrom("flagpost_domains").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
-        const stored = toDomain(row);
-        await recordDomainEvents(trx as unknown as Transaction<FlagpostTables>, events?.(stored));
-        return stored;
-      }),
-    );
+    return inTransaction(this.#db, this.#engine, async (trx) => {
+      const result = await trx.updateTable("flagpost_domains").set(set).where("id", "=", id).executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return undefined;
+      const row = await trx.selectFrom("flagpost_domains").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+      const stored = toDomain(row);
+      await recordDomainEvents(trx as unknown as Transaction<FlagpostTables>, events?.(stored));
+      return stored;
+    });
   }
 
   async deleteDomain(id: string): Promise<boolean> {
-    return guard(this.#engine, "delete the domain", async () => {
-      const result = await this.#db.deleteFrom("flagpost_domains").where("id", "=", id).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
-    });
+    const result = await this.#db.deleteFrom("flagpost_domains").where("id", "=", id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   }
 
   async listDomainsToRecheck(checkedBefore: string, limit: number): Promise<SendingDomainRecord[]> {
     const before = toEpochMs(checkedBefore, "checkedBefore");
-    return guard(this.#engine, "list the domains to recheck", async () => {
-      const rows = await this.#db
-        .selectFrom("flagpost_domains")
-        .selectAll()
-        .where("status", "!=", "not_started")
-        .where("checked_at", "<", before)
-        .orderBy("checked_at")
-        .orderBy("id")
-        .limit(limit)
-        .execute();
-      return rows.map(toDomain);
-    });
+    const rows = await this.#db
+      .selectFrom("flagpost_domains")
+      .selectAll()
+      .where("status", "!=", "not_started")
+      .where("checked_at", "<", before)
+      .orderBy("checked_at")
+      .orderBy("id")
+      .limit(limit)
+      .execute();
+    return rows.map(toDomain);
   }
 
   async #readOne(column: "id" | "name", value: string): Promise<SendingDomainRecord | undefined> {
-    return guard(this.#engine, "read the domain", async () => {
-      const row = await this.#db
-        .selectFrom("flagpost_domains")
-        .selectAll()
-        .where(column, "=", value)
-        .executeTakeFirst();
-      return row && toDomain(row);
-    });
+    const row = await this.#db.selectFrom("flagpost_domains").selectAll().where(column, "=", value).executeTakeFirst();
+    return row && toDomain(row);
   }
 }

@@ -2,19 +2,13 @@ import { sql } from "kysely";
 import { FlagpostError } from "../../src/errors.js";
 import { redactCredentials } from "../../src/logger.js";
 import type { Engine, AnyKysely } from "./dialect.js";
+import { type CodedError, codes } from "./engines/driver-codes.js";
+import { engineTraits } from "./engines/index.js";
 
 /**
  * Driver errors, classified without looking at their messages (which can hold SQL and values):
  * only the codes pg, mysql2 and better-sqlite3 put on them.
  */
-
-interface CodedError {
-  code?: unknown;
-  errno?: unknown;
-  message?: unknown;
-  /** AggregateError: pg and mysql2 try every address of a host name and report each failure. */
-  errors?: unknown;
-}
 
 /** Nothing answered: no connection was ever made. */
 const UNREACHABLE = new Set([
@@ -94,34 +88,14 @@ const PG_UNCODED_TRANSIENT = [
   "Query read timeout",
 ];
 
-function codes(error: unknown): CodedError {
-  return typeof error === "object" && error !== null ? (error as CodedError) : {};
-}
-
-/** A UNIQUE or PRIMARY KEY constraint refused the write. */
+/** A UNIQUE or PRIMARY KEY constraint refused the write (engines/: each engine's codes). */
 export function isUniqueViolation(engine: Engine, error: unknown): boolean {
-  const { code, errno } = codes(error);
-  switch (engine) {
-    case "postgres":
-      return code === "23505";
-    case "mysql":
-      return code === "ER_DUP_ENTRY" || errno === 1062 || errno === 1586;
-    case "sqlite":
-      return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
-  }
+  return engineTraits(engine).isUniqueViolation(error);
 }
 
 /** The engine aborted a transaction to break a deadlock or a serialization conflict: running it again is safe. */
 export function isTransientConflict(engine: Engine, error: unknown): boolean {
-  const { code, errno } = codes(error);
-  switch (engine) {
-    case "postgres":
-      return code === "40P01" || code === "40001";
-    case "mysql":
-      return code === "ER_LOCK_DEADLOCK" || errno === 1213;
-    case "sqlite":
-      return false; // one connection per instance; another process's lock is waited for by busy_timeout
-  }
+  return engineTraits(engine).isTransientConflict(error);
 }
 
 /** SQLITE_BUSY and its extended codes: another connection holds the write lock. */
@@ -129,8 +103,6 @@ export function isSqliteBusy(error: unknown): boolean {
   const { code } = codes(error);
   return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
-
-const ENGINE_NAMES: Record<Engine, string> = { sqlite: "SQLite", postgres: "PostgreSQL", mysql: "MySQL" };
 
 /**
  * The error the port promises: FlagpostErrors pass through, a unique violation becomes
@@ -153,35 +125,9 @@ export function toStorageError(
   const said = describeDriverError(error);
   return new FlagpostError(
     "unavailable",
-    `The ${ENGINE_NAMES[engine]} database could not ${action}${said === undefined ? "" : `: ${said}`}${suffix}`,
+    `The ${engineTraits(engine).displayName} database could not ${action}${said === undefined ? "" : `: ${said}`}${suffix}`,
     { cause: error },
   );
-}
-
-/** Runs one repository operation and maps whatever it throws with {@link toStorageError}. */
-export async function guard<T>(
-  engine: Engine,
-  action: string,
-  work: () => Promise<T>,
-  conflictMessage?: string,
-): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw toStorageError(engine, action, error, conflictMessage);
-  }
-}
-
-/** MySQL's "Duplicate key name" (ER_DUP_KEYNAME): the index exists already. */
-export function isIndexAlreadyThere(error: unknown): boolean {
-  const { code, errno } = codes(error);
-  return code === "ER_DUP_KEYNAME" || errno === 1061;
-}
-
-/** MySQL: ADD COLUMN of a column the table already has. */
-export function isColumnAlreadyThere(error: unknown): boolean {
-  const { code, errno } = codes(error);
-  return code === "ER_DUP_FIELDNAME" || errno === 1060;
 }
 
 /** SQLite errors about the database file (read-only, missing directory, not a database, disk full). */

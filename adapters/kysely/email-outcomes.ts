@@ -1,6 +1,7 @@
 import type { Insertable } from "kysely";
 import type { DomainEvent, EmailOutcomeWrite, EmailTransition } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
+import { engineTraits } from "./engines/index.js";
 import { recordDomainEvents } from "./domain-events.js";
 import { eventRow, INSERT_CHUNK, type Trx } from "./email-rows.js";
 import { groupTransition, retryUpdate, transitionKind, transitionUpdate, updatedVersion } from "./email-updates.js";
@@ -30,7 +31,7 @@ export async function recordOutcomesIn(
     const { o } = entry;
     if (!("transition" in o)) single.push(entry);
     else if (o.transition.from.length === 0) continue;
-    else if (engine === "mysql") single.push(entry);
+    else if (!engineTraits(engine).updateReturning) single.push(entry);
     else {
       const kind = transitionKind(o.transition);
       groups.set(kind, [...(groups.get(kind) ?? []), { o, i: entry.i }]);

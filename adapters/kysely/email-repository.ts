@@ -15,7 +15,7 @@ import type {
   PageRequest,
 } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
-import { guard } from "./driver-errors.js";
+import type { StorageActions } from "./storage-errors.js";
 import { recordDomainEvents } from "./domain-events.js";
 import {
   claimColumns,
@@ -54,6 +54,24 @@ const OUTBOX: JobTableSpec = { table: "flagpost_emails", ready: (eb) => eb("stat
  * interleave. A worker's outcomes are written together (email-outcomes.ts).
  */
 export class KyselyEmailRepository implements EmailRepository {
+  /** How each method's driver errors read (storage-errors.ts translates them). */
+  static readonly actions: StorageActions<KyselyEmailRepository> = {
+    insertEmails: { action: "store the emails", conflict: () => "An email with that id already exists" },
+    getEmail: "read the email",
+    listEmails: "list the emails",
+    rescheduleEmail: "reschedule the email",
+    findEmailByProviderMessageId: "find the email by its provider id",
+    claimDueEmails: "claim due emails",
+    renewEmailLeases: "renew the email leases",
+    outboxDepth: "count the outbox",
+    listEmailLeaseOwners: "list the email lease owners",
+    releaseEmailLeases: "release the email leases",
+    transitionEmail: "update the email",
+    scheduleRetry: "schedule the email's retry",
+    recordOutcomes: "record the outcomes",
+    listEmailEvents: "read the email's events",
+  };
+
   readonly #db: Db;
   readonly #engine: Engine;
 
@@ -69,75 +87,61 @@ export class KyselyEmailRepository implements EmailRepository {
   ): Promise<void> {
     const rows = emails.map(toRow);
     const events = emails.map((e) => eventRow(e.id, 1, firstEvent(e)));
-    await guard(
-      this.#engine,
-      "store the emails",
-      () =>
-        inTransaction(this.#db, this.#engine, async (trx) => {
-          for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-            await trx
-              .insertInto("flagpost_emails")
-              .values(rows.slice(i, i + INSERT_CHUNK))
-              .execute();
-            await trx
-              .insertInto("flagpost_email_events")
-              .values(events.slice(i, i + INSERT_CHUNK))
-              .execute();
-          }
-          if (completion) await completeClaim(trx, this.#engine, completion);
-          await recordDomainEvents(trx, domainEvents);
-        }),
-      "An email with that id already exists",
-    );
+    await inTransaction(this.#db, this.#engine, async (trx) => {
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+        await trx
+          .insertInto("flagpost_emails")
+          .values(rows.slice(i, i + INSERT_CHUNK))
+          .execute();
+        await trx
+          .insertInto("flagpost_email_events")
+          .values(events.slice(i, i + INSERT_CHUNK))
+          .execute();
+      }
+      if (completion) await completeClaim(trx, this.#engine, completion);
+      await recordDomainEvents(trx, domainEvents);
+    });
   }
 
   async getEmail(id: string): Promise<EmailRecord | undefined> {
-    return guard(this.#engine, "read the email", async () => {
-      const row = await this.#db.selectFrom("flagpost_emails").selectAll().where("id", "=", id).executeTakeFirst();
-      return row && toRecord(row);
-    });
+    const row = await this.#db.selectFrom("flagpost_emails").selectAll().where("id", "=", id).executeTakeFirst();
+    return row && toRecord(row);
   }
 
   async listEmails(page: PageRequest): Promise<EmailListEntry[]> {
-    return guard(this.#engine, "list the emails", async () => {
-      const base = this.#db.selectFrom("flagpost_emails").select([...LIST_COLUMNS]);
-      const { query, reversed } = pageQuery(base, "id", page);
-      const rows = (await query.execute()) as Parameters<typeof toListEntry>[0][];
-      // Rows stored before the summary column: their headline comes from the content.
-      const older = rows.filter((row) => row.summary === null).map((row) => row.id);
-      const contents = new Map<string, string>();
-      if (older.length > 0) {
-        const full = await this.#db
-          .selectFrom("flagpost_emails")
-          .select(["id", "content"])
-          .where("id", "in", older)
-          .execute();
-        for (const row of full) contents.set(row.id, row.content);
-      }
-      const entries = rows.map((row) => toListEntry(row, contents.get(row.id)));
-      return reversed ? entries.reverse() : entries;
-    });
+    const base = this.#db.selectFrom("flagpost_emails").select([...LIST_COLUMNS]);
+    const { query, reversed } = pageQuery(base, "id", page);
+    const rows = (await query.execute()) as Parameters<typeof toListEntry>[0][];
+    // Rows stored before the summary column: their headline comes from the content.
+    const older = rows.filter((row) => row.summary === null).map((row) => row.id);
+    const contents = new Map<string, string>();
+    if (older.length > 0) {
+      const full = await this.#db
+        .selectFrom("flagpost_emails")
+        .select(["id", "content"])
+        .where("id", "in", older)
+        .execute();
+      for (const row of full) contents.set(row.id, row.content);
+    }
+    const entries = rows.map((row) => toListEntry(row, contents.get(row.id)));
+    return reversed ? entries.reverse() : entries;
   }
 
   async rescheduleEmail(id: string, change: EmailReschedule): Promise<EmailRecord | undefined> {
-    return guard(this.#engine, "reschedule the email", () =>
-      inTransaction(this.#db, this.#engine, (trx) =>
-        updateAndAppend(trx, this.#engine, id, rescheduleUpdate(trx, id, change), change.event, change.events),
-      ),
+    return inTransaction(this.#db, this.#engine, (trx) =>
+      updateAndAppend(trx, this.#engine, id, rescheduleUpdate(trx, id, change), change.event, change.events),
     );
   }
 
   async findEmailByProviderMessageId(providerMessageId: string): Promise<EmailRecord | undefined> {
-    return guard(this.#engine, "find the email by its provider id", async () => {
-      const row = await this.#db
-        .selectFrom("flagpost_emails")
-        .selectAll()
-        .where("provider_message_id", "=", providerMessageId)
-        .orderBy("id")
-        .limit(1)
-        .executeTakeFirst();
-      return row && toRecord(row);
-    });
+    const row = await this.#db
+      .selectFrom("flagpost_emails")
+      .selectAll()
+      .where("provider_message_id", "=", providerMessageId)
+      .orderBy("id")
+      .limit(1)
+      .executeTakeFirst();
+    return row && toRecord(row);
   }
 
   async claimDueEmails(
@@ -150,94 +154,82 @@ export class KyselyEmailRepository implements EmailRepository {
     const at = toEpochMs(now, "now");
     if (limit <= 0) return [];
     const max = options.maxContentBytes;
-    return guard(this.#engine, "claim due emails", async () => {
-      const claimed =
-        max === undefined
-          ? (await claimDueRows<EmailRow>(this.#db, this.#engine, OUTBOX, at, limit, at + leaseMs, owner)).map(toRecord)
-          : (
-              await claimDueRows<ClaimRow>(
-                this.#db,
-                this.#engine,
-                OUTBOX,
-                at,
-                limit,
-                at + leaseMs,
-                owner,
-                claimColumns(max),
-              )
-            ).map(toClaimed);
-      return claimed.sort((a, b) =>
-        a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1,
-      );
-    });
+    const claimed =
+      max === undefined
+        ? (await claimDueRows<EmailRow>(this.#db, this.#engine, OUTBOX, at, limit, at + leaseMs, owner)).map(toRecord)
+        : (
+            await claimDueRows<ClaimRow>(
+              this.#db,
+              this.#engine,
+              OUTBOX,
+              at,
+              limit,
+              at + leaseMs,
+              owner,
+              claimColumns(max),
+            )
+          ).map(toClaimed);
+    return claimed.sort((a, b) =>
+      a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1,
+    );
   }
 
   async renewEmailLeases(ids: readonly string[], owner: string, leaseUntil: string): Promise<string[]> {
     const until = toEpochMs(leaseUntil, "leaseUntil");
-    return guard(this.#engine, "renew the email leases", () =>
-      renewLeases(this.#db, this.#engine, "flagpost_emails", [...new Set(ids)], owner, until),
-    );
+    return renewLeases(this.#db, this.#engine, "flagpost_emails", [...new Set(ids)], owner, until);
   }
 
   async outboxDepth(now: string): Promise<OutboxDepth> {
-    return guard(this.#engine, "count the outbox", () => outboxDepthOf(this.#db, toEpochMs(now, "now")));
+    return outboxDepthOf(this.#db, toEpochMs(now, "now"));
   }
 
   async listEmailLeaseOwners(now: string): Promise<string[]> {
     const at = toEpochMs(now, "now");
-    return guard(this.#engine, "list the email lease owners", () => listLeaseOwners(this.#db, OUTBOX, at));
+    return listLeaseOwners(this.#db, OUTBOX, at);
   }
 
   async releaseEmailLeases(owners: readonly string[]): Promise<number> {
-    return guard(this.#engine, "release the email leases", () => releaseLeases(this.#db, OUTBOX, owners));
+    return releaseLeases(this.#db, OUTBOX, owners);
   }
 
   async transitionEmail(id: string, transition: EmailTransition): Promise<EmailRecord | undefined> {
     if (transition.from.length === 0) return undefined;
-    return guard(this.#engine, "update the email", () =>
-      inTransaction(this.#db, this.#engine, (trx) =>
-        updateAndAppend(
-          trx,
-          this.#engine,
-          id,
-          transitionUpdate(trx, id, transition),
-          transition.event,
-          transition.events,
-        ),
+    return inTransaction(this.#db, this.#engine, (trx) =>
+      updateAndAppend(
+        trx,
+        this.#engine,
+        id,
+        transitionUpdate(trx, id, transition),
+        transition.event,
+        transition.events,
       ),
     );
   }
 
   async scheduleRetry(id: string, retry: EmailRetry): Promise<EmailRecord | undefined> {
-    return guard(this.#engine, "schedule the email's retry", () =>
-      inTransaction(this.#db, this.#engine, (trx) =>
-        updateAndAppend(trx, this.#engine, id, retryUpdate(trx, id, retry), retry.event, retry.events),
-      ),
+    return inTransaction(this.#db, this.#engine, (trx) =>
+      updateAndAppend(trx, this.#engine, id, retryUpdate(trx, id, retry), retry.event, retry.events),
     );
   }
 
   async recordOutcomes(outcomes: readonly EmailOutcomeWrite[]): Promise<boolean[]> {
     if (outcomes.length === 0) return [];
-    return guard(this.#engine, "record the outcomes", () =>
-      // An outcome lost in a crash means a resend with the same Message-ID: no disk wait at commit.
-      withRelaxedCommit(this.#db, this.#engine, (held) =>
-        inTransaction(held, this.#engine, async (trx) => {
-          await relaxTransaction(trx, this.#engine);
-          return recordOutcomesIn(trx, this.#engine, outcomes);
-        }),
-      ),
+    // An outcome lost in a crash means a resend with the same Message-ID: no disk wait at commit.
+    return withRelaxedCommit(this.#db, this.#engine, (held) =>
+      inTransaction(held, this.#engine, async (trx) => {
+        await relaxTransaction(trx, this.#engine);
+        return recordOutcomesIn(trx, this.#engine, outcomes);
+      }),
     );
   }
 
   async listEmailEvents(id: string): Promise<EmailEvent[]> {
-    return guard(this.#engine, "read the email's events", async () => {
-      const rows = await this.#db
-        .selectFrom("flagpost_email_events")
-        .selectAll()
-        .where("email_id", "=", id)
-        .orderBy("seq")
-        .execute();
-      return rows.map(toEvent);
-    });
+    const rows = await this.#db
+      .selectFrom("flagpost_email_events")
+      .selectAll()
+      .where("email_id", "=", id)
+      .orderBy("seq")
+      .execute();
+    return rows.map(toEvent);
   }
 }

@@ -8,6 +8,7 @@ import type {
   NewEmailEvent,
 } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
+import { engineTraits } from "./engines/index.js";
 import { recordDomainEvents } from "./domain-events.js";
 import { type EmailRow, type EmailUpdate, eventRow, toRecord, type Trx } from "./email-rows.js";
 import { toEpochMs, toNumber } from "./row-codec.js";
@@ -96,7 +97,7 @@ export async function updatedVersion(
   id: string,
   update: EmailUpdate,
 ): Promise<number | undefined> {
-  if (engine === "mysql") {
+  if (!engineTraits(engine).updateReturning) {
     const result = await update.executeTakeFirst();
     if (result.numUpdatedRows === 0n) return undefined;
     const row = await trx.selectFrom("flagpost_emails").select("version").where("id", "=", id).executeTakeFirst();
@@ -122,7 +123,7 @@ export async function updateAndAppend(
   domainEvents?: readonly DomainEvent[],
 ): Promise<EmailRecord | undefined> {
   let row: EmailRow | undefined;
-  if (engine === "mysql") {
+  if (!engineTraits(engine).updateReturning) {
     const result = await update.executeTakeFirst();
     if (result.numUpdatedRows === 0n) return undefined;
     row = await trx.selectFrom("flagpost_emails").selectAll().where("id", "=", id).executeTakeFirst();

@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely, sql, type Transaction } from "kysely";
 import type { Engine } from "./dialect.js";
+import { engineTraits } from "./engines/index.js";
 import type { FlagpostTables } from "./tables.js";
 import { inTransaction } from "./transaction.js";
 
@@ -61,20 +62,6 @@ export function statementChunks(
 }
 
 /**
- * The strategy each engine uses, chosen by measurement (docs/events.md, "Ingestion"):
- * - "values": `insertInto().values(rows)`, compiled by kysely on every call;
- * - "template": the same multi-row INSERT, its SQL compiled once per row count and reused with
- *   fresh parameters (on SQLite as fast as raw prepared inserts: kysely's compile was the cost);
- * - "unnest" (PostgreSQL): `INSERT … SELECT * FROM unnest($1::varchar[], …)`, six array
- *   parameters whatever the row count, so the server parses a tiny statement (about 2× "values").
- */
-export const DEFAULT_STRATEGY: Record<Engine, InsertStrategy> = {
-  sqlite: "template",
-  postgres: "unnest",
-  mysql: "template",
-};
-
-/**
  * Inserts every row, or none: one statement needs no explicit transaction (a statement is atomic on
  * every engine); several, or an `alsoInTransaction` step (an idempotency completion), run in one.
  */
@@ -84,7 +71,7 @@ export async function insertEventRows(
   rows: readonly EventRow[],
   alsoInTransaction?: (trx: Transaction<FlagpostTables>) => Promise<void>,
   {
-    strategy = DEFAULT_STRATEGY[engine],
+    strategy = engineTraits(engine).eventInsert,
     maxRows = MAX_ROWS_PER_STATEMENT[engine],
   }: { strategy?: InsertStrategy; maxRows?: number } = {},
 ): Promise<void> {
@@ -104,11 +91,11 @@ async function insertChunk(db: Db, engine: Engine, rows: EventRow[], strategy: I
     case "values":
       await db
         .insertInto("flagpost_events")
-        .values(engine === "sqlite" ? rows.map((r) => ({ ...r, properties: sqliteJsonb(r.properties) })) : rows)
+        .values(rows.map((r) => ({ ...r, properties: engineTraits(engine).toJsonColumn(r.properties) })))
         .execute();
       return;
     case "unnest": {
-      if (engine !== "postgres") throw new Error("unnest is PostgreSQL only");
+      if (engineTraits(engine).eventInsert !== "unnest") throw new Error(`unnest is not for ${engine}`);
       await db
         .insertInto("flagpost_events")
         .columns([...COLUMNS])
@@ -138,10 +125,6 @@ async function insertChunk(db: Db, engine: Engine, rows: EventRow[], strategy: I
 const templates = new Map<string, string>();
 const PLACEHOLDER_ROW: EventRow = { id: "", event: "", user_id: "", ts: 0, received_at: 0, properties: "" };
 
-/** SQLite stores the properties as JSONB (migration 0017): the JSON text goes through jsonb(). */
-const sqliteJsonb = (json: string) => sql<string>`jsonb(${json})`;
-const SQLITE_PLACEHOLDER_ROW = { ...PLACEHOLDER_ROW, properties: sqliteJsonb("") };
-
 /**
  * The SQL of a multi-row INSERT of `count` rows, compiled by kysely once per (engine, count) and
  * reused with new parameters: compiling thousands of values on every batch costs more than the
@@ -153,7 +136,12 @@ export function insertTemplate(db: Db, engine: Engine, count: number): string {
   if (text === undefined) {
     text = db
       .insertInto("flagpost_events")
-      .values(Array.from({ length: count }, () => (engine === "sqlite" ? SQLITE_PLACEHOLDER_ROW : PLACEHOLDER_ROW)))
+      .values(
+        Array.from({ length: count }, () => ({
+          ...PLACEHOLDER_ROW,
+          properties: engineTraits(engine).toJsonColumn(""),
+        })),
+      )
       .compile().sql;
     if (templates.size >= 32) templates.clear();
     templates.set(cacheKey, text);

@@ -1,11 +1,4 @@
-import {
-  type Expression,
-  type ExpressionBuilder,
-  type Kysely,
-  type SelectQueryBuilder,
-  sql,
-  type SqlBool,
-} from "kysely";
+import { type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from "kysely";
 import type {
   EventFilter,
   EventKey,
@@ -15,7 +8,8 @@ import type {
   NewEvent,
 } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
-import { guard } from "./driver-errors.js";
+import { engineTraits } from "./engines/index.js";
+import type { StorageActions } from "./storage-errors.js";
 import { insertEventRows, type EventRow } from "./event-insert.js";
 import { completeClaim } from "./idempotency-repository.js";
 import { eventIdParam, eventIdText, toEpochMs, toIso } from "./row-codec.js";
@@ -32,6 +26,14 @@ const DELETE_CHUNK = 10_000;
  * transaction however many statements they take; reads are keyset pages on (ts, id).
  */
 export class KyselyEventRepository implements EventRepository {
+  /** How each method's driver errors read (storage-errors.ts translates them). */
+  static readonly actions: StorageActions<KyselyEventRepository> = {
+    appendEvents: { action: "store the events", conflict: () => "An event with one of these ids already exists" },
+    queryEvents: "query events",
+    purgeEventsBefore: "purge events",
+    deleteEventsByUser: "delete the user's events",
+  };
+
   readonly #db: Db;
   readonly #engine: Engine;
 
@@ -62,17 +64,11 @@ export class KyselyEventRepository implements EventRepository {
         properties: e.propertiesJson,
       };
     }
-    await guard(
+    await insertEventRows(
+      this.#db,
       this.#engine,
-      "store the events",
-      () =>
-        insertEventRows(
-          this.#db,
-          this.#engine,
-          rows,
-          completion && ((trx) => completeClaim(trx, this.#engine, completion)),
-        ),
-      "An event with one of these ids already exists",
+      rows,
+      completion && ((trx) => completeClaim(trx, this.#engine, completion)),
     );
   }
 
@@ -81,50 +77,41 @@ export class KyselyEventRepository implements EventRepository {
     const to = filter.to === undefined ? undefined : toEpochMs(filter.to, "to");
     const afterTs = after === undefined ? undefined : toEpochMs(after.timestamp, "after.timestamp");
     const afterId = after === undefined ? undefined : eventIdParam(this.#engine, after.id, "after.id");
-    return guard(this.#engine, "query events", async () => {
-      let query = this.#db
-        .selectFrom("flagpost_events")
-        .select(["id", "event", "user_id", "ts", "received_at"])
-        // SQLite holds JSONB (migration 0017): json() gives its text back.
-        .select(this.#engine === "sqlite" ? sql<string>`json(properties)`.as("properties") : "properties")
-        .orderBy("ts", "desc")
-        .orderBy("id", "desc")
-        .limit(limit);
-      if (filter.userId !== undefined) query = query.where((eb) => this.#exactly(eb, "user_id", filter.userId!));
-      if (filter.event !== undefined) query = query.where((eb) => this.#exactly(eb, "event", filter.event!));
-      if (from !== undefined) query = query.where("ts", ">=", from);
-      if (to !== undefined) query = query.where("ts", "<", to);
-      if (afterId !== undefined) query = afterKey(query, afterTs!, afterId);
-      const rows = await query.execute();
-      return rows.map((row) => ({
-        id: eventIdText(row.id),
-        event: row.event,
-        userId: row.user_id,
-        timestamp: toIso(row.ts),
-        receivedAt: toIso(row.received_at),
-        properties: JSON.parse(row.properties) as Record<string, unknown>,
-      }));
-    });
+    let query = this.#db
+      .selectFrom("flagpost_events")
+      .select(["id", "event", "user_id", "ts", "received_at"])
+      .select(engineTraits(this.#engine).fromJsonColumn("properties", "properties"))
+      .orderBy("ts", "desc")
+      .orderBy("id", "desc")
+      .limit(limit);
+    if (filter.userId !== undefined) query = query.where((eb) => this.#exactly(eb, "user_id", filter.userId!));
+    if (filter.event !== undefined) query = query.where((eb) => this.#exactly(eb, "event", filter.event!));
+    if (from !== undefined) query = query.where("ts", ">=", from);
+    if (to !== undefined) query = query.where("ts", "<", to);
+    if (afterId !== undefined) query = afterKey(query, afterTs!, afterId);
+    const rows = await query.execute();
+    return rows.map((row) => ({
+      id: eventIdText(row.id),
+      event: row.event,
+      userId: row.user_id,
+      timestamp: toIso(row.ts),
+      receivedAt: toIso(row.received_at),
+      properties: JSON.parse(row.properties) as Record<string, unknown>,
+    }));
   }
 
   async purgeEventsBefore(before: string): Promise<number> {
     const cutoff = toEpochMs(before, "before");
-    return guard(this.#engine, "purge events", () => this.#deleteInChunks((eb) => eb("ts", "<", cutoff)));
+    return this.#deleteInChunks((eb) => eb("ts", "<", cutoff));
   }
 
   async deleteEventsByUser(userId: string): Promise<number> {
-    return guard(this.#engine, "delete the user's events", () =>
-      this.#deleteInChunks((eb) => this.#exactly(eb, "user_id", userId)),
-    );
+    return this.#deleteInChunks((eb) => this.#exactly(eb, "user_id", userId));
   }
 
-  /**
-   * `column = value`, exactly. MySQL's binary collations are PAD SPACE ('a' = 'a '), so there the
-   * byte lengths must match too; the index still serves the equality.
-   */
+  /** `column = value`, exactly (engines/: MySQL compares byte lengths too). */
   #exactly(eb: Where, column: "user_id" | "event", value: string): Expression<SqlBool> {
-    if (this.#engine !== "mysql") return eb(column, "=", value);
-    return eb.and([eb(column, "=", value), eb(eb.fn("octet_length", [column]), "=", Buffer.byteLength(value, "utf8"))]);
+    return engineTraits(this.#engine).exactly(eb as never, column, value);
   }
 
   /** Deletes matching rows DELETE_CHUNK at a time, each chunk in its own short transaction. */
@@ -132,7 +119,7 @@ export class KyselyEventRepository implements EventRepository {
     let total = 0;
     for (;;) {
       let deleted: bigint;
-      if (this.#engine === "mysql") {
+      if (!engineTraits(this.#engine).limitInSubquery) {
         // MySQL refuses LIMIT inside an IN subquery, but has DELETE … LIMIT.
         const result = await this.#db.deleteFrom("flagpost_events").where(where).limit(DELETE_CHUNK).executeTakeFirst();
         deleted = result.numDeletedRows;

@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { ExperimentQuery, ExperimentRepository, ExperimentTotals } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
-import { guard } from "./driver-errors.js";
+import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toNumber } from "./row-codec.js";
 import type { FlagpostTables } from "./tables.js";
 
@@ -80,6 +80,11 @@ interface TotalsRow {
  * index: 100,000 users took seconds; see docs/experiments.md, "How it runs".)
  */
 export class KyselyExperimentRepository implements ExperimentRepository {
+  /** How each method's driver errors read (storage-errors.ts translates them). */
+  static readonly actions: StorageActions<KyselyExperimentRepository> = {
+    experimentTotals: "compute the experiment results",
+  };
+
   readonly #db: Db;
   readonly #engine: Engine;
 
@@ -127,23 +132,21 @@ export class KyselyExperimentRepository implements ExperimentRepository {
       select variant, count(*) as users, sum(converted) as conversions, sum(revenue) as revenue, sum(revenue * revenue) as revenue_squares
       from per_user
       group by variant`;
-    return guard(this.#engine, "compute the experiment results", async () => {
-      const { rows } = await statement.execute(this.#db);
-      const totals: ExperimentTotals = { variants: [], excludedUsers: 0 };
-      for (const row of rows) {
-        if (row.variant === null) {
-          totals.excludedUsers = toNumber(row.users);
-          continue;
-        }
-        totals.variants.push({
-          variant: typeof row.variant === "string" ? row.variant : Buffer.from(row.variant).toString("utf8"),
-          users: toNumber(row.users),
-          conversions: toNumber(row.conversions ?? 0),
-          revenue: Number(row.revenue ?? 0),
-          revenueSquares: Number(row.revenue_squares ?? 0),
-        });
+    const { rows } = await statement.execute(this.#db);
+    const totals: ExperimentTotals = { variants: [], excludedUsers: 0 };
+    for (const row of rows) {
+      if (row.variant === null) {
+        totals.excludedUsers = toNumber(row.users);
+        continue;
       }
-      return totals;
-    });
+      totals.variants.push({
+        variant: typeof row.variant === "string" ? row.variant : Buffer.from(row.variant).toString("utf8"),
+        users: toNumber(row.users),
+        conversions: toNumber(row.conversions ?? 0),
+        revenue: Number(row.revenue ?? 0),
+        revenueSquares: Number(row.revenue_squares ?? 0),
+      });
+    }
+    return totals;
   }
 }

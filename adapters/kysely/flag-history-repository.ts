@@ -1,7 +1,6 @@
 import type { Kysely, Selectable, Transaction } from "kysely";
 import type { FlagActor, FlagHistoryAction, FlagHistoryEntry, FlagHistoryRepository } from "../../src/storage/index.js";
-import type { Engine } from "./dialect.js";
-import { guard } from "./driver-errors.js";
+import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso } from "./row-codec.js";
 import type { FlagHistoryTable, FlagpostTables } from "./tables.js";
 
@@ -35,24 +34,24 @@ function toEntry(row: Selectable<FlagHistoryTable>): FlagHistoryEntry {
 
 /** Reads `flagpost_flag_history` newest first through the (flag_key, id) index. */
 export class KyselyFlagHistoryRepository implements FlagHistoryRepository {
-  readonly #db: Db;
-  readonly #engine: Engine;
+  /** How each method's driver errors read (storage-errors.ts translates them). */
+  static readonly actions: StorageActions<KyselyFlagHistoryRepository> = {
+    list: "read the flag history",
+  };
 
-  constructor(db: Db, engine: Engine) {
+  readonly #db: Db;
+  constructor(db: Db) {
     this.#db = db;
-    this.#engine = engine;
   }
 
   async list(flagKey: string, { before, limit }: { before?: string; limit: number }): Promise<FlagHistoryEntry[]> {
-    return guard(this.#engine, "read the flag history", async () => {
-      let query = this.#db
-        .selectFrom("flagpost_flag_history")
-        .selectAll()
-        .where("flag_key", "=", flagKey)
-        .orderBy("id", "desc")
-        .limit(limit);
-      if (before !== undefined) query = query.where("id", "<", before);
-      return (await query.execute()).map(toEntry);
-    });
+    let query = this.#db
+      .selectFrom("flagpost_flag_history")
+      .selectAll()
+      .where("flag_key", "=", flagKey)
+      .orderBy("id", "desc")
+      .limit(limit);
+    if (before !== undefined) query = query.where("id", "<", before);
+    return (await query.execute()).map(toEntry);
   }
 }

@@ -1,7 +1,8 @@
 import { type Kysely, sql } from "kysely";
 import type { FlagInsightCount, FlagInsightRepository, FlagInsightTotal } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
-import { guard } from "./driver-errors.js";
+import { engineTraits } from "./engines/index.js";
+import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";
 import type { FlagpostTables } from "./tables.js";
 import { inTransaction } from "./transaction.js";
@@ -40,6 +41,13 @@ interface Row {
  * without reading first. Rows go in key order, so two writers lock them in the same order.
  */
 export class KyselyFlagInsightRepository implements FlagInsightRepository {
+  /** How each method's driver errors read (storage-errors.ts translates them). */
+  static readonly actions: StorageActions<KyselyFlagInsightRepository> = {
+    add: "store flag evaluation counts",
+    hourly: "read flag evaluation counts",
+    totals: "read flag evaluation counts",
+  };
+
   readonly #db: Db;
   readonly #engine: Engine;
 
@@ -66,80 +74,63 @@ export class KyselyFlagInsightRepository implements FlagInsightRepository {
     }
     const rows = [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
     if (rows.length === 0) return;
-    await guard(this.#engine, "store flag evaluation counts", () =>
-      inTransaction(this.#db, this.#engine, async (trx) => {
-        for (let i = 0; i < rows.length; i += CHUNK) await this.#upsert(trx, rows.slice(i, i + CHUNK));
-      }),
-    );
+    await inTransaction(this.#db, this.#engine, async (trx) => {
+      for (let i = 0; i < rows.length; i += CHUNK) await this.#upsert(trx, rows.slice(i, i + CHUNK));
+    });
   }
 
   async #upsert(db: Db, rows: Row[]): Promise<void> {
-    const insert = db.insertInto("flagpost_flag_insights").values(rows);
-    if (this.#engine === "mysql") {
-      await insert
-        .onDuplicateKeyUpdate({
-          count: sql<number>`${sql.ref("count")} + values(${sql.ref("count")})`,
-          last_at: sql<number>`greatest(${sql.ref("last_at")}, values(${sql.ref("last_at")}))`,
-        })
-        .execute();
-      return;
-    }
-    const later = this.#engine === "postgres" ? sql.raw("greatest") : sql.raw("max");
-    await insert
-      .onConflict((conflict) =>
-        conflict.columns(["flag_key", "hour", "result"]).doUpdateSet({
-          count: sql<number>`${sql.ref("flagpost_flag_insights.count")} + ${sql.ref("excluded.count")}`,
-          last_at: sql<number>`${later}(${sql.ref("flagpost_flag_insights.last_at")}, ${sql.ref("excluded.last_at")})`,
-        }),
-      )
+    const engine = engineTraits(this.#engine);
+    const current = (column: string) => sql.ref(`flagpost_flag_insights.${column}`);
+    await engine
+      .upsert(db.insertInto("flagpost_flag_insights").values(rows), ["flag_key", "hour", "result"], {
+        count: sql<number>`${current("count")} + ${engine.incoming("count")}`,
+        last_at: sql<number>`${engine.greatest}(${current("last_at")}, ${engine.incoming("last_at")})`,
+      })
       .execute();
   }
 
   async hourly(flagKey: string, from: string, to: string): Promise<FlagInsightCount[]> {
     const start = toEpochMs(from, "from");
     const end = toEpochMs(to, "to");
-    return guard(this.#engine, "read flag evaluation counts", async () => {
-      const rows = await this.#db
-        .selectFrom("flagpost_flag_insights")
-        .selectAll()
-        .where("flag_key", "=", flagKey)
-        .where("hour", ">=", start)
-        .where("hour", "<", end)
-        .orderBy("hour")
-        .orderBy("result")
-        .execute();
-      return rows.map((row) => ({
-        flagKey: row.flag_key,
-        hour: toIso(row.hour),
-        ...decodeResult(row.result),
-        count: toNumber(row.count),
-        lastAt: toIso(row.last_at),
-      }));
-    });
+    const rows = await this.#db
+      .selectFrom("flagpost_flag_insights")
+      .selectAll()
+      .where("flag_key", "=", flagKey)
+      .where("hour", ">=", start)
+      .where("hour", "<", end)
+      .orderBy("hour")
+      .orderBy("result")
+      .execute();
+    return rows.map((row) => ({
+      flagKey: row.flag_key,
+      hour: toIso(row.hour),
+      ...decodeResult(row.result),
+      count: toNumber(row.count),
+      lastAt: toIso(row.last_at),
+    }));
   }
 
   async totals(flagKeys: readonly string[], since: string): Promise<FlagInsightTotal[]> {
     if (flagKeys.length === 0) return [];
     const start = toEpochMs(since, "since");
-    return guard(this.#engine, "read flag evaluation counts", async () => {
-      const rows = await this.#db
-        .selectFrom("flagpost_flag_insights")
-        .select((eb) => [
-          "flag_key",
-          "result",
-          eb.fn.sum<number | string | bigint>("count").as("count"),
-          eb.fn.max<number | string | bigint>("last_at").as("last_at"),
-        ])
-        .where("flag_key", "in", [...flagKeys])
-        .where("hour", ">=", start)
-        .groupBy(["flag_key", "result"])
-        .execute();
-      return rows.map((row) => ({
-        flagKey: row.flag_key,
-        ...decodeResult(row.result),
-        count: toNumber(row.count),
-        lastAt: toIso(row.last_at),
-      }));
-    });
+    const rows = await this.#db
+      .selectFrom("flagpost_flag_insights")
+      .select((eb) => [
+        "flag_key",
+        "result",
+        eb.fn.sum<number | string | bigint>("count").as("count"),
+        eb.fn.max<number | string | bigint>("last_at").as("last_at"),
+      ])
+      .where("flag_key", "in", [...flagKeys])
+      .where("hour", ">=", start)
+      .groupBy(["flag_key", "result"])
+      .execute();
+    return rows.map((row) => ({
+      flagKey: row.flag_key,
+      ...decodeResult(row.result),
+      count: toNumber(row.count),
+      lastAt: toIso(row.last_at),
+    }));
   }
 }

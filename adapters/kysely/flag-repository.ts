@@ -12,8 +12,9 @@ import type {
   EventsFor,
 } from "../../src/storage/index.js";
 import { type Engine, encodeBoolean } from "./dialect.js";
+import { engineTraits } from "./engines/index.js";
 import { recordDomainEvents } from "./domain-events.js";
-import { guard } from "./driver-errors.js";
+import type { StorageActions } from "./storage-errors.js";
 import { recordFlagHistory } from "./flag-history-repository.js";
 import { completeSchedule } from "./flag-schedule-repository.js";
 import { toBoolean, toEpochMs, toIso, toNumber } from "./row-codec.js";
@@ -106,6 +107,19 @@ async function checkGraph(trx: Trx, key: string, prerequisites: FlagRecord["prer
  * the history entry (flagpost_flag_history) is written last, in the same transaction.
  */
 export class KyselyFlagRepository implements FlagRepository {
+  /** How each method's driver errors read (storage-errors.ts translates them). */
+  static readonly actions: StorageActions<KyselyFlagRepository> = {
+    insert: {
+      action: "store the flag",
+      conflict: (flag) => `A flag with key "${flag.key}" already exists`,
+    },
+    get: "read the flag",
+    list: "list flags",
+    update: "update the flag",
+    delete: "delete the flag",
+    revision: "read the flags revision",
+  };
+
   readonly #db: Db;
   readonly #engine: Engine;
 
@@ -126,34 +140,24 @@ export class KyselyFlagRepository implements FlagRepository {
       created_at: toEpochMs(flag.createdAt, "createdAt"),
       updated_at: toEpochMs(flag.updatedAt, "updatedAt"),
     };
-    await guard(
-      this.#engine,
-      "store the flag",
-      () =>
-        inTransaction(this.#db, this.#engine, async (trx) => {
-          await trx.insertInto("flagpost_flags").values(row).execute();
-          await bumpRevision(trx);
-          await checkGraph(trx, flag.key, flag.prerequisites ?? []);
-          await record(trx, flag.key, "created", undefined, flag, audit);
-          await recordDomainEvents(trx, events);
-        }),
-      `A flag with key "${flag.key}" already exists`,
-    );
+    await inTransaction(this.#db, this.#engine, async (trx) => {
+      await trx.insertInto("flagpost_flags").values(row).execute();
+      await bumpRevision(trx);
+      await checkGraph(trx, flag.key, flag.prerequisites ?? []);
+      await record(trx, flag.key, "created", undefined, flag, audit);
+      await recordDomainEvents(trx, events);
+    });
   }
 
   async get(key: string): Promise<FlagRecord | undefined> {
-    return guard(this.#engine, "read the flag", async () => {
-      const row = await this.#db.selectFrom("flagpost_flags").selectAll().where("key", "=", key).executeTakeFirst();
-      return row && toFlag(row);
-    });
+    const row = await this.#db.selectFrom("flagpost_flags").selectAll().where("key", "=", key).executeTakeFirst();
+    return row && toFlag(row);
   }
 
   async list({ after, limit }: { after?: string; limit: number }): Promise<FlagRecord[]> {
-    return guard(this.#engine, "list flags", async () => {
-      let query = this.#db.selectFrom("flagpost_flags").selectAll().orderBy("key").limit(limit);
-      if (after !== undefined) query = query.where("key", ">", after);
-      return (await query.execute()).map(toFlag);
-    });
+    let query = this.#db.selectFrom("flagpost_flags").selectAll().orderBy("key").limit(limit);
+    if (after !== undefined) query = query.where("key", ">", after);
+    return (await query.execute()).map(toFlag);
   }
 
   async update(
@@ -169,22 +173,20 @@ export class KyselyFlagRepository implements FlagRepository {
     if (changes.rules !== undefined) set.rules = JSON.stringify(changes.rules);
     if (changes.variants !== undefined) set.variants = JSON.stringify(changes.variants);
     if (changes.prerequisites !== undefined) set.prerequisites = JSON.stringify(changes.prerequisites);
-    return guard(this.#engine, "update the flag", () =>
-      inTransaction(this.#db, this.#engine, async (trx) => {
-        const before = await this.#lockedRead(trx, key);
-        if (!before) return undefined;
-        if (audit?.schedule) await completeSchedule(trx, audit.schedule, audit.at);
-        await trx.updateTable("flagpost_flags").set(set).where("key", "=", key).execute();
-        await bumpRevision(trx);
-        if (changes.prerequisites !== undefined) await checkGraph(trx, key, changes.prerequisites);
-        const row = await trx.selectFrom("flagpost_flags").selectAll().where("key", "=", key).executeTakeFirstOrThrow();
-        const after = toFlag(row);
-        const previous = toFlag(before);
-        await record(trx, key, audit?.action ?? "updated", previous, after, audit);
-        await recordDomainEvents(trx, events?.(after, previous));
-        return after;
-      }),
-    );
+    return inTransaction(this.#db, this.#engine, async (trx) => {
+      const before = await this.#lockedRead(trx, key);
+      if (!before) return undefined;
+      if (audit?.schedule) await completeSchedule(trx, audit.schedule, audit.at);
+      await trx.updateTable("flagpost_flags").set(set).where("key", "=", key).execute();
+      await bumpRevision(trx);
+      if (changes.prerequisites !== undefined) await checkGraph(trx, key, changes.prerequisites);
+      const row = await trx.selectFrom("flagpost_flags").selectAll().where("key", "=", key).executeTakeFirstOrThrow();
+      const after = toFlag(row);
+      const previous = toFlag(before);
+      await record(trx, key, audit?.action ?? "updated", previous, after, audit);
+      await recordDomainEvents(trx, events?.(after, previous));
+      return after;
+    });
   }
 
   /**
@@ -195,7 +197,7 @@ export class KyselyFlagRepository implements FlagRepository {
    * connection had written: SQLITE_BUSY_SNAPSHOT).
    */
   async #lockedRead(trx: Trx, key: string): Promise<Selectable<FlagsTable> | undefined> {
-    if (this.#engine === "sqlite") {
+    if (engineTraits(this.#engine).oneWriter) {
       const touched = await trx
         .updateTable("flagpost_flags")
         .set((eb) => ({ key: eb.ref("key") }))
@@ -208,28 +210,24 @@ export class KyselyFlagRepository implements FlagRepository {
   }
 
   async delete(key: string, audit?: FlagAudit, events?: EventsFor<FlagRecord>): Promise<boolean> {
-    return guard(this.#engine, "delete the flag", () =>
-      inTransaction(this.#db, this.#engine, async (trx) => {
-        const before = await this.#lockedRead(trx, key);
-        if (!before) return false;
-        await bumpRevision(trx);
-        checkDeletable(key, await prerequisiteGraph(trx));
-        await trx.deleteFrom("flagpost_flags").where("key", "=", key).execute();
-        await record(trx, key, "deleted", toFlag(before), undefined, audit);
-        await recordDomainEvents(trx, events?.(toFlag(before)));
-        return true;
-      }),
-    );
+    return inTransaction(this.#db, this.#engine, async (trx) => {
+      const before = await this.#lockedRead(trx, key);
+      if (!before) return false;
+      await bumpRevision(trx);
+      checkDeletable(key, await prerequisiteGraph(trx));
+      await trx.deleteFrom("flagpost_flags").where("key", "=", key).execute();
+      await record(trx, key, "deleted", toFlag(before), undefined, audit);
+      await recordDomainEvents(trx, events?.(toFlag(before)));
+      return true;
+    });
   }
 
   async revision(): Promise<number> {
-    return guard(this.#engine, "read the flags revision", async () => {
-      const row = await this.#db
-        .selectFrom("flagpost_meta")
-        .select("value")
-        .where("name", "=", FLAGS_REVISION)
-        .executeTakeFirst();
-      return row ? toNumber(row.value) : 0;
-    });
+    const row = await this.#db
+      .selectFrom("flagpost_meta")
+      .select("value")
+      .where("name", "=", FLAGS_REVISION)
+      .executeTakeFirst();
+    return row ? toNumber(row.value) : 0;
   }
 }

@@ -9,7 +9,7 @@ import type {
   FlagScheduleStatus,
 } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
-import { guard } from "./driver-errors.js";
+import type { StorageActions } from "./storage-errors.js";
 import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";
 import type { FlagpostTables, FlagSchedulesTable } from "./tables.js";
@@ -64,6 +64,19 @@ export async function completeSchedule(
 
 /** `flagpost_flag_schedules`: claims and leases through job-claims.ts, like the email outbox. */
 export class KyselyFlagScheduleRepository implements FlagScheduleRepository {
+  /** How each method's driver errors read (storage-errors.ts translates them). */
+  static readonly actions: StorageActions<KyselyFlagScheduleRepository> = {
+    insert: { action: "store the schedule", conflict: (s) => `A schedule with id "${s.id}" already exists` },
+    get: "read the schedule",
+    list: "list the schedules",
+    delete: "delete the schedule",
+    claimDue: "claim due schedules",
+    renewLeases: "renew the schedule leases",
+    listLeaseOwners: "list the schedule lease owners",
+    releaseLeases: "release the schedule leases",
+    finish: "record the schedule's outcome",
+  };
+
   readonly #db: Db;
   readonly #engine: Engine;
 
@@ -84,19 +97,12 @@ export class KyselyFlagScheduleRepository implements FlagScheduleRepository {
       attempts: s.attempts,
       next_attempt_at: toEpochMs(s.nextAttemptAt, "nextAttemptAt"),
     };
-    await guard(
-      this.#engine,
-      "store the schedule",
-      () => this.#db.insertInto(TABLE).values(row).execute(),
-      `A schedule with id "${s.id}" already exists`,
-    );
+    await this.#db.insertInto(TABLE).values(row).execute();
   }
 
   async get(id: string): Promise<FlagScheduleRecord | undefined> {
-    return guard(this.#engine, "read the schedule", async () => {
-      const row = await this.#db.selectFrom(TABLE).selectAll().where("id", "=", id).executeTakeFirst();
-      return row && toRecord(row);
-    });
+    const row = await this.#db.selectFrom(TABLE).selectAll().where("id", "=", id).executeTakeFirst();
+    return row && toRecord(row);
   }
 
   async list(
@@ -104,60 +110,52 @@ export class KyselyFlagScheduleRepository implements FlagScheduleRepository {
     options: { status?: FlagScheduleStatus; after?: { at: string; id: string }; limit: number },
   ): Promise<FlagScheduleRecord[]> {
     const { status, after, limit } = options;
-    return guard(this.#engine, "list the schedules", async () => {
-      let query = this.#db
-        .selectFrom(TABLE)
-        .selectAll()
-        .where("flag_key", "=", flagKey)
-        .orderBy("at")
-        .orderBy("id")
-        .limit(limit);
-      if (status !== undefined) query = query.where("status", "=", status);
-      if (after !== undefined) {
-        const at = toEpochMs(after.at, "after.at");
-        query = query.where((eb) => eb.or([eb("at", ">", at), eb.and([eb("at", "=", at), eb("id", ">", after.id)])]));
-      }
-      return (await query.execute()).map(toRecord);
-    });
+    let query = this.#db
+      .selectFrom(TABLE)
+      .selectAll()
+      .where("flag_key", "=", flagKey)
+      .orderBy("at")
+      .orderBy("id")
+      .limit(limit);
+    if (status !== undefined) query = query.where("status", "=", status);
+    if (after !== undefined) {
+      const at = toEpochMs(after.at, "after.at");
+      query = query.where((eb) => eb.or([eb("at", ">", at), eb.and([eb("at", "=", at), eb("id", ">", after.id)])]));
+    }
+    return (await query.execute()).map(toRecord);
   }
 
   async delete(flagKey: string, id: string): Promise<boolean> {
-    return guard(this.#engine, "delete the schedule", async () => {
-      const result = await this.#db
-        .deleteFrom(TABLE)
-        .where("id", "=", id)
-        .where("flag_key", "=", flagKey)
-        .executeTakeFirst();
-      return result.numDeletedRows > 0n;
-    });
+    const result = await this.#db
+      .deleteFrom(TABLE)
+      .where("id", "=", id)
+      .where("flag_key", "=", flagKey)
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
   }
 
   async claimDue(now: string, limit: number, leaseMs: number, owner: string): Promise<FlagScheduleRecord[]> {
     const at = toEpochMs(now, "now");
-    return guard(this.#engine, "claim due schedules", async () => {
-      const rows = await claimDueRows<Row>(this.#db, this.#engine, SCHEDULES, at, limit, at + leaseMs, owner);
-      return rows
-        .map(toRecord)
-        .sort((a, b) =>
-          a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1,
-        );
-    });
+    const rows = await claimDueRows<Row>(this.#db, this.#engine, SCHEDULES, at, limit, at + leaseMs, owner);
+    return rows
+      .map(toRecord)
+      .sort((a, b) =>
+        a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1,
+      );
   }
 
   async renewLeases(ids: readonly string[], owner: string, until: string): Promise<string[]> {
     const leaseUntil = toEpochMs(until, "until");
-    return guard(this.#engine, "renew the schedule leases", () =>
-      renewLeases(this.#db, this.#engine, TABLE, [...new Set(ids)], owner, leaseUntil),
-    );
+    return renewLeases(this.#db, this.#engine, TABLE, [...new Set(ids)], owner, leaseUntil);
   }
 
   async listLeaseOwners(now: string): Promise<string[]> {
     const at = toEpochMs(now, "now");
-    return guard(this.#engine, "list the schedule lease owners", () => listLeaseOwners(this.#db, SCHEDULES, at));
+    return listLeaseOwners(this.#db, SCHEDULES, at);
   }
 
   async releaseLeases(owners: readonly string[]): Promise<number> {
-    return guard(this.#engine, "release the schedule leases", () => releaseLeases(this.#db, SCHEDULES, owners));
+    return releaseLeases(this.#db, SCHEDULES, owners);
   }
 
   async finish(id: string, owner: string, outcome: FlagScheduleOutcome): Promise<boolean> {
@@ -172,15 +170,13 @@ export class KyselyFlagScheduleRepository implements FlagScheduleRepository {
             lease_owner: null,
             lease_until: null,
           };
-    return guard(this.#engine, "record the schedule's outcome", async () => {
-      const result = await this.#db
-        .updateTable(TABLE)
-        .set(set)
-        .where("id", "=", id)
-        .where("status", "=", "pending")
-        .where("lease_owner", "=", owner)
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
-    });
+    const result = await this.#db
+      .updateTable(TABLE)
+      .set(set)
+      .where("id", "=", id)
+      .where("status", "=", "pending")
+      .where("lease_owner", "=", owner)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 }

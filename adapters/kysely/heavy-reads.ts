@@ -12,6 +12,7 @@ import { isHeavyEventQuery } from "../../src/internal.js";
 import type { Engine } from "./dialect.js";
 import { KyselyEventRepository } from "./event-repository.js";
 import { KyselyExperimentRepository } from "./experiment-repository.js";
+import { translatedRepository } from "./storage-errors.js";
 import type { FlagpostTables } from "./tables.js";
 
 /**
@@ -30,8 +31,9 @@ export interface HeavyReader {
  * the very repositories the storage uses, so the answers are the same. `destroy`: close destroys it.
  */
 export function heavyReaderOver(db: Kysely<FlagpostTables>, engine: Engine, destroy: boolean): HeavyReader {
-  const experiments = new KyselyExperimentRepository(db, engine);
-  const events = new KyselyEventRepository(db, engine);
+  // Translated like the storage's own repositories, so a heavy read fails with the same errors.
+  const experiments = translatedRepository(engine, KyselyExperimentRepository, db, engine);
+  const events = translatedRepository(engine, KyselyEventRepository, db, engine);
   return {
     experimentTotals: (query) => experiments.experimentTotals(query),
     queryEvents: (filter, after, limit) => events.queryEvents(filter, after, limit),

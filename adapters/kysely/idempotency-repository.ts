@@ -7,7 +7,7 @@ import type {
   IdempotencyRepository,
 } from "../../src/storage/index.js";
 import { type Engine, encodeBoolean, insertIfAbsent } from "./dialect.js";
-import { guard } from "./driver-errors.js";
+import type { StorageActions } from "./storage-errors.js";
 import { toBoolean, toEpochMs, toNumber } from "./row-codec.js";
 import type { FlagpostTables } from "./tables.js";
 
@@ -48,6 +48,15 @@ export async function completeClaim(
  * WHERE re-checks the condition under the row lock), never with a read followed by a write.
  */
 export class KyselyIdempotencyRepository implements IdempotencyRepository {
+  /** How each method's driver errors read (storage-errors.ts translates them). */
+  static readonly actions: StorageActions<KyselyIdempotencyRepository> = {
+    begin: "claim the idempotency key",
+    extend: "extend the idempotency claim",
+    complete: "store the idempotent response",
+    release: "release the idempotency key",
+    purgeExpired: "purge expired idempotency keys",
+  };
+
   readonly #db: Db;
   readonly #engine: Engine;
 
@@ -72,101 +81,93 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
       created_at: now,
     };
     const db = this.#db;
-    return guard(this.#engine, "claim the idempotency key", async () => {
-      for (let round = 0; round < MAX_ROUNDS; round += 1) {
-        // 1. A key never seen: exactly one racing insert adds the row.
-        const inserted = await insertIfAbsent(
-          this.#engine,
-          db.insertInto("flagpost_idempotency").values({ id, ...fresh }),
-        ).executeTakeFirst();
-        if (inserted.numInsertedOrUpdatedRows !== undefined && inserted.numInsertedOrUpdatedRows > 0n)
-          return { state: "started" };
+    for (let round = 0; round < MAX_ROUNDS; round += 1) {
+      // 1. A key never seen: exactly one racing insert adds the row.
+      const inserted = await insertIfAbsent(
+        this.#engine,
+        db.insertInto("flagpost_idempotency").values({ id, ...fresh }),
+      ).executeTakeFirst();
+      if (inserted.numInsertedOrUpdatedRows !== undefined && inserted.numInsertedOrUpdatedRows > 0n)
+        return { state: "started" };
 
-        // 2. An expired record counts as absent: start afresh over it.
-        const renewed = await db
-          .updateTable("flagpost_idempotency")
-          .set(fresh)
-          .where("id", "=", id)
-          .where("expires_at", "<=", now)
-          .executeTakeFirst();
-        if (renewed.numUpdatedRows > 0n) return { state: "started" };
+      // 2. An expired record counts as absent: start afresh over it.
+      const renewed = await db
+        .updateTable("flagpost_idempotency")
+        .set(fresh)
+        .where("id", "=", id)
+        .where("expires_at", "<=", now)
+        .executeTakeFirst();
+      if (renewed.numUpdatedRows > 0n) return { state: "started" };
 
-        // 3. A pending claim with this fingerprint whose owner let the lock lapse: take it over.
-        const taken = await db
-          .updateTable("flagpost_idempotency")
-          .set({ locked_until: lockedUntil })
-          .where("id", "=", id)
-          .where("fingerprint", "=", claim.fingerprint)
-          .where("completed", "=", encodeBoolean(this.#engine, false))
-          .where("locked_until", "<=", now)
-          .where("expires_at", ">", now)
-          .executeTakeFirst();
-        if (taken.numUpdatedRows > 0n) return { state: "started" };
+      // 3. A pending claim with this fingerprint whose owner let the lock lapse: take it over.
+      const taken = await db
+        .updateTable("flagpost_idempotency")
+        .set({ locked_until: lockedUntil })
+        .where("id", "=", id)
+        .where("fingerprint", "=", claim.fingerprint)
+        .where("completed", "=", encodeBoolean(this.#engine, false))
+        .where("locked_until", "<=", now)
+        .where("expires_at", ">", now)
+        .executeTakeFirst();
+      if (taken.numUpdatedRows > 0n) return { state: "started" };
 
-        // 4. Someone else holds the key: say how.
-        const row = await db
-          .selectFrom("flagpost_idempotency")
-          .select(["fingerprint", "completed", "response", "locked_until", "expires_at"])
-          .where("id", "=", id)
-          .executeTakeFirst();
-        if (!row || toNumber(row.expires_at) <= now) continue; // released, purged or expired meanwhile
-        if (row.fingerprint !== claim.fingerprint) return { state: "mismatch" };
-        if (toBoolean(row.completed))
-          return {
-            state: "replay",
-            response: row.response === null ? undefined : (JSON.parse(row.response) as unknown),
-          };
-        if (toNumber(row.locked_until) > now) return { state: "in_progress" };
-        // The lock lapsed between steps 3 and 4: go round again.
-      }
-      return { state: "in_progress" }; // the record kept changing under us: others are busy with it
-    });
+      // 4. Someone else holds the key: say how.
+      const row = await db
+        .selectFrom("flagpost_idempotency")
+        .select(["fingerprint", "completed", "response", "locked_until", "expires_at"])
+        .where("id", "=", id)
+        .executeTakeFirst();
+      if (!row || toNumber(row.expires_at) <= now) continue; // released, purged or expired meanwhile
+      if (row.fingerprint !== claim.fingerprint) return { state: "mismatch" };
+      if (toBoolean(row.completed))
+        return {
+          state: "replay",
+          response: row.response === null ? undefined : (JSON.parse(row.response) as unknown),
+        };
+      if (toNumber(row.locked_until) > now) return { state: "in_progress" };
+      // The lock lapsed between steps 3 and 4: go round again.
+    }
+    return { state: "in_progress" }; // the record kept changing under us: others are busy with it
   }
 
   async extend(scope: string, key: string, fingerprint: string, lockedUntil: string): Promise<boolean> {
     const until = toEpochMs(lockedUntil, "lockedUntil");
     const pending = encodeBoolean(this.#engine, false);
     const id = idempotencyRowId(scope, key);
-    return guard(this.#engine, "extend the idempotency claim", async () => {
-      const result = await this.#db
-        .updateTable("flagpost_idempotency")
-        .set({ locked_until: until })
-        .where("id", "=", id)
-        .where("fingerprint", "=", fingerprint)
-        .where("completed", "=", pending)
-        .executeTakeFirst();
-      if (result.numUpdatedRows > 0n) return true;
-      // MySQL counts only changed rows: an extension to the same time changes none.
-      const row = await this.#db
-        .selectFrom("flagpost_idempotency")
-        .select("locked_until")
-        .where("id", "=", id)
-        .where("fingerprint", "=", fingerprint)
-        .where("completed", "=", pending)
-        .executeTakeFirst();
-      return row !== undefined && toNumber(row.locked_until) === until;
-    });
+    const result = await this.#db
+      .updateTable("flagpost_idempotency")
+      .set({ locked_until: until })
+      .where("id", "=", id)
+      .where("fingerprint", "=", fingerprint)
+      .where("completed", "=", pending)
+      .executeTakeFirst();
+    if (result.numUpdatedRows > 0n) return true;
+    // MySQL counts only changed rows: an extension to the same time changes none.
+    const row = await this.#db
+      .selectFrom("flagpost_idempotency")
+      .select("locked_until")
+      .where("id", "=", id)
+      .where("fingerprint", "=", fingerprint)
+      .where("completed", "=", pending)
+      .executeTakeFirst();
+    return row !== undefined && toNumber(row.locked_until) === until;
   }
 
   async complete(completion: IdempotencyCompletion): Promise<void> {
-    await guard(this.#engine, "store the idempotent response", () => completeClaim(this.#db, this.#engine, completion));
+    await completeClaim(this.#db, this.#engine, completion);
   }
 
   async release(scope: string, key: string): Promise<void> {
-    await guard(this.#engine, "release the idempotency key", async () => {
-      await this.#db
-        .deleteFrom("flagpost_idempotency")
-        .where("id", "=", idempotencyRowId(scope, key))
-        .where("completed", "=", encodeBoolean(this.#engine, false))
-        .execute();
-    });
+    await this.#db
+      .deleteFrom("flagpost_idempotency")
+      .where("id", "=", idempotencyRowId(scope, key))
+      .where("completed", "=", encodeBoolean(this.#engine, false))
+      .execute();
   }
 
   async purgeExpired(now: string): Promise<number> {
     const at = toEpochMs(now, "now");
-    return guard(this.#engine, "purge expired idempotency keys", async () => {
-      const result = await this.#db.deleteFrom("flagpost_idempotency").where("expires_at", "<", at).executeTakeFirst();
-      return Number(result.numDeletedRows);
-    });
+    const result = await this.#db.deleteFrom("flagpost_idempotency").where("expires_at", "<", at).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 }

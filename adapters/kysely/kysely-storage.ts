@@ -4,9 +4,11 @@ import type { Storage } from "../../src/storage/index.js";
 import { KyselyApiKeyRepository } from "./api-key-repository.js";
 import { KyselyDeliveryReportRepository } from "./delivery-report-repository.js";
 import { detectEngine, type AnyKysely, type Engine } from "./dialect.js";
+import { engineTraits } from "./engines/index.js";
 import { KyselyDomainRepository } from "./domain-repository.js";
 import { KyselyEmailRepository } from "./email-repository.js";
-import { guard, withSqliteFile } from "./driver-errors.js";
+import { toStorageError, withSqliteFile } from "./driver-errors.js";
+import { translatedRepository } from "./storage-errors.js";
 import { KyselyEventRepository } from "./event-repository.js";
 import { KyselyFlagHistoryRepository } from "./flag-history-repository.js";
 import { KyselyFlagInsightRepository } from "./flag-insights-repository.js";
@@ -64,36 +66,42 @@ export function kyselyStorage(db: AnyKysely, options: KyselyStorageOptions = {})
   const typed = own as Kysely<FlagpostTables>;
   let closing: Promise<void> | undefined;
   const listen = options.listen;
-  if (listen && engine !== "postgres") {
+  if (listen && !engineTraits(engine).listenNotify) {
     throw new FlagpostError("validation_error", `"listen" is for PostgreSQL; this Kysely instance uses ${engine}`, {
       details: [{ path: "listen", message: "is for PostgreSQL only" }],
     });
   }
   const watchers = new Set<{ close(): Promise<void> }>();
   const heavy = heavyReaderFor(engine, options);
-  const events = new KyselyEventRepository(typed, engine);
+  const events = translatedRepository(engine, KyselyEventRepository, typed, engine);
   return {
     name: engine,
-    flags: new KyselyFlagRepository(typed, engine),
-    flagHistory: new KyselyFlagHistoryRepository(typed, engine),
-    flagSchedules: new KyselyFlagScheduleRepository(typed, engine),
-    flagInsights: new KyselyFlagInsightRepository(typed, engine),
-    apiKeys: new KyselyApiKeyRepository(typed, engine),
-    idempotency: new KyselyIdempotencyRepository(typed, engine),
+    flags: translatedRepository(engine, KyselyFlagRepository, typed, engine),
+    flagHistory: translatedRepository(engine, KyselyFlagHistoryRepository, typed),
+    flagSchedules: translatedRepository(engine, KyselyFlagScheduleRepository, typed, engine),
+    flagInsights: translatedRepository(engine, KyselyFlagInsightRepository, typed, engine),
+    apiKeys: translatedRepository(engine, KyselyApiKeyRepository, typed),
+    idempotency: translatedRepository(engine, KyselyIdempotencyRepository, typed, engine),
     events: heavy ? heavyRoutedEvents(events, heavy) : events,
-    emails: new KyselyEmailRepository(typed, engine),
-    suppressions: new KyselySuppressionRepository(typed, engine),
-    settings: new KyselySettingsRepository(typed, engine),
-    deliveryReports: new KyselyDeliveryReportRepository(typed, engine),
-    webhooks: new KyselyWebhookRepository(typed, engine),
-    webhookDeliveries: new KyselyWebhookDeliveryRepository(typed, engine),
-    domains: new KyselyDomainRepository(typed, engine),
-    experiments: heavy ? heavyExperiments(heavy) : new KyselyExperimentRepository(typed, engine),
+    emails: translatedRepository(engine, KyselyEmailRepository, typed, engine),
+    suppressions: translatedRepository(engine, KyselySuppressionRepository, typed, engine),
+    settings: translatedRepository(engine, KyselySettingsRepository, typed, engine),
+    deliveryReports: translatedRepository(engine, KyselyDeliveryReportRepository, typed, engine),
+    webhooks: translatedRepository(engine, KyselyWebhookRepository, typed, engine),
+    webhookDeliveries: translatedRepository(engine, KyselyWebhookDeliveryRepository, typed, engine),
+    domains: translatedRepository(engine, KyselyDomainRepository, typed, engine),
+    experiments: heavy
+      ? heavyExperiments(heavy)
+      : translatedRepository(engine, KyselyExperimentRepository, typed, engine),
     migrate: () =>
-      guard(engine, "migrate the flagpost schema", () => migrateToLatest(own, engine)).catch(async (error: unknown) => {
-        throw engine === "sqlite" ? await withSqliteFile(own, error) : error;
+      migrateToLatest(own, engine).catch(async (error: unknown) => {
+        // withSqliteFile names the database file only for SQLite's file-level errors.
+        throw await withSqliteFile(own, toStorageError(engine, "migrate the flagpost schema", error));
       }),
-    pendingMigrations: () => guard(engine, "read which migrations ran", () => pendingMigrations(own)),
+    pendingMigrations: () =>
+      pendingMigrations(own).catch((error: unknown) => {
+        throw toStorageError(engine, "read which migrations ran", error);
+      }),
     ...(listen && {
       watchFlags(listener) {
         const watcher = watchPostgresFlags(own, listen, listener);

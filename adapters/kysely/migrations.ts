@@ -1,6 +1,7 @@
 import { type DatabaseIntrospector, type Migration, Migrator, sql } from "kysely";
 import { exponential, retrying } from "../../src/jobs/backoff.js";
 import type { Engine, AnyKysely } from "./dialect.js";
+import { engineTraits } from "./engines/index.js";
 import { isSqliteBusy } from "./driver-errors.js";
 import { baselineMigration } from "./migrations/0001-baseline.js";
 import { LEGACY_STEPS } from "./migrations/legacy-history.js";
@@ -63,7 +64,7 @@ export async function migrateTo(db: AnyKysely, engine: Engine, target: string): 
 }
 
 async function migrate(db: AnyKysely, engine: Engine, target: string | undefined): Promise<void> {
-  if (engine === "sqlite") {
+  if (engineTraits(engine).oneWriter) {
     await db
       .connection()
       .execute((connection) => withSqliteWriteLock(connection, () => migrateHeld(connection, engine, target)));
@@ -113,7 +114,7 @@ async function runMigrator(
 ): Promise<void> {
   // Without a schema, kysely looks for its tables in every schema of a PostgreSQL database and
   // can mistake another schema's flagpost_migration for ours: pin it to the current one.
-  const schema = engine === "postgres" ? await currentSchema(db) : undefined;
+  const schema = engineTraits(engine).schemas ? await currentSchema(db) : undefined;
   const migrator = new Migrator({
     db: schema === undefined ? db : withOwnSchemaIntrospection(db, schema),
     provider: { getMigrations: async () => ({ ...migrations }) },
@@ -121,7 +122,7 @@ async function runMigrator(
     migrationLockTableName: MIGRATION_LOCK_TABLE,
     migrationTableSchema: schema,
     // On SQLite the run is already inside our own transaction.
-    disableTransactions: engine === "sqlite",
+    disableTransactions: engineTraits(engine).oneWriter,
     // Since the baseline, names are numbered in landing order; only the frozen old history,
     // whose features landed out of order (0016 ran before 0012 on some databases), runs unordered.
     allowUnorderedMigrations: migrations === LEGACY_STEPS,

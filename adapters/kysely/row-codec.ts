@@ -1,6 +1,7 @@
 import { FlagpostError } from "../../src/errors.js";
 import { isoFromMs, parseUtcInstant } from "../../src/time.js";
 import type { Engine } from "./dialect.js";
+import { engineTraits } from "./engines/index.js";
 
 /** Conversions at the boundary between the port's values and column values. */
 
@@ -66,7 +67,7 @@ function uuidBytes<B extends Buffer | undefined>(id: string, bytes: B): B | fals
  */
 export function eventIdParam(engine: Engine, id: string, field = "id"): string | Buffer {
   // PostgreSQL's uuid takes the text: only check it there.
-  const bytes = uuidBytes(id, engine === "postgres" ? undefined : Buffer.allocUnsafe(16));
+  const bytes = uuidBytes(id, engineTraits(engine).nativeUuid ? undefined : Buffer.allocUnsafe(16));
   if (bytes === false) {
     const message = `must be a lower-case UUID, got ${JSON.stringify(id)}`;
     throw new FlagpostError("validation_error", `"${field}" ${message}`, { details: [{ path: field, message }] });

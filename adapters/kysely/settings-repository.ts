@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { SettingsRepository } from "../../src/storage/index.js";
 import { type Engine, insertIfAbsent } from "./dialect.js";
-import { guard } from "./driver-errors.js";
+import type { StorageActions } from "./storage-errors.js";
 import type { FlagpostTables } from "./tables.js";
 
 /**
@@ -9,6 +9,11 @@ import type { FlagpostTables } from "./tables.js";
  * a first value at once, one insert wins and every one reads the winner's value.
  */
 export class KyselySettingsRepository implements SettingsRepository {
+  /** How each method's driver errors read (storage-errors.ts translates them). */
+  static readonly actions: StorageActions<KyselySettingsRepository> = {
+    getOrCreateSetting: "read a setting",
+  };
+
   readonly #db: Kysely<FlagpostTables>;
   readonly #engine: Engine;
 
@@ -18,16 +23,14 @@ export class KyselySettingsRepository implements SettingsRepository {
   }
 
   async getOrCreateSetting(name: string, initial: string): Promise<string> {
-    return guard(this.#engine, "read a setting", async () => {
-      const read = () =>
-        this.#db.selectFrom("flagpost_settings").select("value").where("name", "=", name).executeTakeFirst();
-      const found = await read();
-      if (found) return found.value;
-      await insertIfAbsent(
-        this.#engine,
-        this.#db.insertInto("flagpost_settings").values({ name, value: initial }),
-      ).execute();
-      return (await read())!.value;
-    });
+    const read = () =>
+      this.#db.selectFrom("flagpost_settings").select("value").where("name", "=", name).executeTakeFirst();
+    const found = await read();
+    if (found) return found.value;
+    await insertIfAbsent(
+      this.#engine,
+      this.#db.insertInto("flagpost_settings").values({ name, value: initial }),
+    ).execute();
+    return (await read())!.value;
   }
 }

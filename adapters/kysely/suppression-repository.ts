@@ -11,7 +11,7 @@ import type {
 import { type Engine, insertIfAbsent } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import { recordDomainEvents } from "./domain-events.js";
-import { guard } from "./driver-errors.js";
+import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso } from "./row-codec.js";
 import type { FlagpostTables, SuppressionsTable } from "./tables.js";
 import { inTransaction } from "./transaction.js";
@@ -50,6 +50,16 @@ function chunks<T>(items: readonly T[]): T[][] {
  * row another transaction committed meanwhile (a plain read would see the transaction's snapshot).
  */
 export class KyselySuppressionRepository implements SuppressionRepository {
+  /** How each method's driver errors read (storage-errors.ts translates them). */
+  static readonly actions: StorageActions<KyselySuppressionRepository> = {
+    addSuppressions: "add to the suppression list",
+    getSuppression: "read the suppression",
+    listSuppressions: "list the suppressions",
+    removeSuppressions: "remove from the suppression list",
+    countSoftBounce: "count the soft bounces",
+    suppressedAmong: "check the suppression list",
+  };
+
   readonly #db: Db;
   readonly #engine: Engine;
 
@@ -75,44 +85,38 @@ export class KyselySuppressionRepository implements SuppressionRepository {
       bounce_type: s.bounceType ?? null,
       diagnostic: s.diagnostic ?? null,
     }));
-    return guard(this.#engine, "add to the suppression list", () =>
-      inTransaction(this.#db, this.#engine, async (trx) => {
-        for (const chunk of chunks(rows))
-          await insertIfAbsent(this.#engine, trx.insertInto("flagpost_suppressions").values(chunk)).execute();
-        const stored = new Map<string, SuppressionRecord>();
-        for (const chunk of chunks([...first.keys()]))
-          for (const row of await this.#lockedRead(trx, "email", chunk)) stored.set(row.email, toSuppression(row));
-        const added = [...first.values()].filter((s) => stored.get(s.email)?.id === s.id);
-        await recordDomainEvents(
-          trx,
-          added.flatMap((s) => events?.(stored.get(s.email)!) ?? []),
-        );
-        return entries.map((entry) => ({ ...stored.get(entry.email)! }));
-      }),
-    );
+    return inTransaction(this.#db, this.#engine, async (trx) => {
+      for (const chunk of chunks(rows))
+        await insertIfAbsent(this.#engine, trx.insertInto("flagpost_suppressions").values(chunk)).execute();
+      const stored = new Map<string, SuppressionRecord>();
+      for (const chunk of chunks([...first.keys()]))
+        for (const row of await this.#lockedRead(trx, "email", chunk)) stored.set(row.email, toSuppression(row));
+      const added = [...first.values()].filter((s) => stored.get(s.email)?.id === s.id);
+      await recordDomainEvents(
+        trx,
+        added.flatMap((s) => events?.(stored.get(s.email)!) ?? []),
+      );
+      return entries.map((entry) => ({ ...stored.get(entry.email)! }));
+    });
   }
 
   async getSuppression(idOrEmail: string): Promise<SuppressionRecord | undefined> {
-    return guard(this.#engine, "read the suppression", async () => {
-      const row = await this.#db
-        .selectFrom("flagpost_suppressions")
-        .selectAll()
-        .where((eb) => eb.or([eb("id", "=", idOrEmail), eb("email", "=", idOrEmail)]))
-        .orderBy("id")
-        .limit(1)
-        .executeTakeFirst();
-      return row && toSuppression(row);
-    });
+    const row = await this.#db
+      .selectFrom("flagpost_suppressions")
+      .selectAll()
+      .where((eb) => eb.or([eb("id", "=", idOrEmail), eb("email", "=", idOrEmail)]))
+      .orderBy("id")
+      .limit(1)
+      .executeTakeFirst();
+    return row && toSuppression(row);
   }
 
   async listSuppressions(filter: SuppressionFilter, page: PageRequest): Promise<SuppressionRecord[]> {
-    return guard(this.#engine, "list the suppressions", async () => {
-      let base = this.#db.selectFrom("flagpost_suppressions").selectAll();
-      if (filter.origin !== undefined) base = base.where("origin", "=", filter.origin);
-      const { query, reversed } = pageQuery(base, "id", page);
-      const rows = (await query.execute()).map((row) => toSuppression(row as Selectable<SuppressionsTable>));
-      return reversed ? rows.reverse() : rows;
-    });
+    let base = this.#db.selectFrom("flagpost_suppressions").selectAll();
+    if (filter.origin !== undefined) base = base.where("origin", "=", filter.origin);
+    const { query, reversed } = pageQuery(base, "id", page);
+    const rows = (await query.execute()).map((row) => toSuppression(row as Selectable<SuppressionsTable>));
+    return reversed ? rows.reverse() : rows;
   }
 
   async removeSuppressions(
@@ -121,68 +125,62 @@ export class KyselySuppressionRepository implements SuppressionRepository {
   ): Promise<SuppressionRecord[]> {
     const keys = [...new Set(idsOrEmails)];
     if (keys.length === 0) return [];
-    return guard(this.#engine, "remove from the suppression list", () =>
-      inTransaction(this.#db, this.#engine, async (trx) => {
-        const found = new Map<string, SuppressionRecord>();
-        for (const chunk of chunks(keys)) {
-          for (const column of ["id", "email"] as const)
-            for (const row of await this.#lockedRead(trx, column, chunk)) found.set(row.id, toSuppression(row));
-        }
-        const removed = [...found.values()];
-        for (const chunk of chunks(removed.map((s) => s.id)))
-          await trx.deleteFrom("flagpost_suppressions").where("id", "in", chunk).execute();
-        await recordDomainEvents(
-          trx,
-          removed.flatMap((s) => events?.(s) ?? []),
-        );
-        return removed;
-      }),
-    );
+    return inTransaction(this.#db, this.#engine, async (trx) => {
+      const found = new Map<string, SuppressionRecord>();
+      for (const chunk of chunks(keys)) {
+        for (const column of ["id", "email"] as const)
+          for (const row of await this.#lockedRead(trx, column, chunk)) found.set(row.id, toSuppression(row));
+      }
+      const removed = [...found.values()];
+      for (const chunk of chunks(removed.map((s) => s.id)))
+        await trx.deleteFrom("flagpost_suppressions").where("id", "in", chunk).execute();
+      await recordDomainEvents(
+        trx,
+        removed.flatMap((s) => events?.(s) ?? []),
+      );
+      return removed;
+    });
   }
 
   async countSoftBounce(bounce: SoftBounceRecord, since: string): Promise<number> {
     const sinceMs = toEpochMs(since, "since");
-    return guard(this.#engine, "count the soft bounces", () =>
-      inTransaction(this.#db, this.#engine, async (trx) => {
-        await insertIfAbsent(
-          this.#engine,
-          trx.insertInto("flagpost_soft_bounces").values({
-            id: bounce.id,
-            email: bounce.email,
-            email_id: bounce.emailId,
-            at: toEpochMs(bounce.at, "at"),
-          }),
-        ).execute();
-        await trx
-          .deleteFrom("flagpost_soft_bounces")
-          .where("email", "=", bounce.email)
-          .where("at", "<", sinceMs)
-          .execute();
-        const row = await trx
-          .selectFrom("flagpost_soft_bounces")
-          .select((eb) => eb.fn.countAll<number | string | bigint>().as("count"))
-          .where("email", "=", bounce.email)
-          .executeTakeFirst();
-        return Number(row?.count ?? 0);
-      }),
-    );
+    return inTransaction(this.#db, this.#engine, async (trx) => {
+      await insertIfAbsent(
+        this.#engine,
+        trx.insertInto("flagpost_soft_bounces").values({
+          id: bounce.id,
+          email: bounce.email,
+          email_id: bounce.emailId,
+          at: toEpochMs(bounce.at, "at"),
+        }),
+      ).execute();
+      await trx
+        .deleteFrom("flagpost_soft_bounces")
+        .where("email", "=", bounce.email)
+        .where("at", "<", sinceMs)
+        .execute();
+      const row = await trx
+        .selectFrom("flagpost_soft_bounces")
+        .select((eb) => eb.fn.countAll<number | string | bigint>().as("count"))
+        .where("email", "=", bounce.email)
+        .executeTakeFirst();
+      return Number(row?.count ?? 0);
+    });
   }
 
   async suppressedAmong(emails: readonly string[]): Promise<string[]> {
     const unique = [...new Set(emails)];
     if (unique.length === 0) return [];
-    return guard(this.#engine, "check the suppression list", async () => {
-      const found: string[] = [];
-      for (const chunk of chunks(unique)) {
-        const rows = await this.#db
-          .selectFrom("flagpost_suppressions")
-          .select("email")
-          .where("email", "in", chunk)
-          .execute();
-        found.push(...rows.map((r) => r.email));
-      }
-      return found;
-    });
+    const found: string[] = [];
+    for (const chunk of chunks(unique)) {
+      const rows = await this.#db
+        .selectFrom("flagpost_suppressions")
+        .select("email")
+        .where("email", "in", chunk)
+        .execute();
+      found.push(...rows.map((r) => r.email));
+    }
+    return found;
   }
 
   /** Rows whose `column` is one of `values`, locked on PostgreSQL and MySQL (SQLite has one writer). */

@@ -10,7 +10,7 @@ import type {
   WebhookDeliveryRepository,
 } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
-import { guard } from "./driver-errors.js";
+import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs } from "./row-codec.js";
 import type { FlagpostTables, WebhookAttemptsTable, WebhookDeliveriesTable } from "./tables.js";
 import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
@@ -35,6 +35,21 @@ const DELIVERIES: JobTableSpec = {
  * caused them), events in `flagpost_webhook_events`, attempts in `flagpost_webhook_attempts`.
  */
 export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepository {
+  /** How each method's driver errors read (storage-errors.ts translates them). */
+  static readonly actions: StorageActions<KyselyWebhookDeliveryRepository> = {
+    claimDueDeliveries: "claim due webhook deliveries",
+    renewDeliveryLeases: "renew webhook delivery leases",
+    listDeliveryLeaseOwners: "list the webhook delivery lease owners",
+    releaseDeliveryLeases: "release webhook delivery leases",
+    recordDeliveryOutcomes: "record webhook delivery outcomes",
+    listDeliveries: "list webhook deliveries",
+    getDelivery: "read the webhook delivery",
+    replayDelivery: "replay the webhook delivery",
+    listAttempts: "list webhook attempts",
+    countPendingDeliveries: "count pending webhook deliveries",
+    onDeliveriesStored: "subscribe to stored deliveries",
+  };
+
   readonly #db: Db;
   readonly #engine: Engine;
 
@@ -57,82 +72,74 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
       full: [...cap.busy].filter(([, held]) => held >= cap.perWebhook).map(([id]) => id),
       room: (id: string) => cap.perWebhook - (cap.busy.get(id) ?? 0),
     };
-    return guard(this.#engine, "claim due webhook deliveries", async () => {
-      const rows = await claimDueRows<DeliveryRow>(
-        this.#db,
-        this.#engine,
-        DELIVERIES,
-        at,
-        limit,
-        at + leaseMs,
-        owner,
-        undefined,
-        quota,
-      );
-      if (rows.length === 0) return [];
-      const events = await this.#db
-        .selectFrom("flagpost_webhook_events")
-        .selectAll()
-        .where("id", "in", [...new Set(rows.map((r) => r.event_id))])
+    const rows = await claimDueRows<DeliveryRow>(
+      this.#db,
+      this.#engine,
+      DELIVERIES,
+      at,
+      limit,
+      at + leaseMs,
+      owner,
+      undefined,
+      quota,
+    );
+    if (rows.length === 0) return [];
+    const events = await this.#db
+      .selectFrom("flagpost_webhook_events")
+      .selectAll()
+      .where("id", "in", [...new Set(rows.map((r) => r.event_id))])
+      .execute();
+    const webhooks = await this.#db
+      .selectFrom("flagpost_webhooks")
+      .selectAll()
+      .where("id", "in", [...new Set(rows.map((r) => r.webhook_id))])
+      .execute();
+    const eventById = new Map(events.map((e) => [e.id, toEvent(e)]));
+    const webhookById = new Map(webhooks.map((w) => [w.id, toWebhook(w)]));
+    const claimed: ClaimedDelivery[] = [];
+    const orphans: DeliveryRow[] = [];
+    for (const row of rows) {
+      const event = eventById.get(row.event_id);
+      const webhook = webhookById.get(row.webhook_id);
+      if (event && webhook) claimed.push({ ...toDelivery(row), event, webhook });
+      else orphans.push(row);
+    }
+    // Stored while its endpoint was being deleted: nothing can be sent anymore.
+    if (orphans.length > 0)
+      await this.#db
+        .deleteFrom("flagpost_webhook_deliveries")
+        .where(
+          "id",
+          "in",
+          orphans.map((o) => o.id),
+        )
         .execute();
-      const webhooks = await this.#db
-        .selectFrom("flagpost_webhooks")
-        .selectAll()
-        .where("id", "in", [...new Set(rows.map((r) => r.webhook_id))])
-        .execute();
-      const eventById = new Map(events.map((e) => [e.id, toEvent(e)]));
-      const webhookById = new Map(webhooks.map((w) => [w.id, toWebhook(w)]));
-      const claimed: ClaimedDelivery[] = [];
-      const orphans: DeliveryRow[] = [];
-      for (const row of rows) {
-        const event = eventById.get(row.event_id);
-        const webhook = webhookById.get(row.webhook_id);
-        if (event && webhook) claimed.push({ ...toDelivery(row), event, webhook });
-        else orphans.push(row);
-      }
-      // Stored while its endpoint was being deleted: nothing can be sent anymore.
-      if (orphans.length > 0)
-        await this.#db
-          .deleteFrom("flagpost_webhook_deliveries")
-          .where(
-            "id",
-            "in",
-            orphans.map((o) => o.id),
-          )
-          .execute();
-      return claimed.sort((a, b) =>
-        a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1,
-      );
-    });
+    return claimed.sort((a, b) =>
+      a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1,
+    );
   }
 
   async renewDeliveryLeases(ids: readonly string[], owner: string, until: string): Promise<string[]> {
     const at = toEpochMs(until, "until");
-    return guard(this.#engine, "renew webhook delivery leases", () =>
-      renewLeases(this.#db, this.#engine, DELIVERIES.table, [...new Set(ids)], owner, at),
-    );
+    return renewLeases(this.#db, this.#engine, DELIVERIES.table, [...new Set(ids)], owner, at);
   }
 
   async listDeliveryLeaseOwners(now: string): Promise<string[]> {
     const at = toEpochMs(now, "now");
-    return guard(this.#engine, "list the webhook delivery lease owners", () =>
-      listLeaseOwners(this.#db, DELIVERIES, at),
-    );
+    return listLeaseOwners(this.#db, DELIVERIES, at);
   }
 
   async releaseDeliveryLeases(owners: readonly string[]): Promise<number> {
-    return guard(this.#engine, "release webhook delivery leases", () => releaseLeases(this.#db, DELIVERIES, owners));
+    return releaseLeases(this.#db, DELIVERIES, owners);
   }
 
   async countPendingDeliveries(): Promise<number> {
-    return guard(this.#engine, "count pending webhook deliveries", async () => {
-      const row = await this.#db
-        .selectFrom("flagpost_webhook_deliveries")
-        .where("status", "in", ["pending", "attempting"])
-        .select((eb) => eb.fn.countAll<string | number>().as("pending"))
-        .executeTakeFirst();
-      return Number(row?.pending ?? 0);
-    });
+    const row = await this.#db
+      .selectFrom("flagpost_webhook_deliveries")
+      .where("status", "in", ["pending", "attempting"])
+      .select((eb) => eb.fn.countAll<string | number>().as("pending"))
+      .executeTakeFirst();
+    return Number(row?.pending ?? 0);
   }
 
   onDeliveriesStored(listener: () => void): () => void {
@@ -147,26 +154,24 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
   async recordDeliveryOutcomes(outcomes: readonly DeliveryOutcome[]): Promise<boolean[]> {
     if (outcomes.length === 0) return [];
     const order = outcomes.map((o, i) => ({ o, i })).sort((a, b) => (a.o.id < b.o.id ? -1 : a.o.id > b.o.id ? 1 : 0));
-    return guard(this.#engine, "record webhook delivery outcomes", () =>
-      inTransaction(this.#db, this.#engine, async (trx) => {
-        const applied: boolean[] = new Array(outcomes.length).fill(false);
-        const attempts: Insertable<WebhookAttemptsTable>[] = [];
-        const health = new Map<string, NonNullable<DeliveryOutcome["endpoint"]>>();
-        for (const { o, i } of order) {
-          if (!(await this.#applyOutcome(trx, o))) continue;
-          applied[i] = true;
-          if (o.attempt) attempts.push(attemptRow(o.attempt));
-          if (o.endpoint) health.set(o.webhookId, o.endpoint);
-        }
-        for (let i = 0; i < attempts.length; i += INSERT_CHUNK)
-          await trx
-            .insertInto("flagpost_webhook_attempts")
-            .values(attempts.slice(i, i + INSERT_CHUNK))
-            .execute();
-        for (const id of [...health.keys()].sort()) await this.#updateHealth(trx, id, health.get(id)!);
-        return applied;
-      }),
-    );
+    return inTransaction(this.#db, this.#engine, async (trx) => {
+      const applied: boolean[] = new Array(outcomes.length).fill(false);
+      const attempts: Insertable<WebhookAttemptsTable>[] = [];
+      const health = new Map<string, NonNullable<DeliveryOutcome["endpoint"]>>();
+      for (const { o, i } of order) {
+        if (!(await this.#applyOutcome(trx, o))) continue;
+        applied[i] = true;
+        if (o.attempt) attempts.push(attemptRow(o.attempt));
+        if (o.endpoint) health.set(o.webhookId, o.endpoint);
+      }
+      for (let i = 0; i < attempts.length; i += INSERT_CHUNK)
+        await trx
+          .insertInto("flagpost_webhook_attempts")
+          .values(attempts.slice(i, i + INSERT_CHUNK))
+          .execute();
+      for (const id of [...health.keys()].sort()) await this.#updateHealth(trx, id, health.get(id)!);
+      return applied;
+    });
   }
 
   async #applyOutcome(trx: Trx, o: DeliveryOutcome): Promise<boolean> {
@@ -209,59 +214,51 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
   }
 
   async listDeliveries(webhookId: string, page: PageRequest): Promise<DeliveryRecord[]> {
-    return guard(this.#engine, "list webhook deliveries", async () => {
-      const base = this.#db.selectFrom("flagpost_webhook_deliveries").selectAll().where("webhook_id", "=", webhookId);
-      const { query, reversed } = pageQuery(base, "event_id", page);
-      const rows = (await query.execute()).map(toDelivery);
-      return reversed ? rows.reverse() : rows;
-    });
+    const base = this.#db.selectFrom("flagpost_webhook_deliveries").selectAll().where("webhook_id", "=", webhookId);
+    const { query, reversed } = pageQuery(base, "event_id", page);
+    const rows = (await query.execute()).map(toDelivery);
+    return reversed ? rows.reverse() : rows;
   }
 
   async getDelivery(
     webhookId: string,
     eventId: string,
   ): Promise<{ delivery: DeliveryRecord; event: DomainEvent } | undefined> {
-    return guard(this.#engine, "read the webhook delivery", async () => {
-      const row = await this.#delivery(this.#db, webhookId, eventId);
-      if (!row) return undefined;
-      const event = await this.#db
-        .selectFrom("flagpost_webhook_events")
-        .selectAll()
-        .where("id", "=", eventId)
-        .executeTakeFirst();
-      return event && { delivery: toDelivery(row), event: toEvent(event) };
-    });
+    const row = await this.#delivery(this.#db, webhookId, eventId);
+    if (!row) return undefined;
+    const event = await this.#db
+      .selectFrom("flagpost_webhook_events")
+      .selectAll()
+      .where("id", "=", eventId)
+      .executeTakeFirst();
+    return event && { delivery: toDelivery(row), event: toEvent(event) };
   }
 
   async replayDelivery(webhookId: string, eventId: string, now: string): Promise<DeliveryRecord | undefined> {
     const at = toEpochMs(now, "now");
-    return guard(this.#engine, "replay the webhook delivery", () =>
-      inTransaction(this.#db, this.#engine, async (trx) => {
-        const delivery = trx
-          .updateTable("flagpost_webhook_deliveries")
-          .where("webhook_id", "=", webhookId)
-          .where("event_id", "=", eventId);
-        await delivery.set({ status: "pending", attempts: 0, next_attempt_at: at }).execute();
-        // A running lease stays: its holder's outcome still applies (see the port).
-        await delivery
-          .set({ lease_owner: null, lease_until: null })
-          .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", at)]))
-          .execute();
-        const row = await this.#delivery(trx, webhookId, eventId);
-        return row && toDelivery(row);
-      }),
-    );
+    return inTransaction(this.#db, this.#engine, async (trx) => {
+      const delivery = trx
+        .updateTable("flagpost_webhook_deliveries")
+        .where("webhook_id", "=", webhookId)
+        .where("event_id", "=", eventId);
+      await delivery.set({ status: "pending", attempts: 0, next_attempt_at: at }).execute();
+      // A running lease stays: its holder's outcome still applies (see the port).
+      await delivery
+        .set({ lease_owner: null, lease_until: null })
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", at)]))
+        .execute();
+      const row = await this.#delivery(trx, webhookId, eventId);
+      return row && toDelivery(row);
+    });
   }
 
   async listAttempts(webhookId: string, eventId: string, page: PageRequest): Promise<AttemptRecord[]> {
-    return guard(this.#engine, "list webhook attempts", async () => {
-      const delivery = await this.#delivery(this.#db, webhookId, eventId);
-      if (!delivery) return [];
-      const base = this.#db.selectFrom("flagpost_webhook_attempts").selectAll().where("delivery_id", "=", delivery.id);
-      const { query, reversed } = pageQuery(base, "id", page);
-      const rows = (await query.execute()).map(toAttempt);
-      return reversed ? rows.reverse() : rows;
-    });
+    const delivery = await this.#delivery(this.#db, webhookId, eventId);
+    if (!delivery) return [];
+    const base = this.#db.selectFrom("flagpost_webhook_attempts").selectAll().where("delivery_id", "=", delivery.id);
+    const { query, reversed } = pageQuery(base, "id", page);
+    const rows = (await query.execute()).map(toAttempt);
+    return reversed ? rows.reverse() : rows;
   }
 
   #delivery(db: Db | Trx, webhookId: string, eventId: string): Promise<DeliveryRow | undefined> {

@@ -17,7 +17,7 @@ import type {
 } from "../../src/storage/index.js";
 import type { AnyDatabase, Engine } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
-import { guard } from "./driver-errors.js";
+import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso } from "./row-codec.js";
 import type { FlagpostTables, WebhooksTable } from "./tables.js";
 import { inTransaction } from "./transaction.js";
@@ -72,6 +72,19 @@ type WebhookSet =
 
 /** Endpoints in `flagpost_webhooks`, their subscriptions in `flagpost_webhook_subscriptions`. */
 export class KyselyWebhookRepository implements WebhookRepository {
+  /** How each method's driver errors read (storage-errors.ts translates them). */
+  static readonly actions: StorageActions<KyselyWebhookRepository> = {
+    insertWebhook: {
+      action: "store the webhook",
+      conflict: (webhook) => `A webhook with id "${webhook.id}" already exists`,
+    },
+    getWebhook: "read the webhook",
+    listWebhooks: "list webhooks",
+    updateWebhook: "update the webhook",
+    rotateSecret: "rotate the webhook's secret",
+    deleteWebhook: "delete the webhook",
+  };
+
   readonly #db: Db;
   readonly #engine: Engine;
 
@@ -96,31 +109,21 @@ export class KyselyWebhookRepository implements WebhookRepository {
       updated_at: toEpochMs(webhook.updatedAt, "updatedAt"),
       failing_since: webhook.failingSince === undefined ? null : toEpochMs(webhook.failingSince, "failingSince"),
     };
-    await guard(
-      this.#engine,
-      "store the webhook",
-      () =>
-        inTransaction(this.#db, this.#engine, async (trx) => {
-          await trx.insertInto("flagpost_webhooks").values(row).execute();
-          await subscribe(trx, webhook.id, webhook.events);
-        }),
-      `A webhook with id "${webhook.id}" already exists`,
-    );
+    await inTransaction(this.#db, this.#engine, async (trx) => {
+      await trx.insertInto("flagpost_webhooks").values(row).execute();
+      await subscribe(trx, webhook.id, webhook.events);
+    });
   }
 
   async getWebhook(id: string): Promise<WebhookRecord | undefined> {
-    return guard(this.#engine, "read the webhook", async () => {
-      const row = await this.#db.selectFrom("flagpost_webhooks").selectAll().where("id", "=", id).executeTakeFirst();
-      return row && toWebhook(row);
-    });
+    const row = await this.#db.selectFrom("flagpost_webhooks").selectAll().where("id", "=", id).executeTakeFirst();
+    return row && toWebhook(row);
   }
 
   async listWebhooks(page: PageRequest): Promise<WebhookRecord[]> {
-    return guard(this.#engine, "list webhooks", async () => {
-      const { query, reversed } = pageQuery(this.#db.selectFrom("flagpost_webhooks").selectAll(), "id", page);
-      const rows = (await query.execute()).map(toWebhook);
-      return reversed ? rows.reverse() : rows;
-    });
+    const { query, reversed } = pageQuery(this.#db.selectFrom("flagpost_webhooks").selectAll(), "id", page);
+    const rows = (await query.execute()).map(toWebhook);
+    return reversed ? rows.reverse() : rows;
   }
 
   async updateWebhook(id: string, changes: WebhookChanges): Promise<WebhookRecord | undefined> {
@@ -129,29 +132,25 @@ export class KyselyWebhookRepository implements WebhookRepository {
     if (changes.events !== undefined) set.events = JSON.stringify(changes.events);
     if (changes.status !== undefined) set.status = changes.status;
     if (changes.status === "enabled") set.failing_since = null;
-    return guard(this.#engine, "update the webhook", () =>
-      inTransaction(this.#db, this.#engine, async (trx) => {
-        const row = await this.#updateThenRead(trx, id, set);
-        if (!row) return undefined;
-        if (changes.events !== undefined) {
-          await trx.deleteFrom("flagpost_webhook_subscriptions").where("webhook_id", "=", id).execute();
-          await subscribe(trx, id, changes.events);
-        }
-        return toWebhook(row);
-      }),
-    );
+    return inTransaction(this.#db, this.#engine, async (trx) => {
+      const row = await this.#updateThenRead(trx, id, set);
+      if (!row) return undefined;
+      if (changes.events !== undefined) {
+        await trx.deleteFrom("flagpost_webhook_subscriptions").where("webhook_id", "=", id).execute();
+        await subscribe(trx, id, changes.events);
+      }
+      return toWebhook(row);
+    });
   }
 
   async rotateSecret(id: string, rotation: SecretRotation): Promise<WebhookRecord | undefined> {
-    return guard(this.#engine, "rotate the webhook's secret", () =>
-      inTransaction(this.#db, this.#engine, (trx) =>
-        this.#updateThenRead(trx, id, (eb) => ({
-          previous_secret: eb.ref("secret"),
-          previous_secret_until: toEpochMs(rotation.previousSecretExpiresAt, "previousSecretExpiresAt"),
-          secret: rotation.secret,
-          updated_at: toEpochMs(rotation.updatedAt, "updatedAt"),
-        })).then((row) => row && toWebhook(row)),
-      ),
+    return inTransaction(this.#db, this.#engine, (trx) =>
+      this.#updateThenRead(trx, id, (eb) => ({
+        previous_secret: eb.ref("secret"),
+        previous_secret_until: toEpochMs(rotation.previousSecretExpiresAt, "previousSecretExpiresAt"),
+        secret: rotation.secret,
+        updated_at: toEpochMs(rotation.updatedAt, "updatedAt"),
+      })).then((row) => row && toWebhook(row)),
     );
   }
 
@@ -165,15 +164,13 @@ export class KyselyWebhookRepository implements WebhookRepository {
   }
 
   async deleteWebhook(id: string): Promise<boolean> {
-    return guard(this.#engine, "delete the webhook", () =>
-      inTransaction(this.#db, this.#engine, async (trx) => {
-        const result = await trx.deleteFrom("flagpost_webhooks").where("id", "=", id).executeTakeFirst();
-        if (result.numDeletedRows === 0n) return false;
-        await trx.deleteFrom("flagpost_webhook_subscriptions").where("webhook_id", "=", id).execute();
-        await trx.deleteFrom("flagpost_webhook_deliveries").where("webhook_id", "=", id).execute();
-        await trx.deleteFrom("flagpost_webhook_attempts").where("webhook_id", "=", id).execute();
-        return true;
-      }),
-    );
+    return inTransaction(this.#db, this.#engine, async (trx) => {
+      const result = await trx.deleteFrom("flagpost_webhooks").where("id", "=", id).executeTakeFirst();
+      if (result.numDeletedRows === 0n) return false;
+      await trx.deleteFrom("flagpost_webhook_subscriptions").where("webhook_id", "=", id).execute();
+      await trx.deleteFrom("flagpost_webhook_deliveries").where("webhook_id", "=", id).execute();
+      await trx.deleteFrom("flagpost_webhook_attempts").where("webhook_id", "=", id).execute();
+      return true;
+    });
   }
 }

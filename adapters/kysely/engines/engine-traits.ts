@@ -1,4 +1,13 @@
-import type { InsertQueryBuilder, Kysely, RawBuilder, SelectQueryBuilder } from "kysely";
+import type {
+  AliasedRawBuilder,
+  Expression,
+  InsertQueryBuilder,
+  Kysely,
+  RawBuilder,
+  SelectQueryBuilder,
+  SqlBool,
+} from "kysely";
+import type { AnyExpressionBuilder, AnyKysely } from "../dialect.js";
 
 /**
  * What differs between the database engines, as data: one object per engine (sqlite.ts,
@@ -7,11 +16,68 @@ import type { InsertQueryBuilder, Kysely, RawBuilder, SelectQueryBuilder } from 
  */
 export interface EngineTraits {
   readonly name: "sqlite" | "postgres" | "mysql";
+  /** How error messages name the engine ("The PostgreSQL database could not …"). */
+  readonly displayName: string;
   readonly columns: ColumnTypes;
   /** One writer at a time (SQLite): a job claim is one UPDATE over a subquery, with nothing to lock or skip. */
   readonly oneWriter: boolean;
   /** UPDATE … RETURNING exists (not on MySQL, where the claimed rows are read back by their lease). */
   readonly updateReturning: boolean;
+  /** PostgreSQL's `uuid` column takes and gives an event id as text; the others hold its 16 bytes (row-codec.ts). */
+  readonly nativeUuid: boolean;
+  /**
+   * How a batch of events is inserted (event-insert.ts), chosen by measurement (docs/events.md, "Ingestion"):
+   * - "values": `insertInto().values(rows)`, compiled by kysely on every call;
+   * - "template": the same multi-row INSERT, its SQL compiled once per row count and reused with
+   *   fresh parameters (on SQLite as fast as raw prepared inserts: kysely's compile was the cost);
+   * - "unnest" (PostgreSQL): `INSERT … SELECT * FROM unnest($1::varchar[], …)`, six array
+   *   parameters whatever the row count, so the server parses a tiny statement (about 2× "values").
+   */
+  readonly eventInsert: "values" | "unnest" | "template";
+  /** LIMIT is allowed inside an IN subquery (not on MySQL, which has DELETE … LIMIT instead). */
+  readonly limitInSubquery: boolean;
+  /** LISTEN/NOTIFY exists, so flag changes can be pushed to every process (postgres-flag-watch.ts). */
+  readonly listenNotify: boolean;
+  /** Hosts the shared rate limit's counters table (postgres-rate-limit.ts, migration 0016). */
+  readonly sharedRateLimits: boolean;
+  /** Tables live in a schema chosen by search_path, which the migrator must be pinned to (migrations.ts). */
+  readonly schemas: boolean;
+  /** Event properties as their column takes them (SQLite stores JSONB, migration 0017). */
+  toJsonColumn(json: string): string | RawBuilder<string>;
+  /** Event properties read back as JSON text, selected as `alias`. */
+  fromJsonColumn<A extends string>(column: string, alias: A): AliasedRawBuilder<string, A>;
+  /**
+   * `column = value`, exactly: MySQL's binary collations are PAD SPACE ('a' = 'a '), so there the
+   * byte lengths must match too (the index still serves the equality).
+   */
+  exactly(eb: AnyExpressionBuilder, column: string, value: string): Expression<SqlBool>;
+  /**
+   * An INSERT that, when the row with `keys` exists, updates it with `set` instead. In `set`,
+   * {@link incoming} names the value the INSERT carried and {@link greatest} the larger of two.
+   */
+  upsert<DB, TB extends keyof DB, O>(
+    query: InsertQueryBuilder<DB, TB, O>,
+    keys: readonly string[],
+    set: Record<string, RawBuilder<unknown>>,
+  ): InsertQueryBuilder<DB, TB, O>;
+  /** The value an upserting INSERT carried for `column`. */
+  incoming(column: string): RawBuilder<unknown>;
+  /** The larger of two values (a function name: greatest or max). */
+  readonly greatest: RawBuilder<unknown>;
+  /** A UNIQUE or PRIMARY KEY constraint refused the write (from the driver's codes only). */
+  isUniqueViolation(error: unknown): boolean;
+  /** The engine aborted a transaction to break a deadlock or a serialization conflict: running it again is safe. */
+  isTransientConflict(error: unknown): boolean;
+  /**
+   * CREATE INDEX that leaves an existing index of that name alone, so a half-finished migration
+   * can run again. MySQL lacks IF NOT EXISTS (MariaDB has it): there "already there" is ignored.
+   */
+  createIndexIfAbsent(db: AnyKysely, name: string, table: string, columns: readonly string[]): Promise<void>;
+  /**
+   * ADD COLUMN failed because the column exists: MySQL cannot roll DDL back, so a rerun meets the
+   * columns of an interrupted run; elsewhere the migration's transaction or write lock covers it.
+   */
+  isDuplicateColumn(error: unknown): boolean;
   /** A boolean as the driver binds it (better-sqlite3 cannot bind booleans). */
   encodeBoolean(value: boolean): boolean | number;
   /**

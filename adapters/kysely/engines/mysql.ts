@@ -1,8 +1,10 @@
 import { sql } from "kysely";
+import { codes } from "./driver-codes.js";
 import type { EngineTraits } from "./engine-traits.js";
 
 export const mysqlEngine: EngineTraits = {
   name: "mysql",
+  displayName: "MySQL",
   // utf8mb4_bin orders by code point and is case-sensitive; the table default makes every text
   // column utf8mb4 even on a server whose default character set is latin1.
   columns: {
@@ -15,6 +17,45 @@ export const mysqlEngine: EngineTraits = {
   },
   oneWriter: false,
   updateReturning: false,
+  nativeUuid: false,
+  eventInsert: "template",
+  limitInSubquery: false,
+  listenNotify: false,
+  sharedRateLimits: false,
+  schemas: false,
+  toJsonColumn: (json) => json,
+  fromJsonColumn: (column, alias) => sql<string>`${sql.ref(column)}`.as(alias),
+  // utf8mb4_bin is PAD SPACE ('a' = 'a '): the byte lengths must match too.
+  exactly: (eb, column, value) =>
+    eb.and([eb(column, "=", value), eb(eb.fn("octet_length", [column]), "=", Buffer.byteLength(value, "utf8"))]),
+  upsert: (query, _keys, set) => query.onDuplicateKeyUpdate(set as never),
+  incoming: (column) => sql`values(${sql.ref(column)})`,
+  greatest: sql.raw("greatest"),
+  isUniqueViolation: (error) => {
+    const { code, errno } = codes(error);
+    return code === "ER_DUP_ENTRY" || errno === 1062 || errno === 1586;
+  },
+  isTransientConflict: (error) => {
+    const { code, errno } = codes(error);
+    return code === "ER_LOCK_DEADLOCK" || errno === 1213;
+  },
+  createIndexIfAbsent: async (db, name, table, columns) => {
+    try {
+      await db.schema
+        .createIndex(name)
+        .on(table)
+        .columns([...columns])
+        .execute();
+    } catch (error) {
+      // ER_DUP_KEYNAME: the index exists already.
+      const { code, errno } = codes(error);
+      if (!(code === "ER_DUP_KEYNAME" || errno === 1061)) throw error;
+    }
+  },
+  isDuplicateColumn: (error) => {
+    const { code, errno } = codes(error);
+    return code === "ER_DUP_FIELDNAME" || errno === 1060;
+  },
   encodeBoolean: (value) => value,
   insertIfAbsent: (query) => query.ignore(),
   lockRows: (query) => query.forUpdate(),

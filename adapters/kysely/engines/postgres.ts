@@ -1,8 +1,10 @@
 import { sql } from "kysely";
+import { codes } from "./driver-codes.js";
 import type { EngineTraits } from "./engine-traits.js";
 
 export const postgresEngine: EngineTraits = {
   name: "postgres",
+  displayName: "PostgreSQL",
   // COLLATE "C" compares bytes, whatever collation the database was created with.
   columns: {
     exactText: (length) => sql`varchar(${sql.raw(String(length))}) collate "C"`,
@@ -14,6 +16,30 @@ export const postgresEngine: EngineTraits = {
   },
   oneWriter: false,
   updateReturning: true,
+  nativeUuid: true,
+  eventInsert: "unnest",
+  limitInSubquery: true,
+  listenNotify: true,
+  sharedRateLimits: true,
+  schemas: true,
+  toJsonColumn: (json) => json,
+  fromJsonColumn: (column, alias) => sql<string>`${sql.ref(column)}`.as(alias),
+  exactly: (eb, column, value) => eb(column, "=", value),
+  upsert: (query, keys, set) =>
+    query.onConflict((conflict) => conflict.columns(keys as never).doUpdateSet(set as never)),
+  incoming: (column) => sql.ref(`excluded.${column}`),
+  greatest: sql.raw("greatest"),
+  isUniqueViolation: (error) => codes(error).code === "23505",
+  isTransientConflict: (error) => ["40P01", "40001"].includes(codes(error).code as string),
+  createIndexIfAbsent: async (db, name, table, columns) => {
+    await db.schema
+      .createIndex(name)
+      .ifNotExists()
+      .on(table)
+      .columns([...columns])
+      .execute();
+  },
+  isDuplicateColumn: () => false,
   encodeBoolean: (value) => value,
   insertIfAbsent: (query) => query.onConflict((conflict) => conflict.doNothing()),
   lockRows: (query) => query.forUpdate(),

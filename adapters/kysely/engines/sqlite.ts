@@ -1,9 +1,11 @@
 import { sql } from "kysely";
+import { codes } from "./driver-codes.js";
 import type { EngineTraits } from "./engine-traits.js";
 import { withSqliteNormalSync } from "./sqlite-synchronous.js";
 
 export const sqliteEngine: EngineTraits = {
   name: "sqlite",
+  displayName: "SQLite",
   // SQLite compares text with the BINARY collation by default: memcmp over UTF-8 = code-point order.
   columns: {
     exactText: () => sql`text`,
@@ -15,6 +17,33 @@ export const sqliteEngine: EngineTraits = {
   },
   oneWriter: true,
   updateReturning: true,
+  nativeUuid: false,
+  eventInsert: "template",
+  limitInSubquery: true,
+  listenNotify: false,
+  sharedRateLimits: false,
+  schemas: false,
+  // Event properties are JSONB (migration 0017): the text goes in through jsonb(), out through json().
+  toJsonColumn: (json) => sql<string>`jsonb(${json})`,
+  fromJsonColumn: (column, alias) => sql<string>`json(${sql.ref(column)})`.as(alias),
+  exactly: (eb, column, value) => eb(column, "=", value),
+  upsert: (query, keys, set) =>
+    query.onConflict((conflict) => conflict.columns(keys as never).doUpdateSet(set as never)),
+  incoming: (column) => sql.ref(`excluded.${column}`),
+  greatest: sql.raw("max"),
+  isUniqueViolation: (error) =>
+    ["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY"].includes(codes(error).code as string),
+  // One connection per instance; another process's lock is waited for by busy_timeout.
+  isTransientConflict: () => false,
+  createIndexIfAbsent: async (db, name, table, columns) => {
+    await db.schema
+      .createIndex(name)
+      .ifNotExists()
+      .on(table)
+      .columns([...columns])
+      .execute();
+  },
+  isDuplicateColumn: () => false,
   encodeBoolean: (value) => (value ? 1 : 0),
   insertIfAbsent: (query) => query.onConflict((conflict) => conflict.doNothing()),
   // One writer at a time (BEGIN IMMEDIATE): a transaction's reads are already exclusive.

@@ -1,6 +1,6 @@
 import type { CreateTableBuilder, Migration } from "kysely";
 import { columnTypes, detectEngine, type Engine, insertIfAbsent, type AnyKysely } from "../dialect.js";
-import { isIndexAlreadyThere } from "../driver-errors.js";
+import { engineTraits } from "../engines/index.js";
 
 /**
  * Flags, API keys, idempotency records and the meta counters. Written so that it can run again
@@ -59,15 +59,7 @@ export const initialMigration: Migration = {
   },
 };
 
-/** CREATE INDEX IF NOT EXISTS, which MySQL lacks (MariaDB has it): there, "already there" is ignored. */
+/** CREATE INDEX IF NOT EXISTS, as the engine can (engines/: MySQL ignores "already there"). */
 async function createIndex(db: AnyKysely, engine: Engine, name: string, table: string, column: string): Promise<void> {
-  if (engine !== "mysql") {
-    await db.schema.createIndex(name).ifNotExists().on(table).column(column).execute();
-    return;
-  }
-  try {
-    await db.schema.createIndex(name).on(table).column(column).execute();
-  } catch (error) {
-    if (!isIndexAlreadyThere(error)) throw error;
-  }
+  await engineTraits(engine).createIndexIfAbsent(db, name, table, [column]);
 }

@@ -1,6 +1,6 @@
 import type { Migration } from "kysely";
 import { columnTypes, detectEngine, type Engine, type AnyKysely } from "../dialect.js";
-import { isIndexAlreadyThere } from "../driver-errors.js";
+import { engineTraits } from "../engines/index.js";
 
 /**
  * The events table and its three keyset indexes. Like 0001, safe to run again over a
@@ -33,15 +33,7 @@ export const eventsMigration: Migration = {
   },
 };
 
-/** CREATE INDEX IF NOT EXISTS, which MySQL lacks (MariaDB has it): there, "already there" is ignored. */
+/** CREATE INDEX IF NOT EXISTS, as the engine can (engines/: MySQL ignores "already there"). */
 async function createIndex(db: AnyKysely, engine: Engine, name: string, columns: string[]): Promise<void> {
-  if (engine !== "mysql") {
-    await db.schema.createIndex(name).ifNotExists().on("flagpost_events").columns(columns).execute();
-    return;
-  }
-  try {
-    await db.schema.createIndex(name).on("flagpost_events").columns(columns).execute();
-  } catch (error) {
-    if (!isIndexAlreadyThere(error)) throw error;
-  }
+  await engineTraits(engine).createIndexIfAbsent(db, name, "flagpost_events", columns);
 }

@@ -1,8 +1,6 @@
 import type { Migration } from "kysely";
 import { columnTypes, detectEngine, type AnyKysely } from "../dialect.js";
-
-/** MySQL's "Duplicate column name": the column is there from an earlier, interrupted run. */
-const ER_DUP_FIELDNAME = 1060;
+import { engineTraits } from "../engines/index.js";
 
 /**
  * Experiments (docs/experiments.md): the flag's variants as JSON text, null on flags stored
@@ -17,7 +15,7 @@ export const flagVariantsMigration: Migration = {
     try {
       await add.execute();
     } catch (error) {
-      if (engine !== "mysql" || (error as { errno?: unknown }).errno !== ER_DUP_FIELDNAME) throw error;
+      if (!engineTraits(engine).isDuplicateColumn(error)) throw error;
     }
   },
 };

@@ -1,5 +1,6 @@
 import type { Migration } from "kysely";
 import { columnTypes, detectEngine, type AnyKysely } from "../dialect.js";
+import { engineTraits } from "../engines/index.js";
 import { createTableIfAbsent } from "./schema-steps.js";
 
 /** The table postgresRateLimitStore counts in; its columns are rate-limiter-flexible's. */
@@ -15,7 +16,7 @@ export const RATE_LIMIT_TABLE = "flagpost_rate_limits";
 export const rateLimitsMigration: Migration = {
   async up(db: AnyKysely): Promise<void> {
     const engine = detectEngine(db);
-    if (engine !== "postgres") return;
+    if (!engineTraits(engine).sharedRateLimits) return;
     await createTableIfAbsent(db, engine, RATE_LIMIT_TABLE)
       // Byte-wise like every other identifier column (the ids it counts are keys' hashes and addresses).
       .addColumn("key", columnTypes(engine).exactText(255), (c) => c.primaryKey())

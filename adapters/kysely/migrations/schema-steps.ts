@@ -1,6 +1,6 @@
 import type { CreateTableBuilder, RawBuilder } from "kysely";
 import { columnTypes, type Engine, type AnyKysely } from "../dialect.js";
-import { isColumnAlreadyThere, isIndexAlreadyThere } from "../driver-errors.js";
+import { engineTraits } from "../engines/index.js";
 
 /**
  * Schema steps that can run again over a half-finished migration. MySQL cannot roll DDL back and
@@ -19,7 +19,7 @@ export function createTableIfAbsent<TB extends string>(
   return options ? builder.modifyEnd(options) : builder;
 }
 
-/** CREATE INDEX IF NOT EXISTS, which MySQL lacks (MariaDB has it): there, "already there" is ignored. */
+/** CREATE INDEX IF NOT EXISTS, as the engine can (engines/: MySQL ignores "already there"). */
 export async function createIndexIfAbsent(
   db: AnyKysely,
   engine: Engine,
@@ -27,15 +27,7 @@ export async function createIndexIfAbsent(
   table: string,
   columns: string[],
 ): Promise<void> {
-  if (engine !== "mysql") {
-    await db.schema.createIndex(name).ifNotExists().on(table).columns(columns).execute();
-    return;
-  }
-  try {
-    await db.schema.createIndex(name).on(table).columns(columns).execute();
-  } catch (error) {
-    if (!isIndexAlreadyThere(error)) throw error;
-  }
+  await engineTraits(engine).createIndexIfAbsent(db, name, table, columns);
 }
 
 /** Adds a nullable column. */
@@ -49,6 +41,6 @@ export async function addColumnIfAbsent(
   try {
     await db.schema.alterTable(table).addColumn(column, type).execute();
   } catch (error) {
-    if (engine !== "mysql" || !isColumnAlreadyThere(error)) throw error;
+    if (!engineTraits(engine).isDuplicateColumn(error)) throw error;
   }
 }
