@@ -17,7 +17,7 @@ import { listen, type Running } from "../support/servers.js";
  * several times over) and PostgreSQL/MariaDB ran 8 at once on the main pool.
  */
 
-/** Events per backend: enough that one results query takes ≥ 300 ms here (asserted below). */
+/** Events per backend: one results query took 180–700 ms here, by load (at least MIN_QUERY_MS is asserted below). */
 const EVENTS: Record<Backend, number> = { sqlite: 250_000, postgres: 150_000, mysql: 25_000 };
 /**
  * API keys reading results at once, each running the 2 it may: 8 requests on SQLite; 16 on the
@@ -28,6 +28,12 @@ const READERS: Record<Backend, number> = { sqlite: 4, postgres: 8, mysql: 8 };
 const ROUNDS = 1;
 /** The probes' bound: an evaluate or one POST /v1/events answers in well under 100 ms on an idle server (≈ 2–10 ms). */
 const PROBE_P99_BOUND_MS = 250;
+/**
+ * A request held behind even one heavy query waits about that query's time, so the probes' p99 must
+ * stay under half of it (and under the bound above): that tells a blocked request from a loaded
+ * machine whatever the load, while a query this short could hide the difference.
+ */
+const MIN_QUERY_MS = 100;
 const EXPERIMENT = "checkout";
 const METRIC = "purchase";
 
@@ -100,7 +106,8 @@ for (const backend of ["sqlite", "postgres", "mysql"] as const) {
         await results(); // warm the caches, as the server's requests will find them
         let expected: unknown;
         const queryMs = await timed(async () => (expected = JSON.parse(JSON.stringify(await results()))));
-        expect(queryMs).toBeGreaterThanOrEqual(300);
+        expect(queryMs).toBeGreaterThanOrEqual(MIN_QUERY_MS);
+        const bound = Math.min(PROBE_P99_BOUND_MS, queryMs / 2);
 
         served = await openFlagpost({ FLAGPOST_DB: database.url }, silentLogger);
         const fp = served;
@@ -175,8 +182,8 @@ for (const backend of ["sqlite", "postgres", "mysql"] as const) {
         };
         console.log(`heavy reads ${JSON.stringify(figures)}`);
         expect(evaluateMs.length).toBeGreaterThan(5);
-        expect(p99(evaluateMs)).toBeLessThan(PROBE_P99_BOUND_MS);
-        expect(p99(ingestMs)).toBeLessThan(PROBE_P99_BOUND_MS);
+        expect(p99(evaluateMs)).toBeLessThan(bound);
+        expect(p99(ingestMs)).toBeLessThan(bound);
         expect(refused.status).toBe(429);
         expect(answers).toHaveLength(READERS[backend] * 2 * ROUNDS);
         for (const answer of answers) expect(answer).toEqual({ status: 200, body: { data: expected } });
