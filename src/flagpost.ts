@@ -4,6 +4,8 @@ import { type ExposureOptions, ExposureRecorder } from "./flags/exposures.js";
 import { FlagClient, type FlagContext, type ValueContext, type VariantContext } from "./flags/flag-client.js";
 import { createDomains, type DomainOptions } from "./domains/domains.js";
 import type { DomainService } from "./domains/domain-service.js";
+import { ReputationGuard } from "./domains/reputation-guard.js";
+import { reputationSettings } from "./domains/reputation-window.js";
 import { EmailService } from "./emails/email-service.js";
 import { OutboxWorker, type OutboxWorkerOptions } from "./emails/outbox-worker.js";
 import type { ReportParser } from "./emails/reports.js";
@@ -172,7 +174,9 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
   const worker = transport
     ? new OutboxWorker({ storage, transport, clock, logger, verpTags, policy }, options.emailWorker)
     : undefined;
+  const reputation = new ReputationGuard({ storage, clock }, reputationSettings(options.domains?.reputation));
   const emails = new EmailService(storage, clock, worker, {
+    reputation,
     ...(options.reportParser ? { reportParser: options.reportParser } : {}),
     policy,
     verpTags,
@@ -182,7 +186,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
   const scheduleWorker = new ScheduleWorker({ storage, flags, clock, logger }, options.flagSchedules);
   flags.schedules.subscribe((schedule) => scheduleWorker.wakeAt(Date.parse(schedule.at)));
   const purger = idempotencyPurger({ storage, clock, logger }, options.idempotencyPurge);
-  const domains = createDomains({ storage, clock, logger, secretKey: options.secretKey }, options.domains);
+  const domains = createDomains({ storage, clock, logger, secretKey: options.secretKey, reputation }, options.domains);
 
   let readying: Promise<void> | undefined;
   let closing: Promise<void> | undefined;

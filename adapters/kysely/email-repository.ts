@@ -13,6 +13,8 @@ import type {
   IdempotencyCompletion,
   OutboxDepth,
   PageRequest,
+  DomainReputationCounts,
+  ReputationMark,
 } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
 import { guard } from "./driver-errors.js";
@@ -37,6 +39,7 @@ import { outboxDepthOf } from "./email-outbox-depth.js";
 import { rescheduleUpdate, retryUpdate, transitionUpdate, updateAndAppend } from "./email-updates.js";
 import { completeClaim } from "./idempotency-repository.js";
 import { toEpochMs } from "./row-codec.js";
+import { countReputation, CLAIMABLE_OUTBOX, markReputation } from "./domain-reputation.js";
 import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
 import { relaxTransaction, withRelaxedCommit } from "./relaxed-durability.js";
 import { inTransaction } from "./transaction.js";
@@ -153,12 +156,14 @@ export class KyselyEmailRepository implements EmailRepository {
     return guard(this.#engine, "claim due emails", async () => {
       const claimed =
         max === undefined
-          ? (await claimDueRows<EmailRow>(this.#db, this.#engine, OUTBOX, at, limit, at + leaseMs, owner)).map(toRecord)
+          ? (
+              await claimDueRows<EmailRow>(this.#db, this.#engine, CLAIMABLE_OUTBOX, at, limit, at + leaseMs, owner)
+            ).map(toRecord)
           : (
               await claimDueRows<ClaimRow>(
                 this.#db,
                 this.#engine,
-                OUTBOX,
+                CLAIMABLE_OUTBOX,
                 at,
                 limit,
                 at + leaseMs,
@@ -227,6 +232,14 @@ export class KyselyEmailRepository implements EmailRepository {
         }),
       ),
     );
+  }
+
+  async markEmailReputation(id: string, mark: ReputationMark): Promise<void> {
+    await guard(this.#engine, "mark the email", () => markReputation(this.#db, id, mark));
+  }
+
+  async domainReputation(domain: string, window: number): Promise<DomainReputationCounts> {
+    return guard(this.#engine, "count the domain's reputation", () => countReputation(this.#db, domain, window));
   }
 
   async listEmailEvents(id: string): Promise<EmailEvent[]> {

@@ -10,6 +10,8 @@ import { ServerSecret } from "../server-secret.js";
 import type { Storage } from "../storage/index.js";
 import type { DnsResolver } from "./dns-verification.js";
 import { DomainService } from "./domain-service.js";
+import type { ReputationGuard } from "./reputation-guard.js";
+import type { ReputationOptions } from "./reputation-window.js";
 
 export interface DomainOptions {
   /** Resolves the records; default the system's resolver (`serve`: FLAGPOST_DNS_SERVERS). */
@@ -22,6 +24,8 @@ export interface DomainOptions {
   recheckIntervalMs?: number;
   /** Start the recheck with `flagpost.ready()`. Default true. */
   autoStart?: boolean;
+  /** The reputation guard's window and thresholds (docs/domains.md, "Reputation guard"). */
+  reputation?: ReputationOptions;
 }
 
 export const DEFAULT_RECHECK_MS = 60 * 60 * 1000;
@@ -44,7 +48,7 @@ export function resolverFor(servers: string): DnsResolver {
  * runs its own; a second check of a domain only finds what the first found.
  */
 export function createDomains(
-  deps: { storage: Storage; clock: Clock; logger: Logger; secretKey: string | undefined },
+  deps: { storage: Storage; clock: Clock; logger: Logger; secretKey: string | undefined; reputation: ReputationGuard },
   options: DomainOptions = {},
 ): { service: DomainService; recheck: LeaseWorker<LeasedJob, number> & { readonly autoStart: boolean } } {
   const intervalMs = options.recheckIntervalMs ?? DEFAULT_RECHECK_MS;
@@ -58,6 +62,7 @@ export function createDomains(
     sealingKey: async () => secret?.keyFor("dkim-private-key"),
     mxHost: options.mxHost ?? hostname(),
     spf: options.spf ?? "mx",
+    reputation: deps.reputation,
   });
   const worker = new LeaseWorker(
     periodicQueue(clock, "domain-recheck", intervalMs),
