@@ -21,9 +21,11 @@ describe("reputation guard over HTTP", () => {
   afterAll(() => app.close());
 
   it("resumes a paused domain, answers it as GET does, and refuses fields and unknown ids", async () => {
-    const created = await (await app.call("POST", "/v1/domains", { name: "held.example" })).json();
+    const created = (await (await app.call("POST", "/v1/domains", { name: "held.example" })).json()) as { id: string };
     await app.fp.storage.domains.pauseDomain(created.id, new Date().toISOString());
-    const before = await (await app.call("GET", `/v1/domains/${created.id}`)).json();
+    const before = (await (await app.call("GET", `/v1/domains/${created.id}`)).json()) as {
+      reputation: Record<string, number>;
+    };
     expect(before).toMatchObject({ paused: true, reputation: { window: 500, sends: 0, bounce_rate: 0 } });
     expect(before.reputation).toMatchObject({ bounce_threshold: 0.02, complaint_threshold: 0.003 });
 
