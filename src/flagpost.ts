@@ -4,6 +4,8 @@ import { type ExposureOptions, ExposureRecorder } from "./flags/exposures.js";
 import { FlagClient, type FlagContext, type ValueContext, type VariantContext } from "./flags/flag-client.js";
 import { createDomains, type DomainOptions } from "./domains/domains.js";
 import type { DomainService } from "./domains/domain-service.js";
+import { ReputationGuard } from "./domains/reputation-guard.js";
+import { reputationSettings } from "./domains/reputation-window.js";
 import { EmailService } from "./emails/email-service.js";
 import { OutboxWorker, type OutboxWorkerOptions } from "./emails/outbox-worker.js";
 import type { ReportParser } from "./emails/reports.js";
@@ -169,12 +171,14 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
   const verpTags = new VerpTags(secret);
   const unsubscribeLinks = new UnsubscribeLinks(secret, options.publicUrl);
   const policy = new SuppressionPolicy(storage, clock, options.suppression);
-  const domains = createDomains({ storage, clock, logger, secretKey: options.secretKey }, options.domains);
+  const reputation = new ReputationGuard({ storage, clock }, reputationSettings(options.domains?.reputation));
+  const domains = createDomains({ storage, clock, logger, secretKey: options.secretKey, reputation }, options.domains);
   const signers = domains.sending;
   const worker = transport
     ? new OutboxWorker({ storage, transport, clock, logger, verpTags, policy, signers }, options.emailWorker)
     : undefined;
   const emails = new EmailService(storage, clock, worker, {
+    reputation,
     ...(options.reportParser ? { reportParser: options.reportParser } : {}),
     policy,
     verpTags,

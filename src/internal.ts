@@ -57,7 +57,7 @@ export type { PageQuery } from "./pagination.js";
 export type { WebhookOptions } from "./webhooks/webhooks.js";
 export { windowFor, type RateLimitStore } from "./rate-limit-store.js";
 export { readinessChecker } from "./readiness.js";
-export type { CreateDomainInput, UpdateDomainInput } from "./domains/schema.js";
+export type { CreateDomainInput, ResumeDomainInput, UpdateDomainInput } from "./domains/schema.js";
 export type { DomainOptions } from "./domains/domains.js";
 export { resolverFor } from "./domains/domains.js";
 export type { MetricsSnapshot } from "./metrics/counters.js";

@@ -35,6 +35,8 @@ interface DomainsTable {
   created_at: Int;
   updated_at: Int;
   checked_at: ColumnType<number | string | bigint | null, number | null, number | null>;
+  /** Migration 0020-domain-reputation: when the reputation guard paused the domain. */
+  paused_at: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
 }
 
 type Tables = FlagpostTables & { flagpost_domains: DomainsTable };
@@ -56,6 +58,7 @@ function toDomain(row: Selectable<DomainsTable>): SendingDomainRecord {
     updatedAt: toIso(row.updated_at),
   };
   if (row.checked_at !== null) domain.checkedAt = toIso(row.checked_at);
+  if (row.paused_at !== null) domain.pausedAt = toIso(row.paused_at);
   return domain;
 }
 
@@ -69,6 +72,8 @@ export class KyselyDomainRepository implements DomainRepository {
     listDomains: "list the domains",
     updateDomain: "update the domain",
     deleteDomain: "delete the domain",
+    pauseDomain: "pause the domain",
+    resumeDomain: "resume the domain",
     listDomainsToRecheck: "list the domains to recheck",
   };
 
@@ -158,6 +163,38 @@ export class KyselyDomainRepository implements DomainRepository {
       .limit(limit)
       .execute();
     return rows.map(toDomain);
+  }
+
+  async pauseDomain(
+    id: string,
+    at: string,
+    events?: EventsFor<SendingDomainRecord>,
+  ): Promise<SendingDomainRecord | undefined> {
+    const ms = toEpochMs(at, "at");
+    return inTransaction(this.#db, this.#engine, async (trx) => {
+      // Conditional on paused_at being null: of concurrent pauses one updates a row, and only it stores the event.
+      const result = await trx
+        .updateTable("flagpost_domains")
+        .set({ paused_at: ms, updated_at: ms })
+        .where("id", "=", id)
+        .where("paused_at", "is", null)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return undefined;
+      const row = await trx.selectFrom("flagpost_domains").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+      const stored = toDomain(row);
+      await recordDomainEvents(trx as unknown as Transaction<FlagpostTables>, events?.(stored));
+      return stored;
+    });
+  }
+
+  async resumeDomain(id: string, at: string): Promise<SendingDomainRecord | undefined> {
+    const ms = toEpochMs(at, "at");
+    await this.#db
+      .updateTable("flagpost_domains")
+      .set({ paused_at: null, updated_at: ms })
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return this.#readOne("id", id);
   }
 
   async #readOne(column: "id" | "name", value: string): Promise<SendingDomainRecord | undefined> {

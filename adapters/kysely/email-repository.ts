@@ -13,6 +13,8 @@ import type {
   IdempotencyCompletion,
   OutboxDepth,
   PageRequest,
+  DomainReputationCounts,
+  ReputationMark,
 } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
@@ -37,6 +39,7 @@ import { outboxDepthOf } from "./email-outbox-depth.js";
 import { rescheduleUpdate, retryUpdate, transitionUpdate, updateAndAppend } from "./email-updates.js";
 import { completeClaim } from "./idempotency-repository.js";
 import { toEpochMs } from "./row-codec.js";
+import { countReputation, CLAIMABLE_OUTBOX, markReputation } from "./domain-reputation.js";
 import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
 import { relaxTransaction, withRelaxedCommit } from "./relaxed-durability.js";
 import { inTransaction } from "./transaction.js";
@@ -69,6 +72,8 @@ export class KyselyEmailRepository implements EmailRepository {
     transitionEmail: "update the email",
     scheduleRetry: "schedule the email's retry",
     recordOutcomes: "record the outcomes",
+    markEmailReputation: "mark the email",
+    domainReputation: "count the domain's reputation",
     listEmailEvents: "read the email's events",
   };
 
@@ -156,12 +161,14 @@ export class KyselyEmailRepository implements EmailRepository {
     const max = options.maxContentBytes;
     const claimed =
       max === undefined
-        ? (await claimDueRows<EmailRow>(this.#db, this.#engine, OUTBOX, at, limit, at + leaseMs, owner)).map(toRecord)
+        ? (await claimDueRows<EmailRow>(this.#db, this.#engine, CLAIMABLE_OUTBOX, at, limit, at + leaseMs, owner)).map(
+            toRecord,
+          )
         : (
             await claimDueRows<ClaimRow>(
               this.#db,
               this.#engine,
-              OUTBOX,
+              CLAIMABLE_OUTBOX,
               at,
               limit,
               at + leaseMs,
@@ -221,6 +228,14 @@ export class KyselyEmailRepository implements EmailRepository {
         return recordOutcomesIn(trx, this.#engine, outcomes);
       }),
     );
+  }
+
+  async markEmailReputation(id: string, mark: ReputationMark): Promise<void> {
+    await markReputation(this.#db, id, mark);
+  }
+
+  async domainReputation(domain: string, window: number): Promise<DomainReputationCounts> {
+    return countReputation(this.#db, domain, window);
   }
 
   async listEmailEvents(id: string): Promise<EmailEvent[]> {

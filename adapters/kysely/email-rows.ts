@@ -19,6 +19,7 @@ import type {
   NewEmailEvent,
 } from "../../src/storage/index.js";
 import { headlineOf } from "../../src/emails/message.js";
+import { sendingDomainOf } from "../../src/domains/reputation-window.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";
 import type { EmailEventsTable, EmailsTable, FlagpostTables } from "./tables.js";
 
@@ -134,6 +135,7 @@ export function toRow(email: EmailRecord): Insertable<EmailsTable> {
     provider_message_id: email.providerMessageId ?? null,
     last_event: email.lastEvent ?? null,
     summary: JSON.stringify(headlineOf(email).content),
+    sending_domain: sendingDomainOf(email.content) ?? null,
     lease_owner: email.leaseOwner ?? null,
     lease_until: email.leaseUntil === undefined ? null : toEpochMs(email.leaseUntil, "leaseUntil"),
     version: 1,

@@ -6,6 +6,7 @@ import { isSqliteBusy } from "./driver-errors.js";
 import { baselineMigration } from "./migrations/0001-baseline.js";
 import { LEGACY_STEPS } from "./migrations/legacy-history.js";
 import { domainsMigration } from "./migrations/0019-domains.js";
+import { domainReputationMigration } from "./migrations/0020-domain-reputation.js";
 
 /**
  * The schema's history, oldest first: the baseline (issue 26), then one migration per change,
@@ -16,6 +17,7 @@ import { domainsMigration } from "./migrations/0019-domains.js";
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001-baseline": baselineMigration,
   "0019-domains": domainsMigration,
+  "0020-domain-reputation": domainReputationMigration,
 };
 
 export const MIGRATION_TABLE = "flagpost_migration";

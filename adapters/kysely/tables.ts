@@ -102,6 +102,10 @@ export interface EmailsTable {
   provider_message_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** Migration 0012-email-summary: JSON text of the headline (EmailHeadline); null on older rows. */
   summary: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 0020: the `from` domain (sendingDomainOf); null on older rows. */
+  sending_domain: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 0020: `bounce` or `complaint` once such a report was applied (the reputation guard). */
+  reputation_mark: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface EmailEventsTable {

@@ -17,6 +17,7 @@ import { leaseCases } from "./cases/leases.js";
 import { prerequisiteCases } from "./cases/prerequisites.js";
 import { lifecycleCases } from "./cases/lifecycle.js";
 import { sendingDomainCases } from "./cases/sending-domains.js";
+import { domainReputationCases } from "./cases/domain-reputation.js";
 import { sharedCases } from "./cases/shared.js";
 import { suppressionCases } from "./cases/suppressions.js";
 import { textFidelityCases } from "./cases/text-fidelity.js";
@@ -54,5 +55,6 @@ export function describeStorageConformance(harness: StorageHarness): void {
     deliveryReportCases(harness);
     emailListCases(harness);
     sendingDomainCases(harness);
+    domainReputationCases(harness);
   });
 }

@@ -8,7 +8,15 @@ import { generateDkimKey } from "./dkim-key.js";
 import { recordsFor } from "./dns-records.js";
 import { type DnsResolver, verifyRecords } from "./dns-verification.js";
 import { sealPrivateKey } from "./key-sealing.js";
-import { type CreateDomainInput, createDomainSchema, type UpdateDomainInput, updateDomainSchema } from "./schema.js";
+import type { ReputationGuard } from "./reputation-guard.js";
+import {
+  type CreateDomainInput,
+  createDomainSchema,
+  type ResumeDomainInput,
+  resumeDomainSchema,
+  type UpdateDomainInput,
+  updateDomainSchema,
+} from "./schema.js";
 import { type DomainSummaryView, type DomainView, domainView, summaryView } from "./views.js";
 
 export interface DomainServiceDeps {
@@ -23,6 +31,8 @@ export interface DomainServiceDeps {
   spf: string;
   /** Told when a domain's status changed or it was removed (the signing-key cache forgets). */
   onChange?: () => void;
+  /** The reputation guard: the rates GET shows, and what resume clears. */
+  reputation: ReputationGuard;
 }
 
 /**
@@ -71,7 +81,7 @@ export class DomainService {
       updatedAt: iso,
     };
     await storage.domains.insertDomain(domain);
-    return domainView(domain);
+    return this.#view(domain);
   }
 
   async list(query: PageQuery = {}): Promise<ListView<DomainSummaryView>> {
@@ -79,7 +89,23 @@ export class DomainService {
   }
 
   async get(id: string): Promise<DomainView> {
-    return domainView(await this.#domain(id));
+    return this.#view(await this.#domain(id));
+  }
+
+  /**
+   * Clears the reputation guard's pause: claims take the domain's held mail again, oldest first.
+   * Resuming a domain that is not paused changes nothing. Answers the domain as GET does.
+   */
+  async resume(id: string, input: ResumeDomainInput = {}): Promise<DomainView> {
+    parseInput(resumeDomainSchema, input);
+    const stored = await this.#deps.storage.domains.resumeDomain(id, this.#now());
+    if (!stored) throw notFound("Domain", id);
+    return this.#view(stored);
+  }
+
+  async #view(domain: SendingDomainRecord): Promise<DomainView> {
+    const { reputation } = this.#deps;
+    return domainView(domain, await reputation.rates(domain), reputation.settings);
   }
 
   /** Tracking and TLS settings (Resend's PATCH). */

@@ -11,6 +11,8 @@ import type { Storage } from "../storage/index.js";
 import type { DnsResolver } from "./dns-verification.js";
 import { DomainService } from "./domain-service.js";
 import { SendingDomains } from "./sending-domains.js";
+import type { ReputationGuard } from "./reputation-guard.js";
+import type { ReputationOptions } from "./reputation-window.js";
 
 export interface DomainOptions {
   /** Resolves the records; default the system's resolver (`serve`: FLAGPOST_DNS_SERVERS). */
@@ -28,6 +30,8 @@ export interface DomainOptions {
    * `from`), as Resend does; `serve`: FLAGPOST_REQUIRE_VERIFIED_DOMAIN. Default false.
    */
   requireVerified?: boolean;
+  /** The reputation guard's window and thresholds (docs/domains.md, "Reputation guard"). */
+  reputation?: ReputationOptions;
 }
 
 export const DEFAULT_RECHECK_MS = 60 * 60 * 1000;
@@ -50,7 +54,7 @@ export function resolverFor(servers: string): DnsResolver {
  * runs its own; a second check of a domain only finds what the first found.
  */
 export function createDomains(
-  deps: { storage: Storage; clock: Clock; logger: Logger; secretKey: string | undefined },
+  deps: { storage: Storage; clock: Clock; logger: Logger; secretKey: string | undefined; reputation: ReputationGuard },
   options: DomainOptions = {},
 ): {
   service: DomainService;
@@ -72,6 +76,7 @@ export function createDomains(
     mxHost: options.mxHost ?? hostname(),
     spf: options.spf ?? "mx",
     onChange: () => sending.forget(),
+    reputation: deps.reputation,
   });
   const worker = new LeaseWorker(
     periodicQueue(clock, "domain-recheck", intervalMs),

@@ -49,3 +49,7 @@ export const updateDomainSchema = z.strictObject({
   tracking_subdomain: z.string().max(63).optional(),
 });
 export type UpdateDomainInput = z.input<typeof updateDomainSchema>;
+
+/** `POST /v1/domains/{id}/resume` takes no fields: an empty object, or no body. */
+export const resumeDomainSchema = z.strictObject({});
+export type ResumeDomainInput = z.input<typeof resumeDomainSchema>;

@@ -1,4 +1,5 @@
 import type { SendingDomainDnsRecord, SendingDomainRecord } from "../storage/index.js";
+import type { ReputationSettings, ReputationView } from "./reputation-window.js";
 
 /**
  * What callers see of a domain, shaped as the resend SDK's `Domain` and
@@ -13,6 +14,8 @@ export interface DomainSummaryView {
   capabilities: { sending: "enabled"; receiving: "disabled" };
   open_tracking: boolean;
   click_tracking: boolean;
+  /** flagpost's addition: whether the reputation guard holds the domain's mail. */
+  paused: boolean;
 }
 
 export interface DomainView extends DomainSummaryView {
@@ -22,6 +25,10 @@ export interface DomainView extends DomainSummaryView {
   dkim_selector: string;
   tls: "opportunistic" | "enforced";
   last_checked_at: string | null;
+  /** When the reputation guard paused the domain; null while it sends. */
+  paused_at: string | null;
+  /** The rates over the domain's last `window` sends, and the thresholds that pause it. */
+  reputation: ReputationView & { window: number; bounce_threshold: number; complaint_threshold: number };
 }
 
 export function summaryView(d: SendingDomainRecord): DomainSummaryView {
@@ -34,10 +41,11 @@ export function summaryView(d: SendingDomainRecord): DomainSummaryView {
     capabilities: { sending: "enabled", receiving: "disabled" },
     open_tracking: d.openTracking,
     click_tracking: d.clickTracking,
+    paused: d.pausedAt !== undefined,
   };
 }
 
-export function domainView(d: SendingDomainRecord): DomainView {
+export function domainView(d: SendingDomainRecord, rates: ReputationView, settings: ReputationSettings): DomainView {
   return {
     object: "domain",
     ...summaryView(d),
@@ -45,5 +53,12 @@ export function domainView(d: SendingDomainRecord): DomainView {
     dkim_selector: d.selector,
     tls: d.tls,
     last_checked_at: d.checkedAt ?? null,
+    paused_at: d.pausedAt ?? null,
+    reputation: {
+      window: settings.window,
+      ...rates,
+      bounce_threshold: settings.bounceRate,
+      complaint_threshold: settings.complaintRate,
+    },
   };
 }

@@ -1,3 +1,4 @@
+import type { ReputationGuard } from "../domains/reputation-guard.js";
 import type { Clock } from "../clock.js";
 import { type ErrorDetail, FlagpostError, notFound } from "../errors.js";
 import { fingerprint, runIdempotent } from "../idempotency.js";
@@ -59,6 +60,8 @@ export interface EmailServiceOptions {
   unsubscribeLinks: UnsubscribeLinks;
   /** Given: a send whose `from` domain is not verified is refused (`domains.requireVerified`). */
   verifiedSenders?: VerifiedSenders;
+  /** Counts reports against sending domains and marks mail of paused ones (docs/domains.md). */
+  reputation?: ReputationGuard;
 }
 
 /**
@@ -90,12 +93,14 @@ export class EmailService {
   readonly #parser: ReportParser | undefined;
   readonly #links: UnsubscribeLinks;
   readonly #verifiedSenders: VerifiedSenders | undefined;
+  readonly #reputation: ReputationGuard | undefined;
 
   constructor(storage: Storage, clock: Clock, worker: OutboxWorker | undefined, options: EmailServiceOptions) {
     this.#storage = storage;
     this.#clock = clock;
     this.worker = worker;
-    this.#reports = new ReportApplier({ storage, clock, policy: options.policy, verpTags: options.verpTags });
+    this.#reports = new ReportApplier({ storage, clock, ...options });
+    this.#reputation = options.reputation;
     this.#changes = new EmailChanges(storage, clock);
     this.#parser = options.reportParser;
     this.#links = options.unsubscribeLinks;
@@ -157,6 +162,7 @@ export class EmailService {
       const pending = this.#record(parsed.value, now);
       const record = pending instanceof Promise ? await pending : pending;
       await this.#inserts.add(record);
+      await this.#reputation?.noteAccepted([record]);
       this.worker?.wake();
       return toSummary(record);
     }
@@ -164,6 +170,7 @@ export class EmailService {
       const record = await this.#record(parsed.value, now);
       const summary = toSummary(record);
       await this.#storage.emails.insertEmails([record], complete?.(summary), scheduledEvents([record]));
+      await this.#reputation?.noteAccepted([record]);
       this.worker?.wake();
       return summary;
     };
@@ -216,6 +223,7 @@ export class EmailService {
         result.errors = invalid.map((i) => ({ index: i.index, message: detailText(i.details[0]!) }));
       if (records.length > 0) {
         await this.#storage.emails.insertEmails(records, complete?.(result), scheduledEvents(records));
+        await this.#reputation?.noteAccepted(records);
         this.worker?.wake();
       }
       return result;

@@ -1,3 +1,4 @@
+import type { ReputationGuard } from "../domains/reputation-guard.js";
 import type { Clock } from "../clock.js";
 import { FlagpostError } from "../errors.js";
 import { uuidv7 } from "../ids.js";
@@ -54,6 +55,8 @@ export interface ReportApplierDeps {
   clock: Clock;
   policy: SuppressionPolicy;
   verpTags: VerpTags;
+  /** Told of each Permanent bounce and complaint applied (the reputation guard). */
+  reputation?: ReputationGuard;
 }
 
 /**
@@ -68,12 +71,14 @@ export class ReportApplier {
   readonly #clock: Clock;
   readonly #policy: SuppressionPolicy;
   readonly #tags: VerpTags;
+  readonly #reputation: ReputationGuard | undefined;
 
   constructor(deps: ReportApplierDeps) {
     this.#storage = deps.storage;
     this.#clock = deps.clock;
     this.#policy = deps.policy;
     this.#tags = deps.verpTags;
+    this.#reputation = deps.reputation;
   }
 
   /**
@@ -88,6 +93,7 @@ export class ReportApplier {
     for (const report of checked) {
       const match = await matchReport(this.#storage, report);
       const result = match ? await this.#applyTo(match, report) : unmatched(NO_EMAIL);
+      if (match) await this.#noteReputation(match.email, report, result);
       if (result.outcome === "unmatched") kept.push({ report, reason: result.reason ?? NO_EMAIL });
       results.push(result);
     }
@@ -98,6 +104,14 @@ export class ReportApplier {
       );
     }
     return results;
+  }
+
+  /** A Permanent bounce or a complaint that was applied or recorded counts against the sending domain. */
+  async #noteReputation(email: EmailRecord, report: DeliveryReport, result: ReportResult): Promise<void> {
+    if (!this.#reputation || (result.outcome !== "applied" && result.outcome !== "recorded")) return;
+    if (report.type === "complained") await this.#reputation.noteReport(email, "complaint");
+    else if (report.type === "bounced" && report.action !== "delayed" && classifiedBounce(report).type === "Permanent")
+      await this.#reputation.noteReport(email, "bounce");
   }
 
   async #applyTo(match: Match, report: DeliveryReport): Promise<ReportResult> {

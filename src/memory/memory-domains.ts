@@ -61,6 +61,31 @@ export class MemoryDomainRepository implements DomainRepository {
       .map((d) => structuredClone(d));
   }
 
+  async pauseDomain(
+    id: string,
+    at: string,
+    events?: EventsFor<SendingDomainRecord>,
+  ): Promise<SendingDomainRecord | undefined> {
+    const domain = this.#byId.get(id);
+    if (!domain || domain.pausedAt !== undefined) return undefined;
+    Object.assign(domain, { pausedAt: at, updatedAt: at });
+    this.#webhooks.recordDomainEvents(events?.(structuredClone(domain)));
+    return structuredClone(domain);
+  }
+
+  async resumeDomain(id: string, at: string): Promise<SendingDomainRecord | undefined> {
+    const domain = this.#byId.get(id);
+    if (!domain) return undefined;
+    delete domain.pausedAt;
+    domain.updatedAt = at;
+    return structuredClone(domain);
+  }
+
+  /** Whether mail from this domain waits (the outbox's claim filter). */
+  isPaused(name: string | undefined): boolean {
+    return name !== undefined && this.#named(name)?.pausedAt !== undefined;
+  }
+
   #named(name: string): SendingDomainRecord | undefined {
     for (const domain of this.#byId.values()) if (domain.name === name) return domain;
     return undefined;

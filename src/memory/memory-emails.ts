@@ -2,6 +2,8 @@ import { FlagpostError } from "../errors.js";
 import type {
   ClaimEmailOptions,
   ClaimedEmail,
+  DomainReputationCounts,
+  ReputationMark,
   DomainEvent,
   EmailEvent,
   EmailListEntry,
@@ -18,6 +20,8 @@ import type {
 } from "../storage/index.js";
 import type { MemoryIdempotencyRepository } from "./memory-idempotency.js";
 import { headlineOf } from "../emails/message.js";
+import { sendingDomainOf } from "../domains/reputation-window.js";
+import { ReputationMarks } from "./memory-reputation.js";
 import { type MemoryWebhookState, pageOf } from "./memory-webhook-state.js";
 
 interface Entry {
@@ -55,10 +59,30 @@ export class MemoryEmailRepository implements EmailRepository {
   readonly #emails = new Map<string, Entry>();
   readonly #idempotency: MemoryIdempotencyRepository;
   readonly #webhooks: MemoryWebhookState;
+  /** Whether mail from a sending domain waits (paused by the reputation guard). */
+  readonly #paused: (domain: string | undefined) => boolean;
+  readonly #marks = new ReputationMarks();
 
-  constructor(idempotency: MemoryIdempotencyRepository, webhooks: MemoryWebhookState) {
+  constructor(
+    idempotency: MemoryIdempotencyRepository,
+    webhooks: MemoryWebhookState,
+    paused: (domain: string | undefined) => boolean = () => false,
+  ) {
     this.#idempotency = idempotency;
     this.#webhooks = webhooks;
+    this.#paused = paused;
+  }
+
+  async markEmailReputation(id: string, mark: ReputationMark): Promise<void> {
+    if (this.#emails.has(id)) this.#marks.mark(id, mark);
+  }
+
+  async domainReputation(domain: string, window: number): Promise<DomainReputationCounts> {
+    return this.#marks.count(
+      [...this.#emails.values()].map((e) => e.record),
+      domain,
+      window,
+    );
   }
 
   async insertEmails(
@@ -125,7 +149,11 @@ export class MemoryEmailRepository implements EmailRepository {
     const due = [...this.#emails.values()]
       .map((e) => e.record)
       .filter(
-        (r) => r.status === "queued" && r.nextAttemptAt <= now && (r.leaseUntil === undefined || r.leaseUntil <= now),
+        (r) =>
+          r.status === "queued" &&
+          r.nextAttemptAt <= now &&
+          (r.leaseUntil === undefined || r.leaseUntil <= now) &&
+          !this.#paused(sendingDomainOf(r.content)),
       )
       .sort((a, b) =>
         a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1,

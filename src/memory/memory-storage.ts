@@ -27,6 +27,7 @@ export function memoryStorage(): Storage {
   const events = new MemoryEventRepository(idempotency);
   const webhooks = new MemoryWebhookState();
   const flagSchedules = new MemoryFlagScheduleRepository();
+  const domains = new MemoryDomainRepository(webhooks);
   return {
     name: "memory",
     flags: new MemoryFlagRepository(flagHistory, webhooks, flagSchedules),
@@ -37,13 +38,13 @@ export function memoryStorage(): Storage {
     idempotency,
     events,
     experiments: new MemoryExperimentRepository(events),
-    emails: new MemoryEmailRepository(idempotency, webhooks),
+    emails: new MemoryEmailRepository(idempotency, webhooks, (name) => domains.isPaused(name)),
     suppressions: new MemorySuppressionRepository(webhooks),
     settings: new MemorySettingsRepository(),
     deliveryReports: new MemoryDeliveryReportRepository(),
     webhooks: new MemoryWebhookRepository(webhooks),
     webhookDeliveries: new MemoryWebhookDeliveryRepository(webhooks),
-    domains: new MemoryDomainRepository(webhooks),
+    domains,
     async migrate() {},
     async close() {},
   };

@@ -40,6 +40,8 @@ export interface SendingDomainRecord {
   updatedAt: string;
   /** When DNS was last asked; absent until the first verification. */
   checkedAt?: string;
+  /** When the reputation guard paused the domain; absent while it sends. */
+  pausedAt?: string;
 }
 
 export interface SendingDomainChanges {
@@ -78,4 +80,20 @@ export interface DomainRepository {
    * periodic recheck's work.
    */
   listDomainsToRecheck(checkedBefore: string, limit: number): Promise<SendingDomainRecord[]>;
+  /**
+   * Atomically, and only while the domain is not paused: sets `pausedAt` to `at` and stores
+   * `events` (given the domain as stored) in the same transaction. The domain as stored; undefined
+   * (and nothing changed, no event stored) when it is unknown or already paused, so concurrent
+   * callers pause it, and emit `domain.paused`, once.
+   */
+  pauseDomain(
+    id: string,
+    at: string,
+    events?: EventsFor<SendingDomainRecord>,
+  ): Promise<SendingDomainRecord | undefined>;
+  /**
+   * Clears `pausedAt` (a no-op when the domain is not paused) and sets `updatedAt` to `at`: claims
+   * take its held mail again. The domain as stored; undefined when unknown.
+   */
+  resumeDomain(id: string, at: string): Promise<SendingDomainRecord | undefined>;
 }

@@ -1,4 +1,5 @@
 import type { DomainEvent } from "./domain-events.js";
+import type { EmailReputationStore } from "./email-reputation.js";
 import type { IdempotencyCompletion } from "./idempotency.js";
 import type { PageRequest } from "./webhooks.js";
 
@@ -11,9 +12,9 @@ export type EmailStatus = "queued" | "sent" | "delivered" | "bounced" | "failed"
  * A status change, or one of the events that are not statuses: `scheduled` (accepted for later),
  * `delivery_delayed` (a transient failure after which a retry is scheduled, or a report that
  * delivery is late), `suppressed` (every recipient is on the suppression list; the status is
- * `failed`), `auto_replied` (a vacation or out-of-office answer: recorded, changes nothing).
+ * `failed`), `auto_replied` (a vacation or out-of-office answer), `paused` (its domain is paused).
  */
-export type EmailEventType = EmailStatus | "delivery_delayed" | "scheduled" | "suppressed" | "auto_replied";
+export type EmailEventType = EmailStatus | "delivery_delayed" | "scheduled" | "suppressed" | "auto_replied" | "paused";
 
 export interface EmailTag {
   name: string;
@@ -185,7 +186,7 @@ export interface OutboxDepth {
 /** One entry of {@link EmailRepository.recordOutcomes}: a status change or a retry. */
 export type EmailOutcomeWrite = { id: string; transition: EmailTransition } | { id: string; retry: EmailRetry };
 
-export interface EmailRepository {
+export interface EmailRepository extends EmailReputationStore {
   /**
    * Stores new emails (status `queued`, `attempts` 0, no lease) and, for each, its first event
    * with seq 1: `{type: "scheduled", at: createdAt}` when it has a `scheduledAt`, else
@@ -224,10 +225,9 @@ export interface EmailRepository {
   /**
    * Leases up to `limit` due emails to `owner` until `now + leaseMs`, adds 1 to their `attempts`,
    * and returns them (as stored afterwards), the longest-due first. Due: status `queued`,
-   * `nextAttemptAt <= now`, and no lease or a lease that ended (`leaseUntil <= now`), so an
-   * email whose worker crashed becomes claimable again once its lease ends. When several callers
-   * claim at once, in this process or in others sharing the database, each email goes to exactly
-   * one of them. PostgreSQL and MySQL use `FOR UPDATE SKIP LOCKED`; SQLite has a single writer.
+   * `nextAttemptAt <= now`, no lease or an ended one (a crashed worker's email is claimable again),
+   * not from a paused domain (email-reputation.ts). Each email goes to one of concurrent callers,
+   * here or elsewhere: PostgreSQL and MySQL use `FOR UPDATE SKIP LOCKED`; SQLite has one writer.
    *
    * With `options.maxContentBytes`, an email whose stored content is larger than that MUST come
    * back without it: `content` is then its headline (as a list shows it) and `omittedContentBytes`

@@ -18,4 +18,5 @@ export const WEBHOOK_EVENT_TYPES = [
   "flag.updated",
   "flag.deleted",
   "domain.updated",
+  "domain.paused",
 ] as const;

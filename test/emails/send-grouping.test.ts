@@ -32,6 +32,8 @@ function countingStorage(failFirstGroups = 0, refuse?: (record: EmailRecord) => 
       renewEmailLeases: emails.renewEmailLeases.bind(emails),
       listEmailLeaseOwners: emails.listEmailLeaseOwners.bind(emails),
       releaseEmailLeases: emails.releaseEmailLeases.bind(emails),
+      markEmailReputation: emails.markEmailReputation.bind(emails),
+      domainReputation: emails.domainReputation.bind(emails),
       async insertEmails(records: EmailRecord[], completion?: Parameters<typeof emails.insertEmails>[1]) {
         writes.push(records.length);
         if (records.length > 1 && failures > 0) {

@@ -1,4 +1,10 @@
-import type { CreateDomainInput, Flagpost, PageQuery, UpdateDomainInput } from "../../../src/internal.js";
+import type {
+  CreateDomainInput,
+  Flagpost,
+  PageQuery,
+  ResumeDomainInput,
+  UpdateDomainInput,
+} from "../../../src/internal.js";
 import { queryObject } from "../query.js";
 import type { Route } from "../types.js";
 
@@ -53,6 +59,16 @@ export function domainRoutes(fp: Flagpost): Route[] {
       body: false,
       async handle(ctx) {
         return { status: 200, body: await domains.verify(ctx.params.id!) };
+      },
+    },
+    {
+      // flagpost's addition (docs/domains.md, "Reputation guard"): lifts the guard's pause.
+      ...base,
+      method: "POST",
+      path: "/v1/domains/:id/resume",
+      body: true,
+      async handle(ctx) {
+        return { status: 200, body: await domains.resume(ctx.params.id!, (ctx.body ?? {}) as ResumeDomainInput) };
       },
     },
     {

@@ -76,6 +76,8 @@ export function watchedStorage() {
       renewEmailLeases: emails.renewEmailLeases.bind(emails),
       listEmailLeaseOwners: emails.listEmailLeaseOwners.bind(emails),
       releaseEmailLeases: emails.releaseEmailLeases.bind(emails),
+      markEmailReputation: emails.markEmailReputation.bind(emails),
+      domainReputation: emails.domainReputation.bind(emails),
       async recordOutcomes(outcomes: readonly EmailOutcomeWrite[]) {
         writes.push(outcomes.length);
         if (hold) await hold;
