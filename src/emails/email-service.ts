@@ -1,4 +1,3 @@
-import type { ReputationGuard } from "../domains/reputation-guard.js";
 import type { Clock } from "../clock.js";
 import { type ErrorDetail, FlagpostError, notFound } from "../errors.js";
 import { fingerprint, runIdempotent } from "../idempotency.js";
@@ -13,13 +12,12 @@ import { type ListView, type PageQuery, readPage } from "../pagination.js";
 import type { DeliveryReport, ReportParser } from "./reports.js";
 import type { OutboxWorker } from "./outbox-worker.js";
 import type { EmailBounce } from "./report-envelope.js";
-import type { SuppressionPolicy } from "./suppression-policy.js";
-import type { VerpTags } from "./verp-tag.js";
 import type { UnsubscribeLinks } from "./unsubscribe-links.js";
 import { unverifiedSender, type VerifiedSenders } from "./verified-sender.js";
+import type { ReputationGuard } from "../domains/reputation-guard.js";
+import type { EmailServiceOptions, IdempotencyOptions, SendBatchOptions } from "./email-service-options.js";
 import {
   BATCH_VALIDATION_MODES,
-  type BatchValidation,
   type EmailEventRequest,
   MAX_BATCH,
   type ParsedSendRequest,
@@ -37,32 +35,7 @@ import {
   toView,
 } from "./views.js";
 
-export interface IdempotencyOptions {
-  /** The Idempotency-Key (1–256 characters): the same key and request within 24 h do nothing new. */
-  idempotencyKey?: string;
-  /** Whose key it is. Over HTTP the API key's id; in process any stable string. Default "in-process". */
-  idempotencyScope?: string;
-}
-
-export interface SendBatchOptions extends IdempotencyOptions {
-  /** `strict` (default): one invalid email refuses the batch. `permissive`: the valid ones are sent. */
-  validation?: BatchValidation;
-}
-
-export interface EmailServiceOptions {
-  /** Turns raw DSN/ARF messages into DeliveryReports for `ingestReport`. */
-  reportParser?: ReportParser;
-  /** When reports suppress addresses. */
-  policy: SuppressionPolicy;
-  /** Checks the VERP tags reports come back to. */
-  verpTags: VerpTags;
-  /** Makes the List-Unsubscribe links of `unsubscribe` (docs/emails.md, "One-click unsubscribe"). */
-  unsubscribeLinks: UnsubscribeLinks;
-  /** Given: a send whose `from` domain is not verified is refused (`domains.requireVerified`). */
-  verifiedSenders?: VerifiedSenders;
-  /** Counts reports against sending domains and marks mail of paused ones (docs/domains.md). */
-  reputation?: ReputationGuard;
-}
+export type { EmailServiceOptions, IdempotencyOptions, SendBatchOptions } from "./email-service-options.js";
 
 /**
  * Emails: validates send requests, stores them in the outbox (before anything is answered),
