@@ -50,7 +50,8 @@ export function enabledBackends(): Backend[] {
  */
 export function describeIfBackend(backend: Backend, title: string, register: () => void): void {
   if (isBackendEnabled(backend)) {
-    register();
+    // In a describe of its own, so the hooks `register` adds run around this backend's tests only.
+    describe(title, register);
     return;
   }
   const variable = BACKEND_URL_VARIABLES[backend as Exclude<Backend, "sqlite">];
