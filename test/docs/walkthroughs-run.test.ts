@@ -87,6 +87,10 @@ const DOCS: Record<string, Runner[]> = {
     { marks: "PostgresDialect({ pool: new pg.Pool({ connectionString }) })", postgres: true },
     { marks: "withStatementCache(database)" },
     { marks: "vitest run test/conformance", skip: "it runs test/conformance, which the suite runs on its own" },
+    {
+      marks: "heavyReads: { sqliteFile:",
+      skip: "two alternatives of one option, not a program (`db` and `connectionString` are the app's); test/reliability/heavy-reads.test.ts opens both kinds the way serve does",
+    },
   ],
   "emails.md": [
     { marks: "nodemailerTransport(", check: () => expect(sink.received.length).toBeGreaterThan(0) },
