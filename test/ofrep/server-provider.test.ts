@@ -4,6 +4,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import type { Storage } from "../../src/internal.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import { describeEachStorage } from "../support/storage-backends.js";
+import { createValuedFlag } from "./support/valued-flag.js";
 
 // The official OFREP provider, unchanged, against flagpost over HTTP on every storage (issue 27, "Tests").
 
@@ -18,16 +19,7 @@ describeEachStorage("@openfeature/ofrep-provider against the OFREP routes", (sto
     await app.fp.flags.create({ key: "everyone", enabled: true, rules: [] });
     await app.fp.flags.create({ key: "off", enabled: false, rules: [] });
     // Valued flags: a rule serves a named variant, everyone else gets the weighted one.
-    const valued = (key: string, a: unknown, b: unknown) =>
-      app.fp.flags.create({
-        key,
-        enabled: true,
-        variants: [
-          { key: "a", weight: 50, value: a },
-          { key: "b", weight: 50, value: b },
-        ],
-        rules: [{ type: "users", userIds: ["vip"], variant: "b" }],
-      });
+    const valued = (key: string, a: unknown, b: unknown) => createValuedFlag(app.fp, key, a, b);
     await valued("cta-text", "Buy", "Purchase");
     await valued("max-upload-mb", 100, 250);
     await valued("theme", { color: "blue" }, { color: "green", dense: true });

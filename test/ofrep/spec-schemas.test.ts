@@ -18,6 +18,7 @@ import {
   specValidator,
   withDefaultReason,
 } from "./spec-schemas.js";
+import { createValuedFlag } from "./support/valued-flag.js";
 
 // Every answer of the OFREP routes against the schema the specification (fixtures/openapi.yaml)
 // gives its status, and against the official ofrep-core 0.1 type guards (issue 27).
@@ -41,16 +42,7 @@ describe("OFREP answers against the specification's schemas", () => {
     await fp.flags.create({ key: "everyone", enabled: true, rules: [] });
     await fp.flags.create({ key: "off", enabled: false, rules: [] });
     await fp.flags.create({ key: "half", enabled: true, rules: [{ type: "percentage", percentage: 50 }] });
-    const valued = (key: string, a: unknown, b: unknown) =>
-      fp.flags.create({
-        key,
-        enabled: true,
-        variants: [
-          { key: "a", weight: 50, value: a },
-          { key: "b", weight: 50, value: b },
-        ],
-        rules: [{ type: "users", userIds: ["vip"], variant: "b" }],
-      });
+    const valued = (key: string, a: unknown, b: unknown) => createValuedFlag(fp, key, a, b);
     await valued("cta-text", "Buy", "Purchase");
     await valued("max-upload-mb", 100, 250);
     await valued("ratio", 0.25, 0.75);

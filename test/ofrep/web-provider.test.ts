@@ -7,6 +7,7 @@ import type { Running } from "../support/servers.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 import { startFlagpostOrigin, startPageOrigin } from "./support/origins.js";
 import { bundleWebClient } from "./support/web-bundle.js";
+import { createValuedFlag } from "./support/valued-flag.js";
 
 // The official @openfeature/web-sdk + @openfeature/ofrep-web-provider, unchanged, in headless
 // Chromium on a page from another origin, set up by the very block docs/clients-browser.md shows
@@ -49,16 +50,7 @@ async function seedFlags(fp: Flagpost): Promise<void> {
     enabled: true,
     rules: [{ type: "attribute", attribute: "plan", operator: "equals", value: "pro" }],
   });
-  const valued = (key: string, a: unknown, b: unknown) =>
-    fp.flags.create({
-      key,
-      enabled: true,
-      variants: [
-        { key: "a", weight: 50, value: a },
-        { key: "b", weight: 50, value: b },
-      ],
-      rules: [{ type: "users", userIds: ["vip"], variant: "b" }],
-    });
+  const valued = (key: string, a: unknown, b: unknown) => createValuedFlag(fp, key, a, b);
   await valued("cta-text", "Buy", "Purchase");
   await valued("max-upload-mb", 100, 250);
   await valued("theme", { color: "blue" }, { color: "green", dense: true });
