@@ -125,7 +125,7 @@ function heavyReaderFor(engine: Engine, options: KyselyStorageOptions): HeavyRea
   const target = options.heavyReads;
   if (target === undefined) return undefined;
   if ("sqliteFile" in target) {
-    if (engine !== "sqlite") throw wrongEngine("heavyReads.sqliteFile", "is for SQLite", engine);
+    if (!engineTraits(engine).fileDatabase) throw wrongEngine("heavyReads.sqliteFile", "is for SQLite", engine);
     return sqliteHeavyReadThread(target.sqliteFile);
   }
   const heavyEngine = detectEngine(target);

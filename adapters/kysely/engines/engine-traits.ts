@@ -38,6 +38,8 @@ export interface EngineTraits {
   readonly limitInSubquery: boolean;
   /** LISTEN/NOTIFY exists, so flag changes can be pushed to every process (postgres-flag-watch.ts). */
   readonly listenNotify: boolean;
+  /** The database is a file a worker thread can open read-only for heavy reads (`heavyReads.sqliteFile`). */
+  readonly fileDatabase: boolean;
   /** Hosts the shared rate limit's counters table (postgres-rate-limit.ts, migration 0016). */
   readonly sharedRateLimits: boolean;
   /** Tables live in a schema chosen by search_path, which the migrator must be pinned to (migrations.ts). */

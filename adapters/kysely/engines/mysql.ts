@@ -21,6 +21,7 @@ export const mysqlEngine: EngineTraits = {
   eventInsert: "template",
   limitInSubquery: false,
   listenNotify: false,
+  fileDatabase: false,
   sharedRateLimits: false,
   schemas: false,
   toJsonColumn: (json) => json,

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { codes } from "./driver-codes.js";
 import type { EngineTraits } from "./engine-traits.js";
+import { createIndexIfNotExists } from "./create-index.js";
 
 export const postgresEngine: EngineTraits = {
   name: "postgres",
@@ -20,6 +21,7 @@ export const postgresEngine: EngineTraits = {
   eventInsert: "unnest",
   limitInSubquery: true,
   listenNotify: true,
+  fileDatabase: false,
   sharedRateLimits: true,
   schemas: true,
   toJsonColumn: (json) => json,
@@ -31,14 +33,7 @@ export const postgresEngine: EngineTraits = {
   greatest: sql.raw("greatest"),
   isUniqueViolation: (error) => codes(error).code === "23505",
   isTransientConflict: (error) => ["40P01", "40001"].includes(codes(error).code as string),
-  createIndexIfAbsent: async (db, name, table, columns) => {
-    await db.schema
-      .createIndex(name)
-      .ifNotExists()
-      .on(table)
-      .columns([...columns])
-      .execute();
-  },
+  createIndexIfAbsent: createIndexIfNotExists,
   isDuplicateColumn: () => false,
   encodeBoolean: (value) => value,
   insertIfAbsent: (query) => query.onConflict((conflict) => conflict.doNothing()),

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { codes } from "./driver-codes.js";
 import type { EngineTraits } from "./engine-traits.js";
 import { withSqliteNormalSync } from "./sqlite-synchronous.js";
+import { createIndexIfNotExists } from "./create-index.js";
 
 export const sqliteEngine: EngineTraits = {
   name: "sqlite",
@@ -21,6 +22,7 @@ export const sqliteEngine: EngineTraits = {
   eventInsert: "template",
   limitInSubquery: true,
   listenNotify: false,
+  fileDatabase: true,
   sharedRateLimits: false,
   schemas: false,
   // Event properties are JSONB (migration 0017): the text goes in through jsonb(), out through json().
@@ -35,14 +37,7 @@ export const sqliteEngine: EngineTraits = {
     ["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY"].includes(codes(error).code as string),
   // One connection per instance; another process's lock is waited for by busy_timeout.
   isTransientConflict: () => false,
-  createIndexIfAbsent: async (db, name, table, columns) => {
-    await db.schema
-      .createIndex(name)
-      .ifNotExists()
-      .on(table)
-      .columns([...columns])
-      .execute();
-  },
+  createIndexIfAbsent: createIndexIfNotExists,
   isDuplicateColumn: () => false,
   encodeBoolean: (value) => (value ? 1 : 0),
   insertIfAbsent: (query) => query.onConflict((conflict) => conflict.doNothing()),
