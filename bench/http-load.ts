@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { benchUsers, LOAD_ROUTES, type LoadRouteName } from "./http-workload.js";
 import { serveCalls } from "./lib/child.js";
+import { LatencyHistogram } from "./lib/latency-histogram.js";
 
 /**
  * bench:http's load generator, in a process of its own pinned to the other core: autocannon's
@@ -44,19 +45,6 @@ export interface LoadResult {
   loadCpu: number;
 }
 
-const BUCKET_MS = 0.01;
-const BUCKETS = 200_000; // up to 2 s; slower answers land in the last bucket
-
-function quantile(counts: Uint32Array, total: number, q: number): number {
-  const rank = Math.max(1, Math.ceil(q * total));
-  let seen = 0;
-  for (let i = 0; i < counts.length; i++) {
-    seen += counts[i]!;
-    if (seen >= rank) return (i + 1) * BUCKET_MS;
-  }
-  return Number.NaN;
-}
-
 const users = benchUsers();
 const bodies = Object.fromEntries(Object.values(LOAD_ROUTES).map((r) => [r.name, r.bodies(users)])) as Record<
   LoadRouteName,
@@ -67,7 +55,7 @@ async function run(options: LoadOptions): Promise<LoadResult> {
   const route = LOAD_ROUTES[options.route];
   const auth = { authorization: `Bearer ${options.key}` };
   const headers = { ...auth, "content-type": "application/json" };
-  const counts = new Uint32Array(BUCKETS);
+  const latencies = new LatencyHistogram();
   let ok = 0;
   let wrong = 0;
   const cpu0 = process.cpuUsage();
@@ -90,15 +78,15 @@ async function run(options: LoadOptions): Promise<LoadResult> {
       return;
     }
     ok++;
-    counts[Math.min(BUCKETS - 1, Math.floor(ms / BUCKET_MS))]!++;
+    latencies.record(ms);
   });
   const result = await instance;
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   return {
     rps: ok / result.duration,
-    p50Ms: quantile(counts, ok, 0.5),
-    p99Ms: quantile(counts, ok, 0.99),
+    p50Ms: latencies.quantile(0.5),
+    p99Ms: latencies.quantile(0.99),
     wrong: wrong + result.errors + result.timeouts,
     seconds: result.duration,
     loadCpu: (cpu.user + cpu.system) / 1e6 / seconds,

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { serveCalls } from "./lib/child.js";
 import type { LoadRequest } from "./ofrep-workload.js";
+import { LatencyHistogram } from "./lib/latency-histogram.js";
 
 /**
  * bench:ofrep's load generator, in a process of its own pinned to the other core: autocannon
@@ -32,21 +33,8 @@ export interface OfrepLoadResult {
   answered: number;
 }
 
-const BUCKET_MS = 0.01;
-const BUCKETS = 200_000; // up to 2 s; slower answers land in the last bucket
-
-function quantile(counts: Uint32Array, total: number, q: number): number {
-  const rank = Math.max(1, Math.ceil(q * total));
-  let seen = 0;
-  for (let i = 0; i < counts.length; i++) {
-    seen += counts[i]!;
-    if (seen >= rank) return (i + 1) * BUCKET_MS;
-  }
-  return Number.NaN;
-}
-
 async function run(load: OfrepLoad): Promise<OfrepLoadResult> {
-  const counts = new Uint32Array(BUCKETS);
+  const latencies = new LatencyHistogram();
   let ok = 0;
   let wrong = 0;
   const instance = autocannon({
@@ -62,13 +50,13 @@ async function run(load: OfrepLoad): Promise<OfrepLoadResult> {
       return;
     }
     ok++;
-    counts[Math.min(BUCKETS - 1, Math.floor(ms / BUCKET_MS))]!++;
+    latencies.record(ms);
   });
   const result = await instance;
   return {
     rps: ok / result.duration,
-    p50Ms: quantile(counts, ok, 0.5),
-    p99Ms: quantile(counts, ok, 0.99),
+    p50Ms: latencies.quantile(0.5),
+    p99Ms: latencies.quantile(0.99),
     wrong: wrong + result.errors + result.timeouts,
     answered: ok,
   };
