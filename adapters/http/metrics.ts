@@ -44,7 +44,7 @@ function families(fp: Flagpost, requests: RequestMetrics, current: () => Metrics
   return [
     {
       name: "flagpost_outbox_emails",
-      help: "Queued emails: due (their time has come) and scheduled (later). Read from storage at scrape time.",
+      help: "Queued emails: due (their time has come), scheduled (later), held (their domain is paused). Read from storage at scrape time.",
       type: "gauge",
       values: async () => {
         const reading = await outbox();
@@ -52,6 +52,7 @@ function families(fp: Flagpost, requests: RequestMetrics, current: () => Metrics
         return [
           { labels: { state: "due" }, value: reading.depth.due },
           { labels: { state: "scheduled" }, value: reading.depth.scheduled },
+          { labels: { state: "held" }, value: reading.depth.held },
         ];
       },
     },

@@ -180,10 +180,11 @@ export class MemoryEmailRepository implements EmailRepository {
   }
 
   async outboxDepth(now: string): Promise<OutboxDepth> {
-    const depth: OutboxDepth = { due: 0, scheduled: 0 };
+    const depth: OutboxDepth = { due: 0, scheduled: 0, held: 0 };
     for (const { record } of this.#emails.values()) {
       if (record.status !== "queued") continue;
-      if (record.nextAttemptAt > now) depth.scheduled += 1;
+      if (this.#paused(sendingDomainOf(record.content))) depth.held += 1;
+      else if (record.nextAttemptAt > now) depth.scheduled += 1;
       else {
         depth.due += 1;
         if (depth.oldestDueAt === undefined || record.nextAttemptAt < depth.oldestDueAt)

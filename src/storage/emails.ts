@@ -179,7 +179,12 @@ export interface EmailRetry {
 export interface OutboxDepth {
   due: number;
   scheduled: number;
-  /** Absent when nothing is due. */
+  /**
+   * Queued emails the reputation guard holds (their sending domain is paused), due or not: a
+   * claim skips them, so they are counted here and in neither `due` nor `scheduled`.
+   */
+  held: number;
+  /** Absent when nothing claimable is due: held mail does not age the outbox. */
   oldestDueAt?: string;
 }
 

@@ -112,6 +112,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
       expect(samples.has('flagpost_flag_evaluations_total{flag="c"}')).toBe(false);
       expect(samples.get('flagpost_outbox_emails{state="due"}')).toBe(2);
       expect(samples.get('flagpost_outbox_emails{state="scheduled"}')).toBe(1);
+      expect(samples.get('flagpost_outbox_emails{state="held"}')).toBe(0);
       expect(samples.get("flagpost_webhook_deliveries_pending")).toBe(N); // one email.sent per sent email
       expect(samples.get("flagpost_events_buffered")).toBe(B);
       expect(samples.get("flagpost_outbox_oldest_due_age_seconds")).toBeGreaterThanOrEqual(0);
