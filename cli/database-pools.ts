@@ -58,9 +58,20 @@ export function postgresPool(
   pool.on("error", (error) =>
     logger.warn("storage: a PostgreSQL connection failed; the pool replaces it", errorFields(error)),
   );
+  // Which loss each connection was opened after (see `retired` below).
+  const openedAfterLoss = new WeakMap<PgModule.PoolClient, number>();
+  let losses = 0;
   // A checked-out client's error reaches its query (the caller sees it); this listener only keeps
   // the event from ending the process.
-  pool.on("connect", (client) => client.on("error", () => undefined));
+  pool.on("connect", (client) => {
+    openedAfterLoss.set(client, losses);
+    client.on("error", () => undefined);
+  });
+  // A connection opened before the last loss may be dead without knowing it (a partition whose
+  // connections never come back is heard of only through a timeout, one connection at a time):
+  // it is closed at its next checkout rather than tried, so recovery costs one timeout, not one
+  // per pooled connection.
+  const retired = (client: PgModule.PoolClient) => (openedAfterLoss.get(client) ?? losses) < losses;
   // After a failure below SQL (a timeout, a refused or lost connection) the database counts as
   // down: one call at a time tries it (a trial), every other call fails at once instead of
   // waiting out the same timeouts, until a statement succeeds. So a request that makes several
@@ -70,6 +81,7 @@ export function postgresPool(
   const lost = (error: unknown) => {
     if (error instanceof pg.DatabaseError) return false; // the server answered: it is up
     down = true;
+    losses += 1;
     return true;
   };
   return {
@@ -85,6 +97,10 @@ export function postgresPool(
       let client: PgModule.PoolClient;
       try {
         client = await pool.connect();
+        while (retired(client)) {
+          client.release(true);
+          client = await pool.connect();
+        }
       } catch (error) {
         lost(error);
         endTrial();
@@ -147,33 +163,47 @@ export function mysqlPool(
     enableKeepAlive: true,
     ...(size !== undefined && { connectionLimit: size }),
   });
+  // Connections opened before the last loss are closed at their next checkout, as for PostgreSQL.
+  const openedAfterLoss = new WeakMap<object, number>();
+  let losses = 0;
   // mysql2 listens once per connection; a second error on a dead connection would be unheard.
-  pool.on("connection", (connection) =>
+  pool.on("connection", (connection) => {
+    openedAfterLoss.set(connection, losses);
     connection.on("error", (error: unknown) =>
       logger.warn("storage: a MySQL connection failed; the pool replaces it", errorFields(error)),
-    ),
-  );
+    );
+  });
+  const checkout = (callback: Parameters<MysqlPool["getConnection"]>[0]) =>
+    pool.getConnection((error, raw) => {
+      if (error) return callback(error, undefined as unknown as MysqlConnection);
+      if ((openedAfterLoss.get(raw) ?? losses) < losses) {
+        raw.destroy();
+        return checkout(callback);
+      }
+      lend(raw, callback);
+    });
+  const lend = (raw: Mysql2.PoolConnection, callback: Parameters<MysqlPool["getConnection"]>[0]) => {
+    let broken = false;
+    const wrapped = {
+      query(sql: string, parameters: unknown[], done?: (error: unknown, result: unknown) => void) {
+        const options = { sql, timeout: timeouts.statementTimeoutMs };
+        if (done === undefined) return raw.query(options, parameters);
+        raw.query(options, parameters, (queryError, result) => {
+          const coded = (queryError ?? {}) as { fatal?: unknown; code?: unknown };
+          if (coded.fatal === true || coded.code === "PROTOCOL_SEQUENCE_TIMEOUT") {
+            broken = true;
+            losses += 1;
+          }
+          done(queryError, result);
+        });
+      },
+      // A timed-out connection may still answer the old query later: never hand it out again.
+      release: () => (broken ? raw.destroy() : raw.release()),
+    };
+    callback(null, wrapped as unknown as MysqlConnection);
+  };
   return {
-    getConnection(callback) {
-      pool.getConnection((error, raw) => {
-        if (error) return callback(error, undefined as unknown as MysqlConnection);
-        let broken = false;
-        const wrapped = {
-          query(sql: string, parameters: unknown[], done?: (error: unknown, result: unknown) => void) {
-            const options = { sql, timeout: timeouts.statementTimeoutMs };
-            if (done === undefined) return raw.query(options, parameters);
-            raw.query(options, parameters, (queryError, result) => {
-              const coded = (queryError ?? {}) as { fatal?: unknown; code?: unknown };
-              if (coded.fatal === true || coded.code === "PROTOCOL_SEQUENCE_TIMEOUT") broken = true;
-              done(queryError, result);
-            });
-          },
-          // A timed-out connection may still answer the old query later: never hand it out again.
-          release: () => (broken ? raw.destroy() : raw.release()),
-        };
-        callback(null, wrapped as unknown as MysqlConnection);
-      });
-    },
+    getConnection: checkout,
     end: (callback) => pool.end(callback),
   };
 }

@@ -8,6 +8,7 @@ import { createFlagpost, type Flagpost, type Logger } from "../../src/internal.j
 import { createTestDatabase, describeIfBackend, type TestDatabase } from "../support/databases.js";
 import { listen, type Running } from "../support/servers.js";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
+import { until } from "../support/until.js";
 
 /**
  * Issue 24 §1 and §4, in process: flagpost on the pool `flagpost serve` builds (cli/open-database.ts),
@@ -36,15 +37,6 @@ afterEach(async () => {
 function recordingLogger(lines: string[]): Logger {
   const record = (level: string) => (message: string) => void lines.push(`${level} ${message}`);
   return { info: record("info"), warn: record("warn"), error: record("error") };
-}
-
-async function until(what: string, check: () => Promise<boolean> | boolean, budgetMs: number): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > budgetMs) throw new Error(`${what}: not within ${budgetMs} ms`);
-    await delay(50);
-  }
-  return Date.now() - started;
 }
 
 describeIfBackend("postgres", "storage outage in process (PostgreSQL through a proxy)", () => {

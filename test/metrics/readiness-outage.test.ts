@@ -1,5 +1,4 @@
 import { createServer } from "node:http";
-import { setTimeout as delay } from "node:timers/promises";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { afterEach, expect, it } from "vitest";
@@ -9,6 +8,7 @@ import { createFlagpost, type Flagpost, silentLogger } from "../../src/internal.
 import { createTestDatabase, describeIfBackend, type TestDatabase } from "../support/databases.js";
 import { listen, type Running } from "../support/servers.js";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
+import { until } from "../support/until.js";
 
 /**
  * Issue 29: `/ready` follows PostgreSQL without a restart, each answer within 2 s. flagpost runs
@@ -35,15 +35,6 @@ interface Probe {
   status: number;
   body: { status: string; checks?: Record<string, string> };
   ms: number;
-}
-
-async function until(what: string, check: () => Promise<boolean>, budgetMs: number): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > budgetMs) throw new Error(`${what}: not within ${budgetMs} ms`);
-    await delay(50);
-  }
-  return Date.now() - started;
 }
 
 describeIfBackend("postgres", "GET /ready through a PostgreSQL outage (a TCP proxy)", () => {

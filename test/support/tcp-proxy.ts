@@ -8,6 +8,9 @@ import { createConnection, createServer, type Server, type Socket } from "node:n
  * - `blackHole()`: keeps every connection open and accepts new ones, but forwards nothing either
  *   way (a partition: nothing is refused, nothing answers);
  * - `restore()`: forwards again; after a black hole, what each side sent meanwhile goes through.
+ *   `restore({ dropHeld: true })` forwards only new connections: the ones held by the black hole
+ *   stay silent forever, never closed (a NAT or firewall that lost its state, a failover to a
+ *   new host behind the same address), so only a timeout tells the client they are gone.
  */
 export interface TcpProxy {
   readonly port: number;
@@ -15,7 +18,7 @@ export interface TcpProxy {
   via(url: string): string;
   cut(): Promise<void>;
   blackHole(): void;
-  restore(): Promise<void>;
+  restore(options?: { dropHeld?: boolean }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -24,6 +27,8 @@ interface Pair {
   upstream?: Socket;
   /** Not forwarding (accepted or held during a black hole). */
   held: boolean;
+  /** Held for good: a restore does not forward it. */
+  dropped?: boolean;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
@@ -107,10 +112,13 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       holding = true;
       for (const pair of pairs) hold(pair);
     },
-    async restore() {
+    async restore({ dropHeld = false } = {}) {
       holding = false;
       if (!server.listening) await listen(port);
-      for (const pair of pairs) forward(pair);
+      for (const pair of pairs) {
+        if (dropHeld && pair.held) pair.dropped = true;
+        if (!pair.dropped) forward(pair);
+      }
     },
     async close() {
       const closing = stopListening();
