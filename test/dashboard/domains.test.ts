@@ -105,6 +105,9 @@ for (const backend of ["memory", "sqlite", "postgres"] as const) {
       await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Domains" }).click();
       await page.getByRole("heading", { level: 1, name: "Domains" }).waitFor();
       await page.getByText("No domains yet").waitFor();
+      const currentSection = () =>
+        page.getByRole("navigation", { name: "Sections" }).locator('[aria-current="page"]').textContent();
+      expect(await currentSection()).toBe("Domains");
 
       // Refused in the page (empty), then by the server, its words under the field that is wrong.
       const add = page.getByRole("button", { name: "Add domain" });
@@ -145,6 +148,7 @@ for (const backend of ["memory", "sqlite", "postgres"] as const) {
           status: "not_started",
         })),
       );
+      expect(await currentSection()).toBe("Domains");
       const summaryChip = page.locator("#domain-view .domain-summary [data-chip=domain]");
       expect(await summaryChip.textContent()).toBe("Not started");
 
@@ -297,6 +301,11 @@ for (const backend of ["memory", "sqlite", "postgres"] as const) {
       );
       await page.getByRole("button", { name: "Copy the SPF TXT record's value" }).click();
       await poll(readClipboard).toBe(created.records[2]!.value);
+      // And when the browser refuses that too, the value stays selected for Ctrl+C.
+      await page.evaluate("document.execCommand = () => false");
+      await page.getByRole("button", { name: "Copy the SPF MX record's value" }).click();
+      await page.getByRole("status").filter({ hasText: "is selected, press Ctrl+C" }).waitFor();
+      expect(await page.evaluate("String(getSelection())")).toBe(created.records[1]!.value);
       expect(page.problems).toEqual([]);
       await page.close();
     });

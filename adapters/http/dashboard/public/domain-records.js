@@ -11,7 +11,7 @@ import { cell, dataTable } from "./page-kit.js";
  * way (execCommand), and when even that is refused it stays selected for Ctrl+C. Answers what
  * happened: "copied" or "selected".
  */
-export async function copyText(text, shown) {
+async function copyText(text, shown) {
   try {
     await navigator.clipboard.writeText(text);
     return "copied";
