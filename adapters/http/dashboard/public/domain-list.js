@@ -59,6 +59,8 @@ function textField(id, label, attrs, hint) {
  * the message goes in after that (this listener runs after app.js's).
  */
 export function goTo(hash, message, onStatus) {
+  // Already there: no hashchange would come, and the listener would wait for a later one.
+  if (location.hash === hash) return onStatus(message);
   window.addEventListener("hashchange", () => onStatus(message), { once: true });
   location.hash = hash;
 }
