@@ -12,7 +12,7 @@ function readError(payload) {
 }
 
 /** The parsed body of a successful answer; an ApiError (code = Resend's `name`) otherwise. */
-const request = async (method, path, { body, query } = {}) =>
+export const request = async (method, path, { body, query } = {}) =>
   (await send(method, path, { body, query, readError })).payload;
 
 const enc = encodeURIComponent;

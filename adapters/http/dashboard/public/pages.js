@@ -6,6 +6,8 @@
 //   #/suppressions      the suppression list            (emails:read; changes emails:send)
 //   #/webhooks          webhook endpoints               (full_access)
 //   #/webhooks/{id}     an endpoint's deliveries        (full_access)
+//   #/domains           sending domains                 (full_access)
+//   #/domains/{id}      a domain's records and rates    (full_access)
 
 import { EmailList } from "./email-list.js";
 import { EmailView } from "./email-view.js";
@@ -13,6 +15,8 @@ import { ExperimentList } from "./experiment-list.js";
 import { Suppressions } from "./suppressions.js";
 import { WebhookList } from "./webhook-list.js";
 import { WebhookView } from "./webhook-view.js";
+import { DomainList } from "./domain-list.js";
+import { DomainView } from "./domain-view.js";
 
 export const PAGE_VIEWS = [
   "#experiments-view",
@@ -21,6 +25,8 @@ export const PAGE_VIEWS = [
   "#suppressions-view",
   "#webhooks-view",
   "#webhook-view",
+  "#domains-view",
+  "#domain-view",
 ];
 
 function decode(text) {
@@ -39,10 +45,13 @@ export function createPages(handlers) {
   const suppressions = new Suppressions(handlers);
   const webhooks = new WebhookList(handlers);
   const webhook = new WebhookView(handlers);
+  const domains = new DomainList(handlers);
+  const domain = new DomainView(handlers);
   const one = (prefix) => (hash) =>
     hash.startsWith(prefix) && hash.length > prefix.length ? decode(hash.slice(prefix.length)) : undefined;
   const emailId = one("/emails/");
   const webhookId = one("/webhooks/");
+  const domainId = one("/domains/");
   return {
     /** `{view, open()}` for a hash path (without `#` and query) this module serves. */
     pageFor(hash) {
@@ -52,6 +61,8 @@ export function createPages(handlers) {
       if (hash === "/suppressions") return { view: "#suppressions-view", open: () => suppressions.open() };
       if (hash === "/webhooks") return { view: "#webhooks-view", open: () => webhooks.open() };
       if (webhookId(hash)) return { view: "#webhook-view", open: () => webhook.open(webhookId(hash)) };
+      if (hash === "/domains") return { view: "#domains-view", open: () => domains.open() };
+      if (domainId(hash)) return { view: "#domain-view", open: () => domain.open(domainId(hash)) };
       return undefined;
     },
   };
@@ -61,7 +72,7 @@ export function createPages(handlers) {
 export function markNav(hash) {
   const section = /^\/flags\/[^/]+\/experiment$/.test(hash)
     ? "experiments"
-    : (["experiments", "emails", "suppressions", "webhooks"].find(
+    : (["experiments", "emails", "suppressions", "webhooks", "domains"].find(
         (s) => hash === `/${s}` || hash.startsWith(`/${s}/`),
       ) ?? "flags");
   for (const link of document.querySelectorAll("#main-nav a")) {
