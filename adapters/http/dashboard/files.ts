@@ -50,6 +50,9 @@ export const DASHBOARD_FILES = {
   "flag-schedules.js": "text/javascript; charset=utf-8",
   "prerequisite-editor.js": "text/javascript; charset=utf-8",
   "variant-editor.js": "text/javascript; charset=utf-8",
+  "overview.js": "text/javascript; charset=utf-8",
+  "overview-chart.js": "text/javascript; charset=utf-8",
+  "overview.css": "text/css; charset=utf-8",
   "favicon.svg": "image/svg+xml",
 } as const;
 
