@@ -35,7 +35,8 @@ export interface ActivityRepository {
    * Sends, bounces and complaints with their time in [`from`, `to`), counted per bucket of
    * `bucketMs` milliseconds aligned to the epoch (an hour: 3,600,000). Only buckets with some count
    * are returned, oldest first. `bucketMs` MUST be a positive whole number of milliseconds.
-   * Each count reads an index over its time column, so the cost grows with the window's rows only.
+   * An adapter SHOULD read each count from an index on its time column, so the cost grows with
+   * the rows in the window, not with the table (the overview asks on every page view).
    */
   countEmailActivity(from: string, to: string, bucketMs: number): Promise<EmailActivityBucket[]>;
   /** Events with their `timestamp` in [`from`, `to`), per bucket as above; only non-empty buckets, oldest first. */
