@@ -27,6 +27,7 @@ import { asLogger, defaultLogger, errorFields, type Logger } from "./logger.js";
 import type { Storage } from "./storage/index.js";
 import { MetricsCounters, type MetricsSnapshot } from "./metrics/counters.js";
 import { countingStorage } from "./metrics/counting-storage.js";
+import { Overview } from "./metrics/overview.js";
 import type { MailTransport } from "./transport.js";
 import type { WebhookService } from "./webhooks/webhook-service.js";
 import { createWebhooks, type WebhookOptions } from "./webhooks/webhooks.js";
@@ -138,6 +139,8 @@ export interface Flagpost {
   close(): Promise<void>;
   /** Counters since this process started (docs/operations.md): sends, bounces, events, evaluations, storage errors. */
   metrics(): MetricsSnapshot;
+  /** `overview.read()`: the outbox, sends/bounces/complaints per hour, events per minute, failing endpoints (GET /v1/overview). */
+  readonly overview: Overview;
 }
 
 /** The composition root: wires one Storage into the services. */
@@ -212,6 +215,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
     webhooks: webhooks.service,
     domains: domains.service,
     metrics: () => counters.snapshot(),
+    overview: new Overview(storage, clock, () => counters.snapshot()),
     ready() {
       if (closing) return Promise.reject(new Error("flagpost is closed"));
       readying ??= (async () => {

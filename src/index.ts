@@ -6,6 +6,7 @@
  */
 export { createFlagpost, type Flagpost, type FlagpostOptions } from "./flagpost.js";
 export type { MetricsSnapshot } from "./metrics/counters.js";
+export type { Overview, OverviewView } from "./metrics/overview.js";
 export { memoryStorage } from "./memory/memory-storage.js";
 export { evaluate } from "./flags/evaluate.js";
 export { FlagpostError, isFlagpostError, type ErrorCode, type ErrorDetail } from "./errors.js";

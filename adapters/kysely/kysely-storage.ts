@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { FlagpostError } from "../../src/errors.js";
 import type { Storage } from "../../src/storage/index.js";
+import { KyselyActivityRepository } from "./activity-repository.js";
 import { KyselyApiKeyRepository } from "./api-key-repository.js";
 import { KyselyDeliveryReportRepository } from "./delivery-report-repository.js";
 import { detectEngine, type AnyKysely, type Engine } from "./dialect.js";
@@ -90,6 +91,7 @@ export function kyselyStorage(db: AnyKysely, options: KyselyStorageOptions = {})
     webhooks: translatedRepository(engine, KyselyWebhookRepository, typed, engine),
     webhookDeliveries: translatedRepository(engine, KyselyWebhookDeliveryRepository, typed, engine),
     domains: translatedRepository(engine, KyselyDomainRepository, typed, engine),
+    activity: translatedRepository(engine, KyselyActivityRepository, typed),
     experiments: heavy
       ? heavyExperiments(heavy)
       : translatedRepository(engine, KyselyExperimentRepository, typed, engine),

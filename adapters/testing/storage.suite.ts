@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe } from "vitest";
+import { activityCases } from "./cases/activity.js";
 import { apiKeyCases } from "./cases/api-keys.js";
 import { deliveryReportCases } from "./cases/delivery-reports.js";
 import { domainEventCases } from "./cases/domain-events.js";
@@ -56,5 +57,6 @@ export function describeStorageConformance(harness: StorageHarness): void {
     emailListCases(harness);
     sendingDomainCases(harness);
     domainReputationCases(harness);
+    activityCases(harness);
   });
 }

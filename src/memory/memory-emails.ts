@@ -277,6 +277,11 @@ export class MemoryEmailRepository implements EmailRepository {
     return structuredClone(this.#emails.get(id)?.events ?? []);
   }
 
+  /** Every stored email with its events, in no particular order: for the activity counts (read only). */
+  *scan(): Iterable<Readonly<Entry>> {
+    yield* this.#emails.values();
+  }
+
   #append(entry: Entry, event: NewEmailEvent): void {
     entry.record.lastEvent = event.type;
     entry.events.push(structuredClone({ emailId: entry.record.id, seq: entry.events.length + 1, ...event }));

@@ -1,4 +1,5 @@
 import type { Storage } from "../storage/index.js";
+import { MemoryActivityRepository } from "./memory-activity.js";
 import { MemoryApiKeyRepository } from "./memory-api-keys.js";
 import { MemoryDeliveryReportRepository } from "./memory-delivery-reports.js";
 import { MemoryDomainRepository } from "./memory-domains.js";
@@ -28,6 +29,7 @@ export function memoryStorage(): Storage {
   const webhooks = new MemoryWebhookState();
   const flagSchedules = new MemoryFlagScheduleRepository();
   const domains = new MemoryDomainRepository(webhooks);
+  const emails = new MemoryEmailRepository(idempotency, webhooks, (name) => domains.isPaused(name));
   return {
     name: "memory",
     flags: new MemoryFlagRepository(flagHistory, webhooks, flagSchedules),
@@ -38,13 +40,14 @@ export function memoryStorage(): Storage {
     idempotency,
     events,
     experiments: new MemoryExperimentRepository(events),
-    emails: new MemoryEmailRepository(idempotency, webhooks, (name) => domains.isPaused(name)),
+    emails,
     suppressions: new MemorySuppressionRepository(webhooks),
     settings: new MemorySettingsRepository(),
     deliveryReports: new MemoryDeliveryReportRepository(),
     webhooks: new MemoryWebhookRepository(webhooks),
     webhookDeliveries: new MemoryWebhookDeliveryRepository(webhooks),
     domains,
+    activity: new MemoryActivityRepository(emails, events, webhooks),
     async migrate() {},
     async close() {},
   };

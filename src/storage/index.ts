@@ -13,6 +13,7 @@
  *   `FlagpostError("unavailable", …, { cause })`, never as raw driver errors with SQL inside.
  */
 
+import type { ActivityRepository } from "./activity.js";
 import type { ApiKeyRepository } from "./api-keys.js";
 import type { DeliveryReportRepository } from "./delivery-reports.js";
 import type { DomainRepository } from "./domains.js";
@@ -28,6 +29,7 @@ import type { SettingsRepository } from "./settings.js";
 import type { SuppressionRepository } from "./suppressions.js";
 import type { WebhookDeliveryRepository, WebhookRepository } from "./webhooks.js";
 
+export type * from "./activity.js";
 export type * from "./api-keys.js";
 export type * from "./delivery-reports.js";
 export type * from "./domain-events.js";
@@ -74,6 +76,8 @@ export interface Storage {
   readonly webhookDeliveries: WebhookDeliveryRepository;
   /** Sending domains: DKIM keys, the DNS records to publish and their verification. */
   readonly domains: DomainRepository;
+  /** Counts across emails, events and webhook endpoints over time, for the overview. */
+  readonly activity: ActivityRepository;
   /**
    * Creates or upgrades the schema. MUST be idempotent and safe when several processes call it
    * at once.

@@ -56,6 +56,9 @@ export const DASHBOARD_FILES = {
   "domain-list.js": "text/javascript; charset=utf-8",
   "domain-view.js": "text/javascript; charset=utf-8",
   "domain-records.js": "text/javascript; charset=utf-8",
+  "overview.js": "text/javascript; charset=utf-8",
+  "overview-chart.js": "text/javascript; charset=utf-8",
+  "overview.css": "text/css; charset=utf-8",
   "favicon.svg": "image/svg+xml",
 } as const;
 

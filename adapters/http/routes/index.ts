@@ -15,6 +15,7 @@ import { webhookRoutes } from "./webhooks.js";
 import { ofrepRoutes } from "../ofrep/routes.js";
 import { flagScheduleRoutes } from "./flag-schedules.js";
 import { suppressionRoutes } from "./suppressions.js";
+import { overviewRoutes } from "./overview.js";
 
 /** Every /v1 route. Each service contributes its own list; `inbound` configures the provider webhooks. */
 export function allRoutes(fp: Flagpost, inbound?: InboundOptions): Route[] {
@@ -33,6 +34,7 @@ export function allRoutes(fp: Flagpost, inbound?: InboundOptions): Route[] {
     ...webhookRoutes(fp),
     ...suppressionRoutes(fp),
     ...domainRoutes(fp),
+    ...overviewRoutes(fp),
     ...inboundRoutes(
       (reports) => fp.emails.applyReports(reports),
       storedSignatureChecks(fp.storage.idempotency, fp.clock),

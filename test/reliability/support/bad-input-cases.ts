@@ -200,6 +200,7 @@ export const PROTOTYPE_CASES: { method: FieldCase["method"]; path: string; body?
   { method: "GET", path: "/v1/events?__proto__=1", field: "__proto__" },
   { method: "GET", path: "/v1/flags?__proto__=1", field: "__proto__" },
   { method: "GET", path: "/v1/events?constructor=1", field: "constructor" },
+  { method: "GET", path: "/v1/overview?__proto__=1", field: "__proto__" },
   {
     method: "POST",
     path: "/v1/flags",
@@ -270,4 +271,5 @@ export const QUERY_CASES: { path: string; field: string }[] = [
   { path: "/v1/flags/{seed}/schedules?cursor=%00", field: "cursor" },
   { path: "/v1/webhooks?after=%00", field: "after" },
   { path: "/v1/webhooks?limit=0", field: "limit" },
+  { path: "/v1/overview?hours=%00", field: "hours" },
 ];

@@ -1,5 +1,6 @@
 // The pages beside the flag pages, and the navigation between all of them. app.js asks
 // `pageFor(hash)` first; a page found here is shown by app.js's showView and opened here.
+//   #/overview          outbox, sends, events, failures (emails:read)
 //   #/experiments       every flag with variants        (flags:read)
 //   #/emails            the email list                  (emails:read)
 //   #/emails/{id}       one email and its timeline      (emails:read)
@@ -12,6 +13,7 @@
 import { EmailList } from "./email-list.js";
 import { EmailView } from "./email-view.js";
 import { ExperimentList } from "./experiment-list.js";
+import { OverviewPage } from "./overview.js";
 import { Suppressions } from "./suppressions.js";
 import { WebhookList } from "./webhook-list.js";
 import { WebhookView } from "./webhook-view.js";
@@ -19,6 +21,7 @@ import { DomainList } from "./domain-list.js";
 import { DomainView } from "./domain-view.js";
 
 export const PAGE_VIEWS = [
+  "#overview-view",
   "#experiments-view",
   "#emails-view",
   "#email-view",
@@ -39,6 +42,7 @@ function decode(text) {
 
 /** Builds the pages (their sections go into <main>, hidden). `handlers`: onError, onStatus. */
 export function createPages(handlers) {
+  const overview = new OverviewPage(handlers);
   const experiments = new ExperimentList(handlers);
   const emails = new EmailList(handlers);
   const email = new EmailView(handlers);
@@ -55,6 +59,7 @@ export function createPages(handlers) {
   return {
     /** `{view, open()}` for a hash path (without `#` and query) this module serves. */
     pageFor(hash) {
+      if (hash === "/overview") return { view: "#overview-view", open: () => overview.open() };
       if (hash === "/experiments") return { view: "#experiments-view", open: () => experiments.open() };
       if (hash === "/emails") return { view: "#emails-view", open: () => emails.open() };
       if (emailId(hash)) return { view: "#email-view", open: () => email.open(emailId(hash)) };
@@ -72,7 +77,7 @@ export function createPages(handlers) {
 export function markNav(hash) {
   const section = /^\/flags\/[^/]+\/experiment$/.test(hash)
     ? "experiments"
-    : (["experiments", "emails", "suppressions", "webhooks", "domains"].find(
+    : (["overview", "experiments", "emails", "suppressions", "webhooks", "domains"].find(
         (s) => hash === `/${s}` || hash.startsWith(`/${s}/`),
       ) ?? "flags");
   for (const link of document.querySelectorAll("#main-nav a")) {
