@@ -1,0 +1,58 @@
+import type { Flagpost } from "../../../src/internal.js";
+
+/** The OFREP event stream's path (docs/ofrep.md "Event streams"). */
+export const OFREP_STREAM_PATH = "/ofrep/v1/stream";
+
+export interface OfrepStreamOptions {
+  /** Longest a stream link's token lives, in seconds; a bulk answer's link has at least half of it left. Default 3,600. */
+  tokenTtlSeconds?: number;
+  /** Streams one key may hold open in this process; one more is answered 429. Default 10,000. */
+  maxConnectionsPerKey?: number;
+  /** How often the keys of open streams are checked, in ms: a revoked key's streams end within this. Default 5,000. */
+  keyCheckMs?: number;
+}
+
+export const STREAM_DEFAULTS = { tokenTtlSeconds: 3_600, maxConnectionsPerKey: 10_000, keyCheckMs: 5_000 } as const;
+
+/** Characters of the flags version a link carries: enough to tell versions apart, short in a URL. */
+const SINCE_LENGTH = 16;
+
+/**
+ * The `eventStreams` entry of a bulk answer (ADR 0008): `{type: "sse", endpoint: {requestUri}}`,
+ * the provider adding the origin of its base URL. Its token expires at the end of the window after
+ * the current one (windows of half the lifetime), so the link a bulk answer gives is the same for
+ * a whole window, which keeps the answer's bytes, and so its strong ETag, stable; `tag` is what the
+ * ETag must cover besides the flags and the context (the key and the window), so that a client
+ * asking in a later window gets a 200 with a fresh link instead of a 304 that keeps an old one.
+ */
+export class StreamLinks {
+  readonly #fp: Flagpost;
+  readonly #windowSeconds: number;
+
+  constructor(fp: Flagpost, tokenTtlSeconds: number) {
+    this.#fp = fp;
+    this.#windowSeconds = Math.max(1, Math.floor(tokenTtlSeconds / 2));
+  }
+
+  /** What the bulk ETag covers for this key now. */
+  tag(keyId: string): string {
+    return `${keyId}:${this.#window()}`;
+  }
+
+  /** The entry for this key; `since` is the flags version the answer carries. */
+  async entry(keyId: string, since: string, href: (path: string, query: Record<string, string>) => string) {
+    const expiresAt = (this.#window() + 2) * this.#windowSeconds;
+    const token = await this.#fp.streamTokens.issue(keyId, expiresAt);
+    const requestUri = href(OFREP_STREAM_PATH, { token, since: since.slice(0, SINCE_LENGTH) });
+    return { type: "sse", endpoint: { requestUri } };
+  }
+
+  /** Whether the stream's `since` is the current flags version (nothing missed). */
+  static current(since: string | null, version: string): boolean {
+    return since !== null && since.length === SINCE_LENGTH && version.startsWith(since);
+  }
+
+  #window(): number {
+    return Math.floor(this.#fp.clock.now() / 1000 / this.#windowSeconds);
+  }
+}
