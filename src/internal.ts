@@ -11,7 +11,6 @@ export { type Logger, asLogger, jsonLogger, silentLogger, errorFields } from "./
 export { uuidv7 } from "./ids.js";
 export { SCOPES, hasScope, isScope, type Scope } from "./auth/scopes.js";
 export { ApiKeys, type ApiKeyInfo } from "./auth/api-keys.js";
-export type { StreamTokens } from "./auth/stream-tokens.js";
 export { sameSecret } from "./auth/key-hash.js";
 export { evaluate } from "./flags/evaluate.js";
 export { parseEvaluationContext } from "./flags/context.js";
