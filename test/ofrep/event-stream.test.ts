@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FlagpostError, memoryStorage } from "../../src/internal.js";
 import { fakeClock, type FakeClock } from "../support/fake-clock.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import { SseReader } from "./support/sse-reader.js";
@@ -95,6 +96,24 @@ describe("the bulk answer's event stream link", () => {
     const refused = await bulk(mailer.key);
     expect(refused.status).toBe(403);
     expect(refused.body).toBeUndefined();
+  });
+
+  it("is left out while the server's secret cannot be read, and the stream answers 503", async () => {
+    await app.close();
+    const storage = memoryStorage();
+    // Storage holds the generated secret (no FLAGPOST_SECRET_KEY) and cannot give it.
+    storage.settings.getOrCreateSetting = () => Promise.reject(new FlagpostError("unavailable", "settings are down"));
+    app = await startApp({ clock, storage, http: { rateLimit: false } });
+    await app.fp.flags.create({ key: "beta", enabled: true });
+    const answer = await bulk(app.key);
+    expect(answer.status).toBe(200);
+    expect(answer.body).not.toHaveProperty("eventStreams");
+    expect((await bulk(app.key, answer.etag)).status).toBe(304);
+    // A token of the right shape needs the secret to be checked (a malformed one does not).
+    const token = `${clientKey.id}.${Math.floor(clock.now() / 1000) + 60}.${"A".repeat(22)}`;
+    const res = await fetch(`${app.url}/ofrep/v1/stream?token=${token}`);
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("5");
   });
 
   it("is left out with ofrepStreams: false", async () => {

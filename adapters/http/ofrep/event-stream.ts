@@ -1,4 +1,10 @@
-import { type Flagpost, FlagpostError, hasScope, type FlagStreamSubscription } from "../../../src/internal.js";
+import {
+  errorFields,
+  type Flagpost,
+  FlagpostError,
+  hasScope,
+  type FlagStreamSubscription,
+} from "../../../src/internal.js";
 import { errorResponse } from "../error-body.js";
 import type { HttpRequest, HttpResponse } from "../types.js";
 import type { FlagsVersion } from "./flags-version.js";
@@ -45,7 +51,7 @@ export function ofrepEventStream(
     options.maxConnectionsPerKey ?? STREAM_DEFAULTS.maxConnectionsPerKey,
     options.keyCheckMs ?? STREAM_DEFAULTS.keyCheckMs,
   );
-  const refused = (request: HttpRequest, error: FlagpostError, headers: Record<string, string> = {}) =>
+  const refused = (request: HttpRequest, error: unknown, headers: Record<string, string> = {}) =>
     decorate(request, errorResponse("ofrep", error, headers));
 
   async function open(request: HttpRequest): Promise<HttpResponse> {
@@ -57,6 +63,7 @@ export function ofrepEventStream(
           allow: "GET",
         },
       );
+    await fp.ready();
     const checked = await fp.streamTokens.check(request.query.get("token") ?? "", fp.clock.now());
     if (!checked.ok)
       return refused(
@@ -68,7 +75,6 @@ export function ofrepEventStream(
             : "This stream link's token is not valid",
         ),
       );
-    await fp.ready();
     const key = await fp.keys.active(checked.keyId);
     if (!key) return refused(request, new FlagpostError("invalid_api_key", "The key of this stream link was revoked"));
     if (!hasScope(key.scopes, "flags:client"))
@@ -130,5 +136,12 @@ export function ofrepEventStream(
     return decorate(request, { status: 200, stream: body, headers: { ...STREAM_HEADERS } });
   }
 
-  return (request) => (request.path === OFREP_STREAM_PATH ? open(request) : undefined);
+  return (request) => {
+    if (request.path !== OFREP_STREAM_PATH) return undefined;
+    // Storage down (the secret or the key cannot be read) is a 503 with Retry-After, as on every route.
+    return open(request).catch((error: unknown) => {
+      if (!(error instanceof FlagpostError)) fp.logger.error("OFREP event stream failed", errorFields(error));
+      return refused(request, error);
+    });
+  };
 }

@@ -63,24 +63,23 @@ export function ofrepRoutes(fp: Flagpost, streams: OfrepStreamOptions | false = 
         const parsed = ofrepContext(ctx.body);
         if (!parsed.ok) return { status: 400, body: { errorCode: "INVALID_CONTEXT", errorDetails: parsed.details } };
         const { state, version } = await flagsVersion();
+        const link = await links?.entry(ctx.apiKey.id, version, ctx.href);
         // Strong: the same flags and the same context give the same bytes. The context's keys are
         // sorted, so a client that rebuilds its context in another order keeps its 304s. With
         // streams, the bytes hold the key's stream link too, which changes with the key and the window.
         const context = canonicalJson(parsed.context);
         const hash = createHash("sha256").update(version).update(context);
-        if (links) hash.update(links.tag(ctx.apiKey.id));
+        if (link) hash.update(link.endpoint.requestUri);
         const etag = `"${hash.digest("base64url").slice(0, 32)}"`;
         const headers = { etag, "cache-control": "no-cache" };
-        // The 304 is answered before any evaluation: it costs a hash of the context only.
+        // The 304 is answered before any evaluation: it costs a hash of the context (and the link) only.
         if (ifNoneMatchHits(ctx.headers["if-none-match"], etag)) return { status: 304, headers };
         const flags = [];
         for (const flag of state.flags) {
           const result = await fp.flags.evaluateCurrent(flag.key, parsed.context);
           flags.push(ofrepAnswer(flag.key, result, flag));
         }
-        if (!links) return { status: 200, body: { flags }, headers };
-        const eventStreams = [await links.entry(ctx.apiKey.id, version, ctx.href)];
-        return { status: 200, body: { flags, eventStreams }, headers };
+        return { status: 200, body: link ? { flags, eventStreams: [link] } : { flags }, headers };
       },
     },
   ];
