@@ -76,7 +76,11 @@ export function ofrepEventStream(
         ),
       );
     const key = await fp.keys.active(checked.keyId);
-    if (!key) return refused(request, new FlagpostError("invalid_api_key", "The key of this stream link was revoked"));
+    if (!key)
+      return refused(
+        request,
+        new FlagpostError("invalid_api_key", "The key of this stream link was revoked or deleted"),
+      );
     if (!hasScope(key.scopes, "flags:client"))
       return refused(request, new FlagpostError("restricted_api_key", "The key of this stream link cannot read flags"));
     return stream(request, checked.keyId);
@@ -130,9 +134,16 @@ export function ofrepEventStream(
       // The flag stream is closed (the server is stopping) or could not load.
       return refused(request, new FlagpostError("unavailable", "The flag stream is not available", { cause: error }));
     }
-    // Read once subscribed, so that a change is either in this version or told as a batch.
-    const { version } = await versions.current();
-    if (!StreamLinks.current(request.query.get("since"), version)) send(REFETCH);
+    // Ended while subscribing (the key was revoked, or flagpost closed): nothing may stay subscribed.
+    if (!open) subscription.close();
+    try {
+      // Read once subscribed, so that a change is either in this version or told as a batch.
+      const { version } = await versions.current();
+      if (!StreamLinks.current(request.query.get("since"), version)) send(REFETCH);
+    } catch (error) {
+      end();
+      throw error;
+    }
     return decorate(request, { status: 200, stream: body, headers: { ...STREAM_HEADERS } });
   }
 
