@@ -14,6 +14,7 @@ import { type SuppressionOptions, SuppressionPolicy } from "./emails/suppression
 import { VerpTags } from "./emails/verp-tag.js";
 import { UnsubscribeLinks } from "./emails/unsubscribe-links.js";
 import { ServerSecret } from "./server-secret.js";
+import { StreamTokens } from "./auth/stream-tokens.js";
 import { EventTracker, type EventTrackerOptions } from "./events/event-tracker.js";
 import { ExperimentService } from "./experiments/experiment-results.js";
 import { FlagInsights } from "./flags/flag-insights.js";
@@ -97,6 +98,8 @@ export interface Flagpost {
    * revision (what `GET /v1/flags/_stream` sends): `flagStream.subscribe(subscriber, lastRevision?)`.
    */
   readonly flagStream: FlagStream;
+  /** Signed tokens of the OFREP event-stream links: a key id, its scope and an expiry (docs/ofrep.md "Event streams"). */
+  readonly streamTokens: StreamTokens;
   /** The in-process flag snapshot; `flagClient.evaluate(key, ctx)` gives the reason too. */
   readonly flagClient: FlagClient;
   /** `flagInsights.get(key)`: hourly evaluation counts and lastEvaluatedAt; `stale()`; `flush()`. */
@@ -203,6 +206,7 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
     flags,
     keys,
     flagStream,
+    streamTokens: new StreamTokens(secret),
     flagClient,
     flagInsights,
     isEnabled: (key, context) => flagClient.isEnabled(key, context),

@@ -39,6 +39,7 @@ export type { EventTracker, EnqueueResult, EventTrackerOptions, TrackOptions } f
 export type { EventBufferOptions, EventBufferStats, UnstoredReason, WhenFull } from "./events/event-buffer-options.js";
 export type { ExperimentService } from "./experiments/experiment-results.js";
 export type { ApiKeys, ApiKeyInfo, CreatedApiKey, CreateKeyInput } from "./auth/api-keys.js";
+export type { StreamTokens, StreamTokenCheck } from "./auth/stream-tokens.js";
 export type { Scope } from "./auth/scopes.js";
 export type { ExposureOptions, ExposureEvent, EventSink } from "./flags/exposures.js";
 export type { StoreSyncOptions } from "./flags/store-sync.js";

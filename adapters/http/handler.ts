@@ -18,6 +18,7 @@ import { allRoutes } from "./routes/index.js";
 import { respondToProvider } from "./provider-request.js";
 import type { ProbeOptions } from "./probes.js";
 import { OFREP_PREFIX, ofrepCors } from "./ofrep/cors.js";
+import type { OfrepStreamOptions } from "./ofrep/stream-links.js";
 import { type MetricsOptions, RequestMetrics } from "./metrics.js";
 import { publicAnswers } from "./public-answers.js";
 import { DEFAULT_REQUEST_LOG_SAMPLE, RequestLog, type RequestLogging } from "./request-log.js";
@@ -57,6 +58,11 @@ export interface HttpOptions {
   probes?: ProbeOptions | false;
   /** Origins allowed to call /ofrep/ from a browser (`FLAGPOST_CORS_ORIGINS`); none by default. */
   corsOrigins?: readonly string[];
+  /**
+   * OFREP event streams (docs/ofrep.md "Event streams"): bulk answers link to `GET
+   * /ofrep/v1/stream`, which tells providers when to fetch again; `false` leaves them out (providers poll).
+   */
+  ofrepStreams?: OfrepStreamOptions | false;
   /** `GET /metrics` at the mount point (adapters/http/metrics.ts, docs/operations.md), unless `false`. */
   metrics?: MetricsOptions | false;
 }
@@ -74,7 +80,7 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
  * at, so an unauthenticated client learns nothing about what exists.
  */
 export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler {
-  const router = new Router(allRoutes(fp, options.inbound));
+  const router = new Router(allRoutes(fp, options.inbound, options.ofrepStreams));
   const cors = ofrepCors(options.corsOrigins ?? []);
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? {}, fp.clock);
   const logger = options.logger ? asLogger(options.logger) : fp.logger;

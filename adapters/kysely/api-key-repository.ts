@@ -25,6 +25,7 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
   static readonly actions: StorageActions<KyselyApiKeyRepository> = {
     insert: { action: "store the API key", conflict: () => "That API key already exists" },
     findByHash: "read the API key",
+    findById: "read the API key",
     list: "list API keys",
     revoke: "revoke the API key",
   };
@@ -48,6 +49,11 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
 
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
     const row = await this.#db.selectFrom("flagpost_api_keys").selectAll().where("hash", "=", hash).executeTakeFirst();
+    return row && toApiKey(row);
+  }
+
+  async findById(id: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.#db.selectFrom("flagpost_api_keys").selectAll().where("id", "=", id).executeTakeFirst();
     return row && toApiKey(row);
   }
 

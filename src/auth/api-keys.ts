@@ -124,6 +124,16 @@ export class ApiKeys {
     return (await this.#storage.apiKeys.list()).map(info);
   }
 
+  /**
+   * The key with this id when it exists and is not revoked (read from storage each time: the
+   * OFREP event streams ask on connecting and every few seconds while open, per key, not per
+   * request).
+   */
+  async active(id: string): Promise<ApiKeyInfo | undefined> {
+    const record = isStorableText(id) ? await this.#storage.apiKeys.findById(id) : undefined;
+    return record && record.revokedAt === undefined ? info(record) : undefined;
+  }
+
   async revoke(id: string): Promise<void> {
     const found =
       isStorableText(id) && (await this.#storage.apiKeys.revoke(id, new Date(this.#clock.now()).toISOString()));

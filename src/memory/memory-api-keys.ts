@@ -17,6 +17,11 @@ export class MemoryApiKeyRepository implements ApiKeyRepository {
     return undefined;
   }
 
+  async findById(id: string): Promise<ApiKeyRecord | undefined> {
+    const record = this.#byId.get(id);
+    return record && structuredClone(record);
+  }
+
   async list(): Promise<ApiKeyRecord[]> {
     return [...this.#byId.values()]
       .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1))

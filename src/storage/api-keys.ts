@@ -18,6 +18,8 @@ export interface ApiKeyRepository {
   insert(record: ApiKeyRecord): Promise<void>;
   /** The key with this hash, revoked or not; undefined when none. */
   findByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  /** The key with this id, revoked or not; undefined when none. */
+  findById(id: string): Promise<ApiKeyRecord | undefined>;
   /** All keys, oldest first. */
   list(): Promise<ApiKeyRecord[]>;
   /** Sets revokedAt once; true when the key exists (revoking twice keeps the first time). */

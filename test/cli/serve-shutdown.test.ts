@@ -21,10 +21,21 @@ interface Stream {
   ended: Promise<"end" | "aborted" | "error">;
 }
 
-/** Opens `GET /v1/flags/_stream` on a connection of its own and waits for its first event. */
-function openStream(url: string): Promise<Stream> {
+/** The OFREP event-stream link of the bulk answer (docs/ofrep.md "Event streams"): no key, a signed token. */
+async function ofrepStreamLink(url: string): Promise<string> {
+  const res = await fetch(`${url}/ofrep/v1/evaluate/flags`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ context: { targetingKey: "u1" } }),
+  });
+  const body = (await res.json()) as { eventStreams: { endpoint: { requestUri: string } }[] };
+  return body.eventStreams[0]!.endpoint.requestUri;
+}
+
+/** Opens an event stream (`GET /v1/flags/_stream`, or `path`) on a connection of its own and waits for its first bytes. */
+function openStream(url: string, path = "/v1/flags/_stream"): Promise<Stream> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/v1/flags/_stream`, { agent: false, headers: { authorization: `Bearer ${API_KEY}` } });
+    const req = request(`${url}${path}`, { agent: false, headers: { authorization: `Bearer ${API_KEY}` } });
     req.once("error", reject);
     req.once("response", (res) => {
       if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
@@ -44,16 +55,18 @@ function openStream(url: string): Promise<Stream> {
 /**
  * SSE streams never end by themselves, so a server that closes before it ends them waits the
  * whole grace period (10 s) and then cuts every client (issue 25, item 4). `serve` ends the
- * streams first: with 100 clients connected, SIGTERM ends every stream cleanly and shutdown is
- * done in well under a second.
+ * streams first: with 100 clients connected to the flag stream and 100 to the OFREP event stream,
+ * SIGTERM ends every stream cleanly and shutdown is done in well under a second.
  */
 describe("flagpost serve on SIGTERM with open flag streams", () => {
-  it(`ends ${STREAMS} streams cleanly and has stopped within 1 s`, async () => {
+  it(`ends ${STREAMS} flag streams and ${STREAMS} OFREP event streams cleanly and has stopped within 1 s`, async () => {
     child = spawnCli(["serve"], { FLAGPOST_DB: ":memory:", PORT: "0", FLAGPOST_API_KEY: API_KEY });
     const output = await waitForOutput(child, /"msg":"listening"/);
     const url = /"url":"(http:[^"]+)"/.exec(output)![1]!;
     const streams: Stream[] = [];
     for (let i = 0; i < STREAMS; i++) streams.push(await openStream(url));
+    const link = await ofrepStreamLink(url);
+    for (let i = 0; i < STREAMS; i++) streams.push(await openStream(url, link));
 
     const exited = once(child, "exit") as Promise<[number | null, string | null]>;
     const started = performance.now();

@@ -221,6 +221,8 @@ describe("OFREP answers against the specification's schemas", () => {
       expect(answer.status).toBe(200);
       expectValid(flagpost, BULK, answer);
       expect(isBulkEvaluationSuccessResponse(answer.body)).toBe(true);
+      // The event-stream link (ADR 0008) is part of what the spec's eventStream schema checked.
+      expect((answer.body as { eventStreams?: unknown[] }).eventStreams).toHaveLength(1);
       const flags = (answer.body as { flags: { key: string }[] }).flags;
       expect(flags.map((f) => f.key).sort()).toEqual(app.fp.flagClient.keys());
       const again = await bulk({ targetingKey, plan: "pro" }, { "if-none-match": answer.headers.get("etag")! });

@@ -13,11 +13,19 @@ import { createValuedFlag } from "./support/valued-flag.js";
 // Chromium on a page from another origin, set up by the very block docs/clients-browser.md shows
 // (issue 27, "Tests"). Everything the test asserts about requests is counted on the server side.
 
-/** Short, so that a change and a few idle polls fit in a fast test. */
+/** Short, so that a few idle polls, or their absence, fit in a fast test. */
 const POLL_MS = 250;
-/** A change reaches the page within one poll interval plus this: one loopback round trip and a bulk evaluation, with room for a loaded machine. */
+/** Long: no poll happens in a test, so only the event stream can bring a change. */
+const NO_POLL_MS = 600_000;
+/**
+ * A change reaches the page through the event stream within this: the stream's message, the
+ * provider's 50 ms debounce, one loopback round trip and a bulk evaluation, with room for a loaded machine.
+ */
 const CHANGE_BOUND_MS = 1000;
+/** Flag changes timed through the stream, per storage. */
+const CHANGE_RUNS = 10;
 const BULK = "/ofrep/v1/evaluate/flags";
+const STREAM = "/ofrep/v1/stream?";
 
 /** What the bundle (test/ofrep/support/web-bundle.ts) and the test put on the page's globalThis. */
 interface PageGlobals {
@@ -64,9 +72,16 @@ async function seedFlags(fp: Flagpost): Promise<void> {
   });
 }
 
-/** Opens a page of `origin` and runs the doc's startFlags there; answers its error, if any. */
-async function openFlagsPage(origin: Running, baseUrl: string, clientKey: string) {
+/** Opens a page of `origin` (`prepare` sees it first) and runs the doc's startFlags there; answers its error, if any. */
+async function openFlagsPage(
+  origin: Running,
+  baseUrl: string,
+  clientKey: string,
+  pollInterval = POLL_MS,
+  prepare?: (page: Page) => Promise<unknown>,
+) {
   const page = await browser.newPage();
+  await prepare?.(page);
   await page.goto(`${origin.url}/`);
   const failure = await page.evaluate(
     async (setup) => {
@@ -86,7 +101,7 @@ async function openFlagsPage(origin: Running, baseUrl: string, clientKey: string
         return String(error);
       }
     },
-    { baseUrl, clientKey, pollInterval: POLL_MS },
+    { baseUrl, clientKey, pollInterval },
   );
   return { page, failure };
 }
@@ -119,7 +134,8 @@ describeEachStorage("@openfeature/ofrep-web-provider in Chromium", (storage: () 
     await seedFlags(fp);
     clientKey = (await fp.keys.create({ name: "web", scopes: ["flags:client"] })).key;
     // FLAGPOST_CORS_ORIGINS as an operator writes it: the page's origin, with a trailing slash.
-    flagpost = await startFlagpostOrigin(fp, `${allowed.url}/`);
+    // Open streams' keys checked every 200 ms (5 s by default), so a revocation shows fast.
+    flagpost = await startFlagpostOrigin(fp, `${allowed.url}/`, { ofrepStreams: { keyCheckMs: 200 } });
   });
   afterEach(async () => {
     await flagpost.close();
@@ -128,7 +144,7 @@ describeEachStorage("@openfeature/ofrep-web-provider in Chromium", (storage: () 
 
   const openPage = (origin: Running) => openFlagsPage(origin, flagpost.url, clientKey);
 
-  it("loads every value for the context, after a preflight, then polls 304s and picks up a change", async () => {
+  it("loads every value for the context, after a preflight, then listens on the event stream instead of polling", async () => {
     const { page, failure } = await openPage(allowed);
     expect(failure).toBeUndefined();
     expect(await readFlags(page)).toEqual([
@@ -165,15 +181,19 @@ describeEachStorage("@openfeature/ofrep-web-provider in Chromium", (storage: () 
     expect(preflight).toMatchObject({ status: 204, allowOrigin: allowed.url });
     expect(fromPage().find((r) => r.method === "POST")).toMatchObject({ status: 200, allowOrigin: allowed.url });
 
-    // Idle: every poll carries the ETag and is answered 304, and nothing changes on the page.
+    // The bulk answer linked to the event stream: the page opened it, and stopped polling.
+    const streams = () => flagpost.seen.filter((r) => r.origin === allowed.url && r.path.startsWith(STREAM));
+    await expect.poll(() => streams().length).toBe(1);
+    expect(streams()[0]).toMatchObject({ method: "GET", status: 200, allowOrigin: allowed.url });
+    expect(streams()[0]!.path).not.toContain(clientKey);
+
+    // Idle: five poll intervals pass without a request (the stream sends only keep-alives), and
+    // nothing changes on the page.
     const idleFrom = fromPage().length;
     await page.waitForTimeout(POLL_MS * 5);
-    const idle = fromPage()
-      .slice(idleFrom)
-      .filter((r) => r.method === "POST");
-    expect(idle.length).toBeGreaterThanOrEqual(3);
-    for (const poll of idle) expect(poll).toMatchObject({ status: 304, allowOrigin: allowed.url });
-    expect(idle.every((poll) => poll.ifNoneMatch !== undefined)).toBe(true);
+    expect(fromPage().slice(idleFrom)).toEqual([]);
+    expect(streams()).toHaveLength(1);
+    expect(streams()[0]!.endedAt).toBeUndefined();
     expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).changes)).toEqual([]);
 
     // Same user, other attributes. The provider answers first from its localStorage copy (keyed by
@@ -189,25 +209,72 @@ describeEachStorage("@openfeature/ofrep-web-provider in Chromium", (storage: () 
       .slice(beforeContext)
       .find((r) => r.method === "POST" && r.status === 200);
     expect(refetch?.ifNoneMatch).toBeDefined();
-    await page.evaluate(() => {
-      (globalThis as unknown as PageGlobals).changes = [];
-    });
-
-    // A change on the server reaches the page within a poll interval plus the bound.
-    const changedAt = Date.now();
-    await fp.flags.update("beta", {
-      rules: [{ type: "attribute", attribute: "plan", operator: "equals", value: "free" }],
-    });
-    await page.waitForFunction(() => (globalThis as unknown as PageGlobals).changes.length > 0, null, {
-      timeout: POLL_MS + CHANGE_BOUND_MS + 5000,
-    });
-    const [change] = await page.evaluate(() => (globalThis as unknown as PageGlobals).changes);
-    const took = change!.at - changedAt;
-    console.log(`change reached the page in ${took} ms (poll ${POLL_MS} ms)`);
-    expect(took).toBeLessThanOrEqual(POLL_MS + CHANGE_BOUND_MS);
-    expect(change!.flags).toEqual(["beta"]);
-    expect((await readFlags(page))[0]).toMatchObject({ value: true, reason: "TARGETING_MATCH" });
+    // Same flags, same window: the link is the same, so the provider kept its stream open.
+    expect(streams()).toHaveLength(1);
     expect(page.problems).toEqual([]);
+    await page.close();
+  });
+
+  it("brings each flag change to the page through the event stream, with no polling", async () => {
+    const { page, failure } = await openFlagsPage(allowed, flagpost.url, clientKey, NO_POLL_MS);
+    expect(failure).toBeUndefined();
+    const streams = () => flagpost.seen.filter((r) => r.origin === allowed.url && r.path.startsWith(STREAM));
+    await expect.poll(() => streams().length).toBe(1);
+    const tookMs: number[] = [];
+    for (let run = 0; run < CHANGE_RUNS; run++) {
+      await page.evaluate(() => {
+        (globalThis as unknown as PageGlobals).changes = [];
+      });
+      const changedAt = Date.now();
+      // The user (plan pro) is in on even runs, out on odd ones: each run changes what the page reads.
+      await fp.flags.update("beta", {
+        rules: [{ type: "attribute", attribute: "plan", operator: "equals", value: run % 2 === 0 ? "free" : "pro" }],
+      });
+      await page.waitForFunction(() => (globalThis as unknown as PageGlobals).changes.length > 0, null, {
+        timeout: CHANGE_BOUND_MS + 5000,
+      });
+      const [change] = await page.evaluate(() => (globalThis as unknown as PageGlobals).changes);
+      expect(change!.flags).toEqual(["beta"]);
+      tookMs.push(change!.at - changedAt);
+      expect((await readFlags(page))[0]).toMatchObject({ value: run % 2 === 1 });
+    }
+    const sorted = [...tookMs].sort((a, b) => a - b);
+    const p50 = sorted[Math.floor(sorted.length / 2)]!;
+    const max = sorted.at(-1)!;
+    console.log(
+      `${CHANGE_RUNS} changes reached the page through the stream: p50 ${p50} ms, max ${max} ms (poll ${NO_POLL_MS} ms)`,
+    );
+    expect(max).toBeLessThanOrEqual(CHANGE_BOUND_MS);
+    // One stream all along, and one bulk request per change (the provider's refetch), none more.
+    expect(streams()).toHaveLength(1);
+    const posts = flagpost.seen.filter((r) => r.origin === allowed.url && r.method === "POST");
+    expect(posts).toHaveLength(1 + CHANGE_RUNS);
+    expect(page.problems).toEqual([]);
+    await page.close();
+  });
+
+  it("ends a revoked key's stream; the reconnection is refused and the provider falls back to polling", async () => {
+    const { page, failure } = await openFlagsPage(allowed, flagpost.url, clientKey);
+    expect(failure).toBeUndefined();
+    const streams = () => flagpost.seen.filter((r) => r.origin === allowed.url && r.path.startsWith(STREAM));
+    await expect.poll(() => streams().length).toBe(1);
+    const keyId = (await fp.keys.list()).find((k) => k.name === "web")!.id;
+    const revokedAt = Date.now();
+    await fp.keys.revoke(keyId);
+    await expect.poll(() => streams()[0]!.endedAt, { timeout: 5000 }).toBeDefined();
+    console.log(
+      `the revoked key's stream ended ${streams()[0]!.endedAt! - revokedAt} ms after the revocation (key check every 200 ms)`,
+    );
+    // EventSource reconnects with the same link: 401, which ends it for good.
+    await expect.poll(() => streams().length, { timeout: 5000 }).toBe(2);
+    expect(streams()[1]).toMatchObject({ status: 401, allowOrigin: allowed.url });
+    // The provider polls again, and the polls are refused too.
+    await expect
+      .poll(() => flagpost.seen.some((r) => r.method === "POST" && r.at > streams()[1]!.at), { timeout: 5000 })
+      .toBe(true);
+    const polls = flagpost.seen.filter((r) => r.method === "POST" && r.at > streams()[1]!.at);
+    expect(polls.every((r) => r.status === 401)).toBe(true);
+    expect(streams()).toHaveLength(2);
     await page.close();
   });
 
@@ -248,7 +315,11 @@ describe("@openfeature/ofrep-web-provider in Chromium, rate limited", () => {
     await seedFlags(fp);
     clientKey = (await fp.keys.create({ name: "web", scopes: ["flags:client"] })).key;
     // Three requests, then one every two seconds: the fourth poll is refused with Retry-After.
-    flagpost = await startFlagpostOrigin(fp, allowed.url, { rateLimit: { burst: 3, perSecond: 0.5 } });
+    // Without event streams, as an operator turns them off: the provider polls.
+    flagpost = await startFlagpostOrigin(fp, allowed.url, {
+      rateLimit: { burst: 3, perSecond: 0.5 },
+      ofrepStreams: false,
+    });
   });
   afterEach(async () => {
     await flagpost.close();
@@ -272,6 +343,78 @@ describe("@openfeature/ofrep-web-provider in Chromium, rate limited", () => {
     expect(early).toEqual([]);
     // The flags it had stay served meanwhile.
     expect((await readFlags(page))[1]).toMatchObject({ value: "Purchase" });
+    await page.close();
+  });
+});
+
+// The server's clock is moved to expire the page's link; the token check needs no storage: memory is enough here.
+describe("@openfeature/ofrep-web-provider in Chromium, with a stream link that is not valid", () => {
+  let fp: Flagpost;
+  let flagpost: Awaited<ReturnType<typeof startFlagpostOrigin>>;
+  let clientKey: string;
+  /** Added to the real time: the server's clock is moved by hours without waiting. */
+  let shiftMs = 0;
+  beforeEach(async () => {
+    // Five minutes into a 30-minute token window, so that the test never crosses one by itself.
+    const now = Date.now();
+    shiftMs = Math.ceil(now / 1_800_000) * 1_800_000 + 300_000 - now;
+    fp = createFlagpost({ storage: memoryStorage(), logger: silentLogger, clock: { now: () => Date.now() + shiftMs } });
+    await fp.ready();
+    await seedFlags(fp);
+    clientKey = (await fp.keys.create({ name: "web", scopes: ["flags:client"] })).key;
+    flagpost = await startFlagpostOrigin(fp, allowed.url);
+  });
+  afterEach(async () => {
+    await flagpost.close();
+    await fp.close();
+  });
+
+  const streams = () => flagpost.seen.filter((r) => r.origin === allowed.url && r.path.startsWith(STREAM));
+  const pollsAfter = (at: number) => flagpost.seen.filter((r) => r.method === "POST" && r.at > at);
+
+  it("refuses an expired link 401 when the stream reconnects; the provider polls, and the next 200 carries a fresh link", async () => {
+    const { page, failure } = await openFlagsPage(allowed, flagpost.url, clientKey);
+    expect(failure).toBeUndefined();
+    await expect.poll(() => streams().length).toBe(1);
+    // An hour later the link has expired; the connection drops, EventSource reconnects with it.
+    shiftMs += 3_600_000;
+    flagpost.dropConnections();
+    await expect.poll(() => streams().length, { timeout: 5000 }).toBe(2);
+    const refused = streams()[1]!;
+    expect(refused).toMatchObject({ status: 401, allowOrigin: allowed.url });
+    expect(refused.path).toBe(streams()[0]!.path);
+    // The provider falls back to polling: the first poll is in a later token window, so its tag
+    // no longer matches (200, with a fresh link); the next ones are 304s.
+    await expect.poll(() => pollsAfter(refused.at).length, { timeout: 5000 }).toBeGreaterThanOrEqual(3);
+    const polls = pollsAfter(refused.at);
+    expect(polls.map((r) => r.status)).toEqual([200, ...Array(polls.length - 1).fill(304)]);
+    expect((await readFlags(page))[1]).toMatchObject({ value: "Purchase" });
+    await page.close();
+  });
+
+  it("refuses a forged link 401, and the provider polls from the start", async () => {
+    // The bulk answer as a tampering proxy would hand it on: the link's mac replaced.
+    const forge = (page: Page) =>
+      page.route(`${flagpost.url}${BULK}`, async (route) => {
+        if (route.request().method() !== "POST") return route.continue();
+        const response = await route.fetch();
+        if (response.status() !== 200) return route.fulfill({ response });
+        const body = (await response.json()) as { eventStreams?: { endpoint: { requestUri: string } }[] };
+        for (const stream of body.eventStreams ?? [])
+          stream.endpoint.requestUri = stream.endpoint.requestUri.replace(
+            /\.[A-Za-z0-9_-]{22}&/,
+            `.${"A".repeat(22)}&`,
+          );
+        return route.fulfill({ response, json: body });
+      });
+    const { page, failure } = await openFlagsPage(allowed, flagpost.url, clientKey, POLL_MS, forge);
+    expect(failure).toBeUndefined();
+    await expect.poll(() => streams().length, { timeout: 5000 }).toBe(1);
+    const refused = streams()[0]!;
+    expect(refused).toMatchObject({ status: 401, allowOrigin: allowed.url });
+    await expect.poll(() => pollsAfter(refused.at).length, { timeout: 5000 }).toBeGreaterThanOrEqual(3);
+    expect(pollsAfter(refused.at).every((r) => r.status === 304)).toBe(true);
+    expect(streams()).toHaveLength(1);
     await page.close();
   });
 });

@@ -43,7 +43,7 @@ export function ofrepCors(origins: readonly string[]) {
         status: 204,
         headers: {
           ...cors,
-          "access-control-allow-methods": "POST, OPTIONS",
+          "access-control-allow-methods": "GET, POST, OPTIONS",
           "access-control-allow-headers": ALLOW_HEADERS,
           "access-control-max-age": MAX_AGE_SECONDS,
         },

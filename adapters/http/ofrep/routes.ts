@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import { canonicalJson, type Flagpost, FlagpostError } from "../../../src/internal.js";
+import { FlagsVersion } from "./flags-version.js";
+import { type OfrepStreamOptions, STREAM_DEFAULTS, StreamLinks } from "./stream-links.js";
 import { ifNoneMatchHits } from "../etag.js";
 import type { Route } from "../types.js";
 import { ofrepAnswer } from "./answer.js";
@@ -9,20 +11,14 @@ import { ofrepContext } from "./context.js";
  * The OFREP routes (docs/ofrep.md, open-feature/protocol service/openapi.yaml). Scope
  * `flags:client`, which `flags:read` and `flags:evaluate` keys hold too (src/auth/scopes.ts).
  * Evaluations go through `fp.flags.evaluateCurrent`, as the evaluate route's do, so they come
- * from the in-process snapshot and are counted in the insights.
+ * from the in-process snapshot and are counted in the insights. Unless `streams` is false, the
+ * bulk answer links to the event stream (event-stream.ts).
  */
-export function ofrepRoutes(fp: Flagpost): Route[] {
-  let versionOf: { revision: number; version: string } | undefined;
-
-  /** A hash of the flags at this revision, so that the ETag is the same on every server. */
-  async function flagsVersion() {
-    const state = await fp.flagStream.state();
-    if (versionOf?.revision !== state.revision) {
-      const version = createHash("sha256").update(JSON.stringify(state.flags)).digest("base64url");
-      versionOf = { revision: state.revision, version };
-    }
-    return { state, version: versionOf.version };
-  }
+export function ofrepRoutes(fp: Flagpost, streams: OfrepStreamOptions | false = {}): Route[] {
+  const versions = new FlagsVersion(fp);
+  const flagsVersion = () => versions.current();
+  const links =
+    streams === false ? undefined : new StreamLinks(fp, streams.tokenTtlSeconds ?? STREAM_DEFAULTS.tokenTtlSeconds);
 
   return [
     {
@@ -67,19 +63,23 @@ export function ofrepRoutes(fp: Flagpost): Route[] {
         const parsed = ofrepContext(ctx.body);
         if (!parsed.ok) return { status: 400, body: { errorCode: "INVALID_CONTEXT", errorDetails: parsed.details } };
         const { state, version } = await flagsVersion();
+        const link = await links?.entry(ctx.apiKey.id, version, ctx.href);
         // Strong: the same flags and the same context give the same bytes. The context's keys are
-        // sorted, so a client that rebuilds its context in another order keeps its 304s.
+        // sorted, so a client that rebuilds its context in another order keeps its 304s. With
+        // streams, the bytes hold the key's stream link too, which changes with the key and the window.
         const context = canonicalJson(parsed.context);
-        const etag = `"${createHash("sha256").update(version).update(context).digest("base64url").slice(0, 32)}"`;
+        const hash = createHash("sha256").update(version).update(context);
+        if (link) hash.update(link.endpoint.requestUri);
+        const etag = `"${hash.digest("base64url").slice(0, 32)}"`;
         const headers = { etag, "cache-control": "no-cache" };
-        // The 304 is answered before any evaluation: it costs a hash of the context only.
+        // The 304 is answered before any evaluation: it costs a hash of the context (and the link) only.
         if (ifNoneMatchHits(ctx.headers["if-none-match"], etag)) return { status: 304, headers };
         const flags = [];
         for (const flag of state.flags) {
           const result = await fp.flags.evaluateCurrent(flag.key, parsed.context);
           flags.push(ofrepAnswer(flag.key, result, flag));
         }
-        return { status: 200, body: { flags }, headers };
+        return { status: 200, body: link ? { flags, eventStreams: [link] } : { flags }, headers };
       },
     },
   ];

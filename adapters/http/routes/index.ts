@@ -13,19 +13,23 @@ import { storedSignatureChecks } from "../inbound/freshness.js";
 import { HeavyReads } from "../heavy-reads.js";
 import { webhookRoutes } from "./webhooks.js";
 import { ofrepRoutes } from "../ofrep/routes.js";
+import type { OfrepStreamOptions } from "../ofrep/stream-links.js";
 import { flagScheduleRoutes } from "./flag-schedules.js";
 import { suppressionRoutes } from "./suppressions.js";
 import { overviewRoutes } from "./overview.js";
 
-/** Every /v1 route. Each service contributes its own list; `inbound` configures the provider webhooks. */
-export function allRoutes(fp: Flagpost, inbound?: InboundOptions): Route[] {
+/**
+ * Every /v1 and /ofrep/ route. Each service contributes its own list; `inbound` configures the
+ * provider webhooks, `ofrepStreams` the event-stream links of the OFREP bulk answer.
+ */
+export function allRoutes(fp: Flagpost, inbound?: InboundOptions, ofrepStreams?: OfrepStreamOptions | false): Route[] {
   const heavy = new HeavyReads();
   // The snapshot, stream and access routes go first: the router takes the first match, and /v1/flags/:key would match them too.
   return [
     ...flagSnapshotRoutes(fp),
     ...flagStreamRoutes(fp),
     ...flagAccessRoutes(),
-    ...ofrepRoutes(fp),
+    ...ofrepRoutes(fp, ofrepStreams),
     ...flagRoutes(fp),
     ...flagScheduleRoutes(fp),
     ...eventRoutes(fp, heavy),

@@ -20,6 +20,15 @@ export function apiKeyCases(harness: StorageHarness): void {
       expect(await storage().apiKeys.findByHash(H2)).toBeUndefined();
     });
 
+    it("finds a key by its id, revoked or not", async () => {
+      await storage().apiKeys.insert(key("k1", H1));
+      await storage().apiKeys.insert(key("k2", H2));
+      await storage().apiKeys.revoke("k2", "2026-03-01T00:00:00.000Z");
+      expect(await storage().apiKeys.findById("k1")).toEqual(key("k1", H1));
+      expect((await storage().apiKeys.findById("k2"))?.revokedAt).toBe("2026-03-01T00:00:00.000Z");
+      expect(await storage().apiKeys.findById("nope")).toBeUndefined();
+    });
+
     it("refuses a duplicate hash or id", async () => {
       await storage().apiKeys.insert(key("k1", H1));
       for (const dup of [key("k2", H1), key("k1", H2)]) {

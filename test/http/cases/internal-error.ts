@@ -99,6 +99,7 @@ export function internalErrorCases(start: Start): void {
         list: () => keys.list(),
         revoke: (id, at) => keys.revoke(id, at),
         findByHash: (hash) => (broken ? Promise.reject(new Error(`timeout: ${SECRET}`)) : keys.findByHash(hash)),
+        findById: (id) => keys.findById(id),
       };
       t = await start({ storage: { ...storage, apiKeys } });
       broken = true;

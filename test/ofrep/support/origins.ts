@@ -26,45 +26,50 @@ export interface SeenRequest {
   status: number;
   allowOrigin: string | undefined;
   retryAfter: string | undefined;
-  /** When the answer was sent (Date.now()). */
+  /** When the answer's head was sent (Date.now()). */
   at: number;
+  /** When the answer ended (a stream's, when the server or the client closed it); unset while open. */
+  endedAt?: number;
 }
 
 /**
  * flagpost mounted as `flagpost serve` mounts it (toNodeHandler, default rate limits
  * unless `http` sets others, `FLAGPOST_CORS_ORIGINS` parsed the same way), with every answered request recorded so that the
- * test counts preflights and 304s on the server side, not from what the page claims.
+ * test counts preflights, 304s and event streams on the server side, not from what the page claims.
+ * `dropConnections()` cuts every open connection, as a network failure would.
  */
 export async function startFlagpostOrigin(fp: Flagpost, corsOriginsEnv: string, http: HttpOptions = {}) {
   const seen: SeenRequest[] = [];
   const handle = toNodeHandler(fp, { ...http, corsOrigins: parseCorsOrigins(corsOriginsEnv) });
-  const running = await listen(
-    createServer((req: IncomingMessage, res: ServerResponse) => {
-      // The adapter passes its headers to writeHead, where getHeader cannot see them: catch them there.
-      let sent: Record<string, unknown> | undefined;
-      const writeHead = res.writeHead;
-      res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
-        sent = args.find((arg) => typeof arg === "object" && arg !== null) as Record<string, unknown> | undefined;
-        return writeHead.apply(this, args as Parameters<typeof writeHead>);
-      } as typeof writeHead;
-      res.on("finish", () => {
-        const header = (name: string) => {
-          const value = sent?.[name];
-          return typeof value === "string" ? value : undefined;
-        };
-        seen.push({
-          method: req.method ?? "",
-          path: req.url ?? "",
-          origin: req.headers.origin,
-          ifNoneMatch: req.headers["if-none-match"],
-          status: res.statusCode,
-          allowOrigin: header("access-control-allow-origin"),
-          retryAfter: header("retry-after"),
-          at: Date.now(),
-        });
-      });
-      handle(req, res);
-    }),
-  );
-  return { ...running, seen };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    // The adapter passes its headers to writeHead, where getHeader cannot see them: catch them
+    // there, and record the request then, so that an event stream shows as soon as it opens.
+    let seenRequest: SeenRequest | undefined;
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+      const sent = args.find((arg) => typeof arg === "object" && arg !== null) as Record<string, unknown> | undefined;
+      const header = (name: string) => {
+        const value = sent?.[name];
+        return typeof value === "string" ? value : undefined;
+      };
+      seenRequest = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        origin: req.headers.origin,
+        ifNoneMatch: req.headers["if-none-match"],
+        status: args[0] as number,
+        allowOrigin: header("access-control-allow-origin"),
+        retryAfter: header("retry-after"),
+        at: Date.now(),
+      };
+      seen.push(seenRequest);
+      return writeHead.apply(this, args as Parameters<typeof writeHead>);
+    } as typeof writeHead;
+    res.on("close", () => {
+      if (seenRequest) seenRequest.endedAt = Date.now();
+    });
+    handle(req, res);
+  });
+  const running = await listen(server);
+  return { ...running, seen, dropConnections: () => server.closeAllConnections() };
 }
