@@ -3,9 +3,7 @@ import type { EmailReputationStore } from "./email-reputation.js";
 import type { IdempotencyCompletion } from "./idempotency.js";
 import type { PageRequest } from "./webhooks.js";
 
-// ---------------------------------------------------------------------------------------------
-// Emails (the outbox and each email's history)
-
+// Emails: the outbox and each email's history.
 export type EmailStatus = "queued" | "sent" | "delivered" | "bounced" | "failed" | "complained" | "canceled";
 
 /**
@@ -139,10 +137,7 @@ export interface EmailTransition {
   sentAt?: string;
   /** Stored only when the email has no deliveredAt yet. */
   deliveredAt?: string;
-  /**
-   * Applied only while no worker holds the email: no lease, or one that ended at this time
-   * (canceling a scheduled email must not race its send).
-   */
+  /** Applied only while no worker holds the email (no lease, or an ended one): a cancel must not race a send. */
   unleasedAt?: string;
   /** Stored with the change (a `failed` email's reason). */
   failureReason?: string;
@@ -154,10 +149,7 @@ export interface EmailTransition {
    * one of several recipients got the email.
    */
   event: NewEmailEvent;
-  /**
-   * The event is recorded without becoming the email's `lastEvent` (an auto-reply, which says
-   * nothing about the email's delivery).
-   */
+  /** Recorded without becoming the email's `lastEvent` (an auto-reply says nothing about delivery). */
   keepLastEvent?: boolean;
   /** Domain events (`email.sent`, …) stored in the same transaction, only when the change applies. */
   events?: readonly DomainEvent[];
@@ -175,16 +167,15 @@ export interface EmailRetry {
   events?: readonly DomainEvent[];
 }
 
-/** {@link EmailRepository.outboxDepth}'s answer. */
+/**
+ * {@link EmailRepository.outboxDepth}'s answer. `held`: queued mail of a domain the reputation
+ * guard paused, due or not (a claim skips it: in neither `due` nor `scheduled`, and not aging
+ * the outbox). `oldestDueAt` is absent when nothing claimable is due.
+ */
 export interface OutboxDepth {
   due: number;
   scheduled: number;
-  /**
-   * Queued emails the reputation guard holds (their sending domain is paused), due or not: a
-   * claim skips them, so they are counted here and in neither `due` nor `scheduled`.
-   */
   held: number;
-  /** Absent when nothing claimable is due: held mail does not age the outbox. */
   oldestDueAt?: string;
 }
 
