@@ -63,6 +63,11 @@ export class EventNames {
       });
     }
     await this.#read(absent);
+    // MySQL's INSERT IGNORE skips a row it cannot number (a full dictionary) instead of failing.
+    if (absent.some((name) => !this.#ids.has(name))) {
+      if (await this.#full()) throw tooManyNames();
+      throw new Error("an event name was neither added to flagpost_event_names nor found there");
+    }
   }
 
   /** The id of `name`, read from the dictionary when not cached; undefined when no event ever had it. Never adds. */
@@ -102,8 +107,7 @@ export class EventNames {
       await insertIfAbsent(this.#engine, this.#db.insertInto("flagpost_event_names").values(rows)).execute();
     } catch (error) {
       if (!(await this.#full())) throw error;
-      const message = `flagpost stores at most ${MAX_EVENT_NAMES.toLocaleString("en")} distinct event names, and this database holds that many already`;
-      throw new FlagpostError("validation_error", message, { details: [{ path: "event", message }], cause: error });
+      throw tooManyNames(error);
     }
   }
 
@@ -123,4 +127,9 @@ export class EventNames {
     this.#ids.set(text, n);
     this.#names.set(n, text);
   }
+}
+
+function tooManyNames(cause?: unknown): FlagpostError {
+  const message = `flagpost stores at most ${MAX_EVENT_NAMES.toLocaleString("en")} distinct event names, and this database holds that many already`;
+  return new FlagpostError("validation_error", message, { details: [{ path: "event", message }], cause });
 }
