@@ -6,7 +6,7 @@ import pg from "pg";
 import { kyselyStorage, withStatementCache } from "../adapters/kysely/index.js";
 import { createFlagpost, silentLogger, type TrackEventInput, uuidv7 } from "../src/internal.js";
 import { httpIngest } from "./events-http.js";
-import { eventBatch, type StreamShape, streamShape } from "./lib/event-data.js";
+import { EVENT_NAMES, eventBatch, type StreamShape, streamShape } from "./lib/event-data.js";
 import {
   anyQueryMissed,
   measureQueries,
@@ -29,11 +29,14 @@ import { fmt, ratio } from "./lib/stats.js";
  * run; then query p50/p99 on the resulting tables.
  */
 
-// The floors write the layout of migration 0017: on SQLite the properties as JSONB.
+// The floors write the layout of migration 0022: the name's id from the dictionary, received_at
+// NULL (the UUIDv7 id carries that time), on SQLite the properties as JSONB.
 const INSERT_SQL =
-  "insert into flagpost_events (id, event, user_id, ts, received_at, properties) values (?, ?, ?, ?, ?, jsonb(?))";
+  "insert into flagpost_events (id, ts, received_at, name_id, user_id, properties) values (?, ?, ?, ?, ?, jsonb(?))";
 const UNNEST_SQL =
-  "insert into flagpost_events (id, event, user_id, ts, received_at, properties) select * from unnest($1::uuid[], $2::varchar[], $3::varchar[], $4::bigint[], $5::bigint[], $6::text[])";
+  "insert into flagpost_events (id, ts, received_at, name_id, user_id, properties) select * from unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::int2[], $5::varchar[], $6::text[])";
+/** Fills a floor's name dictionary with the stream's names, before any timing. */
+const NAMES_SQL = `insert into flagpost_event_names (name) values ${EVENT_NAMES.map((name) => `('${name}')`).join(", ")}`;
 
 interface Sizes {
   total: number;
@@ -46,7 +49,10 @@ interface Sizes {
 const FULL: Sizes = { total: 1_000_000, batch: 1000, segments: 10, queries: 1000, httpConnections: 4 };
 const SMOKE: Sizes = { total: 2000, batch: 500, segments: 2, queries: 10, httpConnections: 2 };
 
-type Row = [string | Buffer, string, string, number, number, string];
+type Row = [string | Buffer, number, null, number, string, string];
+
+/** A floor's name ids, read from its dictionary once it is filled. */
+type NameIds = ReadonlyMap<string, number>;
 
 /** A UUID's 16 bytes, as the SQLite column holds them (migration 0017). */
 const idBytes = (id: string) => Buffer.from(id.replaceAll("-", ""), "hex");
@@ -55,13 +61,13 @@ const idBytes = (id: string) => Buffer.from(id.replaceAll("-", ""), "hex");
  * The row a raw driver inserts for an event: what flagpost stores, prepared outside the timing
  * (the id as 16 bytes for SQLite, as UUID text for PostgreSQL's uuid column).
  */
-function toRows(batch: TrackEventInput[], receivedMs: number, binaryIds: boolean): Row[] {
+function toRows(batch: TrackEventInput[], receivedMs: number, binaryIds: boolean, nameIds: NameIds): Row[] {
   return batch.map((e) => [
     binaryIds ? idBytes(uuidv7(receivedMs)) : uuidv7(receivedMs),
-    e.event,
-    e.userId,
     Date.parse(e.timestamp as string),
-    receivedMs,
+    null,
+    nameIds.get(e.event)!,
+    e.userId,
     JSON.stringify(e.properties ?? {}),
   ]);
 }
@@ -93,6 +99,7 @@ async function ingestAlternating(
   label: string,
   steps: {
     binaryIds: boolean;
+    nameIds: NameIds;
     floor: (rows: Row[]) => unknown;
     flagpost: (batch: TrackEventInput[]) => Promise<unknown>;
   },
@@ -104,7 +111,7 @@ async function ingestAlternating(
   for (let segment = 0; segment < sizes.segments; segment++) {
     const first = segment * perSegment;
     for (let at = first; at < first + perSegment; at += sizes.batch) {
-      const rows = toRows(eventBatch(shape, at, sizes.batch), Date.now(), steps.binaryIds);
+      const rows = toRows(eventBatch(shape, at, sizes.batch), Date.now(), steps.binaryIds, steps.nameIds);
       await floor.time(rows.length, () => steps.floor(rows));
     }
     for (let at = first; at < first + perSegment; at += sizes.batch) {
@@ -128,6 +135,12 @@ async function sqliteIngest(
   const floorHandle = openSqliteHandle(floorFile);
   const floorDb = new Kysely<any>({ dialect: new SqliteDialect({ database: floorHandle }) });
   await kyselyStorage(floorDb).migrate(); // the same table and indexes as flagpost's
+  floorHandle.exec(NAMES_SQL);
+  const nameIds: NameIds = new Map(
+    (floorHandle.prepare("select id, name from flagpost_event_names").all() as { id: number; name: string }[]).map(
+      (r) => [r.name, r.id],
+    ),
+  );
   const insert = floorHandle.prepare(INSERT_SQL);
   const insertBatch = floorHandle.transaction((rows: Row[]) => {
     for (const row of rows) insert.run(...row);
@@ -145,7 +158,7 @@ async function sqliteIngest(
     sizes,
     shape,
     "sqlite",
-    { binaryIds: true, floor: (rows) => insertBatch(rows), flagpost: (batch) => fp.events.trackBatch(batch) },
+    { binaryIds: true, nameIds, floor: (rows) => insertBatch(rows), flagpost: (batch) => fp.events.trackBatch(batch) },
     log,
   );
   const queries = await measureQueries(fp, shape, sizes.queries);
@@ -182,6 +195,12 @@ async function postgresIngest(
     const floorPool = pool(schemas.floor);
     const floorDb = new Kysely<any>({ dialect: new PostgresDialect({ pool: floorPool }) });
     await kyselyStorage(floorDb).migrate();
+    await floorPool.query(NAMES_SQL);
+    const nameIds: NameIds = new Map(
+      (await floorPool.query<{ id: number; name: string }>("select id, name from flagpost_event_names")).rows.map(
+        (r) => [r.name, r.id],
+      ),
+    );
     const recorder = new StatementRecorder();
     const flagpostPool = pool(schemas.flagpost);
     const fp = createFlagpost({
@@ -201,7 +220,7 @@ async function postgresIngest(
       sizes,
       shape,
       "postgres",
-      { binaryIds: false, floor: unnest, flagpost: (batch) => fp.events.trackBatch(batch) },
+      { binaryIds: false, nameIds, floor: unnest, flagpost: (batch) => fp.events.trackBatch(batch) },
       log,
     );
     // Sizes and query plans after VACUUM ANALYZE, as issue 17 measures them.
@@ -246,7 +265,11 @@ export const eventsPart: BenchPart = {
     const total = Number(process.env.FLAGPOST_BENCH_EVENTS ?? FULL.total);
     if (!smoke && (!Number.isInteger(total) || total % (FULL.batch * FULL.segments) !== 0))
       throw new Error(`FLAGPOST_BENCH_EVENTS must be a multiple of ${FULL.batch * FULL.segments}`);
-    const sizes = smoke ? SMOKE : { ...FULL, total };
+    // FLAGPOST_BENCH_EVENTS_QUERIES sets the queries of each kind (default 1,000): fewer keep a look at the ingestion short.
+    const queries = Number(process.env.FLAGPOST_BENCH_EVENTS_QUERIES ?? FULL.queries);
+    if (!smoke && !(Number.isInteger(queries) && queries > 0))
+      throw new Error("FLAGPOST_BENCH_EVENTS_QUERIES must be a positive integer");
+    const sizes = smoke ? SMOKE : { ...FULL, total, queries };
     const shape = streamShape(sizes.total, Date.now());
     const loadBefore = loadavg()
       .map((l) => l.toFixed(2))

@@ -100,11 +100,14 @@ async function sqliteRun(sizes: Sizes, dir: string, log: (line: string) => void)
   const { db, last } = recording(new SqliteDialect({ database: withStatementCache(handle) }));
   const fp = createFlagpost({ storage: kyselyStorage(db), logger: silentLogger });
   await fp.ready();
+  // Ids arrive as UUID text and properties as JSON text; the columns hold 16 bytes and JSONB
+  // (migration 0017), and the name's id from the dictionary (migration 0022).
+  const addName = handle.prepare("insert into flagpost_event_names (name) values (?) on conflict do nothing");
   const insert = handle.prepare(
-    // Ids arrive as UUID text and properties as JSON text; the columns hold 16 bytes and JSONB (migration 0017).
-    "insert into flagpost_events (id, event, user_id, ts, received_at, properties) values (unhex(replace(?, '-', '')), ?, ?, ?, ?, jsonb(?))",
+    "insert into flagpost_events (id, name_id, user_id, ts, received_at, properties) values (unhex(replace(?, '-', '')), (select id from flagpost_event_names where name = ?), ?, ?, ?, jsonb(?))",
   );
   const insertAll = handle.transaction((rows: EventRow[]) => {
+    for (const name of new Set(rows.map((row) => row[1]))) addName.run(name);
     for (const row of rows) insert.run(...row);
   });
   try {
@@ -137,11 +140,17 @@ async function postgresRun(url: string, sizes: Sizes, log: (line: string) => voi
   const fp = createFlagpost({ storage: kyselyStorage(db), logger: silentLogger });
   try {
     await fp.ready();
-    const insert = (rows: EventRow[]) =>
-      pool.query(
-        "insert into flagpost_events (id, event, user_id, ts, received_at, properties) select * from unnest($1::uuid[], $2::varchar[], $3::varchar[], $4::bigint[], $5::bigint[], $6::text[])",
+    // The names go to the dictionary first (migration 0022), the events with their names' ids.
+    const insert = async (rows: EventRow[]) => {
+      await pool.query(
+        "insert into flagpost_event_names (name) select distinct unnest($1::varchar[]) on conflict do nothing",
+        [rows.map((row) => row[1])],
+      );
+      await pool.query(
+        "insert into flagpost_events (id, name_id, user_id, ts, received_at, properties) select u.id, n.id, u.user_id, u.ts, u.received_at, u.properties from unnest($1::uuid[], $2::varchar[], $3::varchar[], $4::bigint[], $5::bigint[], $6::text[]) as u(id, event, user_id, ts, received_at, properties) join flagpost_event_names n on n.name = u.event",
         [0, 1, 2, 3, 4, 5].map((column) => rows.map((row) => row[column])),
       );
+    };
     let batches = 0;
     const total = sizes.users / sizes.usersPerBatch;
     return await measure(

@@ -1,4 +1,4 @@
-import { CompiledQuery, type Kysely, sql, type Transaction } from "kysely";
+import { CompiledQuery, type Kysely, type Transaction } from "kysely";
 import type { Engine } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import type { FlagpostTables } from "./tables.js";
@@ -6,17 +6,28 @@ import { inTransaction } from "./transaction.js";
 
 type Db = Kysely<FlagpostTables>;
 
-/** One row of flagpost_events, as written: `id` as eventIdParam gives it (16 bytes, or text for PostgreSQL's uuid). */
+/**
+ * One row of flagpost_events, as written (migration 0022-event-names): `id` as eventIdParam gives
+ * it (16 bytes, or text for PostgreSQL's uuid); `received_at` NULL when the id carries that time;
+ * `properties` NULL for an empty object.
+ */
 export interface EventRow {
   id: string | Buffer;
-  event: string;
-  user_id: string;
   ts: number;
-  received_at: number;
-  properties: string;
+  received_at: number | null;
+  name_id: number;
+  user_id: string;
+  properties: string | null;
 }
 
-const COLUMNS = ["id", "event", "user_id", "ts", "received_at", "properties"] as const;
+/** The table's columns, in its order: the order every statement below binds them in. */
+const COLUMNS = ["id", "ts", "received_at", "name_id", "user_id", "properties"] as const;
+
+/**
+ * PostgreSQL's batch insert: six array parameters whatever the row count, one constant text, so
+ * neither kysely nor the server has anything new to parse per batch.
+ */
+const UNNEST_SQL = `insert into "flagpost_events" (${COLUMNS.map((c) => `"${c}"`).join(", ")}) select * from unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::int2[], $5::varchar[], $6::text[])`;
 
 export type InsertStrategy = "values" | "unnest" | "template";
 
@@ -48,7 +59,7 @@ export function statementChunks(
   let current: EventRow[] = [];
   let chars = 0;
   for (const row of rows) {
-    const size = row.properties.length + row.event.length + row.user_id.length + 80;
+    const size = (row.properties?.length ?? 0) + row.user_id.length + 80;
     if (current.length > 0 && (current.length >= maxRows || chars + size > MAX_STATEMENT_CHARS)) {
       chunks.push(current);
       current = [];
@@ -91,18 +102,27 @@ async function insertChunk(db: Db, engine: Engine, rows: EventRow[], strategy: I
     case "values":
       await db
         .insertInto("flagpost_events")
-        .values(rows.map((r) => ({ ...r, properties: engineTraits(engine).toJsonColumn(r.properties) })))
+        .values(
+          rows.map((r) => ({
+            ...r,
+            properties: r.properties === null ? null : engineTraits(engine).toJsonColumn(r.properties),
+          })),
+        )
         .execute();
       return;
     case "unnest": {
       if (engineTraits(engine).eventInsert !== "unnest") throw new Error(`unnest is not for ${engine}`);
-      await db
-        .insertInto("flagpost_events")
-        .columns([...COLUMNS])
-        .expression(
-          sql`select * from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.event)}::varchar[], ${rows.map((r) => r.user_id)}::varchar[], ${rows.map((r) => r.ts)}::bigint[], ${rows.map((r) => r.received_at)}::bigint[], ${rows.map((r) => r.properties)}::text[])`,
-        )
-        .execute();
+      const columns: unknown[][] = COLUMNS.map(() => new Array<unknown>(rows.length));
+      for (let i = 0; i < rows.length; i++) {
+        const r = rows[i]!;
+        columns[0]![i] = r.id;
+        columns[1]![i] = r.ts;
+        columns[2]![i] = r.received_at;
+        columns[3]![i] = r.name_id;
+        columns[4]![i] = r.user_id;
+        columns[5]![i] = r.properties;
+      }
+      await db.executeQuery(CompiledQuery.raw(UNNEST_SQL, columns));
       return;
     }
     case "template": {
@@ -110,10 +130,10 @@ async function insertChunk(db: Db, engine: Engine, rows: EventRow[], strategy: I
       let i = 0;
       for (const r of rows) {
         params[i++] = r.id;
-        params[i++] = r.event;
-        params[i++] = r.user_id;
         params[i++] = r.ts;
         params[i++] = r.received_at;
+        params[i++] = r.name_id;
+        params[i++] = r.user_id;
         params[i++] = r.properties;
       }
       await db.executeQuery(CompiledQuery.raw(insertTemplate(db, engine, rows.length), params));
@@ -123,7 +143,7 @@ async function insertChunk(db: Db, engine: Engine, rows: EventRow[], strategy: I
 }
 
 const templates = new Map<string, string>();
-const PLACEHOLDER_ROW: EventRow = { id: "", event: "", user_id: "", ts: 0, received_at: 0, properties: "" };
+const PLACEHOLDER_ROW: EventRow = { id: "", ts: 0, received_at: 0, name_id: 0, user_id: "", properties: "" };
 
 /**
  * The SQL of a multi-row INSERT of `count` rows, compiled by kysely once per (engine, count) and

@@ -11,8 +11,9 @@ import type { Engine } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import type { StorageActions } from "./storage-errors.js";
 import { insertEventRows, type EventRow } from "./event-insert.js";
+import { EventNames } from "./event-names.js";
 import { completeClaim } from "./idempotency-repository.js";
-import { eventIdParam, eventIdText, toEpochMs, toIso } from "./row-codec.js";
+import { eventIdParam, eventIdText, toEpochMs, toIso, toNumber, uuidTimeMs } from "./row-codec.js";
 import type { FlagpostTables } from "./tables.js";
 
 type Db = Kysely<FlagpostTables>;
@@ -22,8 +23,10 @@ type Where = ExpressionBuilder<FlagpostTables, "flagpost_events">;
 const DELETE_CHUNK = 10_000;
 
 /**
- * Events in `flagpost_events` (see migrations/0017-compact-events.ts for the columns and indexes). Appends are one
- * transaction however many statements they take; reads are keyset pages on (ts, id).
+ * Events in `flagpost_events` (see migrations/0022-event-names.ts for the columns and indexes), their
+ * names interned in `flagpost_event_names` (event-names.ts). Appends are one transaction however
+ * many statements they take (a new name is added before, on its own: an unused name is harmless);
+ * reads are keyset pages on (ts, id).
  */
 export class KyselyEventRepository implements EventRepository {
   /** How each method's driver errors read (storage-errors.ts translates them). */
@@ -36,10 +39,12 @@ export class KyselyEventRepository implements EventRepository {
 
   readonly #db: Db;
   readonly #engine: Engine;
+  readonly #names: EventNames;
 
   constructor(db: Db, engine: Engine) {
     this.#db = db;
     this.#engine = engine;
+    this.#names = new EventNames(db, engine);
   }
 
   async appendEvents(events: readonly NewEvent[], completion?: IdempotencyCompletion): Promise<void> {
@@ -48,6 +53,7 @@ export class KyselyEventRepository implements EventRepository {
     const rows: EventRow[] = new Array(events.length);
     let receivedIso: string | undefined;
     let receivedMs = 0;
+    let unnamed: number[] | undefined;
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
       // A batch usually shares one time of receipt: convert it once.
@@ -55,14 +61,22 @@ export class KyselyEventRepository implements EventRepository {
         receivedMs = toEpochMs(e.receivedAt, "receivedAt");
         receivedIso = e.receivedAt;
       }
+      const nameId = this.#names.cachedId(e.event);
+      if (nameId === undefined) (unnamed ??= []).push(i);
+      const id = eventIdParam(this.#engine, e.id);
       rows[i] = {
-        id: eventIdParam(this.#engine, e.id),
-        event: e.event,
-        user_id: e.userId,
+        id,
         ts: e.timestampMs ?? toEpochMs(e.timestamp, "timestamp"),
-        received_at: receivedMs,
-        properties: e.propertiesJson,
+        // The UUIDv7 made at receipt carries this time already (eventIdParam checked the id's form).
+        received_at: uuidTimeMs(e.id) === receivedMs ? null : receivedMs,
+        name_id: nameId ?? 0,
+        user_id: e.userId,
+        properties: e.propertiesJson === "{}" ? null : e.propertiesJson,
       };
+    }
+    if (unnamed) {
+      await this.#names.add(unnamed.map((i) => events[i]!.event));
+      for (const i of unnamed) rows[i]!.name_id = this.#names.cachedId(events[i]!.event)!;
     }
     await insertEventRows(
       this.#db,
@@ -77,27 +91,36 @@ export class KyselyEventRepository implements EventRepository {
     const to = filter.to === undefined ? undefined : toEpochMs(filter.to, "to");
     const afterTs = after === undefined ? undefined : toEpochMs(after.timestamp, "after.timestamp");
     const afterId = after === undefined ? undefined : eventIdParam(this.#engine, after.id, "after.id");
+    // The name filter is the name's id: a name no event ever had matches nothing.
+    const nameId = filter.event === undefined ? undefined : await this.#names.lookup(filter.event);
+    if (filter.event !== undefined && nameId === undefined) return [];
     let query = this.#db
       .selectFrom("flagpost_events")
-      .select(["id", "event", "user_id", "ts", "received_at"])
+      .select(["id", "name_id", "user_id", "ts", "received_at"])
       .select(engineTraits(this.#engine).fromJsonColumn("properties", "properties"))
       .orderBy("ts", "desc")
       .orderBy("id", "desc")
       .limit(limit);
     if (filter.userId !== undefined) query = query.where((eb) => this.#exactly(eb, "user_id", filter.userId!));
-    if (filter.event !== undefined) query = query.where((eb) => this.#exactly(eb, "event", filter.event!));
+    if (nameId !== undefined) query = query.where("name_id", "=", nameId);
     if (from !== undefined) query = query.where("ts", ">=", from);
     if (to !== undefined) query = query.where("ts", "<", to);
     if (afterId !== undefined) query = afterKey(query, afterTs!, afterId);
     const rows = await query.execute();
-    return rows.map((row) => ({
-      id: eventIdText(row.id),
-      event: row.event,
-      userId: row.user_id,
-      timestamp: toIso(row.ts),
-      receivedAt: toIso(row.received_at),
-      properties: JSON.parse(row.properties) as Record<string, unknown>,
-    }));
+    const nameIds = rows.map((row) => toNumber(row.name_id));
+    // Names another process added since this one last read them.
+    if (nameIds.some((n) => this.#names.cachedName(n) === undefined)) await this.#names.loadIds(nameIds);
+    return rows.map((row, i) => {
+      const id = eventIdText(row.id);
+      return {
+        id,
+        event: this.#names.cachedName(nameIds[i]!)!,
+        userId: row.user_id,
+        timestamp: toIso(row.ts),
+        receivedAt: toIso(row.received_at ?? uuidTimeMs(id)),
+        properties: (row.properties === null ? {} : JSON.parse(row.properties)) as Record<string, unknown>,
+      };
+    });
   }
 
   async purgeEventsBefore(before: string): Promise<number> {
@@ -110,7 +133,7 @@ export class KyselyEventRepository implements EventRepository {
   }
 
   /** `column = value`, exactly (engines/: MySQL compares byte lengths too). */
-  #exactly(eb: Where, column: "user_id" | "event", value: string): Expression<SqlBool> {
+  #exactly(eb: Where, column: "user_id", value: string): Expression<SqlBool> {
     return engineTraits(this.#engine).exactly(eb as never, column, value);
   }
 

@@ -114,7 +114,7 @@ export class KyselyExperimentRepository implements ExperimentRepository {
         union all
         select user_id, octet_length(user_id), ts, null, ${r.revenue}, 1
         from flagpost_events
-        where ${r.same(sql.ref("event"), sql`${query.metric}`)} and ${window}
+        where name_id = (select id from flagpost_event_names where name = ${query.metric}) and ${window}
       ),
       marked as (
         select user_id, user_bytes, ts, variant, revenue, is_metric,

@@ -8,6 +8,7 @@ import { LEGACY_STEPS } from "./migrations/legacy-history.js";
 import { domainsMigration } from "./migrations/0019-domains.js";
 import { domainReputationMigration } from "./migrations/0020-domain-reputation.js";
 import { activityIndexesMigration } from "./migrations/0021-activity-indexes.js";
+import { eventNamesMigration } from "./migrations/0022-event-names.js";
 
 /**
  * The schema's history, oldest first: the baseline (issue 26), then one migration per change,
@@ -20,6 +21,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0019-domains": domainsMigration,
   "0020-domain-reputation": domainReputationMigration,
   "0021-activity-indexes": activityIndexesMigration,
+  "0022-event-names": eventNamesMigration,
 };
 
 export const MIGRATION_TABLE = "flagpost_migration";

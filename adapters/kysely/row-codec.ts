@@ -81,3 +81,14 @@ export function eventIdText(value: string | Uint8Array): string {
   const hex = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/**
+ * The millisecond time in the first 48 bits of a UUID (a UUIDv7's time of creation), read from its
+ * text without allocating. Only called on ids eventIdParam or eventIdText vouched for.
+ */
+export function uuidTimeMs(id: string): number {
+  let ms = 0;
+  // 8 hex digits, the dash, 4 more: 12 digits = 48 bits, exact in a double.
+  for (let i = 0; i < 13; i++) if (i !== 8) ms = ms * 16 + HEX_DIGIT[id.charCodeAt(i)]!;
+  return ms;
+}

@@ -118,17 +118,26 @@ export interface EmailEventsTable {
 }
 
 /**
- * Events, newest first by (ts, id). `id` is 16 bytes (PostgreSQL: uuid, given as text; migration
- * 0017); `properties` is JSON text of an object (JSONB on SQLite, read through json()).
+ * Events, newest first by (ts, id) (migration 0022-event-names). `id` is 16 bytes (PostgreSQL: uuid,
+ * given as text); `name_id` is the event name's id in flagpost_event_names; `received_at` is NULL
+ * when it equals the time the UUIDv7 id carries; `properties` is JSON text of an object (JSONB on
+ * SQLite, read through json()), NULL for an empty object.
  */
 export interface EventsTable {
   id: string | Uint8Array;
-  event: string;
-  user_id: string;
   /** The event's own time (epoch ms, UTC). */
   ts: Int;
-  received_at: Int;
-  properties: string;
+  received_at: NullableInt;
+  name_id: Int;
+  user_id: string;
+  properties: string | null;
+}
+
+/** The dictionary of event names (migration 0022-event-names). MySQL gives `name` as its UTF-8 bytes. */
+export interface EventNamesTable {
+  /** Assigned by the database. */
+  id: ColumnType<number | string | bigint, never, never>;
+  name: string | Uint8Array;
 }
 
 /** Outbound webhook endpoints (migration 0008-webhooks). `events` is JSON text of the type list. */
@@ -250,6 +259,7 @@ export interface FlagpostTables {
   flagpost_idempotency: IdempotencyTable;
   flagpost_meta: MetaTable;
   flagpost_events: EventsTable;
+  flagpost_event_names: EventNamesTable;
   flagpost_emails: EmailsTable;
   flagpost_email_events: EmailEventsTable;
   flagpost_suppressions: SuppressionsTable;

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { EventKey, EventRecord, Storage } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { all, event, failure, ids, idOf, iso, random, record, T0 } from "./event-fixtures.js";
+import { eventNameCases } from "./event-names.js";
 import { eventServiceCases } from "./event-service.js";
 import { useStorage } from "./use-storage.js";
 
@@ -220,6 +221,7 @@ export function eventCases(harness: StorageHarness): void {
   });
 
   eventServiceCases(harness);
+  eventNameCases(harness);
 
   describeCapability(harness, "durable", "events durability", "reopen", () => {
     let current: Storage | undefined;
