@@ -47,6 +47,25 @@ export function signingCost(med: Median): string {
   ].join("\n");
 }
 
+/**
+ * Signed against unsigned round by round: the two runs of a round follow each other, so on a
+ * machine whose load swings they compare like with like better than medians taken apart.
+ */
+function pairedRounds(samples: Map<string, Sample[]>): string {
+  const signed = samples.get(SIGNED.id) ?? [];
+  const unsigned = samples.get(UNSIGNED.id) ?? [];
+  const ratios = (pick: (s: Sample) => number | undefined) =>
+    signed.map((s, i) => (pick(s) ?? Number.NaN) / (pick(unsigned[i]!) ?? Number.NaN) - 1);
+  const line = (pick: (s: Sample) => number | undefined) => {
+    const each = ratios(pick);
+    return `${each.map(pct).join(", ")} (median ${pct(median(each))})`;
+  };
+  return (
+    `- Round by round, signed against unsigned: time per email ${line((s) => 1 / s.e2e)}; ` +
+    `sender CPU ${line((s) => s.cpuPerEmail)}; event-loop thread CPU ${line((s) => s.loopCpuPerEmail)}.`
+  );
+}
+
 export const signingBench: BenchPart = {
   name: "signing",
   title: "Emails: what DKIM signing costs (issue 28)",
@@ -99,6 +118,7 @@ export const signingBench: BenchPart = {
         ),
         "",
         signingCost(med),
+        pairedRounds(samples),
         "- event-loop thread CPU: user + system time of the sender's main thread (/proc/self/task/<pid>/stat), which runs the event loop; the sender CPU column adds the thread pool and the other threads.",
       ].join("\n");
     } finally {
