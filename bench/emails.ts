@@ -1,5 +1,6 @@
 import { loadavg } from "node:os";
-import type { SendResult, SendRun } from "./emails-sender.js";
+import { CONCURRENCY, measure, type Sample, type Variant } from "./emails-measure.js";
+import { SIGNING_VARIANTS, signingCost } from "./emails-signing.js";
 import { canPin, type Child, startChild } from "./lib/child.js";
 import type { BenchPart } from "./lib/part.js";
 import { postgresUrl } from "./lib/postgres.js";
@@ -14,31 +15,12 @@ import { fmt, median } from "./lib/stats.js";
  * PostgreSQL, when used, is wherever the server runs. Runs are interleaved over rounds.
  */
 
-interface Variant {
-  id: string;
-  label: string;
-  storage: string;
-  run: Omit<SendRun, "port" | "count" | "concurrency">;
-}
-
-const CONCURRENCY = 10;
 const BATCH = 100;
 
 function variants(pgUrl: string | undefined): Variant[] {
   const list: Variant[] = [
     { id: "floor", label: "raw pooled nodemailer (floor)", storage: "—", run: { kind: "floor" } },
-    {
-      id: "sqlite-send",
-      label: "flagpost send",
-      storage: "SQLite",
-      run: { kind: "flagpost", engine: "sqlite", mode: "send" },
-    },
-    {
-      id: "sqlite-send-signed",
-      label: "flagpost send, DKIM-signed",
-      storage: "SQLite",
-      run: { kind: "flagpost", engine: "sqlite", mode: "send", signed: true },
-    },
+    ...SIGNING_VARIANTS,
     {
       id: "sqlite-batch",
       label: `flagpost sendBatch (${BATCH})`,
@@ -63,50 +45,6 @@ function variants(pgUrl: string | undefined): Variant[] {
     );
   }
   return list;
-}
-
-interface Sample {
-  e2e: number;
-  accepted: number;
-  p50: number;
-  p99: number;
-  /** CPU time of the sending process per email, µs: a cost measure that noise from other processes on the machine moves less than rates. */
-  cpuPerEmail: number;
-}
-
-async function measure(sender: Child, sink: Child<{ port: number }>, variant: Variant, count: number): Promise<Sample> {
-  await sink.call("reset");
-  const cpu0 = await sender.call<number>("cpu");
-  const result = await sender.call<SendResult>("run", {
-    ...variant.run,
-    port: sink.ready.port,
-    count,
-    concurrency: CONCURRENCY,
-  } satisfies SendRun);
-  const timeout = new Promise<never>((_, reject) =>
-    setTimeout(
-      () =>
-        reject(
-          new Error(`${variant.label} (${variant.storage}): the sink did not receive ${count} emails within 5 minutes`),
-        ),
-      300_000,
-    ).unref(),
-  );
-  const lastAt = await Promise.race([sink.call<number>("waitFor", count), timeout]);
-  const cpu1 = await sender.call<number>("cpu");
-  const statuses = await sender.call<Record<string, number>>("finish", count);
-  const received = await sink.call<{ received: number; signed: number; distinct: number; duplicates: number }>("stats");
-  if (received.received !== count || received.duplicates > 0 || received.signed !== (variant.run.signed ? count : 0))
-    throw new Error(`${variant.label}: the sink received ${JSON.stringify(received)} for ${count} emails`);
-  if (variant.run.kind === "flagpost" && statuses.sent !== count)
-    throw new Error(`${variant.label} (${variant.storage}): statuses afterwards ${JSON.stringify(statuses)}`);
-  return {
-    e2e: count / ((lastAt - result.startedAt) / 1000),
-    accepted: count / ((result.acceptedAt - result.startedAt) / 1000),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    cpuPerEmail: (cpu1 - cpu0) / count,
-  };
 }
 
 export const emailsBench: BenchPart = {
@@ -159,23 +97,6 @@ const MISSED_NOTE = [
     "Going further means fewer commits per email (a claim riding on the previous outcome's transaction) or SQLite synchronous=NORMAL (losing durability against power loss); the first reshapes the worker shared by the outbox, webhooks and schedules, the second the durability promise, and both are left for a decision.",
 ];
 
-/**
- * What DKIM signing adds (issue 28: at most 15% of the per-email time): the signed `send` row
- * against the unsigned one, both on SQLite in the same run, as time per email end to end and
- * as the sending process's CPU per email.
- */
-function signingCost(med: (id: string, pick: (s: Sample) => number) => number): string {
-  const perEmail = (id: string) => 1000 / med(id, (s) => s.e2e);
-  const time = perEmail("sqlite-send-signed") / perEmail("sqlite-send") - 1;
-  const cpu = med("sqlite-send-signed", (s) => s.cpuPerEmail) / med("sqlite-send", (s) => s.cpuPerEmail) - 1;
-  const pct = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
-  return (
-    `- DKIM signing (flagpost send on SQLite, signed against unsigned): ${perEmail("sqlite-send-signed").toFixed(3)} against ${perEmail("sqlite-send").toFixed(3)} ms per email end to end (${pct(time)}), ` +
-    `sender CPU ${pct(cpu)} per email (issue 28 target: signing ≤ 15% of the per-email time: ${time <= 0.15 ? "met" : "MISSED"}). ` +
-    "Signed emails come from a verified domain (RSA 2048 key, sealed under a secret, opened once), nodemailer signs each message as it writes it (body hash, then one RSA signature over the header fields); the sink checks that every email of the signed row carries a DKIM-Signature and no other does."
-  );
-}
-
 function report(r: {
   list: Variant[];
   samples: Map<string, Sample[]>;
@@ -184,7 +105,8 @@ function report(r: {
   load: number[];
   pgWhy: string | undefined;
 }): string {
-  const med = (id: string, pick: (s: Sample) => number) => median((r.samples.get(id) ?? []).map(pick));
+  const med = (id: string, pick: (s: Sample) => number | undefined) =>
+    median((r.samples.get(id) ?? []).map((s) => pick(s) ?? Number.NaN));
   const floor = med("floor", (s) => s.e2e);
   const floorCpu = med("floor", (s) => s.cpuPerEmail);
   const rows = r.list.map((v) => [

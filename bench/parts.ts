@@ -1,4 +1,5 @@
 import { emailsBench } from "./emails.js";
+import { signingBench } from "./emails-signing.js";
 import { eventsPart } from "./events.js";
 import { experimentsBench } from "./experiments.js";
 import { flagsBench } from "./flags.js";
@@ -16,6 +17,7 @@ export const PARTS: BenchPart[] = [
   ofrepBench,
   eventsPart,
   emailsBench,
+  signingBench,
   webhooksBench,
   propagationBench,
   experimentsBench,

@@ -23,7 +23,8 @@ export interface OutgoingAttachment {
 /**
  * DKIM signing (RFC 6376) the transport applies as it writes the message: relaxed/relaxed
  * canonicalization, rsa-sha256, over `signedHeaders` (those the message has). Given as data (a
- * node:crypto key) so the core names no signing library; flagpost/nodemailer hands it to nodemailer's signer.
+ * node:crypto key) so the core names no signing library; flagpost/nodemailer signs with it off the
+ * event loop (adapters/nodemailer/dkim-signature.ts). A message that cannot be signed MUST NOT be sent.
  */
 export interface DkimSigning {
   /** `d=`: the domain of the From address. */

@@ -30,7 +30,7 @@ export function emlFileTransport(options: EmlFileTransportOptions): MailTranspor
       try {
         // The stream transport keeps a Bcc header (it has no envelope of its own): Bcc recipients
         // go into an explicit envelope instead, so the file holds what recipients would see.
-        const { bcc: _bcc, ...mail } = toMailOptions(message);
+        const { bcc: _bcc, ...mail } = await toMailOptions(message);
         const info = await composer.sendMail({
           ...mail,
           envelope: { from: message.envelope?.from ?? message.from.address, to: recipients },
@@ -44,6 +44,7 @@ export function emlFileTransport(options: EmlFileTransportOptions): MailTranspor
         await writeFile(partial, raw);
         await rename(partial, file);
       } catch (error) {
+        if (error instanceof TransportError) throw error; // the message could not be signed
         const code = (error as { code?: unknown }).code;
         throw new TransportError(
           "transient",

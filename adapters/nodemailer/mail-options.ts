@@ -1,5 +1,6 @@
 import type { SendMailOptions } from "nodemailer";
 import type { MailAddress, OutgoingMessage } from "../../src/internal.js";
+import { signedMailOptions } from "./signed-mail.js";
 
 /** Always a pair (name "" when there is none): a bare string would go through nodemailer's address parser again. */
 function address(a: MailAddress): { name: string; address: string } {
@@ -9,9 +10,16 @@ function address(a: MailAddress): { name: string; address: string } {
 /**
  * The nodemailer message for an outgoing email. Addresses go in as name/address pairs, never as
  * strings nodemailer would parse again. Bcc recipients are in the envelope only (nodemailer
- * leaves the Bcc header out). File and URL access are off: contents are given inline.
+ * leaves the Bcc header out). File and URL access are off: contents are given inline. A message
+ * with `dkim` comes back composed and signed, as `raw` (signed-mail.ts), so that the RSA signature
+ * runs off the event loop; it rejects when the message cannot be signed.
  */
-export function toMailOptions(message: OutgoingMessage): SendMailOptions {
+export async function toMailOptions(message: OutgoingMessage): Promise<SendMailOptions> {
+  const options = unsignedMailOptions(message);
+  return message.dkim ? signedMailOptions(options, message.dkim) : options;
+}
+
+function unsignedMailOptions(message: OutgoingMessage): SendMailOptions {
   const options: SendMailOptions = {
     messageId: message.messageId,
     date: message.date,
@@ -31,14 +39,6 @@ export function toMailOptions(message: OutgoingMessage): SendMailOptions {
   // nodemailer adds the parameters only when the server's EHLO answer lists DSN.
   if (message.dsn)
     options.dsn = { id: message.dsn.envelopeId, return: "headers", notify: ["success", "failure", "delay"] };
-  // nodemailer's signer: relaxed/relaxed, rsa-sha256 (its defaults), over the fields flagpost names.
-  if (message.dkim)
-    options.dkim = {
-      domainName: message.dkim.domainName,
-      keySelector: message.dkim.keySelector,
-      privateKey: message.dkim.privateKey,
-      headerFieldNames: message.dkim.signedHeaders.join(":"),
-    };
   if (message.attachments.length > 0) {
     options.attachments = message.attachments.map((a) => ({
       filename: a.filename,

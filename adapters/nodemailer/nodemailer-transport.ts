@@ -50,7 +50,7 @@ export function nodemailerTransport(
     async send(message: OutgoingMessage): Promise<TransportResult> {
       let info: SentInfo;
       try {
-        info = ((await transporter.sendMail(toMailOptions(message))) ?? {}) as SentInfo;
+        info = ((await transporter.sendMail(await toMailOptions(message))) ?? {}) as SentInfo;
       } catch (error) {
         throw classifyError(error);
       }

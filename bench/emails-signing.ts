@@ -1,0 +1,128 @@
+import { CONCURRENCY, measure, type Sample, type Variant } from "./emails-measure.js";
+import { canPin, type Child, startChild } from "./lib/child.js";
+import type { BenchPart } from "./lib/part.js";
+import { loadLine, oneMinuteLoad } from "./lib/load.js";
+import { table } from "./lib/report.js";
+import { fmt, median } from "./lib/stats.js";
+
+/**
+ * `npm run bench:signing`: what DKIM signing adds to an email (issue 28: at most 15% of the
+ * per-email time). bench:emails' `send` row on SQLite, unsigned and signed, in the same processes
+ * and interleaved rounds, sized to finish within about two minutes. Besides the time per email
+ * end to end and the sending process's CPU, it reports the CPU of the sender's event-loop thread:
+ * the signature itself runs on libuv's thread pool, so that is the cost the loop no longer carries.
+ */
+
+const UNSIGNED: Variant = {
+  id: "sqlite-send",
+  label: "flagpost send",
+  storage: "SQLite",
+  run: { kind: "flagpost", engine: "sqlite", mode: "send" },
+};
+const SIGNED: Variant = {
+  id: "sqlite-send-signed",
+  label: "flagpost send, DKIM-signed",
+  storage: "SQLite",
+  run: { kind: "flagpost", engine: "sqlite", mode: "send", signed: true },
+};
+
+/** The rows bench:emails adds for signing. */
+export const SIGNING_VARIANTS: readonly Variant[] = [UNSIGNED, SIGNED];
+
+type Median = (id: string, pick: (s: Sample) => number | undefined) => number;
+
+const orDash = (x: number) => (Number.isNaN(x) ? "—" : fmt(x));
+const pct = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+
+/** Signed against unsigned, from the medians of both rows: the lines under a table. */
+export function signingCost(med: Median): string {
+  const perEmail = (id: string) => 1000 / med(id, (s) => s.e2e);
+  const time = perEmail(SIGNED.id) / perEmail(UNSIGNED.id) - 1;
+  const cpu = med(SIGNED.id, (s) => s.cpuPerEmail) / med(UNSIGNED.id, (s) => s.cpuPerEmail) - 1;
+  const loop = med(SIGNED.id, (s) => s.loopCpuPerEmail) / med(UNSIGNED.id, (s) => s.loopCpuPerEmail) - 1;
+  return [
+    `- DKIM signing (flagpost send on SQLite, signed against unsigned): ${perEmail(SIGNED.id).toFixed(3)} against ${perEmail(UNSIGNED.id).toFixed(3)} ms per email end to end (${pct(time)}; issue 28 target ≤ +15%: ${time <= 0.15 ? "met" : "MISSED"}), ` +
+      `sender CPU ${pct(cpu)} per email, sender event-loop thread CPU ${Number.isNaN(loop) ? "not measured (no /proc)" : pct(loop)} per email.`,
+    "- Signed emails come from a verified domain (RSA 2048 key, sealed under a secret, opened once). nodemailer's MailComposer writes each message, flagpost's signer hashes the relaxed body and header fields on the event loop and makes the RSA signature with node:crypto's asynchronous `sign`, on libuv's thread pool; the sink checks that every email of the signed row carries a DKIM-Signature and no other does.",
+  ].join("\n");
+}
+
+/**
+ * Signed against unsigned round by round: the two runs of a round follow each other, so on a
+ * machine whose load swings they compare like with like better than medians taken apart.
+ */
+function pairedRounds(samples: Map<string, Sample[]>): string {
+  const signed = samples.get(SIGNED.id) ?? [];
+  const unsigned = samples.get(UNSIGNED.id) ?? [];
+  const ratios = (pick: (s: Sample) => number | undefined) =>
+    signed.map((s, i) => (pick(s) ?? Number.NaN) / (pick(unsigned[i]!) ?? Number.NaN) - 1);
+  const line = (pick: (s: Sample) => number | undefined) => {
+    const each = ratios(pick);
+    return `${each.map(pct).join(", ")} (median ${pct(median(each))})`;
+  };
+  return (
+    `- Round by round, signed against unsigned: time per email ${line((s) => 1 / s.e2e)}; ` +
+    `sender CPU ${line((s) => s.cpuPerEmail)}; event-loop thread CPU ${line((s) => s.loopCpuPerEmail)}.`
+  );
+}
+
+export const signingBench: BenchPart = {
+  name: "signing",
+  title: "Emails: what DKIM signing costs (issue 28)",
+  async run({ smoke, log }) {
+    const count = smoke ? 50 : 800;
+    const rounds = smoke ? 1 : 3;
+    const loadBefore = oneMinuteLoad();
+    const started = await Promise.allSettled([
+      startChild<{ port: number }>(new URL("./emails-sink.ts", import.meta.url), [], { core: 1 }),
+      startChild(new URL("./emails-sender.ts", import.meta.url), [], { core: 0 }),
+    ]);
+    const children = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+    try {
+      const failed = started.find((s) => s.status === "rejected");
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+      const [sink, sender] = children as [Child<{ port: number }>, Child];
+      for (const variant of SIGNING_VARIANTS) await measure(sender, sink, variant, Math.min(count, 100));
+      const samples = new Map<string, Sample[]>();
+      for (let round = 1; round <= rounds; round++) {
+        for (const variant of SIGNING_VARIANTS) {
+          const sample = await measure(sender, sink, variant, count);
+          samples.set(variant.id, [...(samples.get(variant.id) ?? []), sample]);
+          log(
+            `round ${round}, ${variant.label}: ${fmt(sample.e2e)} emails/s, CPU ${fmt(sample.cpuPerEmail)} µs/email, event loop ${orDash(sample.loopCpuPerEmail ?? Number.NaN)} µs/email`,
+          );
+        }
+      }
+      const med: Median = (id, pick) => median((samples.get(id) ?? []).map((s) => pick(s) ?? Number.NaN));
+      const rows = SIGNING_VARIANTS.map((v) => [
+        v.label,
+        v.storage,
+        (1000 / med(v.id, (s) => s.e2e)).toFixed(3),
+        fmt(med(v.id, (s) => s.cpuPerEmail)),
+        orDash(med(v.id, (s) => s.loopCpuPerEmail)),
+      ]);
+      return [
+        `${fmt(count)} emails per run (bench:emails' messages: one recipient, text + HTML), ${CONCURRENCY} concurrent callers of \`send\`, the worker at its defaults, one pooled nodemailer transporter to a local smtp-server sink. ` +
+          (canPin() ? "Sender pinned to core 0 (its thread pool too), sink to core 1. " : "NOT pinned. ") +
+          `${rounds} interleaved rounds after a warm-up of each row; medians. ${loadLine(loadBefore, oneMinuteLoad())}`,
+        "",
+        table(
+          [
+            "system",
+            "storage",
+            "ms per email end to end",
+            "sender CPU µs/email",
+            "sender event-loop thread CPU µs/email",
+          ],
+          rows,
+        ),
+        "",
+        signingCost(med),
+        pairedRounds(samples),
+        "- event-loop thread CPU: user + system time of the sender's main thread (/proc/self/task/<pid>/stat), which runs the event loop; the sender CPU column adds the thread pool and the other threads.",
+      ].join("\n");
+    } finally {
+      await Promise.allSettled(children.map((c) => c.close()));
+    }
+  },
+};
