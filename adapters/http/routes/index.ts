@@ -1,4 +1,4 @@
-import type { Flagpost } from "../../../src/internal.js";
+import { type Flagpost, type ReportSource, storedSignatureChecks } from "../../../src/internal.js";
 import type { Route } from "../types.js";
 import { domainRoutes } from "./domains.js";
 import { emailRoutes } from "./emails.js";
@@ -8,16 +8,15 @@ import { flagStreamRoutes } from "./flag-stream.js";
 import { eventRoutes } from "./events.js";
 import { experimentRoutes } from "./experiments.js";
 import { flagRoutes } from "./flags.js";
-import { type InboundOptions, inboundRoutes } from "./inbound.js";
-import { storedSignatureChecks } from "../inbound/freshness.js";
+import { inboundRoutes } from "./inbound.js";
 import { HeavyReads } from "../heavy-reads.js";
 import { webhookRoutes } from "./webhooks.js";
 import { ofrepRoutes } from "../ofrep/routes.js";
 import { flagScheduleRoutes } from "./flag-schedules.js";
 import { suppressionRoutes } from "./suppressions.js";
 
-/** Every /v1 route. Each service contributes its own list; `inbound` configures the provider webhooks. */
-export function allRoutes(fp: Flagpost, inbound?: InboundOptions): Route[] {
+/** Every /v1 route. Each service contributes its own list; `inbound`: the report sources to serve. */
+export function allRoutes(fp: Flagpost, inbound?: readonly ReportSource[]): Route[] {
   const heavy = new HeavyReads();
   // The snapshot, stream and access routes go first: the router takes the first match, and /v1/flags/:key would match them too.
   return [
