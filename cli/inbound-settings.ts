@@ -1,4 +1,4 @@
-import { PROVIDER_INTAKES } from "../adapters/inbound/providers/intakes.js";
+import { PROVIDER_INTAKES } from "../adapters/inbound/providers/index.js";
 import type { InboundSmtp } from "../adapters/inbound/index.js";
 import type { DeliveryReport, Logger, ReportSource } from "../src/internal.js";
 import { UsageError } from "./args.js";
@@ -10,7 +10,7 @@ import { UsageError } from "./args.js";
  *   FLAGPOST_INBOUND_SMTP_MAX_BYTES, default 10 MiB): the SMTP listener for DSNs and ARF reports.
  *   It takes recipients at FLAGPOST_INBOUND_SMTP_DOMAINS (comma-separated), else at
  *   FLAGPOST_BOUNCE_DOMAIN, else at any domain.
- * - the provider webhooks' settings, each read by its provider (adapters/inbound/providers/intakes.ts):
+ * - the provider webhooks' settings, each read by its provider (PROVIDER_INTAKES, adapters/inbound/providers/index.ts):
  *   FLAGPOST_INBOUND_SES_TOPIC_ARNS (comma-separated), FLAGPOST_INBOUND_SENDGRID_PUBLIC_KEY,
  *   FLAGPOST_INBOUND_MAILGUN_SIGNING_KEY, FLAGPOST_INBOUND_POSTMARK_USER +
  *   FLAGPOST_INBOUND_POSTMARK_PASSWORD. A provider without its setting answers 404.

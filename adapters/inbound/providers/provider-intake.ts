@@ -2,7 +2,7 @@ import type { ReportSource } from "../../../src/internal.js";
 
 /**
  * How `flagpost serve` turns its settings into one provider's ReportSource. Each provider file
- * exports one, and index.ts lists them: the CLI reads every provider through that list, so a new
+ * exports one, and index.ts lists them (PROVIDER_INTAKES): the CLI reads every provider through that list, so a new
  * provider is its own file plus one entry there (docs/architecture.md, "Adding a report intake").
  */
 export interface ProviderIntake {
