@@ -34,6 +34,7 @@ export default defineConfig((cli) => ({
     testing: "adapters/testing/index.ts",
     redis: "adapters/redis/index.ts",
     inbound: "adapters/inbound/index.ts",
+    "inbound-providers": "adapters/inbound/providers/index.ts",
     cli: "cli/main.ts",
     // Not an import: the SQLite heavy-read thread's entry, which heavy-read-thread.ts starts by
     // its file name next to the chunks (dist/heavy-read-worker.js).
@@ -56,6 +57,7 @@ export default defineConfig((cli) => ({
             testing: "adapters/testing/index.ts",
             redis: "adapters/redis/index.ts",
             inbound: "adapters/inbound/index.ts",
+            "inbound-providers": "adapters/inbound/providers/index.ts",
           },
         },
   splitting: true,

@@ -1,6 +1,6 @@
-import type { InboundOptions } from "../adapters/http/index.js";
+import { PROVIDER_INTAKES } from "../adapters/inbound/providers/index.js";
 import type { InboundSmtp } from "../adapters/inbound/index.js";
-import type { Logger, ReportParser } from "../src/internal.js";
+import type { DeliveryReport, Logger, ReportSource } from "../src/internal.js";
 import { UsageError } from "./args.js";
 
 /**
@@ -10,10 +10,10 @@ import { UsageError } from "./args.js";
  *   FLAGPOST_INBOUND_SMTP_MAX_BYTES, default 10 MiB): the SMTP listener for DSNs and ARF reports.
  *   It takes recipients at FLAGPOST_INBOUND_SMTP_DOMAINS (comma-separated), else at
  *   FLAGPOST_BOUNCE_DOMAIN, else at any domain.
- * - the provider webhooks' secrets: FLAGPOST_INBOUND_SES_TOPIC_ARNS (comma-separated),
- *   FLAGPOST_INBOUND_SENDGRID_PUBLIC_KEY, FLAGPOST_INBOUND_MAILGUN_SIGNING_KEY,
- *   FLAGPOST_INBOUND_POSTMARK_USER + FLAGPOST_INBOUND_POSTMARK_PASSWORD. A provider without its
- *   setting answers 404.
+ * - the provider webhooks' settings, each read by its provider (PROVIDER_INTAKES, adapters/inbound/providers/index.ts):
+ *   FLAGPOST_INBOUND_SES_TOPIC_ARNS (comma-separated), FLAGPOST_INBOUND_SENDGRID_PUBLIC_KEY,
+ *   FLAGPOST_INBOUND_MAILGUN_SIGNING_KEY, FLAGPOST_INBOUND_POSTMARK_USER +
+ *   FLAGPOST_INBOUND_POSTMARK_PASSWORD. A provider without its setting answers 404.
  */
 
 function setting(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -21,34 +21,19 @@ function setting(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return value ? value : undefined;
 }
 
-export function inboundOptionsFrom(env: NodeJS.ProcessEnv): InboundOptions {
-  const options: InboundOptions = {};
-  const topics = setting(env, "FLAGPOST_INBOUND_SES_TOPIC_ARNS");
-  if (topics !== undefined) {
-    const topicArns = topics
-      .split(",")
-      .map((t) => t.trim())
-      .filter((t) => t !== "");
-    const bad = topicArns.find((t) => !/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]+$/.test(t));
-    if (bad !== undefined)
-      throw new UsageError(
-        `FLAGPOST_INBOUND_SES_TOPIC_ARNS must list SNS topic ARNs (arn:aws:sns:region:account:name), not "${bad}"`,
-      );
-    options.ses = { topicArns };
+/** The report sources the environment configures, for the HTTP layer's `inbound`. */
+export function inboundSourcesFrom(env: NodeJS.ProcessEnv): ReportSource[] {
+  const sources: ReportSource[] = [];
+  for (const intake of PROVIDER_INTAKES) {
+    let source: ReportSource | undefined;
+    try {
+      source = intake.fromSettings((name) => setting(env, name));
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    if (source !== undefined) sources.push(source);
   }
-  const sendgrid = setting(env, "FLAGPOST_INBOUND_SENDGRID_PUBLIC_KEY");
-  if (sendgrid !== undefined) options.sendgrid = { publicKey: sendgrid };
-  const mailgun = setting(env, "FLAGPOST_INBOUND_MAILGUN_SIGNING_KEY");
-  if (mailgun !== undefined) options.mailgun = { signingKey: mailgun };
-  const user = setting(env, "FLAGPOST_INBOUND_POSTMARK_USER");
-  const password = setting(env, "FLAGPOST_INBOUND_POSTMARK_PASSWORD");
-  if ((user === undefined) !== (password === undefined))
-    throw new UsageError("FLAGPOST_INBOUND_POSTMARK_USER and FLAGPOST_INBOUND_POSTMARK_PASSWORD go together");
-  if (user !== undefined && password !== undefined) {
-    if (user.includes(":")) throw new UsageError("FLAGPOST_INBOUND_POSTMARK_USER cannot hold a colon");
-    options.postmark = { user, password };
-  }
-  return options;
+  return sources;
 }
 
 export interface InboundSmtpSettings {
@@ -92,15 +77,15 @@ async function loadInbound() {
   }
 }
 
-/** The report parser `flagpost serve` gives createFlagpost when it runs the listener. */
-export async function reportParserFor(settings: InboundSmtpSettings | undefined): Promise<ReportParser | undefined> {
-  return settings === undefined ? undefined : (await loadInbound()).mailReportParser();
+/** Fails at once, before anything is opened, when the listener is asked for and its peers are missing. */
+export async function requireInboundPeers(settings: InboundSmtpSettings | undefined): Promise<void> {
+  if (settings !== undefined) await loadInbound();
 }
 
 /** Starts the listener; each message's outcome is logged (never its content). */
 export async function startInboundListener(
   settings: InboundSmtpSettings,
-  ingest: (raw: Buffer) => Promise<readonly { outcome: string }[]>,
+  apply: (reports: DeliveryReport[]) => Promise<readonly { outcome: string }[]>,
   logger: Logger,
 ): Promise<InboundSmtp> {
   const { startInboundSmtp } = await loadInbound();
@@ -115,9 +100,9 @@ export async function startInboundListener(
     error: (message, fields) => logger.error(message, fields),
   };
   const listener = await startInboundSmtp({
-    ingest: async (raw) => {
-      const results = await ingest(raw);
-      if (results.length === 0) logger.info("inbound message held no delivery report", { bytes: raw.length });
+    apply: async (reports) => {
+      const results = await apply(reports);
+      if (results.length === 0) logger.info("inbound message held no delivery report");
       else logger.info("inbound reports", { outcomes: results.map((r) => r.outcome) });
     },
     host: settings.host,

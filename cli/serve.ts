@@ -14,7 +14,7 @@ import { metricsSettings } from "./metrics-settings.js";
 import { drainThen, shutdownDelayFrom } from "./shutdown-drain.js";
 import { openRateLimit } from "./rate-limit.js";
 import { requestLoggingFrom } from "./request-logging.js";
-import { inboundOptionsFrom, inboundSmtpFrom, reportParserFor, startInboundListener } from "./inbound-settings.js";
+import { inboundSmtpFrom, inboundSourcesFrom, requireInboundPeers, startInboundListener } from "./inbound-settings.js";
 import { reportSettingsFrom } from "./report-settings.js";
 import { domainSettingsFrom } from "./domain-settings.js";
 
@@ -79,9 +79,9 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const insights = {
     flushIntervalMs: positiveIntegerFrom(env, "FLAGPOST_INSIGHTS_FLUSH_MS", DEFAULT_INSIGHTS_FLUSH_MS),
   };
-  const inbound = inboundOptionsFrom(env);
+  const inbound = inboundSourcesFrom(env);
   const inboundSmtp = inboundSmtpFrom(env);
-  const reportParser = await reportParserFor(inboundSmtp);
+  await requireInboundPeers(inboundSmtp);
   const fp = await openFlagpost(
     env,
     logger,
@@ -92,7 +92,6 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
       insights,
       domains,
       ...reports,
-      ...(reportParser ? { reportParser } : {}),
     },
     { listen: true, wait: true },
   );
@@ -173,7 +172,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   try {
     await ensureStartupKey(fp, env.FLAGPOST_API_KEY, { out: (line) => process.stdout.write(`${line}\n`) });
     if (inboundSmtp && !stopping) {
-      const started = await startInboundListener(inboundSmtp, (raw) => fp.emails.ingestReport(raw), logger);
+      const started = await startInboundListener(inboundSmtp, (reports) => fp.emails.applyReports(reports), logger);
       // A signal during the start found no listener to close: close it here.
       if (stopping) await started.close();
       else listener = started;

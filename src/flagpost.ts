@@ -8,7 +8,6 @@ import { ReputationGuard } from "./domains/reputation-guard.js";
 import { reputationSettings } from "./domains/reputation-window.js";
 import { EmailService } from "./emails/email-service.js";
 import { OutboxWorker, type OutboxWorkerOptions } from "./emails/outbox-worker.js";
-import type { ReportParser } from "./emails/reports.js";
 import { SuppressionService } from "./emails/suppression-service.js";
 import { type SuppressionOptions, SuppressionPolicy } from "./emails/suppression-policy.js";
 import { VerpTags } from "./emails/verp-tag.js";
@@ -53,8 +52,6 @@ export interface FlagpostOptions {
   transport?: MailTransport;
   /** Outbox worker settings: concurrency, lease, retry budget, `autoStart`. */
   emailWorker?: OutboxWorkerOptions;
-  /** Parses raw DSN and ARF messages for `emails.ingestReport()` (docs/emails.md, "Reports"). */
-  reportParser?: ReportParser;
   /**
    * When delivery reports suppress addresses (docs/emails.md, "Suppression"): hard bounces about
    * the recipient and complaints always; `softBounces: {count, days}` adds repeated soft bounces.
@@ -121,7 +118,7 @@ export interface Flagpost {
    * is not `defaultValue`'s. `flagClient.getValueDetail` gives the reason too.
    */
   getValue<T>(key: string, context: ValueContext | undefined, defaultValue: T): T;
-  /** send, sendBatch, get, recordEvent, events, applyReports, ingestReport; `emails.worker` when a transport is configured. */
+  /** send, sendBatch, get, recordEvent, events, applyReports; `emails.worker` when a transport is configured. */
   readonly emails: EmailService;
   /** The suppression list by hand: add, addBatch, list, get, remove, removeBatch (Resend's shapes). */
   readonly suppressions: SuppressionService;
@@ -185,7 +182,6 @@ export function createFlagpost(options: FlagpostOptions): Flagpost {
     : undefined;
   const emails = new EmailService(storage, clock, worker, {
     reputation,
-    ...(options.reportParser ? { reportParser: options.reportParser } : {}),
     policy,
     verpTags,
     unsubscribeLinks,

@@ -34,7 +34,7 @@ export type {
   SuppressionService,
   SuppressionView,
 } from "./emails/suppression-service.js";
-export type { DeliveryReport, DeliveryReportSource, DeliveryReportType, ReportParser } from "./emails/reports.js";
+export type { DeliveryReport, DeliveryReportSource, DeliveryReportType } from "./emails/reports.js";
 export type { EventTracker, EnqueueResult, EventTrackerOptions, TrackOptions } from "./events/event-tracker.js";
 export type { EventBufferOptions, EventBufferStats, UnstoredReason, WhenFull } from "./events/event-buffer-options.js";
 export type { ExperimentService } from "./experiments/experiment-results.js";
@@ -110,8 +110,10 @@ export type {
   WebhookView,
 } from "./webhooks/views.js";
 
-// The ports: storage, mail transport, logger, clock.
+// The ports: storage, mail transport, report intake (parser and source), logger, clock.
 export type * from "./storage/index.js";
+export type { ReportParser } from "./ports/report-parser.js";
+export type { InboundRequest, ReportSource, SignatureChecks } from "./ports/report-source.js";
 export {
   TransportError,
   isTransportError,

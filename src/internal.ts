@@ -39,7 +39,10 @@ export { inputProblem, isStorableText, MAX_NESTING_DEPTH } from "./input-policy.
 export type * from "./storage/index.js";
 export { type IdempotencyOptions } from "./emails/email-service.js";
 export { type OutboxWorkerOptions } from "./emails/outbox-worker.js";
-export type { DeliveryReport, ReportParser } from "./emails/reports.js";
+export type { DeliveryReport } from "./emails/reports.js";
+export type { ReportParser } from "./ports/report-parser.js";
+export type { ReportSource, SignatureChecks } from "./ports/report-source.js";
+export { REPORT_SOURCE_NAME, reportSourceRegistry, storedSignatureChecks } from "./emails/report-sources.js";
 export type { ListSuppressionsInput } from "./emails/suppression-service.js";
 export type { UpdateEmailRequest } from "./emails/email-changes.js";
 export { DEFAULT_RETRY_POLICY, retryDelay, delayCeiling } from "./jobs/retry-policy.js";

@@ -6,6 +6,7 @@ import {
   FlagpostError,
   type Flagpost,
   type Logger,
+  type ReportSource,
 } from "../../src/internal.js";
 import type { DashboardOptions } from "./dashboard/serve.js";
 import { errorResponse } from "./error-body.js";
@@ -24,7 +25,6 @@ import { publicAnswers } from "./public-answers.js";
 import { DEFAULT_REQUEST_LOG_SAMPLE, RequestLog, type RequestLogging } from "./request-log.js";
 import { bearerToken } from "./request-json.js";
 import { HrefCache, runRoute } from "./route-run.js";
-import type { InboundOptions } from "./routes/inbound.js";
 import { type HttpRequest, type HttpResponse, type KeyRoute, PROVIDER_AUTH, type ProviderRoute } from "./types.js";
 
 type Headers = Record<string, string>;
@@ -52,8 +52,12 @@ export interface HttpOptions {
   logger?: Logger;
   /** The flags dashboard: served at "/dashboard" unless `false`; `path` moves it. */
   dashboard?: DashboardOptions | false;
-  /** Delivery-report webhooks (`/v1/inbound/{provider}`): each provider's secret; one left out answers 404. */
-  inbound?: InboundOptions;
+  /**
+   * Delivery-report sources served at `/v1/inbound/{name}`: the providers of
+   * `flagpost/inbound/providers` (`postmarkSource({user, password})`…) or an app's own ReportSource.
+   * Any other name answers 404. Names must be unique (validation_error otherwise).
+   */
+  inbound?: readonly ReportSource[];
   /** `GET /health` and `GET /ready` at the mount point (adapters/http/probes.ts), unless `false`. */
   probes?: ProbeOptions | false;
   /** Origins allowed to call /ofrep/ from a browser (`FLAGPOST_CORS_ORIGINS`); none by default. */
@@ -112,12 +116,17 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
   let ready = false;
 
   /** A mail provider's webhook carries no flagpost key: it authenticates inside its route. */
-  async function respondToProviderWhenReady(route: ProviderRoute, request: HttpRequest, rateHeaders: Headers) {
+  async function respondToProviderWhenReady(
+    route: ProviderRoute,
+    params: Readonly<Record<string, string>>,
+    request: HttpRequest,
+    rateHeaders: Headers,
+  ) {
     if (!ready) {
       await fp.ready();
       ready = true;
     }
-    return respondToProvider(route, request, rateHeaders, { limiter, budget, logger });
+    return respondToProvider(route, params, request, rateHeaders, { limiter, budget, logger });
   }
 
   /**
@@ -126,7 +135,7 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
    */
   function respond(request: HttpRequest, match: RouteMatch, rateHeaders: Headers): Answer {
     if (match.kind === "found" && match.route.scope === PROVIDER_AUTH)
-      return respondToProviderWhenReady(match.route, request, rateHeaders);
+      return respondToProviderWhenReady(match.route, match.params, request, rateHeaders);
     const checked = keys.check(request, bearerToken(request.headers.authorization), match, rateHeaders);
     return checked instanceof Promise
       ? checked.then((apiKey) => route(request, match, apiKey, rateHeaders))

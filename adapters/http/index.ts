@@ -20,7 +20,6 @@ export { toFetchHandler, type FetchHandlerOptions } from "./fetch.js";
 export { toHono, type HonoMiddleware, type HonoContextLike, type HonoOptions } from "./hono.js";
 export { DEFAULT_DASHBOARD_PATH, type DashboardOptions } from "./dashboard/serve.js";
 export { STATUS_BY_CODE } from "./status.js";
-export type { InboundOptions } from "./routes/inbound.js";
 export type { RateLimitOptions } from "./rate-limit.js";
 export type { RateLimitStore, SharedLimit, SharedTake } from "../../src/rate-limit-store.js";
 export type { HttpRequest, HttpResponse, RequestBody, Route, RouteContext, RouteResult, ErrorStyle } from "./types.js";

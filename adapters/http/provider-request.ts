@@ -19,6 +19,7 @@ export interface ProviderRequestContext {
  */
 export async function respondToProvider(
   route: ProviderRoute,
+  params: Readonly<Record<string, string>>,
   request: HttpRequest,
   rateHeaders: Record<string, string>,
   context: ProviderRequestContext,
@@ -44,7 +45,7 @@ export async function respondToProvider(
         "The body was parsed before flagpost read it, so its signature cannot be checked: mount flagpost before body parsers such as express.json()",
       );
     const body = request.body.kind === "none" ? new Uint8Array(0) : await request.body.read(route.bodyLimit);
-    const result = await route.receive({ headers: request.headers, body });
+    const result = await route.receive({ headers: request.headers, body, params });
     return jsonResponse(result.status, result.body, rateHeaders);
   } catch (error) {
     if (!(error instanceof FlagpostError) || error.code === "internal_server_error" || error.code === "unavailable") {

@@ -98,7 +98,12 @@ export interface ProviderRoute {
   style: ErrorStyle;
   bodyLimit: number;
   /** MUST refuse (missing_signature / invalid_signature) before it looks at or changes anything. */
-  receive(request: { headers: Readonly<Record<string, string | undefined>>; body: Uint8Array }): Promise<RouteResult>;
+  receive(request: {
+    headers: Readonly<Record<string, string | undefined>>;
+    body: Uint8Array;
+    /** The path's `:name` segments. */
+    params: Readonly<Record<string, string>>;
+  }): Promise<RouteResult>;
 }
 
 export type Route = KeyRoute | ProviderRoute;

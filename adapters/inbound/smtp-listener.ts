@@ -1,18 +1,44 @@
 import type { AddressInfo } from "node:net";
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
-import { asLogger, errorFields, type Logger, silentLogger } from "../../src/internal.js";
+import {
+  asLogger,
+  type DeliveryReport,
+  errorFields,
+  type Logger,
+  type ReportParser,
+  silentLogger,
+} from "../../src/internal.js";
+import { mailReportParser } from "./report-parser.js";
 
 /**
  * The inbound SMTP listener: where DSNs and feedback reports addressed to the bounce domain
  * arrive (straight from the internet, or passed on by the app's own MTA). It is a mailbox, not a
- * relay: it never sends or forwards anything, refuses recipients outside its domains, and hands
- * every message it accepts to `ingest` — which parses it and applies what it reports. A message
- * that reports nothing flagpost knows is still answered 250: a sender told "no" would only retry
- * or bounce the bounce. Only a failure to store (storage down) answers 451, so the sender retries.
+ * relay: it never sends or forwards anything, refuses recipients outside its domains, parses every
+ * message it accepts here (with `parser`, mailReportParser() by default) and hands the reports it
+ * holds to `apply` — `(reports) => fp.emails.applyReports(reports)`: the core gets reports, never
+ * bytes. An app that keeps the raw messages itself (an archive, a queue) passes `ingest` instead.
+ * A message that reports nothing flagpost knows is still answered 250: a sender told "no" would
+ * only retry or bounce the bounce. Only a failure to store (storage down) answers 451, so the
+ * sender retries.
  */
-export interface InboundSmtpOptions {
-  /** Takes one whole message; `flagpost serve` passes `fp.emails.ingestReport`. */
+export type InboundSmtpOptions = InboundSmtpSettings & (ApplyReportsOption | IngestOption);
+
+interface ApplyReportsOption {
+  /** Applies the reports of one message (`[]` for a message that is no report); `flagpost serve` passes `fp.emails.applyReports`. */
+  apply(reports: DeliveryReport[]): Promise<unknown>;
+  /** Reads each message into reports; mailReportParser() by default. */
+  parser?: ReportParser;
+  ingest?: never;
+}
+
+interface IngestOption {
+  /** Takes each whole message as received, with its `Delivered-To` lines, instead of parsing it here. */
   ingest(raw: Buffer): Promise<unknown>;
+  apply?: never;
+  parser?: never;
+}
+
+interface InboundSmtpSettings {
   /** Default 127.0.0.1: put the MTA that receives the bounce domain's mail in front. */
   host?: string;
   /** Default 0 (a free port; read it from the result). */
@@ -72,7 +98,16 @@ function withDeliveredTo(session: SMTPServerSession, message: Buffer): Buffer {
   return Buffer.concat([Buffer.from(lines, "utf8"), message]);
 }
 
+/** What the listener does with one accepted message: parse and apply, or hand the bytes on. */
+function takerOf(options: InboundSmtpOptions): (raw: Buffer) => Promise<unknown> {
+  if (options.ingest) return options.ingest;
+  const parser = options.parser ?? mailReportParser();
+  const apply = options.apply;
+  return async (raw) => apply(await parser.parse(raw));
+}
+
 export async function startInboundSmtp(options: InboundSmtpOptions): Promise<InboundSmtp> {
+  const take = takerOf(options);
   const host = options.host ?? "127.0.0.1";
   const maxBytes = options.maxBytes ?? DEFAULT_INBOUND_MAX_BYTES;
   const domains = new Set((options.domains ?? []).map((d) => d.trim().toLowerCase()).filter((d) => d !== ""));
@@ -102,7 +137,7 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
         callback(smtpError(552, `5.3.4 Message larger than ${maxBytes} bytes`));
         return;
       }
-      const ingest = options.ingest(withDeliveredTo(session, Buffer.concat(chunks, size))).then(
+      const ingest = take(withDeliveredTo(session, Buffer.concat(chunks, size))).then(
         () => callback(null),
         (error: unknown) => {
           logger.error("inbound report not stored", { ...errorFields(error) });

@@ -1,5 +1,4 @@
 import type { ReputationGuard } from "../domains/reputation-guard.js";
-import type { ReportParser } from "./reports.js";
 import type { BatchValidation } from "./schema.js";
 import type { SuppressionPolicy } from "./suppression-policy.js";
 import type { UnsubscribeLinks } from "./unsubscribe-links.js";
@@ -21,8 +20,6 @@ export interface SendBatchOptions extends IdempotencyOptions {
 }
 
 export interface EmailServiceOptions {
-  /** Turns raw DSN/ARF messages into DeliveryReports for `ingestReport`. */
-  reportParser?: ReportParser;
   /** When reports suppress addresses. */
   policy: SuppressionPolicy;
   /** Checks the VERP tags reports come back to. */

@@ -9,7 +9,7 @@ import { checkSendRequest, newEmailRecord, scheduledEvents } from "./new-email.j
 import { ReportApplier, type ReportResult } from "./report-application.js";
 import { EmailChanges, type UpdateEmailRequest } from "./email-changes.js";
 import { type ListView, type PageQuery, readPage } from "../pagination.js";
-import type { DeliveryReport, ReportParser } from "./reports.js";
+import type { DeliveryReport } from "./reports.js";
 import type { OutboxWorker } from "./outbox-worker.js";
 import type { EmailBounce } from "./report-envelope.js";
 import type { UnsubscribeLinks } from "./unsubscribe-links.js";
@@ -63,7 +63,6 @@ export class EmailService {
 
   readonly #reports: ReportApplier;
   readonly #changes: EmailChanges;
-  readonly #parser: ReportParser | undefined;
   readonly #links: UnsubscribeLinks;
   readonly #verifiedSenders: VerifiedSenders | undefined;
   readonly #reputation: ReputationGuard | undefined;
@@ -75,7 +74,6 @@ export class EmailService {
     this.#reports = new ReportApplier({ storage, clock, ...options });
     this.#reputation = options.reputation;
     this.#changes = new EmailChanges(storage, clock);
-    this.#parser = options.reportParser;
     this.#links = options.unsubscribeLinks;
     this.#verifiedSenders = options.verifiedSenders;
   }
@@ -107,20 +105,6 @@ export class EmailService {
    */
   applyReports(reports: readonly DeliveryReport[]): Promise<ReportResult[]> {
     return this.#reports.apply(reports);
-  }
-
-  /**
-   * Parses one raw report message (a whole RFC 5322 message: a DSN or an ARF report) with the
-   * `reportParser` given to createFlagpost and applies what it holds. A message that is no report
-   * gives `[]`. Without a parser: `unavailable`, naming the option.
-   */
-  async ingestReport(raw: string | Uint8Array): Promise<ReportResult[]> {
-    if (!this.#parser)
-      throw new FlagpostError(
-        "unavailable",
-        "No report parser is configured: pass `reportParser` to createFlagpost() to ingest raw DSN and ARF reports",
-      );
-    return this.applyReports(await this.#parser.parse(raw));
   }
 
   /** Stores one email in the outbox and answers `{id, from, to, subject, status: "queued", created_at}`. */

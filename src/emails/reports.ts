@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { REPORT_SOURCE_NAME } from "./report-sources.js";
 
 /**
  * Delivery reports from the mail system: what a DSN (RFC 3464), an ARF feedback report
@@ -64,8 +65,12 @@ export interface BounceSummary {
   message: string;
 }
 
-/** Where the report came from. */
-export type DeliveryReportSource = "dsn" | "arf" | "ses" | "sendgrid" | "mailgun" | "postmark";
+/**
+ * Where the report came from: `dsn` or `arf` for mail read by a ReportParser, else the name of the
+ * ReportSource that received it (`ses`, `sendgrid`, `mailgun`, `postmark`, or an app's own). Not a
+ * closed list: sources are registered, not enumerated here (src/emails/report-sources.ts).
+ */
+export type DeliveryReportSource = string;
 
 export interface DeliveryReport {
   type: DeliveryReportType;
@@ -99,18 +104,8 @@ export interface DeliveryReport {
   feedbackType?: string;
 }
 
-/**
- * Turns one raw report message (a whole RFC 5322 message, as received) into the reports it holds:
- * a DSN gives one per recipient, an ARF report one. A message that is not a report gives `[]`;
- * the parser never throws on bad input.
- */
-export interface ReportParser {
-  parse(raw: string | Uint8Array): Promise<DeliveryReport[]>;
-}
-
 const REPORT_TYPES = ["delivered", "bounced", "delayed", "complained", "auto_replied"] as const;
 const ACTIONS = ["delivered", "relayed", "delayed", "failed", "expanded"] as const;
-const REPORT_SOURCES = ["dsn", "arf", "ses", "sendgrid", "mailgun", "postmark"] as const;
 const text = (max: number) => z.string().max(max);
 
 /**
@@ -119,7 +114,7 @@ const text = (max: number) => z.string().max(max);
  */
 export const deliveryReportSchema = z.object({
   type: z.enum(REPORT_TYPES),
-  source: z.enum(REPORT_SOURCES),
+  source: z.string().regex(REPORT_SOURCE_NAME, "must be a report source's name (lower-case letters, digits, dashes)"),
   recipient: text(320).optional(),
   emailId: text(255).optional(),
   messageId: text(998).optional(),

@@ -1,22 +1,7 @@
 import { expect, it } from "vitest";
-import {
-  createFlagpost,
-  type DeliveryReport,
-  FlagpostError,
-  type ReportParser,
-  type SendEmailRequest,
-  silentLogger,
-  type Storage,
-} from "../../src/internal.js";
+import { type DeliveryReport, FlagpostError, type Storage } from "../../src/internal.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 import { reportHarness } from "./support/report-harness.js";
-
-const mail = (to: string | string[]): SendEmailRequest => ({
-  from: "Acme <hello@acme.example>",
-  to,
-  subject: "Hi",
-  text: "Hello",
-});
 
 /**
  * `applyReports` on every storage, with emails sent for real through nodemailer to an SMTP sink
@@ -216,38 +201,5 @@ describeEachStorage("applying delivery reports", (storage: () => Storage) => {
     expect((error as FlagpostError).code).toBe("validation_error");
     expect((error as FlagpostError).message).toMatch(/^"1\.type" /);
     expect((await h.fp.emails.get(id)).status).toBe("sent");
-  });
-});
-
-describeEachStorage("ingesting raw reports", (storage: () => Storage) => {
-  it("needs a report parser, and applies what the parser finds", async () => {
-    const without = createFlagpost({ storage: storage(), logger: silentLogger });
-    const error = await without.emails.ingestReport("From: x").catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: "unavailable", message: expect.stringContaining("reportParser") });
-
-    // A parser for a made-up one-line format: the wiring, not the parsing, is under test here.
-    const parser: ReportParser = {
-      async parse(raw) {
-        const text = typeof raw === "string" ? raw : Buffer.from(raw).toString("utf8");
-        const match = /^X-Test-Report: (.*)$/m.exec(text);
-        return match ? [JSON.parse(match[1]!) as DeliveryReport] : [];
-      },
-    };
-    const fp = createFlagpost({ storage: storage(), logger: silentLogger, reportParser: parser });
-    await fp.ready();
-    const { id } = await fp.emails.send(mail("jo@example.org"));
-    // No transport here: the email is marked handed on, as a worker elsewhere would record it.
-    await fp.storage.emails.transitionEmail(id, {
-      from: ["queued"],
-      to: "sent",
-      sentAt: new Date().toISOString(),
-      event: { type: "sent", at: new Date().toISOString(), detail: { accepted: ["jo@example.org"] } },
-    });
-    const raw = `Subject: report\r\nX-Test-Report: ${JSON.stringify({ type: "bounced", source: "dsn", emailId: id, status: "5.1.1" })}\r\n\r\n`;
-    expect(await fp.emails.ingestReport(Buffer.from(raw))).toEqual([
-      { outcome: "applied", emailId: id, status: "bounced", suppressed: ["jo@example.org"] },
-    ]);
-    expect(await fp.emails.ingestReport("Subject: hello\r\n\r\nnot a report")).toEqual([]);
-    await fp.close();
   });
 });

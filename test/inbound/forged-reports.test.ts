@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/http/index.js";
+import { postmarkSource } from "../../adapters/inbound/providers/index.js";
 import type { Storage } from "../../src/internal.js";
 import { listen } from "../support/servers.js";
 import { describeEachStorage } from "../support/storage-backends.js";
@@ -24,7 +25,9 @@ describeEachStorage("forged delivery reports", (storage: () => Storage) => {
   let key: string;
 
   beforeEach(async () => {
-    http = await listen(createServer(toNodeHandler(loop.fp, { rateLimit: false, inbound: { postmark: POSTMARK } })));
+    http = await listen(
+      createServer(toNodeHandler(loop.fp, { rateLimit: false, inbound: [postmarkSource(POSTMARK)] })),
+    );
     key = (await loop.fp.keys.create({ name: "test", scopes: ["full_access"] })).key;
   });
   afterEach(() => http.close());

@@ -2,6 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { createServer } from "node:http";
 import express from "express";
 import { toExpress } from "../../adapters/http/index.js";
+import { mailgunSource, postmarkSource, sendgridSource, sesSource } from "../../adapters/inbound/providers/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listen, startApp, type TestApp } from "../support/servers.js";
 import { EMAIL_ID, MAILGUN, POSTMARK, SENDGRID_EVENTS, SES } from "./support/provider-payloads.js";
@@ -31,12 +32,12 @@ describe("provider webhook routes", () => {
     app = await startApp({
       http: {
         rateLimit: false,
-        inbound: {
-          ses: { topicArns: [TOPIC_ARN], fetch: sns.fetch },
-          sendgrid: { publicKey: sendgrid.verificationKey },
-          mailgun: { signingKey: MAILGUN_KEY },
-          postmark: { user: "postmark", password: "route-test-password" },
-        },
+        inbound: [
+          sesSource({ topicArns: [TOPIC_ARN], fetch: sns.fetch }),
+          sendgridSource({ publicKey: sendgrid.verificationKey }),
+          mailgunSource({ signingKey: MAILGUN_KEY }),
+          postmarkSource({ user: "postmark", password: "route-test-password" }),
+        ],
       },
     });
   });
@@ -164,7 +165,7 @@ describe("provider webhook routes", () => {
   });
 
   it("in Express, reads the raw body when mounted before express.json(), and says why it cannot after", async () => {
-    const inbound = { mailgun: { signingKey: MAILGUN_KEY } };
+    const inbound = [mailgunSource({ signingKey: MAILGUN_KEY })];
     for (const [order, status] of [
       ["before", 200],
       ["after", 403],

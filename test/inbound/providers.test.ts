@@ -1,11 +1,10 @@
 import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { mailgunSource } from "../../adapters/http/inbound/mailgun.js";
-import { postmarkSource } from "../../adapters/http/inbound/postmark.js";
-import { sendgridSource } from "../../adapters/http/inbound/sendgrid.js";
-import { sesSource } from "../../adapters/http/inbound/ses.js";
-import type { InboundSource } from "../../adapters/http/inbound/source.js";
-import { FlagpostError } from "../../src/internal.js";
+import { mailgunSource } from "../../adapters/inbound/providers/mailgun.js";
+import { postmarkSource } from "../../adapters/inbound/providers/postmark.js";
+import { sendgridSource } from "../../adapters/inbound/providers/sendgrid.js";
+import { sesSource } from "../../adapters/inbound/providers/ses.js";
+import { FlagpostError, type ReportSource } from "../../src/internal.js";
 import { fakeClock } from "../support/fake-clock.js";
 import { EMAIL_ID, MAILGUN, MESSAGE_ID, POSTMARK, SENDGRID_EVENTS, SES } from "./support/provider-payloads.js";
 import {
@@ -26,7 +25,7 @@ import {
  * reports their payloads hold; unsigned ones throw missing_signature and mis-signed ones
  * invalid_signature, before the body is read.
  */
-async function codeOf(source: InboundSource, request: SignedRequest): Promise<string> {
+async function codeOf(source: ReportSource, request: SignedRequest): Promise<string> {
   try {
     await source.receive(request);
     return "accepted";

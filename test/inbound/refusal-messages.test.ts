@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { postmarkSource } from "../../adapters/http/inbound/postmark.js";
-import { sesSource } from "../../adapters/http/inbound/ses.js";
-import type { InboundSource } from "../../adapters/http/inbound/source.js";
-import { FlagpostError } from "../../src/internal.js";
+import { postmarkSource } from "../../adapters/inbound/providers/postmark.js";
+import { sesSource } from "../../adapters/inbound/providers/ses.js";
+import { FlagpostError, type ReportSource } from "../../src/internal.js";
 import { POSTMARK, SES } from "./support/provider-payloads.js";
 import { fakeSns, postmarkRequest, type SignedRequest, snsRequest, TOPIC_ARN } from "./support/provider-requests.js";
 
-async function messageOf(source: InboundSource, request: SignedRequest): Promise<string> {
+async function messageOf(source: ReportSource, request: SignedRequest): Promise<string> {
   try {
     await source.receive(request);
     return "accepted";

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { memorySignatureChecks } from "../../adapters/http/inbound/freshness.js";
-import { mailgunSource } from "../../adapters/http/inbound/mailgun.js";
-import { sendgridSource } from "../../adapters/http/inbound/sendgrid.js";
-import { sesSource } from "../../adapters/http/inbound/ses.js";
-import type { InboundSource } from "../../adapters/http/inbound/source.js";
-import { FlagpostError } from "../../src/internal.js";
+import { memorySignatureChecks } from "../../adapters/inbound/providers/freshness.js";
+import { mailgunSource } from "../../adapters/inbound/providers/mailgun.js";
+import { sendgridSource } from "../../adapters/inbound/providers/sendgrid.js";
+import { sesSource } from "../../adapters/inbound/providers/ses.js";
+import { FlagpostError, type ReportSource } from "../../src/internal.js";
 import { fakeClock } from "../support/fake-clock.js";
 import { MAILGUN, SENDGRID_EVENTS, SES } from "./support/provider-payloads.js";
 import {
@@ -21,7 +20,7 @@ import {
  * A captured, validly signed provider request cannot be sent again: every signed timestamp must be
  * within 5 minutes of the receiver's clock (past or future), and a Mailgun token passes once.
  */
-async function codeOf(source: InboundSource, request: SignedRequest): Promise<string> {
+async function codeOf(source: ReportSource, request: SignedRequest): Promise<string> {
   try {
     await source.receive(request);
     return "accepted";

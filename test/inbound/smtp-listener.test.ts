@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import nodemailer from "nodemailer";
 import { afterEach, describe, expect, it } from "vitest";
 import { type InboundSmtp, mailReportParser, startInboundSmtp } from "../../adapters/inbound/index.js";
-import type { DeliveryReport } from "../../src/internal.js";
+import type { DeliveryReport, ReportParser } from "../../src/internal.js";
 
 /**
  * The inbound listener over real SMTP (nodemailer as the sending MTA, 127.0.0.1): what it takes,
@@ -45,6 +45,30 @@ describe("inbound SMTP listener", () => {
     expect(info.accepted).toEqual([VERP]);
     expect(reports).toHaveLength(1);
     expect(reports[0]).toMatchObject({ type: "bounced", emailId: ID, recipient: "louis@dialup.example.net" });
+  });
+
+  it("parses each message with the parser it is given and hands on reports, not bytes", async () => {
+    // A parser for a made-up one-line format: the wiring, not the parsing, is under test here.
+    const parser: ReportParser = {
+      async parse(raw) {
+        const text = typeof raw === "string" ? raw : Buffer.from(raw).toString("utf8");
+        const match = /^X-Test-Report: (.*)$/m.exec(text);
+        return match ? [JSON.parse(match[1]!) as DeliveryReport] : [];
+      },
+    };
+    const applied: DeliveryReport[][] = [];
+    listener = await startInboundSmtp({ parser, apply: async (reports) => void applied.push(reports) });
+    const report = { type: "bounced", source: "dsn", emailId: ID, status: "5.1.1" };
+    await send(listener.port, VERP, `Subject: report\r\nX-Test-Report: ${JSON.stringify(report)}\r\n\r\nx\r\n`);
+    await send(listener.port, VERP, "Subject: hello\r\n\r\nnot a report\r\n");
+    expect(applied).toEqual([[report], []]);
+  });
+
+  it("reads DSNs with mailReportParser when it is given no parser", async () => {
+    const applied: DeliveryReport[] = [];
+    listener = await startInboundSmtp({ apply: async (reports) => void applied.push(...reports) });
+    await send(listener.port, VERP, await fixture("rfc3464-simple.eml"));
+    expect(applied).toMatchObject([{ type: "bounced", source: "dsn", emailId: ID }]);
   });
 
   it("answers 250 to a message that reports nothing", async () => {

@@ -50,6 +50,8 @@ describe("the public surface of flagpost", () => {
         "FlagpostOptions",
         "Storage",
         "MailTransport",
+        "ReportParser",
+        "ReportSource",
         "Logger",
         "Clock",
         "FlagStore",

@@ -1,4 +1,4 @@
-import type { Flagpost } from "../../../src/internal.js";
+import { type Flagpost, type ReportSource, storedSignatureChecks } from "../../../src/internal.js";
 import type { Route } from "../types.js";
 import { domainRoutes } from "./domains.js";
 import { emailRoutes } from "./emails.js";
@@ -8,8 +8,7 @@ import { flagStreamRoutes } from "./flag-stream.js";
 import { eventRoutes } from "./events.js";
 import { experimentRoutes } from "./experiments.js";
 import { flagRoutes } from "./flags.js";
-import { type InboundOptions, inboundRoutes } from "./inbound.js";
-import { storedSignatureChecks } from "../inbound/freshness.js";
+import { inboundRoutes } from "./inbound.js";
 import { HeavyReads } from "../heavy-reads.js";
 import { webhookRoutes } from "./webhooks.js";
 import { ofrepRoutes } from "../ofrep/routes.js";
@@ -19,10 +18,14 @@ import { suppressionRoutes } from "./suppressions.js";
 import { overviewRoutes } from "./overview.js";
 
 /**
- * Every /v1 and /ofrep/ route. Each service contributes its own list; `inbound` configures the
- * provider webhooks, `ofrepStreams` the event-stream links of the OFREP bulk answer.
+ * Every /v1 and /ofrep/ route. Each service contributes its own list; `inbound`: the report
+ * sources to serve; `ofrepStreams`: the event-stream links of the OFREP bulk answer.
  */
-export function allRoutes(fp: Flagpost, inbound?: InboundOptions, ofrepStreams?: OfrepStreamOptions | false): Route[] {
+export function allRoutes(
+  fp: Flagpost,
+  inbound?: readonly ReportSource[],
+  ofrepStreams?: OfrepStreamOptions | false,
+): Route[] {
   const heavy = new HeavyReads();
   // The snapshot, stream and access routes go first: the router takes the first match, and /v1/flags/:key would match them too.
   return [

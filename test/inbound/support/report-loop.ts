@@ -1,6 +1,6 @@
 import nodemailer from "nodemailer";
 import { afterEach, beforeEach, expect } from "vitest";
-import { type InboundSmtp, mailReportParser, startInboundSmtp } from "../../../adapters/inbound/index.js";
+import { type InboundSmtp, startInboundSmtp } from "../../../adapters/inbound/index.js";
 import { nodemailerTransport } from "../../../adapters/nodemailer/index.js";
 import { createFlagpost, type Flagpost, silentLogger, type Storage } from "../../../src/internal.js";
 import { type ReceivedMessage, type SmtpSink, startSmtpSink } from "../../support/smtp-sink.js";
@@ -27,11 +27,13 @@ export function reportLoop(storage: () => Storage) {
         nodemailer.createTransport({ host: "127.0.0.1", port: sink.port, secure: false, ignoreTLS: true }),
         { name: "smtp", closeTransporter: true },
       ),
-      reportParser: mailReportParser(),
       emailWorker: { autoStart: false, bounceDomain: BOUNCE_DOMAIN },
     });
     await fp.ready();
-    listener = await startInboundSmtp({ domains: [BOUNCE_DOMAIN], ingest: (raw) => fp.emails.ingestReport(raw) });
+    listener = await startInboundSmtp({
+      domains: [BOUNCE_DOMAIN],
+      apply: (reports) => fp.emails.applyReports(reports),
+    });
   });
   afterEach(async () => {
     await listener.close();

@@ -13,10 +13,11 @@ import {
   parseInput,
   providerBounce,
   type RecipientFacts,
+  type ReportSource,
   withoutDiagnosticType,
 } from "../../../src/internal.js";
+import type { ProviderIntake } from "./provider-intake.js";
 import { SnsVerifier, type SnsOptions } from "./sns-envelope.js";
-import type { InboundSource } from "./source.js";
 
 /**
  * Amazon SES notifications delivered by SNS over HTTPS: bounce, complaint and delivery
@@ -77,11 +78,13 @@ type Notification = z.infer<typeof notificationSchema>;
 /** The notification and event types that report a delivery outcome. */
 const OUTCOMES = new Set(["Bounce", "Complaint", "Delivery", "DeliveryDelay"]);
 
-export function sesSource(options: SesOptions): InboundSource {
+/** The clock judging SNS timestamps is the caller's `checks.clock` when given, else `options.clock`. */
+export function sesSource(options: SesOptions): ReportSource {
   const sns = new SnsVerifier(options);
   return {
-    async receive(request) {
-      const envelope = await sns.verify(request.body);
+    name: "ses",
+    async receive(request, checks) {
+      const envelope = await sns.verify(request.body, checks?.clock);
       if (envelope.Type === "SubscriptionConfirmation") {
         await sns.confirm(envelope);
         return [];
@@ -100,6 +103,25 @@ export function sesSource(options: SesOptions): InboundSource {
     },
   };
 }
+
+/** `flagpost serve`: FLAGPOST_INBOUND_SES_TOPIC_ARNS (comma-separated) enables it. */
+export const sesIntake: ProviderIntake = {
+  name: "ses",
+  fromSettings(setting) {
+    const topics = setting("FLAGPOST_INBOUND_SES_TOPIC_ARNS");
+    if (topics === undefined) return undefined;
+    const topicArns = topics
+      .split(",")
+      .map((t) => t.trim())
+      .filter((t) => t !== "");
+    const bad = topicArns.find((t) => !/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]+$/.test(t));
+    if (bad !== undefined)
+      throw new Error(
+        `FLAGPOST_INBOUND_SES_TOPIC_ARNS must list SNS topic ARNs (arn:aws:sns:region:account:name), not "${bad}"`,
+      );
+    return sesSource({ topicArns });
+  },
+};
 
 function reportsOf(notification: Notification): DeliveryReport[] {
   const kind = notification.notificationType ?? notification.eventType;

@@ -2,7 +2,7 @@ import { type KeyObject, verify, X509Certificate } from "node:crypto";
 import { z } from "zod";
 import { type Clock, FlagpostError, systemClock } from "../../../src/internal.js";
 import { assertFresh } from "./freshness.js";
-import { invalidSignature, jsonOf, missingSignature } from "./source.js";
+import { invalidSignature, jsonOf, missingSignature } from "./provider-request.js";
 
 /**
  * Amazon SNS's HTTPS delivery, verified as AWS documents it: the signing certificate is fetched
@@ -98,7 +98,7 @@ export class SnsVerifier {
   }
 
   /** The verified envelope of a request body; throws missing_/invalid_signature, or unavailable when AWS is unreachable. */
-  async verify(body: Uint8Array): Promise<SnsEnvelope> {
+  async verify(body: Uint8Array, clock: Clock = this.#clock): Promise<SnsEnvelope> {
     const json = jsonOf(body) as Record<string, unknown> | undefined;
     if (typeof json?.Signature !== "string" || typeof json.SigningCertURL !== "string")
       throw missingSignature("SNS signature");
@@ -115,7 +115,7 @@ export class SnsVerifier {
     if (certUrl === undefined || !certUrl.pathname.endsWith(".pem"))
       throw invalidSignature("SNS message", "its SigningCertURL is not an SNS certificate of the topic's region");
     // Before the certificate: a stale message is refused without fetching anything.
-    assertFresh("SNS signature", Date.parse(envelope.Timestamp), this.#clock);
+    assertFresh("SNS signature", Date.parse(envelope.Timestamp), clock);
     const key = await this.#key(certUrl.href);
     const algorithm = envelope.SignatureVersion === "1" ? "RSA-SHA1" : "RSA-SHA256";
     let valid: boolean;

@@ -13,10 +13,13 @@ import {
   normalRecipient,
   readFields,
   parseInput,
+  type ReportSource,
+  type SignatureChecks,
   systemClock,
 } from "../../../src/internal.js";
-import { assertFresh, memorySignatureChecks, type SignatureChecks, unixSecondsMs } from "./freshness.js";
-import { type InboundSource, invalidSignature, jsonOf, missingSignature } from "./source.js";
+import { assertFresh, memorySignatureChecks, unixSecondsMs } from "./freshness.js";
+import { invalidSignature, jsonOf, missingSignature } from "./provider-request.js";
+import type { ProviderIntake } from "./provider-intake.js";
 
 /**
  * SendGrid's signed Event Webhook: a JSON array of events, signed with ECDSA (P-256, SHA-256) over
@@ -62,13 +65,15 @@ function sendgridKey(publicKey: string): KeyObject {
   return key;
 }
 
+/** `checks`: used when the caller passes none (a source called on its own); the HTTP layer passes its own. */
 export function sendgridSource(
   options: SendGridOptions,
-  checks: Pick<SignatureChecks, "clock"> = memorySignatureChecks(systemClock),
-): InboundSource {
+  ownChecks: Pick<SignatureChecks, "clock"> = memorySignatureChecks(systemClock),
+): ReportSource {
   const key = sendgridKey(options.publicKey);
   return {
-    async receive(request) {
+    name: "sendgrid",
+    async receive(request, checks: Pick<SignatureChecks, "clock"> = ownChecks) {
       const signature = request.headers[SIGNATURE_HEADER]?.trim();
       const timestamp = request.headers[TIMESTAMP_HEADER]?.trim();
       if (!signature || !timestamp) throw missingSignature("SendGrid signature headers");
@@ -86,6 +91,15 @@ export function sendgridSource(
     },
   };
 }
+
+/** `flagpost serve`: FLAGPOST_INBOUND_SENDGRID_PUBLIC_KEY enables it. */
+export const sendgridIntake: ProviderIntake = {
+  name: "sendgrid",
+  fromSettings(setting) {
+    const publicKey = setting("FLAGPOST_INBOUND_SENDGRID_PUBLIC_KEY");
+    return publicKey === undefined ? undefined : sendgridSource({ publicKey });
+  },
+};
 
 /** `processed`, `open`, `click`, `unsubscribe`… are no delivery outcome. */
 function typeOf(event: z.infer<typeof eventSchema>): DeliveryReport["type"] | undefined {

@@ -1,17 +1,14 @@
-import { type Clock, firstUse, type IdempotencyRepository } from "../../../src/internal.js";
-import { invalidSignature } from "./source.js";
+import type { Clock, SignatureChecks } from "../../../src/internal.js";
+import { invalidSignature } from "./provider-request.js";
 
 /**
- * What stops a captured, validly signed provider request from being sent again: the time the
- * provider signed must be within {@link SIGNATURE_WINDOW_MS} of ours (either way), and a
- * single-use token (Mailgun's) is accepted once. Mailgun's HMAC covers only timestamp + token, so
- * without both, one old signature would authenticate any body forever.
+ * What stops a captured, validly signed provider request from being sent again (SignatureChecks,
+ * src/ports/report-source.ts): the time the provider signed must be within
+ * {@link SIGNATURE_WINDOW_MS} of ours (either way), and a single-use token (Mailgun's) is accepted
+ * once. Mailgun's HMAC covers only timestamp + token, so without both, one old signature would
+ * authenticate any body forever. The HTTP layer passes checks whose token memory is the storage's
+ * (storedSignatureChecks in src/emails/report-sources.ts).
  */
-export interface SignatureChecks {
-  clock: Clock;
-  /** True the first time `token` is seen in `scope`; false while an earlier use is remembered (`ttlMs`). */
-  firstUse(scope: string, token: string, ttlMs: number): Promise<boolean>;
-}
 
 /** How far a signed timestamp may be from our clock, in the past or the future. */
 export const SIGNATURE_WINDOW_MS = 5 * 60 * 1000;
@@ -33,14 +30,6 @@ export function assertFresh(what: string, signedAtMs: number, clock: Clock): voi
 /** A Unix time in whole seconds as the providers write it ("1741776067"); NaN for anything else. */
 export function unixSecondsMs(value: string): number {
   return /^\d{1,12}$/.test(value) ? Number(value) * 1000 : Number.NaN;
-}
-
-/** Tokens remembered in the storage's idempotency records: shared by every process on that storage. */
-export function storedSignatureChecks(idempotency: IdempotencyRepository, clock: Clock): SignatureChecks {
-  return {
-    clock,
-    firstUse: (scope, token, ttlMs) => firstUse(idempotency, scope, token, clock.now(), ttlMs),
-  };
 }
 
 /** Tokens remembered in this process only: for a source used on its own, without storage. */

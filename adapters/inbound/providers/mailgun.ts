@@ -13,17 +13,14 @@ import {
   normalRecipient,
   readFields,
   parseInput,
+  type ReportSource,
   sameSecret,
+  type SignatureChecks,
   systemClock,
 } from "../../../src/internal.js";
-import {
-  assertFresh,
-  memorySignatureChecks,
-  type SignatureChecks,
-  TOKEN_MEMORY_MS,
-  unixSecondsMs,
-} from "./freshness.js";
-import { type InboundSource, invalidSignature, jsonOf, missingSignature } from "./source.js";
+import { assertFresh, memorySignatureChecks, TOKEN_MEMORY_MS, unixSecondsMs } from "./freshness.js";
+import { invalidSignature, jsonOf, missingSignature } from "./provider-request.js";
+import type { ProviderIntake } from "./provider-intake.js";
 
 /**
  * Mailgun's webhooks (the JSON form: `{signature, "event-data"}`). The signature is the hex
@@ -61,12 +58,14 @@ const eventSchema = z.looseObject({
 });
 const payloadSchema = z.looseObject({ "event-data": eventSchema });
 
+/** `checks`: used when the caller passes none (a source called on its own); the HTTP layer passes its own. */
 export function mailgunSource(
   options: MailgunOptions,
-  checks: SignatureChecks = memorySignatureChecks(systemClock),
-): InboundSource {
+  ownChecks: SignatureChecks = memorySignatureChecks(systemClock),
+): ReportSource {
   return {
-    async receive(request) {
+    name: "mailgun",
+    async receive(request, checks = ownChecks) {
       const body = jsonOf(request.body);
       const signature = signatureSchema.safeParse((body as { signature?: unknown } | undefined)?.signature);
       if (!signature.success) throw missingSignature("Mailgun signature (signature.timestamp, token, signature)");
@@ -83,6 +82,15 @@ export function mailgunSource(
     },
   };
 }
+
+/** `flagpost serve`: FLAGPOST_INBOUND_MAILGUN_SIGNING_KEY enables it. */
+export const mailgunIntake: ProviderIntake = {
+  name: "mailgun",
+  fromSettings(setting) {
+    const signingKey = setting("FLAGPOST_INBOUND_MAILGUN_SIGNING_KEY");
+    return signingKey === undefined ? undefined : mailgunSource({ signingKey });
+  },
+};
 
 function reportOf(event: z.infer<typeof eventSchema>): DeliveryReport | undefined {
   const severity = event.severity?.toLowerCase();

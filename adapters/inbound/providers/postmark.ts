@@ -11,10 +11,12 @@ import {
   normalRecipient,
   parseInput,
   providerBounce,
+  type ReportSource,
   sameSecret,
   withoutDiagnosticType,
 } from "../../../src/internal.js";
-import { type InboundSource, jsonOf, missingSignature } from "./source.js";
+import { jsonOf, missingSignature } from "./provider-request.js";
+import type { ProviderIntake } from "./provider-intake.js";
 
 /**
  * Postmark's webhooks (Bounce, Delivery, SpamComplaint). Postmark signs nothing; its webhook URL
@@ -70,9 +72,10 @@ function credentialsOf(header: string | undefined): string | undefined {
   return decoded.includes(":") ? decoded : undefined;
 }
 
-export function postmarkSource(options: PostmarkOptions): InboundSource {
+export function postmarkSource(options: PostmarkOptions): ReportSource {
   const expected = `${options.user}:${options.password}`;
   return {
+    name: "postmark",
     async receive(request) {
       const given = credentialsOf(request.headers.authorization);
       if (given === undefined) throw missingSignature("Basic credentials (configure them in Postmark's webhook URL)");
@@ -84,6 +87,21 @@ export function postmarkSource(options: PostmarkOptions): InboundSource {
     },
   };
 }
+
+/** `flagpost serve`: FLAGPOST_INBOUND_POSTMARK_USER with FLAGPOST_INBOUND_POSTMARK_PASSWORD enable it. */
+export const postmarkIntake: ProviderIntake = {
+  name: "postmark",
+  fromSettings(setting) {
+    const user = setting("FLAGPOST_INBOUND_POSTMARK_USER");
+    const password = setting("FLAGPOST_INBOUND_POSTMARK_PASSWORD");
+    if ((user === undefined) !== (password === undefined))
+      throw new Error("FLAGPOST_INBOUND_POSTMARK_USER and FLAGPOST_INBOUND_POSTMARK_PASSWORD go together");
+    if (user === undefined || password === undefined) return undefined;
+    // The user and password travel in the webhook URL's `user:password@`, split at the first colon.
+    if (user.includes(":")) throw new Error("FLAGPOST_INBOUND_POSTMARK_USER cannot hold a colon");
+    return postmarkSource({ user, password });
+  },
+};
 
 function reportOf(record: z.infer<typeof recordSchema>): DeliveryReport | undefined {
   const base: DeliveryReport = { type: "delivered", source: "postmark" };
