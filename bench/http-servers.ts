@@ -5,11 +5,12 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import murmurhash from "murmurhash-js";
-import { type HttpOptions, toExpress, toFastify, toHono, toNodeHandler } from "../adapters/http/index.js";
-import { createFlagpost, type Flagpost, memoryStorage, type Scope, silentLogger } from "../src/internal.js";
+import { createFlagpost, type Flagpost, memoryStorage, type Scope } from "flagpost";
+import { type HttpOptions, toExpress, toFastify, toHono, toNodeHandler } from "flagpost/http";
 import { benchUsers, ROUTES, SERVER_KINDS, type ServerKind, type ServerReady } from "./http-workload.js";
 import { serveCalls } from "./lib/child.js";
 import { type FlagSet, flagpostRules, KEY, makeFlagSet } from "./lib/flag-set.js";
+import { silentLogger } from "./lib/silent-logger.js";
 
 /**
  * One server of bench:http, in a process of its own (bench/http.ts starts it pinned to one core):
@@ -169,11 +170,11 @@ async function flagpostInstance(
     const dir = mkdtempSync(join(tmpdir(), "flagpost-bench-http-"));
     cleanup = () => rmSync(dir, { recursive: true, force: true });
     // As `flagpost serve` opens it: WAL, busy_timeout, synchronous=FULL.
-    const [{ openDatabase }, { kyselyStorage }] = await Promise.all([
-      import("../cli/open-database.js"),
-      import("../adapters/kysely/index.js"),
+    const [{ openSqliteDatabase }, { kyselyStorage }] = await Promise.all([
+      import("./lib/sqlite-file.js"),
+      import("flagpost/kysely"),
     ]);
-    storage = kyselyStorage(await openDatabase(join(dir, "flagpost.db")), { destroyOnClose: true });
+    storage = kyselyStorage(openSqliteDatabase(join(dir, "flagpost.db")), { destroyOnClose: true });
   }
   const fp = createFlagpost({ storage, logger: silentLogger });
   await fp.ready();
