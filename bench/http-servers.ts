@@ -21,8 +21,9 @@ import { silentLogger } from "./lib/silent-logger.js";
  * - `flagpost-node-no-metrics`: flagpost's node handler with `metrics: false` (no request series)
  * - `flagpost-node`, `flagpost-express`, `flagpost-fastify`, `flagpost-hono`: flagpost's handler
  *   and its mounts, with a real API key and a rate limit that is computed but never reached.
- * To profile one: `node --cpu-prof --import tsx bench/http-servers.ts flagpost-node` under an
- * IPC parent, or run the part with BENCH_HTTP_PROFILE=<dir> (see bench/http.ts).
+ * To profile one on dist/ (after `npm run build`), under an IPC parent:
+ * `TSX_TSCONFIG_PATH=bench/tsconfig.run.json node --cpu-prof --import tsx bench/http-servers.ts flagpost-node`,
+ * or run the part with BENCH_HTTP_PROFILE=<dir> (see bench/http.ts).
  */
 
 /** Never reached at any rate this machine can serve, but computed on every request. */

@@ -12,7 +12,7 @@ const TSX_LOADER = fileURLToPath(new URL("node_modules/tsx/dist/loader.mjs", ROO
  * puts the --tsconfig it was given in TSX_TSCONFIG_PATH, which the helper processes inherit. The
  * smoke tests (vitest, test/bench-smoke.test.ts) run the same parts on the sources instead.
  */
-export function runsBuiltPackage(): boolean {
+function runsBuiltPackage(): boolean {
   const tsconfig = process.env.TSX_TSCONFIG_PATH;
   return tsconfig !== undefined && resolve(tsconfig) === RUN_TSCONFIG;
 }
@@ -22,13 +22,18 @@ export function runsBuiltPackage(): boolean {
  * are not the numbers of the package users run (issue 30). Throws otherwise, naming the file.
  */
 export function builtPackageEntry(): string {
-  const entry = import.meta.resolve("flagpost");
-  if (!runsBuiltPackage() || !entry.startsWith(DIST)) {
+  const entry = fileURLToPath(import.meta.resolve("flagpost"));
+  const problem = !import.meta.resolve("flagpost").startsWith(DIST)
+    ? `"flagpost" resolves to ${entry}, not to dist/`
+    : !runsBuiltPackage()
+      ? `tsx runs without bench/tsconfig.run.json (TSX_TSCONFIG_PATH=${process.env.TSX_TSCONFIG_PATH ?? ""}), so flagpost serve would run from cli/`
+      : undefined;
+  if (problem !== undefined) {
     throw new Error(
-      `"flagpost" resolves to ${fileURLToPath(entry)}, not to dist/: run the benchmarks with npm run bench, which builds dist/ and runs tsx --tsconfig bench/tsconfig.run.json`,
+      `${problem}: run the benchmarks with npm run bench, which builds dist/ and runs tsx --tsconfig bench/tsconfig.run.json`,
     );
   }
-  return fileURLToPath(entry);
+  return entry;
 }
 
 /**
