@@ -3,18 +3,13 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { type Kysely, sql } from "kysely";
 import nodemailer from "nodemailer";
-import { kyselyStorage } from "../adapters/kysely/index.js";
-import { nodemailerTransport } from "../adapters/nodemailer/index.js";
-import {
-  createFlagpost,
-  type Flagpost,
-  type OutboxWorkerOptions,
-  type SendEmailRequest,
-  silentLogger,
-} from "../src/internal.js";
+import { createFlagpost, type Flagpost, type OutboxWorkerOptions, type SendEmailRequest } from "flagpost";
+import { kyselyStorage } from "flagpost/kysely";
+import { nodemailerTransport } from "flagpost/nodemailer";
 import type { CpuTimes } from "./emails-measure.js";
 import { serveCalls } from "./lib/child.js";
 import { freshDatabase } from "./lib/fresh-database.js";
+import { silentLogger } from "./lib/silent-logger.js";
 import { percentile } from "./lib/stats.js";
 
 /**

@@ -6,11 +6,12 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Kysely, SqliteDialect } from "kysely";
-import { toNodeHandler } from "../adapters/http/index.js";
-import { kyselyStorage, withStatementCache } from "../adapters/kysely/index.js";
-import { createFlagpost, silentLogger } from "../src/internal.js";
+import { createFlagpost } from "flagpost";
+import { toNodeHandler } from "flagpost/http";
+import { kyselyStorage, withStatementCache } from "flagpost/kysely";
 import { eventBatch, type StreamShape } from "./lib/event-data.js";
 import { Meter } from "./lib/meter.js";
+import { silentLogger } from "./lib/silent-logger.js";
 import { openSqliteHandle, sqliteSize } from "./lib/sqlite-file.js";
 import { fmt } from "./lib/stats.js";
 

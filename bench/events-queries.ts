@@ -1,6 +1,6 @@
 import type { CompiledQuery, LogEvent } from "kysely";
 import type pg from "pg";
-import type { Flagpost } from "../src/internal.js";
+import type { Flagpost } from "flagpost";
 import { EVENT_NAMES, prng, type StreamShape, USERS } from "./lib/event-data.js";
 import { fmt, percentile, summarize } from "./lib/stats.js";
 

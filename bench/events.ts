@@ -3,8 +3,8 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
-import { kyselyStorage, withStatementCache } from "../adapters/kysely/index.js";
-import { createFlagpost, silentLogger, type TrackEventInput, uuidv7 } from "../src/internal.js";
+import { createFlagpost, type TrackEventInput } from "flagpost";
+import { kyselyStorage, withStatementCache } from "flagpost/kysely";
 import { httpIngest } from "./events-http.js";
 import { EVENT_NAMES, eventBatch, type StreamShape, streamShape } from "./lib/event-data.js";
 import {
@@ -20,8 +20,10 @@ import { Meter } from "./lib/meter.js";
 import { postgresUrl } from "./lib/postgres.js";
 import type { BenchPart } from "./lib/part.js";
 import { table } from "./lib/report.js";
+import { silentLogger } from "./lib/silent-logger.js";
 import { openSqliteHandle, sqliteSize } from "./lib/sqlite-file.js";
 import { fmt, ratio } from "./lib/stats.js";
+import { uuidv7 } from "./lib/uuidv7.js";
 
 /**
  * `npm run bench:events` (issue #4): ingest events through trackBatch into SQLite and PostgreSQL

@@ -1,9 +1,10 @@
-import { createFlagpost, memoryStorage, silentLogger } from "../src/internal.js";
+import { createFlagpost, memoryStorage } from "flagpost";
 import { loopFor, type Measured, murmur3, pass } from "./flags.js";
 import type { System } from "./flags-peers.js";
 import { EXPERIMENT, VARIANTS } from "./lib/experiment-data.js";
 import { makeUsers } from "./lib/flag-set.js";
 import { table } from "./lib/report.js";
+import { silentLogger } from "./lib/silent-logger.js";
 import { fmt, summarize } from "./lib/stats.js";
 
 /**

@@ -3,15 +3,15 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { CompiledQuery, Kysely, type LogEvent, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
-import { kyselyStorage, withStatementCache } from "../adapters/kysely/index.js";
-import { variantOf } from "../src/flags/variants.js";
-import { createFlagpost, type ExperimentResults, type Flagpost, silentLogger } from "../src/internal.js";
+import { createFlagpost, evaluate, type ExperimentResults, type Flagpost } from "flagpost";
+import { kyselyStorage, withStatementCache } from "flagpost/kysely";
 import { benchDir } from "./events.js";
 import { measureGetVariant } from "./experiments-variant.js";
 import { EXPERIMENT, type EventRow, experimentRows, VARIANTS } from "./lib/experiment-data.js";
 import type { BenchPart } from "./lib/part.js";
 import { postgresUrl } from "./lib/postgres.js";
 import { table } from "./lib/report.js";
+import { silentLogger } from "./lib/silent-logger.js";
 import { openSqliteHandle } from "./lib/sqlite-file.js";
 import { fmt, median } from "./lib/stats.js";
 
@@ -34,7 +34,9 @@ interface Sizes {
 const FULL: Sizes = { users: 100_000, perUser: 10, usersPerBatch: 1_000, runs: 5 };
 const SMOKE: Sizes = { users: 300, perUser: 10, usersPerBatch: 100, runs: 2 };
 
-const assign = (user: string) => variantOf(EXPERIMENT, VARIANTS, user)!;
+/** The flag's own assignment, by the public reference evaluator: the variant flagpost serves each user. */
+const EXPERIMENT_FLAG = { key: EXPERIMENT, enabled: true, rules: [], variants: VARIANTS };
+const assign = (user: string) => evaluate(EXPERIMENT_FLAG, { userId: user }).variant!;
 
 interface Measured {
   backend: string;

@@ -1,12 +1,12 @@
 import { loadavg } from "node:os";
 import { OpenFeature } from "@openfeature/server-sdk";
-import { FlagpostProvider } from "../adapters/openfeature/index.js";
-import { createFlagpost, type Flagpost, memoryStorage, silentLogger } from "../src/internal.js";
-import type { Rule, Variant } from "../src/flags/schema.js";
+import { createFlagpost, type Flagpost, memoryStorage, type Rule, type Variant } from "flagpost";
+import { FlagpostProvider } from "flagpost/openfeature";
 import { growthbookSystem, launchDarklySystem, type System, unleashSystem } from "./flags-peers.js";
 import { type BenchUser, type FlagSet, flagpostRules, KEY, makeFlagSet, makeUsers } from "./lib/flag-set.js";
 import type { BenchPart } from "./lib/part.js";
 import { table } from "./lib/report.js";
+import { silentLogger } from "./lib/silent-logger.js";
 import { fmt, summarize } from "./lib/stats.js";
 
 /**

@@ -5,11 +5,12 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import murmurhash from "murmurhash-js";
-import { type HttpOptions, toExpress, toFastify, toHono, toNodeHandler } from "../adapters/http/index.js";
-import { createFlagpost, type Flagpost, memoryStorage, type Scope, silentLogger } from "../src/internal.js";
+import { createFlagpost, type Flagpost, memoryStorage, type Scope } from "flagpost";
+import { type HttpOptions, toExpress, toFastify, toHono, toNodeHandler } from "flagpost/http";
 import { benchUsers, ROUTES, SERVER_KINDS, type ServerKind, type ServerReady } from "./http-workload.js";
 import { serveCalls } from "./lib/child.js";
 import { type FlagSet, flagpostRules, KEY, makeFlagSet } from "./lib/flag-set.js";
+import { silentLogger } from "./lib/silent-logger.js";
 
 /**
  * One server of bench:http, in a process of its own (bench/http.ts starts it pinned to one core):
@@ -20,8 +21,9 @@ import { type FlagSet, flagpostRules, KEY, makeFlagSet } from "./lib/flag-set.js
  * - `flagpost-node-no-metrics`: flagpost's node handler with `metrics: false` (no request series)
  * - `flagpost-node`, `flagpost-express`, `flagpost-fastify`, `flagpost-hono`: flagpost's handler
  *   and its mounts, with a real API key and a rate limit that is computed but never reached.
- * To profile one: `node --cpu-prof --import tsx bench/http-servers.ts flagpost-node` under an
- * IPC parent, or run the part with BENCH_HTTP_PROFILE=<dir> (see bench/http.ts).
+ * To profile one on dist/ (after `npm run build`), under an IPC parent:
+ * `TSX_TSCONFIG_PATH=bench/tsconfig.run.json node --cpu-prof --import tsx bench/http-servers.ts flagpost-node`,
+ * or run the part with BENCH_HTTP_PROFILE=<dir> (see bench/http.ts).
  */
 
 /** Never reached at any rate this machine can serve, but computed on every request. */
@@ -169,11 +171,11 @@ async function flagpostInstance(
     const dir = mkdtempSync(join(tmpdir(), "flagpost-bench-http-"));
     cleanup = () => rmSync(dir, { recursive: true, force: true });
     // As `flagpost serve` opens it: WAL, busy_timeout, synchronous=FULL.
-    const [{ openDatabase }, { kyselyStorage }] = await Promise.all([
-      import("../cli/open-database.js"),
-      import("../adapters/kysely/index.js"),
+    const [{ openSqliteDatabase }, { kyselyStorage }] = await Promise.all([
+      import("./lib/sqlite-file.js"),
+      import("flagpost/kysely"),
     ]);
-    storage = kyselyStorage(await openDatabase(join(dir, "flagpost.db")), { destroyOnClose: true });
+    storage = kyselyStorage(openSqliteDatabase(join(dir, "flagpost.db")), { destroyOnClose: true });
   }
   const fp = createFlagpost({ storage, logger: silentLogger });
   await fp.ready();

@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type HttpOptions, toNodeHandler } from "../adapters/http/index.js";
-import { createFlagpost, memoryStorage, silentLogger } from "../src/internal.js";
+import { createFlagpost, memoryStorage } from "flagpost";
+import { type HttpOptions, toNodeHandler } from "flagpost/http";
 import { serveCalls } from "./lib/child.js";
+import { silentLogger } from "./lib/silent-logger.js";
 import { BULK_PATH, type OfrepServerReady, ofrepFlags, ofrepUsers } from "./ofrep-workload.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { CreateFlagInput } from "../src/internal.js";
+import type { CreateFlagInput } from "flagpost";
 import { type BenchUser, flagpostRules, KEY, makeFlagSet, makeUsers } from "./lib/flag-set.js";
 
 /**

@@ -3,10 +3,11 @@ import type { AddressInfo } from "node:net";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
-import { toNodeHandler } from "../adapters/http/index.js";
-import { kyselyStorage, withStatementCache } from "../adapters/kysely/index.js";
-import { createFlagpost, silentLogger, type Storage } from "../src/internal.js";
+import { createFlagpost, type Storage } from "flagpost";
+import { toNodeHandler } from "flagpost/http";
+import { kyselyStorage, withStatementCache } from "flagpost/kysely";
 import { serveCalls } from "./lib/child.js";
+import { silentLogger } from "./lib/silent-logger.js";
 import { userOfChange, watchChanges } from "./propagation-watch.js";
 
 /**

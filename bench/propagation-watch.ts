@@ -1,4 +1,4 @@
-import type { FlagClient } from "../src/internal.js";
+import type { FlagClient } from "flagpost/client";
 
 /**
  * How bench:propagation recognises change i wherever it looks: the flag "prop" then has one rule

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import type { LoadOptions, LoadResult } from "./http-load.js";
 import { benchUsers, type LoadRouteName } from "./http-workload.js";
+import { serveArgs } from "./lib/built-package.js";
 import { type Child, startChild } from "./lib/child.js";
 import { flagpostRules, makeFlagSet } from "./lib/flag-set.js";
 import type { BenchPart } from "./lib/part.js";
@@ -26,7 +27,6 @@ import { fmt } from "./lib/stats.js";
  */
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const TSX = fileURLToPath(new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url));
 const KEY = `bench-scaling-${randomBytes(12).toString("hex")}`;
 /** Emails last: their workers go on sending after the run, and the part waits for them to finish. */
 const ROUTES: LoadRouteName[] = ["evaluate", "snapshot", "events", "emails"];
@@ -45,7 +45,7 @@ interface Serve {
 }
 
 async function startServe(db: string, outbox: string): Promise<Serve> {
-  const child = spawn(process.execPath, ["--import", TSX, "cli/main.ts", "serve"], {
+  const child = spawn(process.execPath, serveArgs(), {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -1,8 +1,9 @@
 import { sql } from "kysely";
-import { kyselyStorage } from "../adapters/kysely/index.js";
-import { createFlagpost, type Flagpost, silentLogger } from "../src/internal.js";
+import { createFlagpost, type Flagpost } from "flagpost";
+import { kyselyStorage } from "flagpost/kysely";
 import { serveCalls } from "./lib/child.js";
 import { type FreshDatabase, freshDatabase } from "./lib/fresh-database.js";
+import { silentLogger } from "./lib/silent-logger.js";
 
 /**
  * bench:webhooks' sending side, in a process of its own pinned to one core: either a bare `fetch`

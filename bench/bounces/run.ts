@@ -1,8 +1,10 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { mailReportParser } from "../../adapters/inbound/index.js";
-import { type DeliveryReport, SENDER_SIDE_REASONS } from "../../src/internal.js";
+import type { DeliveryReport } from "flagpost";
+import { mailReportParser } from "flagpost/inbound";
+import { builtPackageEntry } from "../lib/built-package.js";
+import { SENDER_SIDE_REASONS } from "./sender-side-reasons.js";
 import type { ExpectedRecipient } from "./sisimai-expect.js";
 
 /**
@@ -22,6 +24,7 @@ const expectAt = args.indexOf("--expect");
 const expectations: Record<string, ExpectedRecipient[]> | undefined =
   expectAt >= 0 ? JSON.parse(readFileSync(args[expectAt + 1]!, "utf8")) : undefined;
 const showMisses = args.includes("--misses");
+process.stderr.write(`flagpost loaded from ${builtPackageEntry()}\n`);
 
 const NOT_BOUNCES = new Set(["vacation", "delivered"]);
 const parser = mailReportParser();

@@ -1,4 +1,4 @@
-import type { TrackEventInput } from "../../src/internal.js";
+import type { TrackEventInput } from "flagpost";
 
 /**
  * Deterministic event streams for the events benchmark: a realistic shape (10,000 users, 50 event

@@ -1,5 +1,5 @@
-import { uuidv7 } from "../../src/internal.js";
 import { prng } from "./event-data.js";
+import { uuidv7 } from "./uuidv7.js";
 
 /**
  * The experiment benchmark's events, generated user by user in big batches of rows (the shape

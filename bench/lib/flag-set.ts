@@ -1,4 +1,4 @@
-import type { Rule } from "../../src/internal.js";
+import type { Rule } from "flagpost";
 
 /**
  * The flag workload the flags and http parts share: seeded users and the 20-flag set. The

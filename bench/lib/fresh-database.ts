@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
-import { openDatabase } from "../../cli/open-database.js";
+import { openSqliteDatabase } from "./sqlite-file.js";
 
 export interface FreshDatabase {
   db: Kysely<any>;
@@ -37,6 +37,6 @@ export async function freshDatabase(engine: "sqlite" | "postgres", pgUrl?: strin
     };
   }
   const dir = mkdtempSync(join(tmpdir(), "flagpost-bench-"));
-  const db = await openDatabase(join(dir, "flagpost.db"));
+  const db = openSqliteDatabase(join(dir, "flagpost.db"));
   return { db, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
 }

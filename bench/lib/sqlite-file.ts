@@ -1,5 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import SQLite from "better-sqlite3";
+import { Kysely, SqliteDialect } from "kysely";
+import { withStatementCache } from "flagpost/kysely";
 
 /** better-sqlite3 opened as the CLI opens it (cli/open-database.ts): WAL, busy_timeout, synchronous=FULL. */
 export function openSqliteHandle(file: string): SQLite.Database {
@@ -8,6 +10,17 @@ export function openSqliteHandle(file: string): SQLite.Database {
   handle.pragma("busy_timeout = 5000");
   handle.pragma("synchronous = FULL");
   return handle;
+}
+
+/**
+ * A SQLite file opened as `flagpost serve` opens it (cli/open-database.ts, which the package does
+ * not export), built from what docs/storage.md shows users: the handle above, foreign keys on, and
+ * `withStatementCache` from flagpost/kysely.
+ */
+export function openSqliteDatabase(file: string): Kysely<any> {
+  const handle = openSqliteHandle(file);
+  handle.pragma("foreign_keys = ON");
+  return new Kysely<any>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
 }
 
 /** The file's size after VACUUM (every b-tree rebuilt, free pages dropped) and a WAL checkpoint. */
