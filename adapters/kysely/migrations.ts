@@ -7,6 +7,7 @@ import { baselineMigration } from "./migrations/0001-baseline.js";
 import { LEGACY_STEPS } from "./migrations/legacy-history.js";
 import { domainsMigration } from "./migrations/0019-domains.js";
 import { domainReputationMigration } from "./migrations/0020-domain-reputation.js";
+import { emailContentSlicesMigration } from "./migrations/0021-email-content-slices.js";
 
 /**
  * The schema's history, oldest first: the baseline (issue 26), then one migration per change,
@@ -18,6 +19,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001-baseline": baselineMigration,
   "0019-domains": domainsMigration,
   "0020-domain-reputation": domainReputationMigration,
+  "0021-email-content-slices": emailContentSlicesMigration,
 };
 
 export const MIGRATION_TABLE = "flagpost_migration";
