@@ -19,7 +19,8 @@ export const DEFAULT_IDEMPOTENCY_PURGE_MS = 60 * 60 * 1000;
 
 /**
  * Deletes expired idempotency records (`storage.idempotency.purgeExpired`) on a schedule: once at
- * start, then every `intervalMs`, through a {@link LeaseWorker} over a {@link periodicQueue}.
+ * start, then every `intervalMs`, through a {@link LeaseWorker} over a {@link periodicQueue}; and
+ * with them the content slices whose email never committed (`storage.emails.purgeOrphanContent`).
  * Every process runs its own; a purge is one DELETE of rows past their expiry, harmless to repeat.
  */
 export function idempotencyPurger(
@@ -32,7 +33,14 @@ export function idempotencyPurger(
   const worker = new LeaseWorker(
     periodicQueue(clock, "idempotency-purge", intervalMs),
     {
-      perform: () => storage.idempotency.purgeExpired(new Date(clock.now()).toISOString()),
+      perform: async () => {
+        const now = new Date(clock.now()).toISOString();
+        const purged = await storage.idempotency.purgeExpired(now);
+        // The same schedule suits the slices of large emails that never got their row.
+        const slices = (await storage.emails.purgeOrphanContent?.(now)) ?? 0;
+        if (slices > 0) logger.info("purged content slices without an email", { slices });
+        return purged;
+      },
       record: async (_job, purged) => {
         if (purged > 0) logger.info("purged expired idempotency keys", { purged });
       },

@@ -1,4 +1,5 @@
 import { FlagpostError } from "../../src/internal.js";
+import { InvalidJson, parseJsonInThread, THREAD_JSON_BYTES } from "./json-thread.js";
 import type { HttpRequest, RequestBody } from "./types.js";
 
 /**
@@ -32,12 +33,24 @@ export async function readJson(body: RequestBody, headers: HttpRequest["headers"
   if (body.kind === "parsed") return body.value;
   const bytes = await body.read(limit);
   if (bytes.length === 0) return undefined;
+  if (bytes.length > THREAD_JSON_BYTES) {
+    try {
+      return await parseJsonInThread(bytes);
+    } catch (error) {
+      if (error instanceof InvalidJson) throw invalidJson();
+      throw new FlagpostError("unavailable", "The request body could not be parsed; retry the request");
+    }
+  }
   try {
     // JSON travels as UTF-8 (RFC 8259): broken byte sequences are refused, not replaced by U+FFFD.
     return JSON.parse(UTF8.decode(bytes));
   } catch {
-    throw new FlagpostError("invalid_json", "The request body is not valid JSON (UTF-8)");
+    throw invalidJson();
   }
+}
+
+function invalidJson(): FlagpostError {
+  return new FlagpostError("invalid_json", "The request body is not valid JSON (UTF-8)");
 }
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });

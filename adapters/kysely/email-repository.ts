@@ -16,7 +16,10 @@ import type {
   DomainReputationCounts,
   ReputationMark,
 } from "../../src/storage/index.js";
+import type { Insertable } from "kysely";
 import type { Engine } from "./dialect.js";
+import { deleteOrphanSlices, splitContent, writeSlices } from "./email-content-slices.js";
+import type { EmailEventsTable, EmailsTable } from "./tables.js";
 import type { StorageActions } from "./storage-errors.js";
 import { recordDomainEvents } from "./domain-events.js";
 import {
@@ -44,6 +47,12 @@ import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewL
 import { relaxTransaction, withRelaxedCommit } from "./relaxed-durability.js";
 import { inTransaction } from "./transaction.js";
 import { pageQuery } from "./webhook-repository.js";
+
+/**
+ * How old a slice without its email must be before the purge deletes it: far longer than an
+ * insert takes to write its slices and commit the row, so a slice still being written is kept.
+ */
+const ORPHAN_SLICE_AGE_MS = 60 * 60 * 1000;
 
 /** The outbox as a jobs-shaped table: due while queued. */
 const OUTBOX: JobTableSpec = { table: "flagpost_emails", ready: (eb) => eb("status", "=", "queued") };
@@ -75,6 +84,7 @@ export class KyselyEmailRepository implements EmailRepository {
     markEmailReputation: "mark the email",
     domainReputation: "count the domain's reputation",
     listEmailEvents: "read the email's events",
+    purgeOrphanContent: "delete content slices without an email",
   };
 
   readonly #db: Db;
@@ -90,8 +100,35 @@ export class KyselyEmailRepository implements EmailRepository {
     completion?: IdempotencyCompletion,
     domainEvents?: readonly DomainEvent[],
   ): Promise<void> {
-    const rows = emails.map(toRow);
     const events = emails.map((e) => eventRow(e.id, 1, firstEvent(e)));
+    const sliced: string[] = [];
+    try {
+      const rows = [];
+      for (const email of emails) {
+        const split = splitContent(email.content);
+        if (split === undefined) {
+          rows.push(toRow(email, JSON.stringify(email.content), null));
+          continue;
+        }
+        sliced.push(email.id);
+        const at = toEpochMs(email.createdAt, "createdAt");
+        rows.push(toRow(email, split.skeleton, await writeSlices(this.#db, email.id, split.pieces, at)));
+      }
+      await this.#insertRows(rows, events, completion, domainEvents);
+    } catch (error) {
+      // Best effort: slices left behind (the database went away too) are the purge's (purgeOrphanContent).
+      if (sliced.length > 0) await deleteOrphanSlices(this.#db, Number.MAX_SAFE_INTEGER, sliced).catch(() => 0);
+      throw error;
+    }
+  }
+
+  /** The accepting transaction: rows, first events and the idempotency completion, committed durably. */
+  async #insertRows(
+    rows: Insertable<EmailsTable>[],
+    events: Insertable<EmailEventsTable>[],
+    completion?: IdempotencyCompletion,
+    domainEvents?: readonly DomainEvent[],
+  ): Promise<void> {
     await inTransaction(this.#db, this.#engine, async (trx) => {
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
         await trx
@@ -110,7 +147,7 @@ export class KyselyEmailRepository implements EmailRepository {
 
   async getEmail(id: string): Promise<EmailRecord | undefined> {
     const row = await this.#db.selectFrom("flagpost_emails").selectAll().where("id", "=", id).executeTakeFirst();
-    return row && toRecord(row);
+    return row && toRecord(this.#db, row);
   }
 
   async listEmails(page: PageRequest): Promise<EmailListEntry[]> {
@@ -146,7 +183,7 @@ export class KyselyEmailRepository implements EmailRepository {
       .orderBy("id")
       .limit(1)
       .executeTakeFirst();
-    return row && toRecord(row);
+    return row && toRecord(this.#db, row);
   }
 
   async claimDueEmails(
@@ -161,8 +198,8 @@ export class KyselyEmailRepository implements EmailRepository {
     const max = options.maxContentBytes;
     const claimed =
       max === undefined
-        ? (await claimDueRows<EmailRow>(this.#db, this.#engine, CLAIMABLE_OUTBOX, at, limit, at + leaseMs, owner)).map(
-            toRecord,
+        ? await this.#records(
+            await claimDueRows<EmailRow>(this.#db, this.#engine, CLAIMABLE_OUTBOX, at, limit, at + leaseMs, owner),
           )
         : (
             await claimDueRows<ClaimRow>(
@@ -179,6 +216,17 @@ export class KyselyEmailRepository implements EmailRepository {
     return claimed.sort((a, b) =>
       a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1,
     );
+  }
+
+  /** Records of whole rows, one after another: a sliced content is read back one email at a time. */
+  async #records(rows: readonly EmailRow[]): Promise<EmailRecord[]> {
+    const records: EmailRecord[] = [];
+    for (const row of rows) records.push(await toRecord(this.#db, row));
+    return records;
+  }
+
+  async purgeOrphanContent(now: string): Promise<number> {
+    return deleteOrphanSlices(this.#db, toEpochMs(now, "now") - ORPHAN_SLICE_AGE_MS);
   }
 
   async renewEmailLeases(ids: readonly string[], owner: string, leaseUntil: string): Promise<string[]> {

@@ -20,6 +20,7 @@ import type {
 } from "../../src/storage/index.js";
 import { headlineOf } from "../../src/emails/message.js";
 import { sendingDomainOf } from "../../src/domains/reputation-window.js";
+import { joinSlices } from "./email-content-slices.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";
 import type { EmailEventsTable, EmailsTable, FlagpostTables } from "./tables.js";
 
@@ -85,8 +86,13 @@ function fieldsOf(row: ListRow): Omit<EmailRecord, "content"> {
   return record;
 }
 
-export function toRecord(row: EmailRow): EmailRecord {
-  return { ...fieldsOf(row), content: JSON.parse(row.content) as EmailContent };
+/** The email a row stores, its content read back from its slices when it has them (email-content-slices.ts). */
+export async function toRecord(db: Db, row: EmailRow): Promise<EmailRecord> {
+  const content =
+    row.content_slice_bytes === null
+      ? (JSON.parse(row.content) as EmailContent)
+      : await joinSlices(db, row.id, row.content);
+  return { ...fieldsOf(row), content };
 }
 
 /** A list row: its headline from `summary`, or from `content` (rows older than the summary column). */
@@ -97,16 +103,19 @@ export function toListEntry(row: ListRow, content?: string): EmailListEntry {
 
 /**
  * What a claim reads of each row when content above `maxContentBytes` is left out: every list
- * column, the content only when it is that small (or the row has no summary to stand in for it),
- * and the content's stored length. The length is computed by the database: nothing large is read.
+ * column, the content only when it is that small and not in slices (or the row has no summary to
+ * stand in for it), and the content's stored length, the slices' bytes included. The length is
+ * computed by the database: nothing large is read.
  */
 export function claimColumns(maxContentBytes: number) {
   return [
     ...LIST_COLUMNS,
-    sql<string | null>`case when length(content) <= ${maxContentBytes} or summary is null then content end`.as(
+    sql<
+      string | null
+    >`case when content_slice_bytes is null and (length(content) <= ${maxContentBytes} or summary is null) then content end`.as(
       "content",
     ),
-    sql<number | string>`length(content)`.as("content_bytes"),
+    sql<number | string>`length(content) + coalesce(content_slice_bytes, 0)`.as("content_bytes"),
   ] as const;
 }
 
@@ -118,11 +127,16 @@ export function toClaimed(row: ClaimRow): ClaimedEmail {
   return { ...toListEntry(row), omittedContentBytes: toNumber(row.content_bytes) };
 }
 
-export function toRow(email: EmailRecord): Insertable<EmailsTable> {
+/**
+ * The row of a new email. `content` is the row's content column: the whole content as JSON, or
+ * for a sliced email the skeleton whose strings are in slices holding `sliceBytes` bytes.
+ */
+export function toRow(email: EmailRecord, content: string, sliceBytes: number | null): Insertable<EmailsTable> {
   return {
     id: email.id,
     status: email.status,
-    content: JSON.stringify(email.content),
+    content,
+    content_slice_bytes: sliceBytes,
     message_id: email.messageId,
     created_at: toEpochMs(email.createdAt, "createdAt"),
     scheduled_at: email.scheduledAt === undefined ? null : toEpochMs(email.scheduledAt, "scheduledAt"),

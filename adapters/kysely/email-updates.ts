@@ -136,7 +136,7 @@ export async function updateAndAppend(
     .values(eventRow(id, toNumber(row.version), event))
     .execute();
   await recordDomainEvents(trx, domainEvents);
-  return toRecord(row);
+  return toRecord(trx, row);
 }
 
 /** What makes transitions shareable by one UPDATE: everything but the per-email timestamps and provider id. */

@@ -9,6 +9,7 @@ import { domainsMigration } from "./migrations/0019-domains.js";
 import { domainReputationMigration } from "./migrations/0020-domain-reputation.js";
 import { activityIndexesMigration } from "./migrations/0021-activity-indexes.js";
 import { eventNamesMigration } from "./migrations/0022-event-names.js";
+import { emailContentSlicesMigration } from "./migrations/0023-email-content-slices.js";
 
 /**
  * The schema's history, oldest first: the baseline (issue 26), then one migration per change,
@@ -22,6 +23,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0020-domain-reputation": domainReputationMigration,
   "0021-activity-indexes": activityIndexesMigration,
   "0022-event-names": eventNamesMigration,
+  "0023-email-content-slices": emailContentSlicesMigration,
 };
 
 export const MIGRATION_TABLE = "flagpost_migration";

@@ -106,6 +106,19 @@ export interface EmailsTable {
   sending_domain: ColumnType<string | null, string | null | undefined, string | null>;
   /** Migration 0020: `bounce` or `complaint` once such a report was applied (the reputation guard). */
   reputation_mark: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * Migration 0023: the bytes of the email's slices in flagpost_email_content_slices, whose
+   * strings `content` leaves out (email-content-slices.ts); null when `content` holds everything.
+   */
+  content_slice_bytes: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+}
+
+/** Migration 0023: a slice (at most 1 MiB) of a large email's content, in `seq` order from 0. */
+export interface EmailContentSlicesTable {
+  email_id: string;
+  seq: Int;
+  bytes: Uint8Array;
+  created_at: Int;
 }
 
 export interface EmailEventsTable {
@@ -262,6 +275,7 @@ export interface FlagpostTables {
   flagpost_event_names: EventNamesTable;
   flagpost_emails: EmailsTable;
   flagpost_email_events: EmailEventsTable;
+  flagpost_email_content_slices: EmailContentSlicesTable;
   flagpost_suppressions: SuppressionsTable;
   flagpost_soft_bounces: SoftBouncesTable;
   flagpost_settings: SettingsTable;

@@ -7,6 +7,7 @@ import { durabilityCases } from "./cases/durability.js";
 import { eventCases } from "./cases/events.js";
 import { emailCases } from "./cases/emails.js";
 import { emailListCases } from "./cases/email-lists.js";
+import { emailLargeContentCases } from "./cases/email-large-content.js";
 import { flagHistoryCases } from "./cases/flag-history.js";
 import { flagScheduleCases } from "./cases/flag-schedules.js";
 import { flagInsightCases } from "./cases/flag-insights.js";
@@ -45,6 +46,7 @@ export function describeStorageConformance(harness: StorageHarness): void {
     sharedCases(harness);
     eventCases(harness);
     emailCases(harness);
+    emailLargeContentCases(harness);
     textFidelityCases(harness);
     leaseCases(harness);
     experimentCases(harness);

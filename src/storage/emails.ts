@@ -184,13 +184,12 @@ export type EmailOutcomeWrite = { id: string; transition: EmailTransition } | { 
 
 export interface EmailRepository extends EmailReputationStore {
   /**
-   * Stores new emails (status `queued`, `attempts` 0, no lease) and, for each, its first event
-   * with seq 1: `{type: "scheduled", at: createdAt}` when it has a `scheduledAt`, else
-   * `{type: "queued", at: createdAt}`. With `completion`, the idempotency claim is completed by
-   * the same write, and `events` (domain events: `email.scheduled`) are stored by it too. All or
-   * nothing: when any email cannot be stored (an id that exists → `FlagpostError("conflict")`),
-   * none is, and the claim stays pending. When this resolves, the emails survive a crash of this
-   * process.
+   * Stores new emails (status `queued`, `attempts` 0, no lease) and, for each, its first event with seq 1: `{type:
+   * "scheduled", at: createdAt}` when it has a `scheduledAt`, else `{type: "queued", at: createdAt}`. With
+   * `completion`, the idempotency claim is completed by the same write, and `events` (domain events: `email.scheduled`)
+   * are stored by it too. All or nothing: when any email cannot be stored (an id that exists →
+   * `FlagpostError("conflict")`), none is, and the claim stays pending. When this resolves, the emails survive a crash
+   * of this process.
    */
   insertEmails(
     emails: EmailRecord[],
@@ -202,16 +201,15 @@ export interface EmailRepository extends EmailReputationStore {
   getEmail(id: string): Promise<EmailRecord | undefined>;
 
   /**
-   * Up to `page.limit` emails, newest first (id descending), paged by id, with their headline
-   * only: a list never reads bodies or attachments.
+   * Up to `page.limit` emails, newest first (id descending), paged by id, with their headline only: a list never reads
+   * bodies or attachments.
    */
   listEmails(page: PageRequest): Promise<EmailListEntry[]>;
 
   /**
-   * Atomically, and only while the email is queued, has a `scheduledAt` and no worker holds it:
-   * sets `scheduledAt` and `nextAttemptAt` to `change.scheduledAt` and appends `change.event`
-   * (its domain events in the same transaction). The email as stored afterwards; undefined (and
-   * nothing changed) otherwise.
+   * Atomically, and only while the email is queued, has a `scheduledAt` and no worker holds it: sets `scheduledAt` and
+   * `nextAttemptAt` to `change.scheduledAt` and appends `change.event` (its domain events in the same transaction). The
+   * email as stored afterwards; undefined (and nothing changed) otherwise.
    */
   rescheduleEmail(id: string, change: EmailReschedule): Promise<EmailRecord | undefined>;
 
@@ -219,17 +217,17 @@ export interface EmailRepository extends EmailReputationStore {
   findEmailByProviderMessageId(providerMessageId: string): Promise<EmailRecord | undefined>;
 
   /**
-   * Leases up to `limit` due emails to `owner` until `now + leaseMs`, adds 1 to their `attempts`,
-   * and returns them (as stored afterwards), the longest-due first. Due: status `queued`,
-   * `nextAttemptAt <= now`, no lease or an ended one (a crashed worker's email is claimable again),
-   * not from a paused domain (email-reputation.ts). Each email goes to one of concurrent callers,
-   * here or elsewhere: PostgreSQL and MySQL use `FOR UPDATE SKIP LOCKED`; SQLite has one writer.
+   * Leases up to `limit` due emails to `owner` until `now + leaseMs`, adds 1 to their `attempts`, and returns them (as
+   * stored afterwards), the longest-due first. Due: status `queued`, `nextAttemptAt <= now`, no lease or an ended one
+   * (a crashed worker's email is claimable again), not from a paused domain (email-reputation.ts). Each email goes to
+   * one of concurrent callers, here or elsewhere: PostgreSQL and MySQL use `FOR UPDATE SKIP LOCKED`; SQLite has one
+   * writer.
    *
-   * With `options.maxContentBytes`, an email whose stored content is larger than that MUST come
-   * back without it: `content` is then its headline (as a list shows it) and `omittedContentBytes`
-   * the stored content's size, and the caller reads the whole email (`getEmail`) when it sends
-   * it. So a claim of many large emails does not bring all their attachments into memory at once.
-   * Sizes are the stored JSON's length (characters on SQLite and PostgreSQL, bytes on MySQL).
+   * With `options.maxContentBytes`, an email whose stored content is larger than that MUST come back without it:
+   * `content` is then its headline (as a list shows it) and `omittedContentBytes` the stored content's size, and the
+   * caller reads the whole email (`getEmail`) when it sends it. So a claim of many large emails does not bring all
+   * their attachments into memory at once. Sizes are the stored JSON's length (characters on SQLite and PostgreSQL,
+   * bytes on MySQL).
    */
   claimDueEmails(
     now: string,
@@ -240,11 +238,10 @@ export interface EmailRepository extends EmailReputationStore {
   ): Promise<ClaimedEmail[]>;
 
   /**
-   * Heartbeat: extends to `leaseUntil` the leases `owner` holds among `ids` (queued emails whose
-   * lease owner is `owner`) and returns those ids, in any order. An email whose outcome was
-   * recorded meanwhile, or that another worker took over after the lease ended, is left alone
-   * and left out. A worker renews while its process lives, so leases can be short: a crashed
-   * process's emails are free again within one lease.
+   * Heartbeat: extends to `leaseUntil` the leases `owner` holds among `ids` (queued emails whose lease owner is
+   * `owner`) and returns those ids, in any order. An email whose outcome was recorded meanwhile, or that another worker
+   * took over after the lease ended, is left alone and left out. A worker renews while its process lives, so leases can
+   * be short: a crashed process's emails are free again within one lease.
    */
   renewEmailLeases(ids: readonly string[], owner: string, leaseUntil: string): Promise<string[]>;
 
@@ -252,45 +249,48 @@ export interface EmailRepository extends EmailReputationStore {
   listEmailLeaseOwners(now: string): Promise<string[]>;
 
   /**
-   * Frees every lease held by one of `owners` on a queued email (their process is known to be
-   * dead), so the emails are due again at once; `attempts` is kept. Returns how many were freed.
+   * Frees every lease held by one of `owners` on a queued email (their process is known to be dead), so the emails are
+   * due again at once; `attempts` is kept. Returns how many were freed.
    */
   releaseEmailLeases(owners: readonly string[]): Promise<number>;
 
   /**
-   * Atomically, and only when the email's status is one of `transition.from` (and, with
-   * `leaseOwner`, that worker still holds it; with `unleasedAt`, nobody does): sets the status,
-   * sets `sentAt`/`deliveredAt` when given and not set before, stores `failureReason` and
-   * `providerMessageId` when given, releases the lease, appends `transition.event` with the next
-   * seq and makes its type the email's `lastEvent`. Returns the email as stored afterwards; undefined when the email does not exist or a
-   * condition failed, in which case nothing changed.
+   * Atomically, and only when the email's status is one of `transition.from` (and, with `leaseOwner`, that worker still
+   * holds it; with `unleasedAt`, nobody does): sets the status, sets `sentAt`/`deliveredAt` when given and not set
+   * before, stores `failureReason` and `providerMessageId` when given, releases the lease, appends `transition.event`
+   * with the next seq and makes its type the email's `lastEvent`. Returns the email as stored afterwards; undefined
+   * when the email does not exist or a condition failed, in which case nothing changed.
    */
   transitionEmail(id: string, transition: EmailTransition): Promise<EmailRecord | undefined>;
 
   /**
-   * Atomically, and only when the email is queued and `retry.leaseOwner` holds it: sets
-   * `nextAttemptAt` and `lastError`, releases the lease, and appends `retry.event` (its type
-   * becomes `lastEvent`). Returns the
-   * email as stored afterwards; undefined (and nothing changed) otherwise.
+   * Atomically, and only when the email is queued and `retry.leaseOwner` holds it: sets `nextAttemptAt` and
+   * `lastError`, releases the lease, and appends `retry.event` (its type becomes `lastEvent`). Returns the email as
+   * stored afterwards; undefined (and nothing changed) otherwise.
    */
   scheduleRetry(id: string, retry: EmailRetry): Promise<EmailRecord | undefined>;
 
   /**
-   * Applies a worker's outcomes in one write (one transaction, one commit), each exactly as
-   * {@link transitionEmail} or {@link scheduleRetry} would with its own conditions: one whose
-   * condition fails changes nothing and the others still apply. Returns, in the order given,
-   * whether each was applied (the records are not read back). When the write fails, none of them
-   * is applied. Each id appears at most once.
+   * Applies a worker's outcomes in one write (one transaction, one commit), each exactly as {@link transitionEmail} or
+   * {@link scheduleRetry} would with its own conditions: one whose condition fails changes nothing and the others still
+   * apply. Returns, in the order given, whether each was applied (the records are not read back). When the write fails,
+   * none of them is applied. Each id appears at most once.
    */
   recordOutcomes(outcomes: readonly EmailOutcomeWrite[]): Promise<boolean[]>;
 
   /**
-   * The outbox at `now` (GET /metrics): queued emails whose time has come (`due`) and those
-   * scheduled later, and the oldest due email's `nextAttemptAt`. Optional: a storage without it
-   * has no outbox series.
+   * The outbox at `now` (GET /metrics): queued emails whose time has come (`due`) and those scheduled later, and the
+   * oldest due email's `nextAttemptAt`. Optional: a storage without it has no outbox series.
    */
   outboxDepth?(now: string): Promise<OutboxDepth>;
 
   /** The email's events, in seq order; empty when the email does not exist. */
   listEmailEvents(id: string): Promise<EmailEvent[]>;
+
+  /**
+   * Deletes content written more than an hour before `now` for an email whose row never committed (a failed insert, a
+   * process that died between a large email's slices and its row); returns how many pieces. Optional: nothing to purge
+   * for a storage that writes each email in one piece.
+   */
+  purgeOrphanContent?(now: string): Promise<number>;
 }

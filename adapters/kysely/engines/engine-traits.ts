@@ -107,6 +107,8 @@ export interface ColumnTypes {
   boolean: RawBuilder<unknown>;
   /** Epoch milliseconds and counters. */
   bigint: RawBuilder<unknown>;
+  /** Raw bytes of up to a few MiB (a slice of an email's content). */
+  bytes: RawBuilder<unknown>;
   /** Appended to CREATE TABLE, or undefined. */
   tableOptions: RawBuilder<unknown> | undefined;
 }

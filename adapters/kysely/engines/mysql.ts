@@ -13,6 +13,7 @@ export const mysqlEngine: EngineTraits = {
     longText: sql`longtext`,
     boolean: sql`boolean`,
     bigint: sql`bigint`,
+    bytes: sql`mediumblob`,
     tableOptions: sql`engine = InnoDB default character set utf8mb4 collate utf8mb4_bin`,
   },
   oneWriter: false,

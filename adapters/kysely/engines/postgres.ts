@@ -13,6 +13,7 @@ export const postgresEngine: EngineTraits = {
     longText: sql`text`,
     boolean: sql`boolean`,
     bigint: sql`bigint`,
+    bytes: sql`bytea`,
     tableOptions: undefined,
   },
   oneWriter: false,

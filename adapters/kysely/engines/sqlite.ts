@@ -14,6 +14,7 @@ export const sqliteEngine: EngineTraits = {
     longText: sql`text`,
     boolean: sql`integer`,
     bigint: sql`integer`,
+    bytes: sql`blob`,
     tableOptions: undefined,
   },
   oneWriter: true,
