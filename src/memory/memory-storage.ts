@@ -12,6 +12,7 @@ import { MemoryFlagRepository } from "./memory-flags.js";
 import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
 import { MemorySettingsRepository } from "./memory-settings.js";
 import { MemorySuppressionRepository } from "./memory-suppressions.js";
+import { memoryTransactions } from "./memory-transaction.js";
 import { MemoryWebhookDeliveryRepository } from "./memory-webhook-deliveries.js";
 import { MemoryWebhookState } from "./memory-webhook-state.js";
 import { MemoryWebhookRepository } from "./memory-webhooks.js";
@@ -28,9 +29,10 @@ export function memoryStorage(): Storage {
   const webhooks = new MemoryWebhookState();
   const flagSchedules = new MemoryFlagScheduleRepository();
   const domains = new MemoryDomainRepository(webhooks);
+  const flags = new MemoryFlagRepository();
   return {
     name: "memory",
-    flags: new MemoryFlagRepository(flagHistory, webhooks, flagSchedules),
+    flags,
     flagHistory,
     flagSchedules,
     flagInsights: new MemoryFlagInsightRepository(),
@@ -45,6 +47,7 @@ export function memoryStorage(): Storage {
     webhooks: new MemoryWebhookRepository(webhooks),
     webhookDeliveries: new MemoryWebhookDeliveryRepository(webhooks),
     domains,
+    transaction: memoryTransactions({ flags, flagHistory, flagSchedules, webhooks }),
     async migrate() {},
     async close() {},
   };
