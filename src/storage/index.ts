@@ -79,7 +79,8 @@ export interface Storage {
   readonly domains: DomainRepository;
   /**
    * The unit of work: runs `fn` with repositories bound to one transaction and commits when it
-   * resolves; when it throws, nothing it wrote is kept and the error reaches the caller. `fn` MUST
+   * resolves; when it throws, nothing it wrote is kept and the error reaches the caller (a driver
+   * error as a FlagpostError, like any repository's). `fn` MUST
    * only touch storage through `tx` (a backend MAY run it again after a deadlock it broke, so
    * anything else it does must be safe to repeat). Transactions that write flag rows are
    * serialized against each other (see FlagRowStore).
