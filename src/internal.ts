@@ -64,3 +64,4 @@ export type { CreateDomainInput, ResumeDomainInput, UpdateDomainInput } from "./
 export type { DomainOptions } from "./domains/domains.js";
 export { resolverFor } from "./domains/domains.js";
 export type { MetricsSnapshot } from "./metrics/counters.js";
+export { flagWrites } from "./flags/flag-writes.js";

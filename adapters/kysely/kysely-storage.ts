@@ -24,6 +24,7 @@ import { type PgListenConnect, watchPostgresFlags } from "./postgres-flag-watch.
 import { KyselySettingsRepository } from "./settings-repository.js";
 import { KyselySuppressionRepository } from "./suppression-repository.js";
 import type { FlagpostTables } from "./tables.js";
+import { kyselyTransactions } from "./unit-of-work.js";
 import { KyselyWebhookDeliveryRepository } from "./webhook-delivery-repository.js";
 import { KyselyWebhookRepository } from "./webhook-repository.js";
 
@@ -77,7 +78,8 @@ export function kyselyStorage(db: AnyKysely, options: KyselyStorageOptions = {})
   const events = translatedRepository(engine, KyselyEventRepository, typed, engine);
   return {
     name: engine,
-    flags: translatedRepository(engine, KyselyFlagRepository, typed, engine),
+    flags: translatedRepository(engine, KyselyFlagRepository, typed),
+    transaction: kyselyTransactions(typed, engine),
     flagHistory: translatedRepository(engine, KyselyFlagHistoryRepository, typed),
     flagSchedules: translatedRepository(engine, KyselyFlagScheduleRepository, typed, engine),
     flagInsights: translatedRepository(engine, KyselyFlagInsightRepository, typed, engine),

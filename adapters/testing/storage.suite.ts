@@ -26,6 +26,7 @@ import { textFidelityCases } from "./cases/text-fidelity.js";
 import { webhookLeaseCases } from "./cases/webhook-leases.js";
 import { webhookEndpointCases } from "./cases/webhook-endpoints.js";
 import { webhookCases } from "./cases/webhooks.js";
+import { unitOfWorkCases } from "./cases/unit-of-work.js";
 import type { StorageHarness } from "./harness.js";
 
 /** The one storage suite: every backend test file calls this once with its harness. */
@@ -37,6 +38,7 @@ export function describeStorageConformance(harness: StorageHarness): void {
     flagValueCases(harness);
     flagHistoryCases(harness);
     prerequisiteCases(harness);
+    unitOfWorkCases(harness);
     flagScheduleCases(harness);
     flagInsightCases(harness);
     apiKeyCases(harness);

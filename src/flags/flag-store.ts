@@ -1,13 +1,14 @@
 import type { Clock } from "../clock.js";
-import { FlagpostError, notFound } from "../errors.js";
+import { notFound } from "../errors.js";
 import { uuidv7 } from "../ids.js";
-import type { DomainEvent, FlagActor, FlagAudit, FlagChanges, Storage } from "../storage/index.js";
+import type { DomainEvent, FlagActor, FlagAudit, Storage } from "../storage/index.js";
 import { parseInput } from "../validation.js";
 import { parseEvaluationContext } from "./context.js";
 import { decodeFlagCursor, encodeFlagCursor } from "./cursor.js";
 import { type EvaluableFlag, evaluate } from "./evaluate.js";
-import { flagChanges } from "./history-diff.js";
+import { type FlagWrites, flagWrites } from "./flag-writes.js";
 import { FlagSchedules } from "./flag-schedules.js";
+import { changesOf } from "./flag-patch.js";
 import { assertRuleVariants } from "./values.js";
 import {
   type FlagHistoryPage,
@@ -100,6 +101,7 @@ function flagEvent(
  */
 export class FlagStore {
   readonly #storage: Storage;
+  readonly #writes: FlagWrites;
   readonly #clock: Clock;
   readonly #listeners = new Set<FlagChangeListener>();
   readonly #onListenerError: (error: unknown) => void;
@@ -115,6 +117,7 @@ export class FlagStore {
     options: FlagStoreOptions = {},
   ) {
     this.#storage = storage;
+    this.#writes = flagWrites(storage);
     this.#clock = clock;
     this.#onListenerError = onListenerError;
     this.#snapshot = options.snapshot;
@@ -127,7 +130,7 @@ export class FlagStore {
     assertRuleVariants(parsed.rules, parsed.variants);
     const now = new Date(this.#clock.now()).toISOString();
     const flag: Flag = { id: uuidv7(this.#clock.now()), ...parsed, createdAt: now, updatedAt: now };
-    await this.#storage.flags.insert(flag, this.#audit(options), [flagEvent("flag.created", flag, now)]);
+    await this.#writes.insert(flag, this.#audit(options), [flagEvent("flag.created", flag, now)]);
     this.#emit({ type: "created", key: flag.key, flag });
     return flag;
   }
@@ -153,39 +156,20 @@ export class FlagStore {
     };
   }
 
-  /** Merge semantics: fields present replace (`rules` replaces the whole list), omitted stay. */
+  /**
+   * Merge semantics: fields present replace (`rules` replaces the whole list), omitted stay. The
+   * patch is checked against the flag as read under its lock, inside the write's transaction.
+   */
   async update(key: string, input: UpdateFlagInput, options: FlagWriteOptions = {}): Promise<Flag> {
     const patch = parseInput(updateFlagSchema, input);
     if (!FlagStore.isValidKey(key)) throw notFound("Flag", key);
-    const current = await this.#storage.flags.get(key);
-    if (!current) throw notFound("Flag", key);
-    if (patch.key !== undefined && patch.key !== current.key) {
-      throw new FlagpostError("validation_error", '"key" cannot change', {
-        details: [{ path: "key", message: "cannot change" }],
-      });
-    }
-    if (patch.id !== undefined && patch.id !== current.id) {
-      throw new FlagpostError("validation_error", '"id" cannot change', {
-        details: [{ path: "id", message: "cannot change" }],
-      });
-    }
-    if (patch.rules !== undefined || patch.variants !== undefined)
-      assertRuleVariants(patch.rules ?? current.rules, patch.variants ?? current.variants);
-    const changes: FlagChanges = { updatedAt: new Date(this.#clock.now()).toISOString() };
-    if (patch.description !== undefined) changes.description = patch.description;
-    if (patch.enabled !== undefined) changes.enabled = patch.enabled;
-    if (patch.rules !== undefined) changes.rules = patch.rules;
-    if (patch.variants !== undefined) changes.variants = patch.variants;
-    if (patch.prerequisites !== undefined) changes.prerequisites = patch.prerequisites;
-    // Nothing to change: updatedAt stays (a schedule is still written, so it is completed).
-    if (Object.keys(changes).length === 1 && !options.schedule) return current;
     const audit = this.#audit(options);
-    const updated = await this.#storage.flags.update(key, changes, audit, (stored, before) => [
-      flagEvent("flag.updated", stored, changes.updatedAt, {
-        changes: flagChanges(before, stored),
-        actor: audit.actor,
-      }),
-    ]);
+    const updated = await this.#writes.update(
+      key,
+      (current) => changesOf(patch, current, audit.at, options.schedule !== undefined),
+      audit,
+      (stored, _before, changes) => [flagEvent("flag.updated", stored, audit.at, { changes, actor: audit.actor })],
+    );
     if (!updated) throw notFound("Flag", key);
     this.#emit({ type: "updated", key, flag: updated });
     return updated;
@@ -194,7 +178,7 @@ export class FlagStore {
   async delete(key: string, options: FlagWriteOptions = {}): Promise<void> {
     if (!FlagStore.isValidKey(key)) throw notFound("Flag", key);
     const at = new Date(this.#clock.now()).toISOString();
-    if (!(await this.#storage.flags.delete(key, this.#audit(options), (flag) => [flagEvent("flag.deleted", flag, at)])))
+    if (!(await this.#writes.delete(key, this.#audit(options), (flag) => [flagEvent("flag.deleted", flag, at)])))
       throw notFound("Flag", key);
     this.#emit({ type: "deleted", key });
   }

@@ -2,7 +2,7 @@ import type { FlagFieldChange } from "../storage/flag-history.js";
 
 /**
  * The per-path difference between two versions of a flag, as the flag history records it.
- * Pure and shared by every storage adapter, so all of them write the same entries.
+ * Pure; computed once per write by flag-writes.ts, for the history entry and the event alike.
  *
  * - Top-level fields are compared except the ones that identify or stamp a version
  *   (`id`, `key`, `createdAt`, `updatedAt`); a created flag lists every field with `before: null`,

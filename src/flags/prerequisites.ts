@@ -2,9 +2,9 @@ import { FlagpostError } from "../errors.js";
 import type { Prerequisite } from "./schema.js";
 
 /**
- * The rules of the prerequisite graph (docs/flags.md "Prerequisites"), shared by every storage
- * adapter: each runs them inside the write's transaction, on the graph as stored, so two writes
- * racing cannot together make a cycle, and a flag cannot be deleted while another still needs it.
+ * The rules of the prerequisite graph (docs/flags.md "Prerequisites"), run by the flag writes
+ * (flag-writes.ts) inside each write's transaction, on the graph as stored, so two writes racing
+ * cannot together make a cycle, and a flag cannot be deleted while another still needs it.
  *
  * - Every prerequisite names a stored flag, and not the flag itself.
  * - The graph stays acyclic.

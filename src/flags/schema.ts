@@ -141,7 +141,7 @@ export type Prerequisite = z.infer<typeof prerequisiteSchema>;
 
 /**
  * Distinct flag keys. Whether each names a stored flag, and whether the graph stays acyclic and
- * shallow, depends on the other flags: the storage checks it inside the write (prerequisites.ts).
+ * shallow, depends on the other flags: the flag write checks it inside its transaction (prerequisites.ts).
  */
 export const prerequisitesSchema = z
   .array(prerequisiteSchema)

@@ -1,10 +1,10 @@
 import type { FlagHistoryEntry, FlagHistoryRepository } from "../storage/index.js";
 
-/** The memory twin of the history table: written by MemoryFlagRepository within its writes. */
+/** The memory twin of the history table: appended to when a flag write's transaction commits. */
 export class MemoryFlagHistoryRepository implements FlagHistoryRepository {
   readonly #entries = new Map<string, FlagHistoryEntry[]>();
 
-  /** Called by the flag repository inside the write it records (nothing else interleaves in memory). */
+  /** Called by the memory transaction as it commits the write the entry records. */
   append(entry: FlagHistoryEntry): void {
     const list = this.#entries.get(entry.flagKey) ?? [];
     list.push(structuredClone(entry));

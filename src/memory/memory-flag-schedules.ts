@@ -22,7 +22,8 @@ function dropLease(s: FlagScheduleRecord): void {
 
 /**
  * The memory twin of `flagpost_flag_schedules`. Methods run without interleaving in one process,
- * which is all the claim needs; MemoryFlagRepository calls `complete` inside its update.
+ * which is all the claim needs; a memory transaction (memory-transaction.ts) calls `complete` when
+ * the flag update that applies the schedule commits.
  */
 export class MemoryFlagScheduleRepository implements FlagScheduleRepository {
   readonly #schedules = new Map<string, FlagScheduleRecord>();
@@ -114,13 +115,17 @@ export class MemoryFlagScheduleRepository implements FlagScheduleRepository {
     return true;
   }
 
-  /** The applied half of a scheduled flag update (FlagAudit.schedule): whether it was still held. */
-  complete(id: string, owner: string, at: string): boolean {
+  /** Whether the schedule is pending and leased by `owner`: what the applying update needs to commit. */
+  held(id: string, owner: string): boolean {
     const s = this.#schedules.get(id);
-    if (s?.status !== "pending" || s.leaseOwner !== owner) return false;
+    return s?.status === "pending" && s.leaseOwner === owner;
+  }
+
+  /** The applied half of a scheduled flag update (FlagAudit.schedule), once `held` said yes. */
+  complete(id: string, at: string): void {
+    const s = this.#schedules.get(id)!;
     dropLease(s);
     s.status = "applied";
     s.finishedAt = at;
-    return true;
   }
 }

@@ -1,120 +1,85 @@
 import { FlagpostError } from "../errors.js";
-import { flagChanges } from "../flags/history-diff.js";
-import { checkDeletable, checkPrerequisites, type PrerequisiteGraph } from "../flags/prerequisites.js";
-import { uuidv7 } from "../ids.js";
-import type {
-  DomainEvent,
-  EventsFor,
-  FlagAudit,
-  FlagChanges,
-  FlagHistoryAction,
-  FlagRecord,
-  FlagRepository,
-} from "../storage/index.js";
-import type { MemoryFlagHistoryRepository } from "./memory-flag-history.js";
-import type { MemoryFlagScheduleRepository } from "./memory-flag-schedules.js";
-import type { MemoryWebhookState } from "./memory-webhook-state.js";
+import type { FlagRecord, FlagRepository, FlagRowStore, StoredPrerequisiteGraph } from "../storage/index.js";
 
+/** Flags in memory: read here, written only by a committing transaction (memory-transaction.ts). */
 export class MemoryFlagRepository implements FlagRepository {
-  readonly #flags = new Map<string, FlagRecord>();
-  readonly #history: MemoryFlagHistoryRepository;
-  readonly #webhooks: MemoryWebhookState;
-  readonly #schedules: MemoryFlagScheduleRepository;
+  /** The stored rows; handed out as copies only. */
+  readonly rows = new Map<string, FlagRecord>();
   #revision = 0;
 
-  constructor(
-    history: MemoryFlagHistoryRepository,
-    webhooks: MemoryWebhookState,
-    schedules: MemoryFlagScheduleRepository,
-  ) {
-    this.#history = history;
-    this.#webhooks = webhooks;
-    this.#schedules = schedules;
-  }
-
-  async insert(flag: FlagRecord, audit?: FlagAudit, events?: readonly DomainEvent[]): Promise<void> {
-    if (this.#flags.has(flag.key)) throw new FlagpostError("conflict", `A flag with key "${flag.key}" already exists`);
-    checkPrerequisites(flag.key, flag.prerequisites, this.#graph(), (key) => this.#flags.has(key));
-    this.#flags.set(flag.key, structuredClone(flag));
-    this.#revision += 1;
-    this.#record(flag.key, "created", undefined, flag, audit);
-    this.#webhooks.recordDomainEvents(events);
-  }
-
   async get(key: string): Promise<FlagRecord | undefined> {
-    const flag = this.#flags.get(key);
+    const flag = this.rows.get(key);
     return flag && structuredClone(flag);
   }
 
   async list({ after, limit }: { after?: string; limit: number }): Promise<FlagRecord[]> {
-    const keys = [...this.#flags.keys()].filter((k) => after === undefined || k > after).sort();
-    return keys.slice(0, limit).map((k) => structuredClone(this.#flags.get(k)!));
-  }
-
-  async update(
-    key: string,
-    changes: FlagChanges,
-    audit?: FlagAudit,
-    events?: (stored: FlagRecord, before: FlagRecord) => readonly DomainEvent[],
-  ): Promise<FlagRecord | undefined> {
-    const flag = this.#flags.get(key);
-    if (!flag) return undefined;
-    if (changes.prerequisites !== undefined)
-      checkPrerequisites(key, changes.prerequisites, this.#graph(), (other) => this.#flags.has(other));
-    const schedule = audit?.schedule;
-    if (schedule && !this.#schedules.complete(schedule.id, schedule.leaseOwner, audit.at))
-      throw new FlagpostError("conflict", `Schedule "${schedule.id}" is no longer pending under this lease`);
-    const { updatedAt, ...fields } = changes;
-    const next: FlagRecord = { ...flag, ...structuredClone(fields), updatedAt };
-    this.#flags.set(key, next);
-    this.#revision += 1;
-    this.#record(key, audit?.action ?? "updated", flag, next, audit);
-    this.#webhooks.recordDomainEvents(events?.(structuredClone(next), structuredClone(flag)));
-    return structuredClone(next);
-  }
-
-  async delete(key: string, audit?: FlagAudit, events?: EventsFor<FlagRecord>): Promise<boolean> {
-    const flag = this.#flags.get(key);
-    if (!flag) return false;
-    checkDeletable(key, this.#graph());
-    this.#flags.delete(key);
-    this.#revision += 1;
-    this.#record(key, "deleted", flag, undefined, audit);
-    this.#webhooks.recordDomainEvents(events?.(structuredClone(flag)));
-    return true;
+    const keys = [...this.rows.keys()].filter((k) => after === undefined || k > after).sort();
+    return keys.slice(0, limit).map((k) => structuredClone(this.rows.get(k)!));
   }
 
   async revision(): Promise<number> {
     return this.#revision;
   }
 
-  /** Every flag's prerequisite keys (src/flags/prerequisites.ts); writes are atomic here, being synchronous. */
-  #graph(): PrerequisiteGraph {
+  /** Applies a transaction's writes (key → row, or null when deleted) and grows the revision. */
+  commit(written: ReadonlyMap<string, FlagRecord | null>): void {
+    if (written.size === 0) return;
+    for (const [key, flag] of written) {
+      if (flag) this.rows.set(key, flag);
+      else this.rows.delete(key);
+    }
+    this.#revision += 1;
+  }
+}
+
+/**
+ * Flag rows inside one memory transaction: its writes are kept aside (reads in it see them) and
+ * reach the repository when it commits. Transactions run one at a time, so `lock` needs no lock.
+ */
+export class MemoryFlagRows implements FlagRowStore {
+  readonly written = new Map<string, FlagRecord | null>();
+  readonly #stored: MemoryFlagRepository;
+
+  constructor(stored: MemoryFlagRepository) {
+    this.#stored = stored;
+  }
+
+  async lock(key: string): Promise<FlagRecord | undefined> {
+    const flag = this.#current(key);
+    return flag && structuredClone(flag);
+  }
+
+  async insert(flag: FlagRecord): Promise<void> {
+    if (this.#current(flag.key)) throw new FlagpostError("conflict", `A flag with key "${flag.key}" already exists`);
+    this.written.set(flag.key, structuredClone(flag));
+  }
+
+  async replace(flag: FlagRecord): Promise<void> {
+    this.written.set(flag.key, structuredClone(flag));
+  }
+
+  async delete(key: string): Promise<void> {
+    this.written.set(key, null);
+  }
+
+  async prerequisiteGraph(): Promise<StoredPrerequisiteGraph> {
     const graph = new Map<string, string[]>();
-    for (const flag of this.#flags.values())
-      if (flag.prerequisites.length > 0)
+    for (const key of new Set([...this.#stored.rows.keys(), ...this.written.keys()])) {
+      const prerequisites = this.#current(key)?.prerequisites ?? [];
+      if (prerequisites.length > 0)
         graph.set(
-          flag.key,
-          flag.prerequisites.map((p) => p.flagKey),
+          key,
+          prerequisites.map((p) => p.flagKey),
         );
+    }
     return graph;
   }
 
-  #record(
-    flagKey: string,
-    action: FlagHistoryAction,
-    before: FlagRecord | undefined,
-    after: FlagRecord | undefined,
-    audit: FlagAudit | undefined,
-  ): void {
-    if (!audit) return;
-    this.#history.append({
-      id: uuidv7(),
-      flagKey,
-      action,
-      at: audit.at,
-      actor: audit.actor,
-      changes: flagChanges(before, after),
-    });
+  async existing(keys: readonly string[]): Promise<ReadonlySet<string>> {
+    return new Set(keys.filter((key) => this.#current(key)));
+  }
+
+  #current(key: string): FlagRecord | undefined {
+    return this.written.has(key) ? (this.written.get(key) ?? undefined) : this.#stored.rows.get(key);
   }
 }

@@ -13,6 +13,7 @@ import { MemoryFlagRepository } from "./memory-flags.js";
 import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
 import { MemorySettingsRepository } from "./memory-settings.js";
 import { MemorySuppressionRepository } from "./memory-suppressions.js";
+import { memoryTransactions } from "./memory-transaction.js";
 import { MemoryWebhookDeliveryRepository } from "./memory-webhook-deliveries.js";
 import { MemoryWebhookState } from "./memory-webhook-state.js";
 import { MemoryWebhookRepository } from "./memory-webhooks.js";
@@ -30,9 +31,10 @@ export function memoryStorage(): Storage {
   const flagSchedules = new MemoryFlagScheduleRepository();
   const domains = new MemoryDomainRepository(webhooks);
   const emails = new MemoryEmailRepository(idempotency, webhooks, (name) => domains.isPaused(name));
+  const flags = new MemoryFlagRepository();
   return {
     name: "memory",
-    flags: new MemoryFlagRepository(flagHistory, webhooks, flagSchedules),
+    flags,
     flagHistory,
     flagSchedules,
     flagInsights: new MemoryFlagInsightRepository(),
@@ -48,6 +50,7 @@ export function memoryStorage(): Storage {
     webhookDeliveries: new MemoryWebhookDeliveryRepository(webhooks),
     domains,
     activity: new MemoryActivityRepository(emails, events, webhooks),
+    transaction: memoryTransactions({ flags, flagHistory, flagSchedules, webhooks }),
     async migrate() {},
     async close() {},
   };

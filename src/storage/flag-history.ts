@@ -1,7 +1,6 @@
 // ---------------------------------------------------------------------------------------------
-// Flag history: who changed which flag, how, and when. Entries are written by the flag
-// repository's writes themselves (in the same transaction as the change, see FlagAudit); this
-// repository only reads them.
+// Flag history: who changed which flag, how, and when. Entries are appended by the core's flag
+// writes (src/flags/flag-writes.ts) in the transaction of the change; this repository reads them.
 
 /** Who made a flag change. */
 export type FlagActor =
@@ -23,8 +22,8 @@ export interface FlagFieldChange {
 
 export interface FlagHistoryEntry {
   /**
-   * UUIDv7 made by the repository once the write holds the flag's lock, so one flag's entries
-   * sort by id in the order their writes committed.
+   * UUIDv7 made once the write holds the flag's lock, so one flag's entries sort by id in the
+   * order their writes committed.
    */
   id: string;
   flagKey: string;
@@ -35,8 +34,8 @@ export interface FlagHistoryEntry {
 }
 
 /**
- * What a flag write records about itself. The repository computes `changes` from the flag as
- * it was and as it is inside the write's transaction (with `flagChanges` from the core), so the
+ * What a flag write records about itself. The core computes `changes` once, from the flag as it
+ * was (read under the row's lock) and as it is written, inside the write's transaction, so the
  * history always describes what really changed, even when writes race.
  */
 export interface FlagAudit {
@@ -47,10 +46,10 @@ export interface FlagAudit {
   action?: Extract<FlagHistoryAction, "updated" | "scheduled_change_applied">;
   /**
    * Update only: the write applies this schedule (src/storage/flag-schedules.ts). In the same
-   * transaction the repository MUST move it from pending, leased by `leaseOwner`, to applied
-   * (`finishedAt` = `at`, lease dropped); when it is not pending under that lease (deleted,
-   * applied already, lease lost), the write MUST change nothing and throw
-   * `FlagpostError("conflict")`. An unknown flag still gives undefined, schedule untouched.
+   * transaction it moves from pending, leased by `leaseOwner`, to applied (`finishedAt` = `at`,
+   * lease dropped); when it is not pending under that lease (deleted, applied already, lease
+   * lost), the write changes nothing and throws `FlagpostError("conflict")`. An unknown flag
+   * still gives undefined, schedule untouched.
    */
   schedule?: { id: string; leaseOwner: string };
 }

@@ -27,6 +27,7 @@ import type { FlagRepository, FlagWatcher, FlagWatchListener } from "./flags.js"
 import type { IdempotencyRepository } from "./idempotency.js";
 import type { SettingsRepository } from "./settings.js";
 import type { SuppressionRepository } from "./suppressions.js";
+import type { StorageTransaction } from "./unit-of-work.js";
 import type { WebhookDeliveryRepository, WebhookRepository } from "./webhooks.js";
 
 export type * from "./activity.js";
@@ -45,6 +46,7 @@ export type * from "./flags.js";
 export type * from "./idempotency.js";
 export type * from "./settings.js";
 export type * from "./suppressions.js";
+export type * from "./unit-of-work.js";
 export type * from "./webhooks.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -52,10 +54,11 @@ export type * from "./webhooks.js";
 export interface Storage {
   /** Short name of the backend ("memory", "sqlite", "postgres", "mysql"), for logs and reports. */
   readonly name: string;
+  /** Reads flags; writes go through `transaction` (src/flags/flag-writes.ts composes them). */
   readonly flags: FlagRepository;
-  /** Read side of the flag history; entries are written by `flags`' writes. */
+  /** Read side of the flag history; entries are appended inside the flag write's transaction. */
   readonly flagHistory: FlagHistoryRepository;
-  /** Scheduled flag changes; applied through `flags.update` with `audit.schedule`. */
+  /** Scheduled flag changes; applied by a flag update that completes them in its transaction. */
   readonly flagSchedules: FlagScheduleRepository;
   /** Evaluation counts per flag, hour and result, added by every process's flag client. */
   readonly flagInsights: FlagInsightRepository;
@@ -78,6 +81,15 @@ export interface Storage {
   readonly domains: DomainRepository;
   /** Counts across emails, events and webhook endpoints over time, for the overview. */
   readonly activity: ActivityRepository;
+  /**
+   * The unit of work: runs `fn` with repositories bound to one transaction and commits when it
+   * resolves; when it throws, nothing it wrote is kept and the error reaches the caller (a driver
+   * error as a FlagpostError, like any repository's). `fn` MUST
+   * only touch storage through `tx` (a backend MAY run it again after a deadlock it broke, so
+   * anything else it does must be safe to repeat). Transactions that write flag rows are
+   * serialized against each other (see FlagRowStore).
+   */
+  transaction<T>(fn: (tx: StorageTransaction) => Promise<T>): Promise<T>;
   /**
    * Creates or upgrades the schema. MUST be idempotent and safe when several processes call it
    * at once.

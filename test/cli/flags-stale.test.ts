@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
 import { openDatabase } from "../../cli/open-database.js";
 import type { FlagRecord } from "../../src/internal.js";
+import { flagWrites } from "../../src/internal.js";
 import { waitUntil } from "../flags/support/wait.js";
 import { runCli, spawnCli, waitForOutput } from "../support/cli.js";
 
@@ -43,10 +44,10 @@ describe("flagpost flags stale", () => {
     const lastAt = new Date(now - 2 * DAY + 60_000).toISOString();
     const storage = kyselyStorage(await openDatabase(db), { destroyOnClose: true });
     await storage.migrate();
-    await storage.flags.insert(flag("unused", old, 1));
-    await storage.flags.insert(flag("always-on", old, 2));
-    await storage.flags.insert(flag("mixed", old, 3));
-    await storage.flags.insert(flag("new", now - DAY / 2, 4));
+    await flagWrites(storage).insert(flag("unused", old, 1));
+    await flagWrites(storage).insert(flag("always-on", old, 2));
+    await flagWrites(storage).insert(flag("mixed", old, 3));
+    await flagWrites(storage).insert(flag("new", now - DAY / 2, 4));
     await storage.flagInsights.add([
       { flagKey: "always-on", hour, enabled: true, variant: null, count: 12, lastAt },
       { flagKey: "mixed", hour, enabled: true, variant: null, count: 3, lastAt },

@@ -9,7 +9,7 @@ import {
 } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
-import { FlagpostError, type FlagRecord } from "../../src/internal.js";
+import { flagWrites, FlagpostError, type FlagRecord } from "../../src/internal.js";
 import { createTestDatabase, createTestStorage, describeIfBackend, type TestDatabase } from "../support/databases.js";
 
 /** What kyselyStorage promises beyond the port: ownership of the instance, dialects, error shapes. */
@@ -55,14 +55,14 @@ describe("kyselyStorage on SQLite", () => {
   it("ignores the instance's plugins, which would rename its columns", async () => {
     await database.clear();
     const storage = kyselyStorage(database.db.withPlugin(new CamelCasePlugin()));
-    await storage.flags.insert(flag("camel", { enabled: true }));
+    await flagWrites(storage).insert(flag("camel", { enabled: true }));
     expect(await storage.flags.get("camel")).toEqual(flag("camel", { enabled: true }));
   });
 
   it("refuses a time it could not return unchanged, and stores nothing", async () => {
     await database.clear();
     const storage = kyselyStorage(database.db);
-    const error = await storage.flags
+    const error = await flagWrites(storage)
       .insert(flag("zoned", { createdAt: "2026-01-01T01:00:00+01:00" }))
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FlagpostError);

@@ -1,5 +1,5 @@
 import { afterAll, expect, it } from "vitest";
-import { createFlagpost, type ExperimentResults, silentLogger } from "../../src/internal.js";
+import { flagWrites, createFlagpost, type ExperimentResults, silentLogger } from "../../src/internal.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 import { datasets, eventsOf } from "./datasets.js";
 
@@ -70,7 +70,7 @@ function compareResults(
 describeEachStorage("experiment results against scipy", (storage, backend) => {
   it.each(datasets.map((d) => [d.name, d] as const))("%s", { timeout: 90_000 }, async (_name, dataset) => {
     const fp = createFlagpost({ storage: storage(), logger: silentLogger });
-    await fp.storage.flags.insert({
+    await flagWrites(fp.storage).insert({
       id: "01920000-0000-7000-8000-000000000000",
       key: dataset.experimentId,
       description: "",

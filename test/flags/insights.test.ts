@@ -1,7 +1,14 @@
 import { OpenFeature } from "@openfeature/server-sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { FlagpostProvider } from "../../adapters/openfeature/index.js";
-import { createFlagpost, type Flagpost, memoryStorage, silentLogger, type Storage } from "../../src/internal.js";
+import {
+  flagWrites,
+  createFlagpost,
+  type Flagpost,
+  memoryStorage,
+  silentLogger,
+  type Storage,
+} from "../../src/internal.js";
 import { startApp } from "../support/servers.js";
 
 // Insights (docs/flags.md "Insights"): every evaluation path counted in memory, stored per hour
@@ -88,7 +95,7 @@ describe("flag insights", () => {
     for (let i = 0; i < 2; i++) expect((await app.call("POST", "/v1/flags/http/evaluate", {})).status).toBe(200);
     // A flag the snapshot does not hold (written by "another process") is read from storage, and counted.
     const storage = app.fp.storage;
-    await storage.flags.insert({
+    await flagWrites(storage).insert({
       id: "00000000-0000-7000-8000-000000000001",
       key: "elsewhere",
       description: "",

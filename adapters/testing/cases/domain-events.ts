@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FlagpostError } from "../../../src/internal.js";
+import { flagWrites, FlagpostError } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 import { deliveriesOf, domainEvent, email, flag, iso, T0, webhook } from "./webhook-fixtures.js";
@@ -16,7 +16,7 @@ export function domainEventCases(harness: StorageHarness): void {
       const c = webhook({ events: ["email.sent", "flag.created"] });
       for (const w of [a, b, off, c]) await storage().webhooks.insertWebhook(w);
       const event = domainEvent("flag.created", { key: "f", nested: { list: [1, "two", null] } }, T0 + 5);
-      await storage().flags.insert(flag("f"), undefined, [event]);
+      await flagWrites(storage()).insert(flag("f"), undefined, [event]);
 
       expect(await deliveriesOf(storage(), [a, b, off, c])).toEqual(["0:flag.created", "3:flag.created"]);
       const stored = await storage().webhookDeliveries.getDelivery(a.id, event.id);
@@ -38,10 +38,10 @@ export function domainEventCases(harness: StorageHarness): void {
     });
 
     it("stores nothing for an event no endpoint wants, and nothing when there is no endpoint", async () => {
-      await storage().flags.insert(flag("alone"), undefined, [domainEvent("flag.created")]);
+      await flagWrites(storage()).insert(flag("alone"), undefined, [domainEvent("flag.created")]);
       const a = webhook({ events: ["email.sent"] });
       await storage().webhooks.insertWebhook(a);
-      await storage().flags.insert(flag("g"), undefined, [domainEvent("flag.created")]);
+      await flagWrites(storage()).insert(flag("g"), undefined, [domainEvent("flag.created")]);
       expect(await deliveriesOf(storage(), [a])).toEqual([]);
     });
 
@@ -50,17 +50,17 @@ export function domainEventCases(harness: StorageHarness): void {
         events: ["flag.created", "flag.updated", "flag.deleted", "email.sent", "email.delivery_delayed"],
       });
       await storage().webhooks.insertWebhook(a);
-      await storage().flags.insert(flag("dup"));
-      const error = await storage()
-        .flags.insert(flag("dup"), undefined, [domainEvent("flag.created")])
+      await flagWrites(storage()).insert(flag("dup"));
+      const error = await flagWrites(storage())
+        .insert(flag("dup"), undefined, [domainEvent("flag.created")])
         .catch((e: unknown) => e);
       expect((error as FlagpostError).code).toBe("conflict");
       let called = 0;
       const events = () => (called++, [domainEvent("flag.updated")]);
       expect(
-        await storage().flags.update("missing", { enabled: true, updatedAt: iso(T0) }, undefined, events),
+        await flagWrites(storage()).update("missing", { enabled: true, updatedAt: iso(T0) }, undefined, events),
       ).toBeUndefined();
-      expect(await storage().flags.delete("missing", undefined, events)).toBe(false);
+      expect(await flagWrites(storage()).delete("missing", undefined, events)).toBe(false);
       expect(called).toBe(0);
       const e = email();
       await storage().emails.insertEmails([e]);
@@ -85,9 +85,9 @@ export function domainEventCases(harness: StorageHarness): void {
     it("builds flag update and delete events from the flag as stored", async () => {
       const a = webhook({ events: ["flag.updated", "flag.deleted"] });
       await storage().webhooks.insertWebhook(a);
-      await storage().flags.insert(flag("f"));
+      await flagWrites(storage()).insert(flag("f"));
       const seen: unknown[] = [];
-      const updated = await storage().flags.update(
+      const updated = await flagWrites(storage()).update(
         "f",
         { description: "d", updatedAt: iso(T0 + 1) },
         undefined,
@@ -97,7 +97,7 @@ export function domainEventCases(harness: StorageHarness): void {
         },
       );
       expect(seen).toEqual([updated]);
-      const deleted = await storage().flags.delete("f", undefined, (stored) => {
+      const deleted = await flagWrites(storage()).delete("f", undefined, (stored) => {
         seen.push(stored);
         return [domainEvent("flag.deleted", { ...stored })];
       });
@@ -168,14 +168,14 @@ export function domainEventCases(harness: StorageHarness): void {
       const a = webhook({ events: ["flag.created"] });
       await storage().webhooks.insertWebhook(a);
       await storage().webhooks.updateWebhook(a.id, { events: ["flag.deleted"], updatedAt: iso(T0 + 1) });
-      await storage().flags.insert(flag("x"), undefined, [domainEvent("flag.created")]);
-      await storage().flags.delete("x", undefined, () => [domainEvent("flag.deleted")]);
+      await flagWrites(storage()).insert(flag("x"), undefined, [domainEvent("flag.created")]);
+      await flagWrites(storage()).delete("x", undefined, () => [domainEvent("flag.deleted")]);
       await storage().webhooks.updateWebhook(a.id, { status: "disabled", updatedAt: iso(T0 + 2) });
-      await storage().flags.insert(flag("y"));
-      await storage().flags.delete("y", undefined, () => [domainEvent("flag.deleted")]);
+      await flagWrites(storage()).insert(flag("y"));
+      await flagWrites(storage()).delete("y", undefined, () => [domainEvent("flag.deleted")]);
       await storage().webhooks.updateWebhook(a.id, { status: "enabled", updatedAt: iso(T0 + 3) });
-      await storage().flags.insert(flag("z"));
-      await storage().flags.delete("z", undefined, () => [domainEvent("flag.deleted")]);
+      await flagWrites(storage()).insert(flag("z"));
+      await flagWrites(storage()).delete("z", undefined, () => [domainEvent("flag.deleted")]);
       expect(await deliveriesOf(storage(), [a])).toEqual(["0:flag.deleted", "0:flag.deleted"]);
     });
   });

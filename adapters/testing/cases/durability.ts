@@ -1,5 +1,6 @@
 import { afterEach, expect, it } from "vitest";
 import type { Storage } from "../../../src/internal.js";
+import { flagWrites } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 
 export function durabilityCases(harness: StorageHarness): void {
@@ -12,7 +13,7 @@ export function durabilityCases(harness: StorageHarness): void {
 
     it("keeps flags, keys and idempotency records across close and reopen", async () => {
       current = await harness.create();
-      await current.flags.insert({
+      await flagWrites(current).insert({
         id: "00000000-0000-7000-8000-0000000000aa",
         key: "durable",
         description: "",

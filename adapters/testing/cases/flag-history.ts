@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type FlagAudit, type FlagRecord, FlagpostError } from "../../../src/internal.js";
+import { flagWrites, type FlagAudit, type FlagRecord, FlagpostError } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 
@@ -32,18 +32,18 @@ export function flagHistoryCases(harness: StorageHarness): void {
 
     it("records create, per-path update and delete with the actor, newest first, and keeps them after the delete", async () => {
       const create = audit();
-      await storage().flags.insert(
+      await flagWrites(storage()).insert(
         flag("h", { description: "d", rules: [{ type: "percentage", percentage: 10 }] }),
         create,
       );
       const update = audit({ type: "in_process" });
-      await storage().flags.update(
+      await flagWrites(storage()).update(
         "h",
         { enabled: true, rules: [{ type: "percentage", percentage: 25 }], updatedAt: at(1) },
         update,
       );
       const remove = audit();
-      expect(await storage().flags.delete("h", remove)).toBe(true);
+      expect(await flagWrites(storage()).delete("h", remove)).toBe(true);
 
       const entries = await storage().flagHistory.list("h", { limit: 10 });
       expect(entries.map((e) => e.action)).toEqual(["deleted", "updated", "created"]);
@@ -70,18 +70,18 @@ export function flagHistoryCases(harness: StorageHarness): void {
     });
 
     it("describes the update against the stored flag, not the caller's idea of it", async () => {
-      await storage().flags.insert(flag("race"), audit());
-      await storage().flags.update("race", { description: "first", updatedAt: at(1) }, audit());
-      await storage().flags.update("race", { description: "second", updatedAt: at(2) }, audit());
+      await flagWrites(storage()).insert(flag("race"), audit());
+      await flagWrites(storage()).update("race", { description: "first", updatedAt: at(1) }, audit());
+      await flagWrites(storage()).update("race", { description: "second", updatedAt: at(2) }, audit());
       const [latest] = await storage().flagHistory.list("race", { limit: 1 });
       expect(latest!.changes).toEqual([{ path: "description", before: "first", after: "second" }]);
     });
 
     it("keeps one entry per write when writes of one flag race", async () => {
-      await storage().flags.insert(flag("busy"), audit());
+      await flagWrites(storage()).insert(flag("busy"), audit());
       await Promise.all(
         Array.from({ length: 6 }, (_, i) =>
-          storage().flags.update("busy", { description: `d${i}`, updatedAt: at(i + 1) }, audit()),
+          flagWrites(storage()).update("busy", { description: `d${i}`, updatedAt: at(i + 1) }, audit()),
         ),
       );
       const entries = await storage().flagHistory.list("busy", { limit: 100 });
@@ -96,10 +96,10 @@ export function flagHistoryCases(harness: StorageHarness): void {
     });
 
     it("pages newest first with `before`, and lists only the flag asked for", async () => {
-      await storage().flags.insert(flag("p"), audit());
-      await storage().flags.insert(flag("other"), audit());
+      await flagWrites(storage()).insert(flag("p"), audit());
+      await flagWrites(storage()).insert(flag("other"), audit());
       for (let i = 0; i < 4; i++)
-        await storage().flags.update("p", { description: `v${i}`, updatedAt: at(i) }, audit());
+        await flagWrites(storage()).update("p", { description: `v${i}`, updatedAt: at(i) }, audit());
       const all = await storage().flagHistory.list("p", { limit: 100 });
       expect(all).toHaveLength(5);
       expect(all.every((e) => e.flagKey === "p")).toBe(true);
@@ -110,8 +110,8 @@ export function flagHistoryCases(harness: StorageHarness): void {
     });
 
     it("records the schedule as actor and the applied-schedule action", async () => {
-      await storage().flags.insert(flag("s"), audit());
-      await storage().flags.update(
+      await flagWrites(storage()).insert(flag("s"), audit());
+      await flagWrites(storage()).update(
         "s",
         { enabled: true, updatedAt: at(1) },
         audit({ type: "schedule", id: "sched-1" }, "scheduled_change_applied"),
@@ -121,17 +121,17 @@ export function flagHistoryCases(harness: StorageHarness): void {
     });
 
     it("stores no entry for a refused insert or a write to an unknown key", async () => {
-      await storage().flags.insert(flag("once"), audit());
-      await expect(storage().flags.insert(flag("once"), audit())).rejects.toBeInstanceOf(FlagpostError);
-      expect(await storage().flags.update("ghost", { enabled: true, updatedAt: at(1) }, audit())).toBeUndefined();
-      expect(await storage().flags.delete("ghost", audit())).toBe(false);
+      await flagWrites(storage()).insert(flag("once"), audit());
+      await expect(flagWrites(storage()).insert(flag("once"), audit())).rejects.toBeInstanceOf(FlagpostError);
+      expect(await flagWrites(storage()).update("ghost", { enabled: true, updatedAt: at(1) }, audit())).toBeUndefined();
+      expect(await flagWrites(storage()).delete("ghost", audit())).toBe(false);
       expect(await storage().flagHistory.list("once", { limit: 10 })).toHaveLength(1);
       expect(await storage().flagHistory.list("ghost", { limit: 10 })).toEqual([]);
     });
 
     it("writes nothing to the history when the caller gives no audit", async () => {
-      await storage().flags.insert(flag("quiet"));
-      await storage().flags.update("quiet", { enabled: true, updatedAt: at(1) });
+      await flagWrites(storage()).insert(flag("quiet"));
+      await flagWrites(storage()).update("quiet", { enabled: true, updatedAt: at(1) });
       expect(await storage().flagHistory.list("quiet", { limit: 10 })).toEqual([]);
     });
   });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  flagWrites,
   type DomainEvent,
   type FlagAudit,
   type FlagRecord,
@@ -65,7 +66,7 @@ function event(s: FlagScheduleRecord): (stored: FlagRecord) => DomainEvent[] {
 /** Applies `s` as `owner`; the error's code when the write refused. */
 async function apply(storage: Storage, s: FlagScheduleRecord, owner: string): Promise<string> {
   try {
-    const stored = await storage.flags.update(
+    const stored = await flagWrites(storage).update(
       s.flagKey,
       { enabled: true, updatedAt: iso(T0) },
       applyAudit(s, owner),
@@ -143,7 +144,7 @@ export function flagScheduleCases(harness: StorageHarness): void {
     });
 
     it("applies a claimed schedule once, with its history entry and event, in the flag update", async () => {
-      await storage().flags.insert(flag("a"));
+      await flagWrites(storage()).insert(flag("a"));
       const s = schedule("a", T0);
       await storage().flagSchedules.insert(s);
       await storage().flagSchedules.claimDue(iso(T0), 1, LEASE, "w1");
@@ -166,7 +167,7 @@ export function flagScheduleCases(harness: StorageHarness): void {
     });
 
     it("changes nothing when the schedule is not held: another owner, deleted, or never claimed", async () => {
-      await storage().flags.insert(flag("b"));
+      await flagWrites(storage()).insert(flag("b"));
       const taken = schedule("b", T0);
       const deleted = schedule("b", T0);
       const unclaimed = schedule("b", T0 + 60_000);
@@ -240,7 +241,7 @@ export function flagScheduleCases(harness: StorageHarness): void {
       const [a, b] = shared.storages as [Storage, Storage];
       await a.migrate();
       await b.migrate();
-      await a.flags.insert(flag("shared-s"));
+      await flagWrites(a).insert(flag("shared-s"));
       const made = Array.from({ length: 8 }, (_, i) => schedule("shared-s", T0 - i));
       for (const s of made) await a.flagSchedules.insert(s);
       const [fromA, fromB] = await Promise.all([

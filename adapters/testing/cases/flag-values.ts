@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createFlagpost, type FlagRecord, silentLogger } from "../../../src/internal.js";
+import { flagWrites, createFlagpost, type FlagRecord, silentLogger } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 
@@ -47,7 +47,7 @@ export function flagValueCases(harness: StorageHarness): void {
         ];
         const rules: FlagRecord["rules"] = [{ type: "users", userIds: ["vip"], variant: "b" }];
         const f = flag(`values-${type}`, { variants, rules });
-        await storage().flags.insert(f);
+        await flagWrites(storage()).insert(f);
         expect(await storage().flags.get(f.key), type).toEqual(f);
         expect(
           (await storage().flags.list({ limit: 100 })).find((x) => x.key === f.key),
@@ -57,7 +57,7 @@ export function flagValueCases(harness: StorageHarness): void {
           { key: "a", weight: 50, value: b },
           { key: "b", weight: 50, value: a },
         ];
-        const updated = await storage().flags.update(f.key, {
+        const updated = await flagWrites(storage()).update(f.key, {
           variants: swapped,
           updatedAt: "2026-02-02T00:00:00.000Z",
         });
@@ -72,7 +72,7 @@ export function flagValueCases(harness: StorageHarness): void {
         { key: "a", weight: 50, value: { text: big } },
         { key: "b", weight: 50, value: { text: "" } },
       ];
-      await storage().flags.insert(flag("values-big", { variants }));
+      await flagWrites(storage()).insert(flag("values-big", { variants }));
       expect((await storage().flags.get("values-big"))?.variants).toEqual(variants);
     });
 

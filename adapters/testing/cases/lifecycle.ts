@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { flagWrites } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 
@@ -12,7 +13,7 @@ export function lifecycleCases(harness: StorageHarness): void {
 
     it("migrates again without harm: data and revision stay", async () => {
       const at = "2026-01-01T00:00:00.000Z";
-      await storage().flags.insert({
+      await flagWrites(storage()).insert({
         id: "00000000-0000-7000-8000-00000000ffff",
         key: "kept",
         description: "",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type FlagRecord, FlagpostError, type Prerequisite } from "../../../src/internal.js";
+import { flagWrites, type FlagRecord, FlagpostError, type Prerequisite } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 
@@ -38,43 +38,45 @@ export function prerequisiteCases(harness: StorageHarness): void {
     const storage = useStorage(harness);
 
     it("stores prerequisites, reads them back, replaces them on update and keeps them when an update omits them", async () => {
-      await storage().flags.insert(flag("base"));
-      await storage().flags.insert(flag("other"));
-      await storage().flags.insert(flag("top", [on("base"), { flagKey: "other", enabled: false }]));
+      await flagWrites(storage()).insert(flag("base"));
+      await flagWrites(storage()).insert(flag("other"));
+      await flagWrites(storage()).insert(flag("top", [on("base"), { flagKey: "other", enabled: false }]));
       expect((await storage().flags.get("top"))?.prerequisites).toEqual([
         on("base"),
         { flagKey: "other", enabled: false },
       ]);
       expect((await storage().flags.get("base"))?.prerequisites).toEqual([]);
-      await storage().flags.update("top", { description: "kept", updatedAt: later() });
+      await flagWrites(storage()).update("top", { description: "kept", updatedAt: later() });
       expect((await storage().flags.get("top"))?.prerequisites).toHaveLength(2);
-      const replaced = await storage().flags.update("top", { prerequisites: [on("other")], updatedAt: later() });
+      const replaced = await flagWrites(storage()).update("top", { prerequisites: [on("other")], updatedAt: later() });
       expect(replaced?.prerequisites).toEqual([on("other")]);
-      const cleared = await storage().flags.update("top", { prerequisites: [], updatedAt: later() });
+      const cleared = await flagWrites(storage()).update("top", { prerequisites: [], updatedAt: later() });
       expect(cleared?.prerequisites).toEqual([]);
       expect((await storage().flags.list({ limit: 10 })).map((f) => f.prerequisites)).toEqual([[], [], []]);
     });
 
     it("refuses a prerequisite that names no flag, or the flag itself, with a validation error naming it; nothing is stored", async () => {
       const revision = await storage().flags.revision();
-      const unknown = await refusal(storage().flags.insert(flag("top", [on("ghost")])));
+      const unknown = await refusal(flagWrites(storage()).insert(flag("top", [on("ghost")])));
       expect(unknown.code).toBe("validation_error");
       expect(unknown.details).toEqual([{ path: "prerequisites.0.flagKey", message: 'names no flag ("ghost")' }]);
       expect(await storage().flags.get("top")).toBeUndefined();
       expect(await storage().flags.revision()).toBe(revision);
 
-      await storage().flags.insert(flag("self"));
-      const self = await refusal(storage().flags.update("self", { prerequisites: [on("self")], updatedAt: later() }));
+      await flagWrites(storage()).insert(flag("self"));
+      const self = await refusal(
+        flagWrites(storage()).update("self", { prerequisites: [on("self")], updatedAt: later() }),
+      );
       expect(self.code).toBe("validation_error");
       expect(self.details?.[0]?.path).toBe("prerequisites.0.flagKey");
       expect((await storage().flags.get("self"))?.prerequisites).toEqual([]);
     });
 
     it("refuses a write that would close a cycle, and leaves the flag as it was", async () => {
-      await storage().flags.insert(flag("a"));
-      await storage().flags.insert(flag("b", [on("a")]));
-      await storage().flags.insert(flag("c", [on("b")]));
-      const error = await refusal(storage().flags.update("a", { prerequisites: [on("c")], updatedAt: later() }));
+      await flagWrites(storage()).insert(flag("a"));
+      await flagWrites(storage()).insert(flag("b", [on("a")]));
+      await flagWrites(storage()).insert(flag("c", [on("b")]));
+      const error = await refusal(flagWrites(storage()).update("a", { prerequisites: [on("c")], updatedAt: later() }));
       expect(error.code).toBe("validation_error");
       expect(error.message).toContain("a → c → b → a");
       expect(await storage().flags.get("a")).toMatchObject({
@@ -84,36 +86,38 @@ export function prerequisiteCases(harness: StorageHarness): void {
     });
 
     it("allows a chain of 10 prerequisites below a flag and refuses an 11th, also when the bottom grows", async () => {
-      await storage().flags.insert(flag("f0"));
-      for (let i = 1; i <= 10; i++) await storage().flags.insert(flag(`f${i}`, [on(`f${i - 1}`)]));
-      const deeper = await refusal(storage().flags.insert(flag("f11", [on("f10")])));
+      await flagWrites(storage()).insert(flag("f0"));
+      for (let i = 1; i <= 10; i++) await flagWrites(storage()).insert(flag(`f${i}`, [on(`f${i - 1}`)]));
+      const deeper = await refusal(flagWrites(storage()).insert(flag("f11", [on("f10")])));
       expect(deeper.code).toBe("validation_error");
       expect(deeper.message).toContain("at most 10");
-      await storage().flags.insert(flag("root"));
-      const below = await refusal(storage().flags.update("f0", { prerequisites: [on("root")], updatedAt: later() }));
+      await flagWrites(storage()).insert(flag("root"));
+      const below = await refusal(
+        flagWrites(storage()).update("f0", { prerequisites: [on("root")], updatedAt: later() }),
+      );
       expect(below.message).toContain('through "f10"');
       expect((await storage().flags.get("f0"))?.prerequisites).toEqual([]);
     });
 
     it("refuses to delete a flag others list, naming them, and deletes it once they no longer do", async () => {
-      await storage().flags.insert(flag("base"));
-      await storage().flags.insert(flag("x", [on("base")]));
-      await storage().flags.insert(flag("y", [{ flagKey: "base", enabled: false }]));
-      const error = await refusal(storage().flags.delete("base"));
+      await flagWrites(storage()).insert(flag("base"));
+      await flagWrites(storage()).insert(flag("x", [on("base")]));
+      await flagWrites(storage()).insert(flag("y", [{ flagKey: "base", enabled: false }]));
+      const error = await refusal(flagWrites(storage()).delete("base"));
       expect(error.code).toBe("conflict");
       expect(error.message).toContain('"x", "y"');
       expect(await storage().flags.get("base")).toBeDefined();
-      await storage().flags.update("x", { prerequisites: [], updatedAt: later() });
-      await storage().flags.delete("y");
-      expect(await storage().flags.delete("base")).toBe(true);
+      await flagWrites(storage()).update("x", { prerequisites: [], updatedAt: later() });
+      await flagWrites(storage()).delete("y");
+      expect(await flagWrites(storage()).delete("base")).toBe(true);
     });
 
     it("lets at most one of two racing writes that would together make a cycle succeed", async () => {
-      await storage().flags.insert(flag("p"));
-      await storage().flags.insert(flag("q"));
+      await flagWrites(storage()).insert(flag("p"));
+      await flagWrites(storage()).insert(flag("q"));
       const results = await Promise.allSettled([
-        storage().flags.update("p", { prerequisites: [on("q")], updatedAt: later() }),
-        storage().flags.update("q", { prerequisites: [on("p")], updatedAt: later() }),
+        flagWrites(storage()).update("p", { prerequisites: [on("q")], updatedAt: later() }),
+        flagWrites(storage()).update("q", { prerequisites: [on("p")], updatedAt: later() }),
       ]);
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       const failed = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
@@ -124,10 +128,10 @@ export function prerequisiteCases(harness: StorageHarness): void {
 
     it("never lets a delete and a write that lists the deleted flag both succeed", async () => {
       for (let round = 0; round < 3; round++) {
-        await storage().flags.insert(flag(`base${round}`));
+        await flagWrites(storage()).insert(flag(`base${round}`));
         const [removed, created] = await Promise.allSettled([
-          storage().flags.delete(`base${round}`),
-          storage().flags.insert(flag(`needs${round}`, [on(`base${round}`)])),
+          flagWrites(storage()).delete(`base${round}`),
+          flagWrites(storage()).insert(flag(`needs${round}`, [on(`base${round}`)])),
         ]);
         const deleted = removed.status === "fulfilled" && removed.value;
         expect(deleted !== (created.status === "fulfilled")).toBe(true);

@@ -1,5 +1,6 @@
 import { afterEach, expect, it } from "vitest";
 import type { FlagRecord, IdempotencyClaim, Storage } from "../../../src/internal.js";
+import { flagWrites } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 
 const AT = "2026-03-04T05:06:07.089Z";
@@ -38,7 +39,7 @@ export function sharedCases(harness: StorageHarness): void {
       await Promise.all(storages.map((s) => s.migrate()));
       await Promise.all(storages.map((s) => s.migrate()));
       const [a, b, c] = storages as [Storage, Storage, Storage];
-      await a.flags.insert(flag("shared"));
+      await flagWrites(a).insert(flag("shared"));
       expect(await b.flags.get("shared")).toEqual(flag("shared"));
       expect((await c.flags.list({ limit: 10 })).map((f) => f.key)).toEqual(["shared"]);
     });
@@ -48,10 +49,10 @@ export function sharedCases(harness: StorageHarness): void {
       await a.migrate();
       await b.migrate();
       const r0 = await b.flags.revision();
-      await a.flags.insert(flag("seen"));
+      await flagWrites(a).insert(flag("seen"));
       const r1 = await b.flags.revision();
       expect(r1).toBeGreaterThan(r0);
-      await a.flags.update("seen", { enabled: true, updatedAt: "2026-03-04T05:06:08.000Z" });
+      await flagWrites(a).update("seen", { enabled: true, updatedAt: "2026-03-04T05:06:08.000Z" });
       expect(await b.flags.revision()).toBeGreaterThan(r1);
       expect(await b.flags.get("seen")).toMatchObject({ enabled: true, updatedAt: "2026-03-04T05:06:08.000Z" });
     });

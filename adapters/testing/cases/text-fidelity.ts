@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type FlagRecord, inputProblem, MAX_NESTING_DEPTH, type NewEvent } from "../../../src/internal.js";
+import { flagWrites, type FlagRecord, inputProblem, MAX_NESTING_DEPTH, type NewEvent } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 
@@ -50,7 +50,7 @@ export function textFidelityCases(harness: StorageHarness): void {
         createdAt: AT,
         updatedAt: AT,
       };
-      await storage().flags.insert(flag);
+      await flagWrites(storage()).insert(flag);
       expect(await storage().flags.get("text")).toEqual(flag);
     });
 

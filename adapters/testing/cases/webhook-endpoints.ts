@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { FlagpostError } from "../../../src/internal.js";
+import { flagWrites } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 import { attemptOf, domainEvent, flag, iso, LEASE, T0, webhook, withDeliveries } from "./webhook-fixtures.js";
@@ -81,7 +82,7 @@ export function webhookEndpointCases(harness: StorageHarness): void {
       const { hook, ids } = await withDeliveries(storage(), 2);
       const other = webhook({ events: ["flag.created"] });
       await storage().webhooks.insertWebhook(other);
-      await storage().flags.insert(flag("later"), undefined, [domainEvent("flag.created")]);
+      await flagWrites(storage()).insert(flag("later"), undefined, [domainEvent("flag.created")]);
       const [claimed] = await storage().webhookDeliveries.claimDueDeliveries(iso(T0 + 10), 1, LEASE, "w");
       await storage().webhookDeliveries.recordDeliveryOutcomes([
         {

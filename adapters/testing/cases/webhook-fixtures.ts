@@ -6,6 +6,7 @@ import type {
   Storage,
   WebhookRecord,
 } from "../../../src/internal.js";
+import { flagWrites } from "../../../src/internal.js";
 
 export const T0 = Date.parse("2026-06-01T10:00:00.000Z");
 export const iso = (ms: number) => new Date(ms).toISOString();
@@ -82,7 +83,7 @@ export async function withDeliveries(storage: Storage, count: number, at = T0) {
   for (let i = 0; i < count; i++) {
     const event = domainEvent("flag.created", { i }, at + i);
     ids.push(event.id);
-    await storage.flags.insert(flag(`f${i}-${event.id.slice(-6)}`), undefined, [event]);
+    await flagWrites(storage).insert(flag(`f${i}-${event.id.slice(-6)}`), undefined, [event]);
   }
   return { hook, ids };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Storage } from "../../../src/internal.js";
+import { flagWrites } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 import { deliveriesOf, domainEvent, flag, iso, T0, webhook } from "./webhook-fixtures.js";
@@ -10,7 +11,7 @@ async function endpointWithDeliveries(storage: Storage, count: number) {
   const hook = webhook({ events: ["flag.created", "flag.updated"] });
   await storage.webhooks.insertWebhook(hook);
   for (let i = 0; i < count; i++)
-    await storage.flags.insert(flag(`lease-${i}`), undefined, [domainEvent("flag.created", { i }, T0 + i)]);
+    await flagWrites(storage).insert(flag(`lease-${i}`), undefined, [domainEvent("flag.created", { i }, T0 + i)]);
   return hook;
 }
 
@@ -70,7 +71,7 @@ export function webhookLeaseCases(harness: StorageHarness): void {
       await storage().webhooks.insertWebhook(a);
       await storage().webhooks.insertWebhook(b);
       for (let i = 0; i < 5; i++)
-        await storage().flags.insert(flag(`cap-${i}`), undefined, [domainEvent("flag.created", { i }, T0 + i)]);
+        await flagWrites(storage()).insert(flag(`cap-${i}`), undefined, [domainEvent("flag.created", { i }, T0 + i)]);
       const deliveries = storage().webhookDeliveries;
       const count = (claimed: { webhookId: string }[], id: string) => claimed.filter((d) => d.webhookId === id).length;
       const first = await deliveries.claimDueDeliveries(iso(T0 + 10), 10, LEASE, "w", {
@@ -120,22 +121,22 @@ export function webhookLeaseCases(harness: StorageHarness): void {
         // Whatever a listener reads from then on includes the write's deliveries.
         void deliveriesOf(storage(), [hook]).then((d) => seen.push(d));
       });
-      await storage().flags.insert(flag("nobody-wants"), undefined, [domainEvent("flag.deleted")]);
-      await storage().flags.insert(flag("plain"));
-      await storage().flags.insert(flag("wanted"), undefined, [domainEvent("flag.created")]);
+      await flagWrites(storage()).insert(flag("nobody-wants"), undefined, [domainEvent("flag.deleted")]);
+      await flagWrites(storage()).insert(flag("plain"));
+      await flagWrites(storage()).insert(flag("wanted"), undefined, [domainEvent("flag.created")]);
       for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
       expect(seen).toEqual([["0:flag.created"]]);
       unsubscribe();
-      await storage().flags.insert(flag("after"), undefined, [domainEvent("flag.created")]);
+      await flagWrites(storage()).insert(flag("after"), undefined, [domainEvent("flag.created")]);
       await new Promise((r) => setTimeout(r, 50));
       expect(seen).toHaveLength(1);
     });
 
     it("builds a flag update's events from the flag as stored and as it was, in the write", async () => {
-      await storage().flags.insert(flag("versions"));
+      await flagWrites(storage()).insert(flag("versions"));
       const before = await storage().flags.get("versions");
       let seen: unknown[] = [];
-      const updated = await storage().flags.update(
+      const updated = await flagWrites(storage()).update(
         "versions",
         { enabled: true, updatedAt: iso(T0 + 5) },
         undefined,

@@ -7,7 +7,7 @@ const SECRET = "postgres://flagpost:s3cr3t-Pa55w0rd@db.internal:5432/prod";
 const SQL = 'SELECT "id", "key" FROM "flags" WHERE "key" = $1';
 
 /**
- * A memory storage whose flag reads and writes fail the way a raw driver error would, once
+ * A memory storage whose flag reads and transactions (flag writes) fail the way a raw driver error would, once
  * `breakNow()` is called (flagpost's start-up loads the flag snapshot, which must succeed).
  */
 function brokenStorage(): { storage: Storage; breakNow(): void } {
@@ -26,11 +26,9 @@ function brokenStorage(): { storage: Storage; breakNow(): void } {
       flags: {
         list: fail(flags.list.bind(flags)),
         get: fail(flags.get.bind(flags)),
-        insert: fail(flags.insert.bind(flags)),
-        update: fail(flags.update.bind(flags)),
-        delete: fail(flags.delete.bind(flags)),
         revision: fail(flags.revision.bind(flags)),
       },
+      transaction: fail(storage.transaction.bind(storage)),
     },
     breakNow: () => {
       broken = true;
