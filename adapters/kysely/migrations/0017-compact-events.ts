@@ -1,6 +1,6 @@
 import { type Migration, type RawBuilder, sql } from "kysely";
 import { columnTypes, detectEngine, type Engine, type AnyKysely } from "../dialect.js";
-import { createIndexIfAbsent, createTableIfAbsent } from "./schema-steps.js";
+import { createExperimentIndex, createIndexIfAbsent, createTableIfAbsent, skipCopiedRows } from "./schema-steps.js";
 
 /** Where the rows are copied before the new table takes the old one's name. */
 const STAGING = "flagpost_events_0017";
@@ -63,11 +63,8 @@ export const compactEventsMigration: Migration = {
         .execute();
       if (current !== undefined) {
         // Rows an interrupted run already copied are skipped; any other error (a NULL from a
-        // malformed old id) still fails the run, which INSERT IGNORE would turn into a warning.
-        const skipCopied =
-          engine === "mysql"
-            ? sql`on duplicate key update ${sql.id(STAGING, "id")} = ${sql.id(STAGING, "id")}`
-            : sql`on conflict (id) do nothing`;
+        // malformed old id) still fails the run.
+        const skipCopied = skipCopiedRows(engine, STAGING);
         await sql`insert into ${sql.table(STAGING)} (id, ts, received_at, event, user_id, properties)
           select ${ID_FROM_TEXT[engine]}, ts, received_at, event, user_id, ${PROPERTIES_FROM_TEXT[engine]}
           from flagpost_events where 1 = 1 ${skipCopied}`.execute(db);
@@ -78,14 +75,7 @@ export const compactEventsMigration: Migration = {
     await createIndexIfAbsent(db, engine, "flagpost_events_user_ts", "flagpost_events", ["user_id", "ts"]);
     await createIndexIfAbsent(db, engine, "flagpost_events_event_ts", "flagpost_events", ["event", "ts"]);
     await createIndexIfAbsent(db, engine, "flagpost_events_ts", "flagpost_events", ["ts"]);
-    // The expressions MUST stay those of experiment-repository.ts (as in 0010-results-index).
-    if (engine === "sqlite") {
-      await sql`create index if not exists flagpost_events_experiment on flagpost_events (json_extract(properties, '$.experimentId'), user_id)
-        where json_extract(properties, '$.experimentId') is not null`.execute(db);
-    } else if (engine === "postgres") {
-      await sql`create index if not exists flagpost_events_experiment on flagpost_events ((properties::json ->> 'experimentId'), user_id)
-        where (properties::json ->> 'experimentId') is not null`.execute(db);
-    }
+    await createExperimentIndex(db, engine);
   },
 };
 

@@ -1,6 +1,6 @@
 import { type Migration, type RawBuilder, sql } from "kysely";
 import { columnTypes, detectEngine, type Engine, type AnyKysely } from "../dialect.js";
-import { createIndexIfAbsent, createTableIfAbsent } from "./schema-steps.js";
+import { createExperimentIndex, createIndexIfAbsent, createTableIfAbsent, skipCopiedRows } from "./schema-steps.js";
 
 /** Where the rows are copied before the new table takes the old one's name. */
 const STAGING = "flagpost_events_0022";
@@ -80,10 +80,7 @@ export const eventNamesMigration: Migration = {
           select distinct ${OLD_NAME[engine]} from flagpost_events e
           where not exists (select 1 from flagpost_event_names n where n.name = ${OLD_NAME[engine]})`.execute(db);
         // Rows an interrupted run already copied are skipped (as in 0017).
-        const skipCopied =
-          engine === "mysql"
-            ? sql`on duplicate key update ${sql.id(STAGING, "id")} = ${sql.id(STAGING, "id")}`
-            : sql`on conflict (id) do nothing`;
+        const skipCopied = skipCopiedRows(engine, STAGING);
         await sql`insert into ${sql.table(STAGING)} (id, ts, received_at, name_id, user_id, properties)
           select e.id, e.ts, e.received_at, n.id, e.user_id, e.properties
           from flagpost_events e join flagpost_event_names n on n.name = ${OLD_NAME[engine]}
@@ -102,14 +99,7 @@ export const eventNamesMigration: Migration = {
       for (const index of ["flagpost_events_0022_pkey", "flagpost_events_name_ts", "flagpost_events_ts"])
         await sql`alter index ${sql.id(index)} set (fillfactor = 100)`.execute(db);
     }
-    // The expressions MUST stay those of experiment-repository.ts (as in 0010-results-index and 0017).
-    if (engine === "sqlite") {
-      await sql`create index if not exists flagpost_events_experiment on flagpost_events (json_extract(properties, '$.experimentId'), user_id)
-        where json_extract(properties, '$.experimentId') is not null`.execute(db);
-    } else if (engine === "postgres") {
-      await sql`create index if not exists flagpost_events_experiment on flagpost_events ((properties::json ->> 'experimentId'), user_id)
-        where (properties::json ->> 'experimentId') is not null`.execute(db);
-    }
+    await createExperimentIndex(db, engine);
   },
 };
 

@@ -1,4 +1,4 @@
-import type { CreateTableBuilder, RawBuilder } from "kysely";
+import { type CreateTableBuilder, type RawBuilder, sql } from "kysely";
 import { columnTypes, type Engine, type AnyKysely } from "../dialect.js";
 import { engineTraits } from "../engines/index.js";
 
@@ -43,4 +43,31 @@ export async function addColumnIfAbsent(
   } catch (error) {
     if (!engineTraits(engine).isDuplicateColumn(error)) throw error;
   }
+}
+
+/**
+ * The end of an `INSERT … SELECT` into a table keyed by `id` that skips rows an interrupted run
+ * already copied; any other error still fails the run (INSERT IGNORE would make it a warning).
+ */
+export function skipCopiedRows(engine: Engine, table: string): RawBuilder<unknown> {
+  return engine === "mysql"
+    ? sql`on duplicate key update ${sql.id(table, "id")} = ${sql.id(table, "id")}`
+    : sql`on conflict (id) do nothing`;
+}
+
+/**
+ * The partial index of events that carry an experimentId (SQLite, PostgreSQL; MySQL has no partial
+ * index and reads the experiment from the events' index). Its expressions MUST stay those of
+ * experiment-repository.ts, or the planner does not use it (as in 0010-results-index).
+ */
+const EXPERIMENT_INDEX: Record<Engine, RawBuilder<unknown> | undefined> = {
+  sqlite: sql`create index if not exists flagpost_events_experiment on flagpost_events (json_extract(properties, '$.experimentId'), user_id)
+        where json_extract(properties, '$.experimentId') is not null`,
+  postgres: sql`create index if not exists flagpost_events_experiment on flagpost_events ((properties::json ->> 'experimentId'), user_id)
+        where (properties::json ->> 'experimentId') is not null`,
+  mysql: undefined,
+};
+
+export async function createExperimentIndex(db: AnyKysely, engine: Engine): Promise<void> {
+  await EXPERIMENT_INDEX[engine]?.execute(db);
 }
