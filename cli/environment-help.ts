@@ -42,6 +42,12 @@ export const ENVIRONMENT_HELP = `  FLAGPOST_DB       ./flagpost.db (default), :m
                     the Redis at FLAGPOST_REDIS_URL, e.g. redis://127.0.0.1:6379)
   FLAGPOST_CORS_ORIGINS
                     origins allowed to call /ofrep/ from a browser, comma-separated (unset: none)
+  FLAGPOST_OFREP_STREAMS
+                    on (default): OFREP bulk answers link an event stream; off: they do not,
+                    /ofrep/v1/stream is not served and providers poll (turn off behind a
+                    proxy that buffers SSE, or with several processes on SQLite or MariaDB)
+  FLAGPOST_OFREP_STREAM_TOKEN_TTL
+                    longest life of an OFREP stream link, in seconds, 60 to 86400 (3600)
   FLAGPOST_LOG_REQUESTS
                     request lines on stdout: sampled (default: every 5xx and one in
                     FLAGPOST_LOG_SAMPLE of the rest, default 100), all, or off
@@ -58,8 +64,11 @@ export const ENVIRONMENT_HELP = `  FLAGPOST_DB       ./flagpost.db (default), :m
                     count/days, e.g. 3/7: suppress an address after that many soft bounces
                     within that many days (unset: soft bounces never suppress)
   FLAGPOST_SECRET_KEY
-                    secret for VERP tags and unsubscribe links, 16+ characters (unset:
-                    generated once, kept in the database)
+                    secret, 16+ characters, for VERP tags, unsubscribe links and OFREP
+                    stream links, and sealing DKIM keys (unset: generated once and kept in
+                    the database, so shared by every process on it and across restarts; DKIM
+                    keys stored unsealed; with FLAGPOST_DB=:memory: a new secret at each
+                    start, so links made before a restart are refused)
   FLAGPOST_PUBLIC_URL
                     this server's public https URL (with any mount path): the base of the
                     one-click unsubscribe links of unsubscribe: true (unset: such sends refused)
