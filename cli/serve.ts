@@ -17,6 +17,7 @@ import { requestLoggingFrom } from "./request-logging.js";
 import { inboundSmtpFrom, inboundSourcesFrom, requireInboundPeers, startInboundListener } from "./inbound-settings.js";
 import { reportSettingsFrom } from "./report-settings.js";
 import { domainSettingsFrom } from "./domain-settings.js";
+import { ofrepStreamsFrom } from "./ofrep-stream-settings.js";
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -73,6 +74,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   // Read before anything is opened: a bad value is a usage error with nothing to close.
   const reports = reportSettingsFrom(env);
   const domains = domainSettingsFrom(env);
+  const ofrepStreams = ofrepStreamsFrom(env);
   const mail = await openMailTransport(env, logger);
   // ready() (inside openFlagpost) starts the outbox worker; fp.close() drains it and closes the transport.
   const webhooks = webhookOptionsFrom(env);
@@ -116,6 +118,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
       ...(rateLimit.options !== undefined && { rateLimit: rateLimit.options }),
       probes: { shuttingDown: () => draining.started },
       corsOrigins: parseCorsOrigins(env.FLAGPOST_CORS_ORIGINS),
+      ofrepStreams,
       metrics,
     }),
   );

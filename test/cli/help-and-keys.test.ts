@@ -14,6 +14,17 @@ describe("flagpost --help", () => {
     expect(USAGE).toContain("bounces+<email id>-<tag>@<domain>");
     expect(USAGE).toMatch(/FLAGPOST_BODY_BUDGET_BYTES\n\s+request bodies held in memory at once \(100663296/);
   });
+
+  it("lists the OFREP stream settings and says what FLAGPOST_SECRET_KEY keys, and what happens without it", () => {
+    expect(USAGE).toMatch(
+      /FLAGPOST_OFREP_STREAMS\n\s+on \(default\): OFREP bulk answers link an event stream; off: they do not/,
+    );
+    expect(USAGE).toMatch(/FLAGPOST_OFREP_STREAM_TOKEN_TTL\n\s+.* seconds, 60 to 86400 \(3600\)/);
+    const secret = /FLAGPOST_SECRET_KEY\n((?: {20}.*\n)+)/.exec(USAGE)![1]!.replace(/\s+/g, " ");
+    expect(secret).toContain("OFREP stream links");
+    expect(secret).toContain("kept in the database, so shared by every process on it");
+    expect(secret).toContain("with FLAGPOST_DB=:memory: a new secret at each start");
+  });
 });
 
 describe("flagpost keys --help", () => {
