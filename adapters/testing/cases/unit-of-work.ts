@@ -48,7 +48,8 @@ export function unitOfWorkCases(harness: StorageHarness): void {
       const kept = { id: sortedId(5), email: "kept@example.com", origin: "manual" as const, createdAt: iso(T0) };
       await storage().transaction((tx) => tx.suppressions.insertAbsent([kept]));
       const added = { ...kept, id: sortedId(5), email: "added@example.com" };
-      const bug = new FlagpostError("validation_error", "refused after writing");
+      // A plain bug, not a FlagpostError: the caller gets it back as it is (a 500), not as `unavailable`.
+      const bug = new TypeError("a bug after writing");
       const error = await storage()
         .transaction(async (tx) => {
           await tx.suppressions.insertAbsent([added]);
