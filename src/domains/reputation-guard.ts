@@ -15,8 +15,8 @@ import { summaryView } from "./views.js";
  * The reputation guard (docs/domains.md, "Reputation guard"). Rates are computed when a report
  * lands, the only moment they can rise: the report marks its email, then the domain's last
  * `window` sends are counted (one bounded read on every backend) and, past a threshold, the domain
- * is paused by a change under its row lock that stores `domain.paused` once. Claims pass over the paused
- * domain's mail (storage's claim filter); new sends from it get a `paused` event.
+ * is paused by a change under its row lock that stores `domain.paused` once. Claims pass over the
+ * paused domain's mail (storage's claim filter); new sends from it get a `paused` event.
  */
 export class ReputationGuard {
   readonly #storage: Storage;
