@@ -65,3 +65,5 @@ export type { DomainOptions } from "./domains/domains.js";
 export { resolverFor } from "./domains/domains.js";
 export type { MetricsSnapshot } from "./metrics/counters.js";
 export { flagWrites } from "./flags/flag-writes.js";
+export { suppressionWrites } from "./emails/suppression-writes.js";
+export { changeDomain, type DomainChange } from "./domains/domain-writes.js";

@@ -7,6 +7,7 @@ import { parseInput } from "../validation.js";
 import { generateDkimKey } from "./dkim-key.js";
 import { recordsFor } from "./dns-records.js";
 import { type DnsResolver, verifyRecords } from "./dns-verification.js";
+import { changeDomain } from "./domain-writes.js";
 import { sealPrivateKey } from "./key-sealing.js";
 import type { ReputationGuard } from "./reputation-guard.js";
 import {
@@ -98,7 +99,11 @@ export class DomainService {
    */
   async resume(id: string, input: ResumeDomainInput = {}): Promise<DomainView> {
     parseInput(resumeDomainSchema, input);
-    const stored = await this.#deps.storage.domains.resumeDomain(id, this.#now());
+    const at = this.#now();
+    const stored = await changeDomain(this.#deps.storage, id, ({ pausedAt: _, ...domain }) => ({
+      ...domain,
+      updatedAt: at,
+    }));
     if (!stored) throw notFound("Domain", id);
     return this.#view(stored);
   }
@@ -115,7 +120,8 @@ export class DomainService {
     if (parsed.open_tracking !== undefined) changes.openTracking = parsed.open_tracking;
     if (parsed.click_tracking !== undefined) changes.clickTracking = parsed.click_tracking;
     if (parsed.tls !== undefined) changes.tls = parsed.tls;
-    if (!(await this.#deps.storage.domains.updateDomain(id, changes))) throw notFound("Domain", id);
+    if (!(await changeDomain(this.#deps.storage, id, (domain) => ({ ...domain, ...changes }))))
+      throw notFound("Domain", id);
     return { object: "domain", id };
   }
 
@@ -124,10 +130,12 @@ export class DomainService {
    * DNS cannot answer. Answers once the check is stored, so a GET right after sees its result.
    */
   async verify(id: string): Promise<{ object: "domain"; id: string }> {
-    const domain = await this.#domain(id);
-    if (domain.status === "not_started")
-      await this.#deps.storage.domains.updateDomain(id, { status: "pending", updatedAt: this.#now() });
-    await this.#check({ ...domain, status: domain.status === "not_started" ? "pending" : domain.status });
+    const now = this.#now();
+    const domain = await changeDomain(this.#deps.storage, id, (d) =>
+      d.status === "not_started" ? { ...d, status: "pending", updatedAt: now } : null,
+    );
+    if (!domain) throw notFound("Domain", id);
+    await this.#check(domain);
     return { object: "domain", id };
   }
 
@@ -148,13 +156,18 @@ export class DomainService {
   async #check(domain: SendingDomainRecord): Promise<void> {
     const result = await verifyRecords(domain.name, domain.records, this.#deps.resolver);
     const now = this.#now();
-    // DNS that cannot answer says nothing new: a verified domain stays verified until DNS says otherwise.
-    const status = result.status === "pending" && domain.status !== "pending" ? domain.status : result.status;
-    const changed = status !== domain.status;
-    await this.#deps.storage.domains.updateDomain(
+    let changed = false;
+    // Under the row lock: the status this check moves from is the one stored now, not the one it read.
+    await changeDomain(
+      this.#deps.storage,
       domain.id,
-      { status, records: result.records, checkedAt: now, updatedAt: now },
-      changed ? (stored) => [this.#updatedEvent(stored, domain.status, now)] : undefined,
+      (before) => {
+        // DNS that cannot answer says nothing new: a verified domain stays verified until DNS says otherwise.
+        const status = result.status === "pending" && before.status !== "pending" ? before.status : result.status;
+        changed = status !== before.status;
+        return { ...before, status, records: result.records, checkedAt: now, updatedAt: now };
+      },
+      (stored, before) => (changed ? [this.#updatedEvent(stored, before.status, now)] : []),
     );
     if (changed) this.#deps.onChange?.();
   }

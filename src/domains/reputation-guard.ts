@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.js";
 import { uuidv7 } from "../ids.js";
+import { changeDomain, type DomainChange } from "./domain-writes.js";
 import type { EmailRecord, ReputationMark, SendingDomainRecord, Storage } from "../storage/index.js";
 import {
   exceedsThresholds,
@@ -14,8 +15,8 @@ import { summaryView } from "./views.js";
  * The reputation guard (docs/domains.md, "Reputation guard"). Rates are computed when a report
  * lands, the only moment they can rise: the report marks its email, then the domain's last
  * `window` sends are counted (one bounded read on every backend) and, past a threshold, the domain
- * is paused by a conditional write that stores `domain.paused` once. Claims pass over the paused
- * domain's mail (storage's claim filter); new sends from it get a `paused` event.
+ * is paused by a change under its row lock that stores `domain.paused` once. Claims pass over the
+ * paused domain's mail (storage's claim filter); new sends from it get a `paused` event.
  */
 export class ReputationGuard {
   readonly #storage: Storage;
@@ -39,7 +40,9 @@ export class ReputationGuard {
     if (!exceedsThresholds(counts, this.settings)) return;
     const at = this.#now();
     const view = reputationView(counts);
-    await this.#storage.domains.pauseDomain(domain.id, at, (stored) => [
+    const pause: DomainChange = (before) =>
+      before.pausedAt === undefined ? { ...before, pausedAt: at, updatedAt: at } : null;
+    await changeDomain(this.#storage, domain.id, pause, (stored) => [
       {
         id: uuidv7(this.#clock.now()),
         type: "domain.paused",

@@ -4,7 +4,7 @@ import { uuidv7 } from "../ids.js";
 import type { Storage, SuppressionRecord } from "../storage/index.js";
 import { isRecipientCaused } from "./bounce-classification.js";
 import type { BounceReason, BounceSummary } from "./reports.js";
-import { suppressionDomainEvent } from "./webhook-events.js";
+import { suppressionWrites } from "./suppression-writes.js";
 
 /** The opt-in soft-bounce rule: suppress an address after `count` soft bounces within `days`. */
 export interface SoftBounceSuppression {
@@ -86,9 +86,7 @@ export class SuppressionPolicy {
     if (bounce.reason !== undefined) entry.reason = bounce.reason;
     if (origin === "bounce") entry.bounceType = bounce.type;
     if (bounce.diagnostic !== undefined) entry.diagnostic = bounce.diagnostic.slice(0, 1024);
-    await this.#storage.suppressions.addSuppressions([entry], (added) => [
-      suppressionDomainEvent("suppression.added", added, at),
-    ]);
+    await suppressionWrites(this.#storage).add([entry], at);
     return [bounce.email];
   }
 }

@@ -8,7 +8,7 @@ import type { Storage, SuppressionOrigin, SuppressionRecord } from "../storage/i
 import { parseInput } from "../validation.js";
 import { ADDRESS_RULE } from "./schema.js";
 import { parseAddress } from "./addresses.js";
-import { suppressionDomainEvent } from "./webhook-events.js";
+import { suppressionWrites } from "./suppression-writes.js";
 import { soleRecipient, UnsubscribeLinks } from "./unsubscribe-links.js";
 
 /**
@@ -120,12 +120,8 @@ export class SuppressionService {
       sourceId: token.split(".")[0]!,
       createdAt: at,
     };
-    let added = false;
-    await this.#storage.suppressions.addSuppressions([entry], (stored) => {
-      added = true;
-      return [suppressionDomainEvent("suppression.added", stored, at)];
-    });
-    return { email: address, added };
+    const { added } = await suppressionWrites(this.#storage).add([entry], at);
+    return { email: address, added: added.length > 0 };
   }
 
   /** Adds one address (`origin: "manual"`); an address already there is answered as it is. */
@@ -200,16 +196,12 @@ export class SuppressionService {
       origin: "manual",
       createdAt: at,
     }));
-    const stored = await this.#storage.suppressions.addSuppressions(entries, (added) => [
-      suppressionDomainEvent("suppression.added", added, at),
-    ]);
+    const { stored } = await suppressionWrites(this.#storage).add(entries, at);
     return stored.map(toView);
   }
 
   #remove(keys: string[]): Promise<SuppressionRecord[]> {
     const at = new Date(this.#clock.now()).toISOString();
-    return this.#storage.suppressions.removeSuppressions(keys, (removed) => [
-      suppressionDomainEvent("suppression.removed", removed, at),
-    ]);
+    return suppressionWrites(this.#storage).remove(keys, at);
   }
 }

@@ -1,30 +1,20 @@
 import { FlagpostError } from "../errors.js";
-import type {
-  DomainRepository,
-  EventsFor,
-  PageRequest,
-  SendingDomainChanges,
-  SendingDomainRecord,
-} from "../storage/index.js";
-import { type MemoryWebhookState, pageOf } from "./memory-webhook-state.js";
+import type { DomainRepository, DomainRowStore, PageRequest, SendingDomainRecord } from "../storage/index.js";
+import { pageOf } from "./memory-webhook-state.js";
 
-/** Sending domains in memory, by id. Each method runs without awaiting, so it is atomic here. */
+/** Sending domains in memory, by id. Changes arrive from a committing transaction (memory-transaction.ts). */
 export class MemoryDomainRepository implements DomainRepository {
-  readonly #byId = new Map<string, SendingDomainRecord>();
-  readonly #webhooks: MemoryWebhookState;
-
-  constructor(webhooks: MemoryWebhookState) {
-    this.#webhooks = webhooks;
-  }
+  /** The stored rows by id; handed out as copies only. */
+  readonly rows = new Map<string, SendingDomainRecord>();
 
   async insertDomain(domain: SendingDomainRecord): Promise<void> {
-    if (this.#byId.has(domain.id) || this.#named(domain.name))
+    if (this.rows.has(domain.id) || this.#named(domain.name))
       throw new FlagpostError("conflict", `The domain "${domain.name}" already exists`);
-    this.#byId.set(domain.id, structuredClone(domain));
+    this.rows.set(domain.id, structuredClone(domain));
   }
 
   async getDomain(id: string): Promise<SendingDomainRecord | undefined> {
-    const found = this.#byId.get(id);
+    const found = this.rows.get(id);
     return found && structuredClone(found);
   }
 
@@ -34,51 +24,19 @@ export class MemoryDomainRepository implements DomainRepository {
   }
 
   async listDomains(page: PageRequest): Promise<SendingDomainRecord[]> {
-    return pageOf([...this.#byId.values()], (d) => d.id, page);
-  }
-
-  async updateDomain(
-    id: string,
-    changes: SendingDomainChanges,
-    events?: EventsFor<SendingDomainRecord>,
-  ): Promise<SendingDomainRecord | undefined> {
-    const domain = this.#byId.get(id);
-    if (!domain) return undefined;
-    Object.assign(domain, structuredClone(withoutUndefined(changes)));
-    this.#webhooks.recordDomainEvents(events?.(structuredClone(domain)));
-    return structuredClone(domain);
+    return pageOf([...this.rows.values()], (d) => d.id, page);
   }
 
   async deleteDomain(id: string): Promise<boolean> {
-    return this.#byId.delete(id);
+    return this.rows.delete(id);
   }
 
   async listDomainsToRecheck(checkedBefore: string, limit: number): Promise<SendingDomainRecord[]> {
-    return [...this.#byId.values()]
+    return [...this.rows.values()]
       .filter((d) => d.status !== "not_started" && d.checkedAt !== undefined && d.checkedAt < checkedBefore)
       .sort((a, b) => (a.checkedAt! < b.checkedAt! ? -1 : a.checkedAt! > b.checkedAt! ? 1 : 0))
       .slice(0, limit)
       .map((d) => structuredClone(d));
-  }
-
-  async pauseDomain(
-    id: string,
-    at: string,
-    events?: EventsFor<SendingDomainRecord>,
-  ): Promise<SendingDomainRecord | undefined> {
-    const domain = this.#byId.get(id);
-    if (!domain || domain.pausedAt !== undefined) return undefined;
-    Object.assign(domain, { pausedAt: at, updatedAt: at });
-    this.#webhooks.recordDomainEvents(events?.(structuredClone(domain)));
-    return structuredClone(domain);
-  }
-
-  async resumeDomain(id: string, at: string): Promise<SendingDomainRecord | undefined> {
-    const domain = this.#byId.get(id);
-    if (!domain) return undefined;
-    delete domain.pausedAt;
-    domain.updatedAt = at;
-    return structuredClone(domain);
   }
 
   /** Whether mail from this domain waits (the outbox's claim filter). */
@@ -86,12 +44,35 @@ export class MemoryDomainRepository implements DomainRepository {
     return name !== undefined && this.#named(name)?.pausedAt !== undefined;
   }
 
+  /**
+   * Applies a transaction's replaced rows. A row deleted while the transaction ran stays deleted,
+   * as it would after waiting for the transaction's row lock in a database.
+   */
+  commit(written: ReadonlyMap<string, SendingDomainRecord>): void {
+    for (const [id, domain] of written) if (this.rows.has(id)) this.rows.set(id, domain);
+  }
+
   #named(name: string): SendingDomainRecord | undefined {
-    for (const domain of this.#byId.values()) if (domain.name === name) return domain;
+    for (const domain of this.rows.values()) if (domain.name === name) return domain;
     return undefined;
   }
 }
 
-function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+/** Domain rows inside one memory transaction: replaced rows are kept aside until it commits. */
+export class MemoryDomainRows implements DomainRowStore {
+  readonly written = new Map<string, SendingDomainRecord>();
+  readonly #stored: MemoryDomainRepository;
+
+  constructor(stored: MemoryDomainRepository) {
+    this.#stored = stored;
+  }
+
+  async lock(id: string): Promise<SendingDomainRecord | undefined> {
+    const domain = this.written.get(id) ?? this.#stored.rows.get(id);
+    return domain && structuredClone(domain);
+  }
+
+  async replace(domain: SendingDomainRecord): Promise<void> {
+    this.written.set(domain.id, structuredClone(domain));
+  }
 }

@@ -29,7 +29,8 @@ export function memoryStorage(): Storage {
   const events = new MemoryEventRepository(idempotency);
   const webhooks = new MemoryWebhookState();
   const flagSchedules = new MemoryFlagScheduleRepository();
-  const domains = new MemoryDomainRepository(webhooks);
+  const domains = new MemoryDomainRepository();
+  const suppressions = new MemorySuppressionRepository();
   const emails = new MemoryEmailRepository(idempotency, webhooks, (name) => domains.isPaused(name));
   const flags = new MemoryFlagRepository();
   return {
@@ -43,14 +44,14 @@ export function memoryStorage(): Storage {
     events,
     experiments: new MemoryExperimentRepository(events),
     emails,
-    suppressions: new MemorySuppressionRepository(webhooks),
+    suppressions,
     settings: new MemorySettingsRepository(),
     deliveryReports: new MemoryDeliveryReportRepository(),
     webhooks: new MemoryWebhookRepository(webhooks),
     webhookDeliveries: new MemoryWebhookDeliveryRepository(webhooks),
     domains,
     activity: new MemoryActivityRepository(emails, events, webhooks),
-    transaction: memoryTransactions({ flags, flagHistory, flagSchedules, webhooks }),
+    transaction: memoryTransactions({ flags, flagHistory, flagSchedules, suppressions, domains, webhooks }),
     async migrate() {},
     async close() {},
   };

@@ -1,62 +1,28 @@
 import type {
-  DomainEvent,
   PageRequest,
   SoftBounceRecord,
   SuppressionFilter,
   SuppressionRecord,
   SuppressionRepository,
+  SuppressionRowStore,
 } from "../storage/index.js";
-import { type MemoryWebhookState, pageOf } from "./memory-webhook-state.js";
+import { pageOf } from "./memory-webhook-state.js";
 
-/** The suppression list in memory, by address. Each method runs without awaiting, so it is atomic here. */
+/** The suppression list in memory, by address: read here, written only by a committing transaction. */
 export class MemorySuppressionRepository implements SuppressionRepository {
-  readonly #byEmail = new Map<string, SuppressionRecord>();
+  /** The stored rows by address; handed out as copies only. */
+  readonly rows = new Map<string, SuppressionRecord>();
   /** Soft bounces by address, each an email id and when. */
   readonly #softBounces = new Map<string, Map<string, string>>();
-  readonly #webhooks: MemoryWebhookState;
-
-  constructor(webhooks: MemoryWebhookState) {
-    this.#webhooks = webhooks;
-  }
-
-  async addSuppressions(
-    entries: readonly SuppressionRecord[],
-    events?: (added: SuppressionRecord) => readonly DomainEvent[],
-  ): Promise<SuppressionRecord[]> {
-    return entries.map((entry) => {
-      const existing = this.#byEmail.get(entry.email);
-      if (existing) return structuredClone(existing);
-      this.#byEmail.set(entry.email, structuredClone(entry));
-      this.#webhooks.recordDomainEvents(events?.(structuredClone(entry)));
-      return structuredClone(entry);
-    });
-  }
 
   async getSuppression(idOrEmail: string): Promise<SuppressionRecord | undefined> {
-    const found = this.#find(idOrEmail);
+    const found = this.rows.get(idOrEmail) ?? [...this.rows.values()].find((entry) => entry.id === idOrEmail);
     return found && structuredClone(found);
   }
 
   async listSuppressions(filter: SuppressionFilter, page: PageRequest): Promise<SuppressionRecord[]> {
-    const entries = [...this.#byEmail.values()].filter(
-      (s) => filter.origin === undefined || s.origin === filter.origin,
-    );
+    const entries = [...this.rows.values()].filter((s) => filter.origin === undefined || s.origin === filter.origin);
     return pageOf(entries, (s) => s.id, page);
-  }
-
-  async removeSuppressions(
-    idsOrEmails: readonly string[],
-    events?: (removed: SuppressionRecord) => readonly DomainEvent[],
-  ): Promise<SuppressionRecord[]> {
-    const removed: SuppressionRecord[] = [];
-    for (const key of idsOrEmails) {
-      const found = this.#find(key);
-      if (!found) continue;
-      this.#byEmail.delete(found.email);
-      this.#webhooks.recordDomainEvents(events?.(structuredClone(found)));
-      removed.push(found);
-    }
-    return removed;
   }
 
   async countSoftBounce(bounce: SoftBounceRecord, since: string): Promise<number> {
@@ -68,13 +34,56 @@ export class MemorySuppressionRepository implements SuppressionRepository {
   }
 
   async suppressedAmong(emails: readonly string[]): Promise<string[]> {
-    return [...new Set(emails)].filter((email) => this.#byEmail.has(email));
+    return [...new Set(emails)].filter((email) => this.rows.has(email));
   }
 
-  #find(idOrEmail: string): SuppressionRecord | undefined {
-    const byEmail = this.#byEmail.get(idOrEmail);
-    if (byEmail) return byEmail;
-    for (const entry of this.#byEmail.values()) if (entry.id === idOrEmail) return entry;
-    return undefined;
+  /** Applies a transaction's writes: by address, the row to store, or null to remove it. */
+  commit(written: ReadonlyMap<string, SuppressionRecord | null>): void {
+    for (const [email, entry] of written) {
+      if (entry) this.rows.set(email, entry);
+      else this.rows.delete(email);
+    }
+  }
+}
+
+/**
+ * Suppression rows inside one memory transaction: its writes are kept aside (reads in it see them)
+ * and reach the repository when it commits. Transactions run one at a time, so `lock` needs no lock.
+ */
+export class MemorySuppressionRows implements SuppressionRowStore {
+  readonly written = new Map<string, SuppressionRecord | null>();
+  readonly #stored: MemorySuppressionRepository;
+
+  constructor(stored: MemorySuppressionRepository) {
+    this.#stored = stored;
+  }
+
+  async insertAbsent(entries: readonly SuppressionRecord[]): Promise<void> {
+    for (const entry of entries) if (!this.#current(entry.email)) this.written.set(entry.email, structuredClone(entry));
+  }
+
+  async lock(idsOrEmails: readonly string[]): Promise<SuppressionRecord[]> {
+    const found = new Map<string, SuppressionRecord>();
+    const ids = new Set<string>();
+    for (const key of idsOrEmails) {
+      const entry = this.#current(key);
+      if (entry) found.set(entry.email, entry);
+      else ids.add(key);
+    }
+    if (ids.size > 0)
+      for (const email of new Set([...this.#stored.rows.keys(), ...this.written.keys()])) {
+        const entry = this.#current(email);
+        if (entry && ids.has(entry.id)) found.set(email, entry);
+      }
+    return [...found.values()].map((entry) => structuredClone(entry));
+  }
+
+  async delete(ids: readonly string[]): Promise<void> {
+    const doomed = new Set(ids);
+    for (const entry of await this.lock(ids)) if (doomed.has(entry.id)) this.written.set(entry.email, null);
+  }
+
+  #current(email: string): SuppressionRecord | undefined {
+    return this.written.has(email) ? (this.written.get(email) ?? undefined) : this.#stored.rows.get(email);
   }
 }

@@ -1,14 +1,18 @@
 import { FlagpostError } from "../errors.js";
 import type { DomainEvent, FlagHistoryEntry, Storage, StorageTransaction } from "../storage/index.js";
+import { type MemoryDomainRepository, MemoryDomainRows } from "./memory-domains.js";
 import type { MemoryFlagHistoryRepository } from "./memory-flag-history.js";
 import type { MemoryFlagScheduleRepository } from "./memory-flag-schedules.js";
 import { type MemoryFlagRepository, MemoryFlagRows } from "./memory-flags.js";
+import { type MemorySuppressionRepository, MemorySuppressionRows } from "./memory-suppressions.js";
 import type { MemoryWebhookState } from "./memory-webhook-state.js";
 
 interface Stores {
   flags: MemoryFlagRepository;
   flagHistory: MemoryFlagHistoryRepository;
   flagSchedules: MemoryFlagScheduleRepository;
+  suppressions: MemorySuppressionRepository;
+  domains: MemoryDomainRepository;
   webhooks: MemoryWebhookState;
 }
 
@@ -33,11 +37,15 @@ export function memoryTransactions(stores: Stores): Storage["transaction"] {
 
 async function runOne<T>(stores: Stores, fn: (tx: StorageTransaction) => Promise<T>): Promise<T> {
   const rows = new MemoryFlagRows(stores.flags);
+  const suppressions = new MemorySuppressionRows(stores.suppressions);
+  const domains = new MemoryDomainRows(stores.domains);
   const history: FlagHistoryEntry[] = [];
   const events: DomainEvent[] = [];
   const completions: { id: string; leaseOwner: string; at: string }[] = [];
   const result = await fn({
     flags: rows,
+    suppressions,
+    domains,
     flagHistory: { append: async (entry) => void history.push(entry) },
     domainEvents: { record: async (recorded) => void events.push(...recorded) },
     flagSchedules: {
@@ -51,6 +59,8 @@ async function runOne<T>(stores: Stores, fn: (tx: StorageTransaction) => Promise
   for (const c of completions) if (!stores.flagSchedules.held(c.id, c.leaseOwner)) throw lostSchedule(c.id);
   for (const c of completions) stores.flagSchedules.complete(c.id, c.at);
   stores.flags.commit(rows.written);
+  stores.suppressions.commit(suppressions.written);
+  stores.domains.commit(domains.written);
   for (const entry of history) stores.flagHistory.append(entry);
   stores.webhooks.recordDomainEvents(events);
   return result;

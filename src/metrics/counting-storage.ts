@@ -1,6 +1,6 @@
 import { FlagpostError } from "../errors.js";
 import type { EmailOutcomeWrite, EmailTransition } from "../storage/emails.js";
-import type { Storage } from "../storage/index.js";
+import type { DomainEvent, Storage, StorageTransaction } from "../storage/index.js";
 import type { DeliveryOutcome } from "../storage/webhooks.js";
 import type { MetricsCounters } from "./counters.js";
 
@@ -39,8 +39,6 @@ function countWrite(counters: MetricsCounters, repository: string, method: strin
     });
   } else if (repository === "emails" && method === "scheduleRetry" && result !== undefined) {
     counters.emailEvent("delivery_delayed");
-  } else if (repository === "suppressions" && method === "addSuppressions") {
-    counters.suppressionsAdded += (result as unknown[]).length;
   } else if (repository === "events" && method === "appendEvents") {
     counters.eventsAccepted += (args[0] as unknown[]).length;
   } else if (repository === "webhookDeliveries" && method === "recordDeliveryOutcomes") {
@@ -91,11 +89,37 @@ function countingRepository<T extends object>(repository: string, target: T, cou
   });
 }
 
+/**
+ * `storage.transaction` that counts the addresses a committed transaction put on the suppression
+ * list: the `suppression.added` events it stored, one per address added (suppression-writes.ts).
+ * Counted per attempt (a retried transaction runs `fn` again) and only once it commits, on a side
+ * chain like the repositories' counts.
+ */
+function countingTransaction(storage: Storage, counters: MetricsCounters): Storage["transaction"] {
+  return <T>(fn: (tx: StorageTransaction) => Promise<T>): Promise<T> => {
+    let added = 0;
+    const result = storage.transaction((tx) => {
+      added = 0;
+      const record = (events: readonly DomainEvent[]) => {
+        added += events.filter((event) => event.type === "suppression.added").length;
+        return tx.domainEvents.record(events);
+      };
+      const domainEvents = { record };
+      // A proxy, not a spread: a transaction's parts may be getters of a class (as repositories may).
+      return fn(new Proxy(tx, { get: (t, p) => (p === "domainEvents" ? domainEvents : Reflect.get(t, p)) }));
+    });
+    result.then(() => (counters.suppressionsAdded += added)).catch(() => undefined);
+    return result;
+  };
+}
+
 /** `storage` with its repositories counted into `counters`; everything else passes through. */
 export function countingStorage(storage: Storage, counters: MetricsCounters): Storage {
   const repositories = new Map<PropertyKey, object>();
+  const transaction = countingTransaction(storage, counters);
   return new Proxy(storage, {
     get(object, property) {
+      if (property === "transaction") return transaction;
       const value = Reflect.get(object, property) as unknown;
       if (typeof value === "function") return (value as AnyFunction).bind(object);
       if (value === null || typeof value !== "object") return value;

@@ -17,10 +17,9 @@ export interface DomainEvent {
 }
 
 /**
- * How a repository write takes the events it causes (`events?: readonly DomainEvent[]`, or a
- * function of the row as stored when the payload needs it): it MUST store them in the SAME
+ * How a write takes the events it causes: an intention method's `events?: readonly DomainEvent[]`,
+ * or `tx.domainEvents.record` in a unit of work (unit-of-work.ts). They MUST be stored in the SAME
  * transaction as the change, and none of them when the change does not happen. Storing is what
  * "emitting" means: one webhook delivery per enabled endpoint subscribed to the event's type,
  * nothing when no endpoint is. There is no other way to emit an event for a state change.
  */
-export type EventsFor<T> = (stored: T) => readonly DomainEvent[];

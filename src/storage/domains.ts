@@ -1,4 +1,3 @@
-import type { EventsFor } from "./domain-events.js";
 import type { PageRequest } from "./webhooks.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -54,6 +53,11 @@ export interface SendingDomainChanges {
   updatedAt: string;
 }
 
+/**
+ * Reads of the domains, and the two writes that need nothing else: insert and delete. Changes
+ * (verification, settings, pause, resume) are made in a unit of work (unit-of-work.ts,
+ * DomainRowStore), where the core reads the row under its lock and stores the domain events.
+ */
 export interface DomainRepository {
   /** Stores a new domain. A name (or id) already stored → `FlagpostError("conflict")`. */
   insertDomain(domain: SendingDomainRecord): Promise<void>;
@@ -63,15 +67,6 @@ export interface DomainRepository {
   getDomainByName(name: string): Promise<SendingDomainRecord | undefined>;
   /** Up to `page.limit` domains, newest first (id descending), paged by id. */
   listDomains(page: PageRequest): Promise<SendingDomainRecord[]>;
-  /**
-   * Applies the given fields atomically and returns the domain as stored; undefined when unknown.
-   * `events` (given the domain as stored) are stored in the same transaction (domain-events.ts).
-   */
-  updateDomain(
-    id: string,
-    changes: SendingDomainChanges,
-    events?: EventsFor<SendingDomainRecord>,
-  ): Promise<SendingDomainRecord | undefined>;
   /** Removes the domain; true when it existed. */
   deleteDomain(id: string): Promise<boolean>;
   /**
@@ -80,20 +75,4 @@ export interface DomainRepository {
    * periodic recheck's work.
    */
   listDomainsToRecheck(checkedBefore: string, limit: number): Promise<SendingDomainRecord[]>;
-  /**
-   * Atomically, and only while the domain is not paused: sets `pausedAt` to `at` and stores
-   * `events` (given the domain as stored) in the same transaction. The domain as stored; undefined
-   * (and nothing changed, no event stored) when it is unknown or already paused, so concurrent
-   * callers pause it, and emit `domain.paused`, once.
-   */
-  pauseDomain(
-    id: string,
-    at: string,
-    events?: EventsFor<SendingDomainRecord>,
-  ): Promise<SendingDomainRecord | undefined>;
-  /**
-   * Clears `pausedAt` (a no-op when the domain is not paused) and sets `updatedAt` to `at`: claims
-   * take its held mail again. The domain as stored; undefined when unknown.
-   */
-  resumeDomain(id: string, at: string): Promise<SendingDomainRecord | undefined>;
 }

@@ -1,4 +1,3 @@
-import type { DomainEvent } from "./domain-events.js";
 import type { PageRequest } from "./webhooks.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -42,34 +41,16 @@ export interface SuppressionFilter {
   origin?: SuppressionOrigin;
 }
 
+/**
+ * Reads of the list, and the soft-bounce counter. Entries are added and removed in a unit of work
+ * (unit-of-work.ts, SuppressionRowStore), where the core stores their domain events.
+ */
 export interface SuppressionRepository {
-  /**
-   * Adds each entry whose `email` is not on the list yet, all in one transaction, and returns,
-   * in the order given, the entry as stored: the new one, or the one already there (first entry
-   * wins; its origin and id are kept). `events` is called once per entry actually added and its
-   * domain events are stored in the same transaction (docs: domain-events.ts). Two callers adding
-   * one address at once store it once. Entries MUST hold lower-cased addresses.
-   */
-  addSuppressions(
-    entries: readonly SuppressionRecord[],
-    events?: (added: SuppressionRecord) => readonly DomainEvent[],
-  ): Promise<SuppressionRecord[]>;
-
   /** The entry with this id, or for this (lower-cased) address; undefined when none. */
   getSuppression(idOrEmail: string): Promise<SuppressionRecord | undefined>;
 
   /** Up to `page.limit` entries, newest first (id descending), paged by id, optionally of one origin. */
   listSuppressions(filter: SuppressionFilter, page: PageRequest): Promise<SuppressionRecord[]>;
-
-  /**
-   * Removes the entries named by id or (lower-cased) address, in one transaction, and returns
-   * those removed (an identifier that names nothing is left out). `events` is called once per
-   * entry removed; its domain events are stored in the same transaction.
-   */
-  removeSuppressions(
-    idsOrEmails: readonly string[],
-    events?: (removed: SuppressionRecord) => readonly DomainEvent[],
-  ): Promise<SuppressionRecord[]>;
 
   /**
    * Stores one soft bounce and answers how many soft bounces of its address are stored at or

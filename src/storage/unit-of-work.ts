@@ -1,11 +1,14 @@
 import type { DomainEvent } from "./domain-events.js";
+import type { SendingDomainRecord } from "./domains.js";
 import type { FlagHistoryEntry } from "./flag-history.js";
 import type { FlagRecord } from "./flags.js";
+import type { SuppressionRecord } from "./suppressions.js";
 
 // ---------------------------------------------------------------------------------------------
 // The unit of work: `storage.transaction(fn)` hands `fn` plain repositories bound to one
 // transaction. The core composes its rules inside it (src/flags/flag-writes.ts: prerequisites,
-// history diff, domain events, each computed once); the backend only reads and writes rows.
+// history diff, domain events; src/emails/suppression-writes.ts and src/domains/domain-writes.ts:
+// which rows change and their events), each computed once; the backend only reads and writes rows.
 
 /** Flag key → the keys of its prerequisites, for every stored flag that has some. */
 export type StoredPrerequisiteGraph = ReadonlyMap<string, readonly string[]>;
@@ -35,9 +38,44 @@ export interface FlagRowStore {
   existing(keys: readonly string[]): Promise<ReadonlySet<string>>;
 }
 
+/**
+ * Suppression list rows inside a transaction (SuppressionRepository reads them outside one). Each
+ * call takes at most 100 entries or identifiers: the core splits larger batches.
+ */
+export interface SuppressionRowStore {
+  /**
+   * Stores each entry whose address is not stored yet and leaves the stored ones as they are.
+   * Entries hold distinct, lower-cased addresses. Of transactions inserting one address at once
+   * exactly one stores it and none fails: the others find its row with `lock` afterwards.
+   */
+  insertAbsent(entries: readonly SuppressionRecord[]): Promise<void>;
+  /**
+   * The stored rows whose id or address is one of these, in any order, locked against every
+   * other writer of them until the transaction ends; rows another transaction committed while
+   * this one waited are seen (a locking read, not the transaction's snapshot).
+   */
+  lock(idsOrEmails: readonly string[]): Promise<SuppressionRecord[]>;
+  /** Removes the rows with these ids, which this transaction locked. */
+  delete(ids: readonly string[]): Promise<void>;
+}
+
+/** Sending domain rows inside a transaction (DomainRepository reads, inserts and deletes them outside one). */
+export interface DomainRowStore {
+  /**
+   * The domain with this id, or undefined, locked against every other writer of it until the
+   * transaction ends (SELECT … FOR UPDATE; SQLite's writer lock): of two transactions that lock
+   * it, the second reads what the first wrote.
+   */
+  lock(id: string): Promise<SendingDomainRecord | undefined>;
+  /** Replaces the row of `domain.id`, which this transaction locked and found, with `domain`. */
+  replace(domain: SendingDomainRecord): Promise<void>;
+}
+
 /** What one transaction may do. Each part commits or rolls back with the rest. */
 export interface StorageTransaction {
   readonly flags: FlagRowStore;
+  readonly suppressions: SuppressionRowStore;
+  readonly domains: DomainRowStore;
   /** Appends a flag history entry (read back through `storage.flagHistory`). */
   readonly flagHistory: { append(entry: FlagHistoryEntry): Promise<void> };
   /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { generateDkimKey } from "../../src/domains/dkim-key.js";
 import { sealPrivateKey } from "../../src/domains/key-sealing.js";
 import { DOMAIN_LOOKUP_TTL_MS, SendingDomains } from "../../src/domains/sending-domains.js";
-import type { Storage } from "../../src/internal.js";
+import { changeDomain, type Storage } from "../../src/internal.js";
 import type { SendingDomainRecord } from "../../src/storage/index.js";
 import { fakeClock } from "../support/fake-clock.js";
 import { describeEachStorage } from "../support/storage-backends.js";
@@ -70,7 +70,11 @@ describeEachStorage("the signing-key lookup", (storage: () => Storage, backend) 
       expect(await domains.signerFor(`news@${removed.name}`)).toBeDefined();
       expect(await domains.signerFor(`news@${failed.name}`)).toBeDefined();
       await storage().domains.deleteDomain(removed.id);
-      await storage().domains.updateDomain(failed.id, { status: "failed", updatedAt: new Date().toISOString() });
+      await changeDomain(storage(), failed.id, (d) => ({
+        ...d,
+        status: "failed",
+        updatedAt: new Date().toISOString(),
+      }));
       clock.advance(DOMAIN_LOOKUP_TTL_MS - 1);
       expect(await domains.signerFor(`news@${removed.name}`)).toBeDefined();
       clock.advance(1);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { domainSettingsFrom } from "../../cli/domain-settings.js";
-import { createFlagpost, memoryStorage, silentLogger } from "../../src/internal.js";
+import { changeDomain, createFlagpost, memoryStorage, silentLogger } from "../../src/internal.js";
 import { startApp, type TestApp } from "../support/servers.js";
 
 /**
@@ -22,7 +22,8 @@ describe("reputation guard over HTTP", () => {
 
   it("resumes a paused domain, answers it as GET does, and refuses fields and unknown ids", async () => {
     const created = (await (await app.call("POST", "/v1/domains", { name: "held.example" })).json()) as { id: string };
-    await app.fp.storage.domains.pauseDomain(created.id, new Date().toISOString());
+    const at = new Date().toISOString();
+    await changeDomain(app.fp.storage, created.id, (d) => ({ ...d, pausedAt: at, updatedAt: at }));
     const before = (await (await app.call("GET", `/v1/domains/${created.id}`)).json()) as {
       reputation: Record<string, number>;
     };

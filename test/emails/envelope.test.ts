@@ -7,6 +7,7 @@ import {
   type OutboxWorkerOptions,
   silentLogger,
   type Storage,
+  suppressionWrites,
   uuidv7,
 } from "../../src/internal.js";
 import { type SmtpSink, type SmtpSinkOptions, startSmtpSink } from "../support/smtp-sink.js";
@@ -108,9 +109,11 @@ describeEachStorage("the envelope", (storage: () => Storage) => {
 
   it("leaves suppressed recipients out of the envelope, not out of the header fields", async () => {
     const { sink, fp } = await start();
-    await fp.storage.suppressions.addSuppressions([
-      { id: uuidv7(), email: "bob@example.org", origin: "manual", createdAt: new Date().toISOString() },
-    ]);
+    const at = new Date().toISOString();
+    await suppressionWrites(fp.storage).add(
+      [{ id: uuidv7(), email: "bob@example.org", origin: "manual", createdAt: at }],
+      at,
+    );
     const { id } = await fp.emails.send({
       from: "hello@acme.example",
       to: ["ann@example.org", "BOB@Example.org"],
@@ -142,13 +145,15 @@ describeEachStorage("the envelope", (storage: () => Storage) => {
       createdAt: new Date().toISOString(),
       updatedAt: new Date().toISOString(),
     });
-    await fp.storage.suppressions.addSuppressions(
+    const at = new Date().toISOString();
+    await suppressionWrites(fp.storage).add(
       ["ann@example.org", "bob@example.org"].map((email) => ({
         id: uuidv7(),
         email,
         origin: "bounce" as const,
-        createdAt: new Date().toISOString(),
+        createdAt: at,
       })),
+      at,
     );
     const { id } = await fp.emails.send({
       from: "hello@acme.example",

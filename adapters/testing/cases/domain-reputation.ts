@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SendingDomainRecord } from "../../../src/internal.js";
+import { changeDomain, type DomainChange, type SendingDomainRecord } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
 import { email, id, iso, LEASE, T0 } from "./email-fixtures.js";
 import { useStorage } from "./use-storage.js";
@@ -23,6 +23,15 @@ function domain(name: string): SendingDomainRecord {
   };
 }
 
+/** The reputation guard's pause and the resume route's change (src/domains), as they compose them. */
+const pauseAt =
+  (at: string): DomainChange =>
+  (before) =>
+    before.pausedAt === undefined ? { ...before, pausedAt: at, updatedAt: at } : null;
+const resumeAt =
+  (at: string): DomainChange =>
+  ({ pausedAt: _, ...before }) => ({ ...before, updatedAt: at });
+
 /** An email from `from`, sent `sentMs` (or still queued). */
 function from(n: number, address: string, sentMs?: number) {
   const base = email(n, { content: { from: address, to: [`user${n}@example.net`], subject: `s${n}`, text: "t" } });
@@ -40,16 +49,20 @@ export function domainReputationCases(harness: StorageHarness): void {
       const d = domain("paused.example");
       await storage().domains.insertDomain(d);
       const events = (stored: SendingDomainRecord) => [domainEvent("domain.paused", { paused_at: stored.pausedAt })];
-      const paused = await storage().domains.pauseDomain(d.id, iso(T0 + 1000), events);
-      expect(paused).toEqual({ ...d, pausedAt: iso(T0 + 1000), updatedAt: iso(T0 + 1000) });
-      expect(await storage().domains.pauseDomain(d.id, iso(T0 + 2000), events)).toBeUndefined();
+      // Racing pauses: each reads the row the one before it wrote, so one pauses and stores the event.
+      const [paused, again] = await Promise.all(
+        [T0 + 1000, T0 + 2000].map((at) => changeDomain(storage(), d.id, pauseAt(iso(at)), events)),
+      );
+      expect(again).toEqual(paused);
+      expect([iso(T0 + 1000), iso(T0 + 2000)]).toContain(paused!.pausedAt);
+      expect(paused).toEqual({ ...d, pausedAt: paused!.pausedAt, updatedAt: paused!.pausedAt });
       expect(await storage().domains.getDomain(d.id)).toEqual(paused);
       expect(await deliveriesOf(storage(), [hook])).toEqual(["0:domain.paused"]);
-      const resumed = await storage().domains.resumeDomain(d.id, iso(T0 + 3000));
+      const resumed = await changeDomain(storage(), d.id, resumeAt(iso(T0 + 3000)));
       expect(resumed).toEqual({ ...d, updatedAt: iso(T0 + 3000) });
       expect(await storage().domains.getDomainByName("paused.example")).toEqual(resumed);
-      expect(await storage().domains.pauseDomain(sortedId(9), iso(T0), events)).toBeUndefined();
-      expect(await storage().domains.resumeDomain(sortedId(9), iso(T0))).toBeUndefined();
+      expect(await changeDomain(storage(), sortedId(9), pauseAt(iso(T0)), events)).toBeUndefined();
+      expect(await changeDomain(storage(), sortedId(9), resumeAt(iso(T0)))).toBeUndefined();
     });
 
     it("claims no queued email of a paused domain until it is resumed; other domains' mail goes", async () => {
@@ -58,11 +71,11 @@ export function domainReputationCases(harness: StorageHarness): void {
       const held = [from(1, "Ann <ann@HELD.example>"), from(2, "news@held.example")];
       const free = [from(3, "ops@other.example"), from(4, "ops@sub.held.example")];
       await storage().emails.insertEmails([...held, ...free]);
-      await storage().domains.pauseDomain(d.id, iso(T0));
+      await changeDomain(storage(), d.id, pauseAt(iso(T0)));
       const claimed = await storage().emails.claimDueEmails(iso(T0 + 1), 10, LEASE, "worker-a");
       expect(claimed.map((e) => e.id).sort()).toEqual(free.map((e) => e.id).sort());
       expect(await storage().emails.claimDueEmails(iso(T0 + 2), 10, LEASE, "worker-a")).toEqual([]);
-      await storage().domains.resumeDomain(d.id, iso(T0 + 3));
+      await changeDomain(storage(), d.id, resumeAt(iso(T0 + 3)));
       const after = await storage().emails.claimDueEmails(iso(T0 + 4), 10, LEASE, "worker-b");
       expect(after.map((e) => e.id).sort()).toEqual(held.map((e) => e.id).sort());
     });

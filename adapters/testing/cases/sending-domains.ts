@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { FlagpostError, type SendingDomainRecord } from "../../../src/internal.js";
+import { changeDomain, FlagpostError, type SendingDomainRecord } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 import { deliveriesOf, domainEvent, iso, sortedId, T0, webhook } from "./webhook-fixtures.js";
 
-function domain(name: string, overrides: Partial<SendingDomainRecord> = {}): SendingDomainRecord {
+export function domain(name: string, overrides: Partial<SendingDomainRecord> = {}): SendingDomainRecord {
   return {
     id: sortedId(7),
     name,
@@ -67,10 +67,14 @@ export function sendingDomainCases(harness: StorageHarness): void {
       const d = domain("example.org");
       await storage().domains.insertDomain(d);
       const records = d.records.map((r) => ({ ...r, status: "verified" as const }));
-      const updated = await storage().domains.updateDomain(
+      const updated = await changeDomain(
+        storage(),
         d.id,
-        { status: "verified", records, checkedAt: iso(T0 + 1000), updatedAt: iso(T0 + 1000), openTracking: true },
-        (stored) => [domainEvent("domain.updated", { status: stored.status })],
+        (before) => ({
+          ...before,
+          ...{ status: "verified", records, checkedAt: iso(T0 + 1000), updatedAt: iso(T0 + 1000), openTracking: true },
+        }),
+        (stored, before) => [domainEvent("domain.updated", { status: stored.status, previous: before.status })],
       );
       expect(updated).toEqual({
         ...d,
@@ -82,7 +86,9 @@ export function sendingDomainCases(harness: StorageHarness): void {
       });
       expect(await storage().domains.getDomain(d.id)).toEqual(updated);
       expect(await deliveriesOf(storage(), [hook])).toEqual(["0:domain.updated"]);
-      expect(await storage().domains.updateDomain(sortedId(7), { updatedAt: iso(T0) })).toBeUndefined();
+      expect(
+        await changeDomain(storage(), sortedId(7), (before) => ({ ...before, updatedAt: iso(T0) })),
+      ).toBeUndefined();
       expect(await storage().domains.deleteDomain(d.id)).toBe(true);
       expect(await storage().domains.deleteDomain(d.id)).toBe(false);
       expect(await storage().domains.getDomain(d.id)).toBeUndefined();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { SuppressionRecord } from "../../../src/internal.js";
+import { type SuppressionRecord, suppressionWrites } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
-import { deliveriesOf, domainEvent, iso, sortedId, T0, webhook } from "./webhook-fixtures.js";
+import { deliveriesOf, iso, sortedId, T0, webhook } from "./webhook-fixtures.js";
 
 function entry(email: string, overrides: Partial<SuppressionRecord> = {}): SuppressionRecord {
   return { id: sortedId(5), email, origin: "manual", createdAt: iso(T0), ...overrides };
@@ -12,22 +12,26 @@ function entry(email: string, overrides: Partial<SuppressionRecord> = {}): Suppr
 export function suppressionCases(harness: StorageHarness): void {
   describe("suppressions", () => {
     const storage = useStorage(harness);
+    /** Adds through the core's unit of work, as every caller does; answers the entries as stored. */
+    const add = async (entries: SuppressionRecord[]) =>
+      (await suppressionWrites(storage()).add(entries, iso(T0))).stored;
+    const remove = (keys: string[]) => suppressionWrites(storage()).remove(keys, iso(T0));
 
     it("adds entries once per address, keeps the first, and finds them by id or address", async () => {
       const ann = entry("ann@example.com", { origin: "bounce", sourceId: "0198aaaa-0000-7000-8000-000000000001" });
       const bob = entry("bob@example.com");
-      const stored = await storage().suppressions.addSuppressions([ann, bob, entry("ann@example.com")]);
+      const stored = await add([ann, bob, entry("ann@example.com")]);
       expect(stored).toEqual([ann, bob, ann]);
-      const again = await storage().suppressions.addSuppressions([entry("bob@example.com", { origin: "complaint" })]);
+      const again = await add([entry("bob@example.com", { origin: "complaint" })]);
       expect(again).toEqual([bob]);
       expect(await storage().suppressions.getSuppression(ann.id)).toEqual(ann);
       expect(await storage().suppressions.getSuppression("bob@example.com")).toEqual(bob);
       expect(await storage().suppressions.getSuppression("nobody@example.com")).toBeUndefined();
-      expect(await storage().suppressions.addSuppressions([])).toEqual([]);
+      expect(await add([])).toEqual([]);
     });
 
     it("says which addresses are suppressed", async () => {
-      await storage().suppressions.addSuppressions([entry("a@example.com"), entry("b@example.com")]);
+      await add([entry("a@example.com"), entry("b@example.com")]);
       const found = await storage().suppressions.suppressedAmong([
         "b@example.com",
         "c@example.com",
@@ -37,7 +41,7 @@ export function suppressionCases(harness: StorageHarness): void {
       expect(found.sort()).toEqual(["a@example.com", "b@example.com"]);
       expect(await storage().suppressions.suppressedAmong([])).toEqual([]);
       const many = Array.from({ length: 250 }, (_, i) => `u${i}@example.com`);
-      await storage().suppressions.addSuppressions(many.filter((_, i) => i % 50 === 0).map((e) => entry(e)));
+      await add(many.filter((_, i) => i % 50 === 0).map((e) => entry(e)));
       expect((await storage().suppressions.suppressedAmong(many)).sort()).toEqual([
         "u0@example.com",
         "u100@example.com",
@@ -51,7 +55,7 @@ export function suppressionCases(harness: StorageHarness): void {
       const entries = ["a", "b", "c", "d", "e"].map((name, i) =>
         entry(`${name}@example.com`, { origin: i % 2 === 0 ? "bounce" : "complaint" }),
       );
-      await storage().suppressions.addSuppressions(entries);
+      await add(entries);
       const ids = (list: SuppressionRecord[]) => list.map((s) => s.email[0]).join("");
       expect(ids(await storage().suppressions.listSuppressions({}, { limit: 10 }))).toBe("edcba");
       expect(ids(await storage().suppressions.listSuppressions({}, { limit: 2 }))).toBe("ed");
@@ -63,28 +67,26 @@ export function suppressionCases(harness: StorageHarness): void {
 
     it("removes by id or address, and leaves out what names nothing", async () => {
       const [a, b, c] = [entry("a@example.com"), entry("b@example.com"), entry("c@example.com")];
-      await storage().suppressions.addSuppressions([a, b, c]);
-      const removed = await storage().suppressions.removeSuppressions([a.id, "b@example.com", "x@example.com", a.id]);
+      await add([a, b, c]);
+      const removed = await remove([a.id, "b@example.com", "x@example.com", a.id]);
       expect(removed.map((s) => s.email).sort()).toEqual(["a@example.com", "b@example.com"]);
       expect(await storage().suppressions.suppressedAmong(["a@example.com", "b@example.com", "c@example.com"])).toEqual(
         ["c@example.com"],
       );
-      expect(await storage().suppressions.removeSuppressions(["a@example.com"])).toEqual([]);
+      expect(await remove(["a@example.com"])).toEqual([]);
       // Removed addresses can be added again.
       const back = entry("a@example.com", { origin: "complaint" });
-      expect(await storage().suppressions.addSuppressions([back])).toEqual([back]);
+      expect(await add([back])).toEqual([back]);
     });
 
     it("stores suppression.added and suppression.removed with the change, once per entry changed", async () => {
       const hook = webhook({ events: ["suppression.added", "suppression.removed"] });
       await storage().webhooks.insertWebhook(hook);
-      let calls = 0;
-      const added = (s: SuppressionRecord) => (calls++, [domainEvent("suppression.added", { email: s.email })]);
-      await storage().suppressions.addSuppressions([entry("a@example.com"), entry("b@example.com")], added);
-      await storage().suppressions.addSuppressions([entry("a@example.com")], added);
-      expect(calls).toBe(2);
-      const removed = (s: SuppressionRecord) => [domainEvent("suppression.removed", { email: s.email })];
-      await storage().suppressions.removeSuppressions(["a@example.com", "zzz@example.com"], removed);
+      const writes = suppressionWrites(storage());
+      const first = await writes.add([entry("a@example.com"), entry("b@example.com")], iso(T0));
+      expect(first.added.map((s) => s.email)).toEqual(["a@example.com", "b@example.com"]);
+      expect((await writes.add([entry("a@example.com")], iso(T0))).added).toEqual([]);
+      await writes.remove(["a@example.com", "zzz@example.com"], iso(T0));
       expect(await deliveriesOf(storage(), [hook])).toEqual([
         "0:suppression.added",
         "0:suppression.added",
@@ -94,7 +96,7 @@ export function suppressionCases(harness: StorageHarness): void {
 
     it("stores an address once when several writers add it at once", async () => {
       const writers = Array.from({ length: 6 }, (_, i) => entry("race@example.com", { id: sortedId(6 + i) }));
-      const results = await Promise.all(writers.map((w) => storage().suppressions.addSuppressions([w])));
+      const results = await Promise.all(writers.map((w) => add([w])));
       const winners = new Set(results.map((r) => r[0]!.id));
       expect(winners.size).toBe(1);
       expect(await storage().suppressions.listSuppressions({}, { limit: 10 })).toHaveLength(1);
@@ -108,7 +110,7 @@ export function suppressionCases(harness: StorageHarness): void {
         bounceType: "Permanent",
         diagnostic: "550 5.1.1 <why@example.com>: Recipient address rejected: User unknown ✉",
       });
-      expect(await storage().suppressions.addSuppressions([why])).toEqual([why]);
+      expect(await add([why])).toEqual([why]);
       expect(await storage().suppressions.getSuppression("why@example.com")).toEqual(why);
       expect(await storage().suppressions.listSuppressions({}, { limit: 1 })).toEqual([why]);
     });

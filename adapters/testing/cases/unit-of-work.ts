@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { FlagpostError } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
-import { deliveriesOf, domainEvent, flag, webhook } from "./webhook-fixtures.js";
+import { deliveriesOf, domainEvent, flag, iso, sortedId, T0, webhook } from "./webhook-fixtures.js";
+import { domain } from "./sending-domains.js";
 
 const AUDIT_ENTRY = {
   id: "00000000-0000-7000-8000-00000000a001",
@@ -37,6 +38,36 @@ export function unitOfWorkCases(harness: StorageHarness): void {
       expect(await storage().flagHistory.list("kept-or-not", { limit: 10 })).toEqual([]);
       expect(await deliveriesOf(storage(), [endpoint])).toEqual([]);
       expect(await storage().flags.revision()).toBe(revision);
+    });
+
+    it("keeps no suppression or domain change of a transaction that throws, nor its deliveries", async () => {
+      const endpoint = webhook({ events: ["suppression.added", "suppression.removed", "domain.updated"] });
+      await storage().webhooks.insertWebhook(endpoint);
+      const d = domain("rolled-back.example");
+      await storage().domains.insertDomain(d);
+      const kept = { id: sortedId(5), email: "kept@example.com", origin: "manual" as const, createdAt: iso(T0) };
+      await storage().transaction((tx) => tx.suppressions.insertAbsent([kept]));
+      const added = { ...kept, id: sortedId(5), email: "added@example.com" };
+      // A plain bug, not a FlagpostError: the caller gets it back as it is (a 500), not as `unavailable`.
+      const bug = new TypeError("a bug after writing");
+      const error = await storage()
+        .transaction(async (tx) => {
+          await tx.suppressions.insertAbsent([added]);
+          const locked = await tx.suppressions.lock([added.email, kept.id]);
+          expect(locked.map((s) => s.email).sort()).toEqual([added.email, kept.email]);
+          await tx.suppressions.delete([kept.id]);
+          const before = (await tx.domains.lock(d.id))!;
+          await tx.domains.replace({ ...before, status: "failed", updatedAt: iso(T0 + 1) });
+          expect((await tx.domains.lock(d.id))?.status).toBe("failed");
+          await tx.domainEvents.record([domainEvent("suppression.added"), domainEvent("domain.updated")]);
+          throw bug;
+        })
+        .catch((e: unknown) => e);
+      expect(error).toBe(bug);
+      expect(await storage().suppressions.getSuppression(added.email)).toBeUndefined();
+      expect(await storage().suppressions.getSuppression(kept.email)).toEqual(kept);
+      expect(await storage().domains.getDomain(d.id)).toEqual(d);
+      expect(await deliveriesOf(storage(), [endpoint])).toEqual([]);
     });
 
     it("commits every part of a transaction that resolves, and answers what it returned", async () => {
