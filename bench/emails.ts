@@ -1,6 +1,6 @@
 import { loadavg } from "node:os";
 import { CONCURRENCY, measure, type Sample, type Variant } from "./emails-measure.js";
-import { SIGNING_VARIANTS, signingCost } from "./emails-signing.js";
+import { SIGNING_NOTE, SIGNING_VARIANTS, signingCost } from "./emails-signing.js";
 import { canPin, type Child, startChild } from "./lib/child.js";
 import type { BenchPart } from "./lib/part.js";
 import { postgresUrl } from "./lib/postgres.js";
@@ -152,6 +152,7 @@ function report(r: {
     ...targets,
     ...(targets.some((t) => t.endsWith("MISSED)")) ? MISSED_NOTE : []),
     signingCost(med),
+    SIGNING_NOTE,
     ...(r.pgWhy ? [`- PostgreSQL: not measured, ${r.pgWhy}`] : []),
     "- call p50/p99: the latency of one `send` (one email), one `sendBatch` (100 emails) or, for the floor, one `sendMail` until the sink's 250.",
     "- sender CPU: user + system CPU time of the sending process from the first call to the sink's last arrival, per email (fsync waits are not CPU time): a cost measure that other processes on the machine move less than they move rates.",

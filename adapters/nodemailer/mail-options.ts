@@ -19,7 +19,8 @@ export async function toMailOptions(message: OutgoingMessage): Promise<SendMailO
   return message.dkim ? signedMailOptions(options, message.dkim) : options;
 }
 
-function unsignedMailOptions(message: OutgoingMessage): SendMailOptions {
+/** The nodemailer message for an outgoing email, without its signature (`dkim` is not looked at). */
+export function unsignedMailOptions(message: OutgoingMessage): SendMailOptions {
   const options: SendMailOptions = {
     messageId: message.messageId,
     date: message.date,

@@ -1,8 +1,9 @@
 import type { SendMailOptions } from "nodemailer";
 import type { MailTransport, OutgoingMessage, TransportResult } from "../../src/internal.js";
 import { classifyError, rejectionsOf } from "./classify.js";
-import { recipientsOf, toMailOptions } from "./mail-options.js";
+import { recipientsOf, toMailOptions, unsignedMailOptions } from "./mail-options.js";
 import { providerMessageIdOf } from "./provider-id.js";
+import { signingFailureIn, signsInPipeline, toBeSigned } from "./signing-plugin.js";
 
 /** The part of a nodemailer transporter (`nodemailer.createTransport(…)`) that flagpost uses. */
 export interface NodemailerTransporter {
@@ -37,7 +38,9 @@ function addresses(list: unknown): string[] | undefined {
 /**
  * A MailTransport over any nodemailer transporter: SMTP (pooled or not), sendmail, SES, stream.
  * Errors become TransportErrors that say whether trying again can help, with each refused
- * recipient's reply (see classify.ts).
+ * recipient's reply (see classify.ts). Mail with `dkim` is signed in the transporter's own
+ * pipeline by a "stream" plugin installed once on it (signing-plugin.ts; it leaves other mail
+ * alone); a stand-in without plugins gets it composed and signed, as `raw`.
  */
 export function nodemailerTransport(
   transporter: NodemailerTransporter,
@@ -45,14 +48,19 @@ export function nodemailerTransport(
 ): MailTransport {
   const status = options.reports ?? "sent";
   let closed = false;
+  const signsInTransporter = signsInPipeline(transporter);
+  const mailOptions = async (message: OutgoingMessage) =>
+    message.dkim && signsInTransporter
+      ? toBeSigned(unsignedMailOptions(message), message.dkim)
+      : toMailOptions(message);
   return {
     name: options.name ?? "nodemailer",
     async send(message: OutgoingMessage): Promise<TransportResult> {
       let info: SentInfo;
       try {
-        info = ((await transporter.sendMail(await toMailOptions(message))) ?? {}) as SentInfo;
+        info = ((await transporter.sendMail(await mailOptions(message))) ?? {}) as SentInfo;
       } catch (error) {
-        throw classifyError(error);
+        throw signingFailureIn(error) ?? classifyError(error);
       }
       const returned = typeof info.messageId === "string" ? info.messageId : undefined;
       const result: TransportResult = {

@@ -23,11 +23,7 @@ export async function signedMailOptions(options: SendMailOptions, dkim: DkimSign
   try {
     field = await dkimSignatureField(raw, dkim);
   } catch (error) {
-    throw new TransportError(
-      "transient",
-      `could not DKIM-sign the message for ${dkim.domainName}: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
+    throw signingFailure(dkim, error);
   }
   const signed: SendMailOptions = {
     raw: Buffer.concat([Buffer.from(field, "latin1"), raw]),
@@ -38,4 +34,13 @@ export async function signedMailOptions(options: SendMailOptions, dkim: DkimSign
   };
   if (options.dsn) signed.dsn = options.dsn;
   return signed;
+}
+
+/** A message that could not be signed: a transient failure of the attempt (it is not sent). */
+export function signingFailure(dkim: DkimSigning, error: unknown): TransportError {
+  return new TransportError(
+    "transient",
+    `could not DKIM-sign the message for ${dkim.domainName}: ${error instanceof Error ? error.message : String(error)}`,
+    { cause: error },
+  );
 }

@@ -1,0 +1,125 @@
+import { generateKeyPairSync } from "node:crypto";
+import { dkimVerify } from "mailauth";
+import nodemailer from "nodemailer";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
+import { splitTxt } from "../../src/domains/dns-records.js";
+import { SIGNED_HEADERS } from "../../src/domains/sending-domains.js";
+import { type OutgoingMessage, TransportError } from "../../src/internal.js";
+import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";
+
+/**
+ * Signed mail through a real nodemailer transporter: signed in sendMail's own pipeline, so the
+ * transporter's defaults are part of the signed message; never sent when it cannot be signed;
+ * and through a stand-in with sendMail only, handed over composed and signed.
+ */
+
+const DOMAIN = "acme.example";
+const SELECTOR = "flagpost1";
+const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+const record = `v=DKIM1; k=rsa; p=${publicKey.export({ type: "spki", format: "der" }).toString("base64")}`;
+const dkim = { domainName: DOMAIN, keySelector: SELECTOR, privateKey, signedHeaders: SIGNED_HEADERS };
+
+async function verdict(signed: Buffer): Promise<string | undefined> {
+  const result = await dkimVerify(signed, {
+    resolver: async (name: string, type: string) => {
+      if (type === "TXT" && name === `${SELECTOR}._domainkey.${DOMAIN}`) return [splitTxt(record)];
+      throw Object.assign(new Error(`no ${type} for ${name}`), { code: "ENOTFOUND" });
+    },
+  });
+  return result.results[0]?.status.result;
+}
+
+/** An email from the signing domain; `signing` null leaves it unsigned. */
+function message(id: string, signing: OutgoingMessage["dkim"] | null = dkim): OutgoingMessage {
+  return {
+    id,
+    messageId: `<${id}@${DOMAIN}>`,
+    date: new Date(),
+    from: { name: "Ann", address: `ann@${DOMAIN}` },
+    to: [{ address: "bob@example.org" }],
+    cc: [],
+    bcc: [],
+    replyTo: [],
+    subject: "Hello",
+    headers: { "X-Entity-Ref": id },
+    text: "Hi Bob,\n\nsee you.\n",
+    html: "<p>Hi Bob,</p><p>see you.</p>",
+    attachments: [],
+    ...(signing ? { dkim: signing } : {}),
+  };
+}
+
+/** The h= names of the message's DKIM-Signature, unfolded. */
+function signedNames(raw: string): string[] {
+  const field = /^DKIM-Signature:(.*?)\r\n(?![ \t])/s.exec(raw)?.[1] ?? "";
+  return (/ h=([^;]*);/.exec(field.replace(/\r\n/g, ""))?.[1] ?? "").split(":");
+}
+
+describe("signed mail through a nodemailer transporter", () => {
+  let sink: SmtpSink;
+  let transporters: { close(): void }[] = [];
+  beforeEach(async () => (sink = await startSmtpSink()));
+  afterEach(async () => {
+    for (const t of transporters) t.close();
+    transporters = [];
+    await sink.close();
+  });
+  const smtp = (defaults?: Parameters<typeof nodemailer.createTransport>[1]) => {
+    const t = nodemailer.createTransport({ host: "127.0.0.1", port: sink.port, pool: true, ignoreTLS: true }, defaults);
+    transporters.push(t);
+    return t;
+  };
+
+  it("carries the transporter's defaults (default headers, X-Mailer), signed over the same header list", async () => {
+    const transport = nodemailerTransport(smtp({ xMailer: "acme-mailer 2.1", headers: { "X-Campaign": "spring" } }));
+    await transport.send(message("e1"));
+    await transport.send(message("e2", null));
+    await sink.waitFor(2);
+    const [signed, unsigned] = sink.received.map((m) => m.raw.toString("latin1"));
+    for (const raw of [signed!, unsigned!]) {
+      expect(raw).toMatch(/\r\nX-Mailer: acme-mailer 2\.1\r\n/);
+      expect(raw).toMatch(/\r\nX-Campaign: spring\r\n/);
+    }
+    expect(signed).toMatch(/^DKIM-Signature: /);
+    expect(unsigned).not.toMatch(/DKIM-Signature/i);
+    expect(await verdict(sink.received[0]!.raw)).toBe("pass");
+    expect(signedNames(signed!)).toEqual([
+      "from",
+      "to",
+      "subject",
+      "date",
+      "message-id",
+      "mime-version",
+      "content-type",
+    ]);
+  });
+
+  it("does not send a message its key cannot sign over a pooled connection; the pool goes on signing", async () => {
+    const transport = nodemailerTransport(smtp());
+    // A public key cannot make a signature: node:crypto refuses it.
+    const error = await transport.send(message("e1", { ...dkim, privateKey: publicKey })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error).toMatchObject({ kind: "transient", code: undefined, message: expect.stringContaining(DOMAIN) });
+    await transport.send(message("e2"));
+    await sink.waitFor(1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(sink.received.map((m) => m.messageId)).toEqual([`<e2@${DOMAIN}>`]);
+    expect(await verdict(sink.received[0]!.raw)).toBe("pass");
+  });
+
+  it("hands a transporter without plugins (sendMail only) the message composed and signed", async () => {
+    const real = smtp();
+    const given: Record<string, unknown>[] = [];
+    const transport = nodemailerTransport({
+      sendMail: (mail) => {
+        given.push(mail as Record<string, unknown>);
+        return real.sendMail(mail);
+      },
+    });
+    await transport.send(message("e1"));
+    await sink.waitFor(1);
+    expect(Buffer.isBuffer(given[0]!.raw)).toBe(true);
+    expect(await verdict(sink.received[0]!.raw)).toBe("pass");
+  });
+});
