@@ -9,6 +9,7 @@ import {
   type Storage,
 } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
+import { flagRecord } from "./flag-fixtures.js";
 import { useStorage } from "./use-storage.js";
 
 // Scheduled flag changes: a jobs-shaped table claimed with leases, applied through a flag update
@@ -20,17 +21,8 @@ const LEASE = 10_000;
 let counter = 0;
 
 function flag(key: string): FlagRecord {
-  return {
-    id: `0198aaaa-0000-7000-8000-${String(++counter).padStart(12, "0")}`,
-    key,
-    description: "",
-    enabled: false,
-    rules: [],
-    variants: [],
-    prerequisites: [],
-    createdAt: iso(T0 - 60_000),
-    updatedAt: iso(T0 - 60_000),
-  };
+  const id = `0198aaaa-0000-7000-8000-${String(++counter).padStart(12, "0")}`;
+  return flagRecord(key, id, { createdAt: iso(T0 - 60_000), updatedAt: iso(T0 - 60_000) });
 }
 
 function schedule(flagKey: string, atMs: number, overrides: Partial<FlagScheduleRecord> = {}): FlagScheduleRecord {

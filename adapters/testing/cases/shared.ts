@@ -2,21 +2,12 @@ import { afterEach, expect, it } from "vitest";
 import type { FlagRecord, IdempotencyClaim, Storage } from "../../../src/internal.js";
 import { flagWrites } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
+import { flagRecord } from "./flag-fixtures.js";
 
 const AT = "2026-03-04T05:06:07.089Z";
 
 function flag(key: string): FlagRecord {
-  return {
-    id: `00000000-0000-7000-8000-0000000${key.length}0000`,
-    key,
-    description: "",
-    enabled: false,
-    rules: [],
-    variants: [],
-    prerequisites: [],
-    createdAt: AT,
-    updatedAt: AT,
-  };
+  return flagRecord(key, `00000000-0000-7000-8000-0000000${key.length}0000`, { createdAt: AT, updatedAt: AT });
 }
 
 /** Several storages on one database, as several processes of one app would open it. */
