@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   flagWrites,
   type DomainEvent,
@@ -10,7 +10,7 @@ import {
 } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { flagRecord } from "./flag-fixtures.js";
-import { useStorage } from "./use-storage.js";
+import { useSharedStorages, useStorage } from "./use-storage.js";
 
 // Scheduled flag changes: a jobs-shaped table claimed with leases, applied through a flag update
 // that names the schedule, so the change, its history, its event and "applied" commit together.
@@ -221,16 +221,11 @@ export function flagScheduleCases(harness: StorageHarness): void {
   });
 
   describeCapability(harness, "shared", "flag schedules shared by several processes", "openShared", () => {
-    let dispose: (() => Promise<void>) | undefined;
-    afterEach(async () => {
-      await dispose?.();
-      dispose = undefined;
-    });
+    const openShared = useSharedStorages(harness);
 
     it("gives a due schedule to one process and applies it once, whoever tries", async () => {
-      const shared = await harness.openShared!(2);
-      dispose = shared.dispose;
-      const [a, b] = shared.storages as [Storage, Storage];
+      const storages = await openShared(2);
+      const [a, b] = storages as [Storage, Storage];
       await a.migrate();
       await b.migrate();
       await flagWrites(a).insert(flag("shared-s"));

@@ -1,8 +1,9 @@
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { FlagRecord, IdempotencyClaim, Storage } from "../../../src/internal.js";
 import { flagWrites } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { flagRecord } from "./flag-fixtures.js";
+import { useSharedStorages } from "./use-storage.js";
 
 const AT = "2026-03-04T05:06:07.089Z";
 
@@ -13,17 +14,7 @@ function flag(key: string): FlagRecord {
 /** Several storages on one database, as several processes of one app would open it. */
 export function sharedCases(harness: StorageHarness): void {
   describeCapability(harness, "shared", "shared by several processes", "openShared", () => {
-    let dispose: (() => Promise<void>) | undefined;
-    afterEach(async () => {
-      await dispose?.();
-      dispose = undefined;
-    });
-
-    async function open(count: number): Promise<Storage[]> {
-      const shared = await harness.openShared!(count);
-      dispose = shared.dispose;
-      return shared.storages;
-    }
+    const open = useSharedStorages(harness);
 
     it("migrates one empty database from several processes at once, and again", async () => {
       const storages = await open(3);
