@@ -346,6 +346,18 @@ for (const backend of ["memory", "sqlite", "postgres"] as const) {
       }
     });
 
+    it("says so for an id that names no domain, and shows none of a domain's parts", async () => {
+      const page = await browser.newPage(1280);
+      await connect(page, `${app.url}/dashboard/`, app.key);
+      await page.evaluate('location.hash = "#/domains/0190aaaa-0000-7000-8000-000000000000"');
+      await page.getByRole("heading", { level: 1, name: "Domain not found" }).waitFor();
+      await page.getByText("No sending domain has the id 0190aaaa-0000-7000-8000-000000000000.").waitFor();
+      expect(await page.getByRole("button", { name: "Verify" }).isVisible()).toBe(false);
+      expect(await page.locator("#domain-view").getByText("Loading domain…").isVisible()).toBe(false);
+      expect(page.problems.filter((p) => !p.includes("404"))).toEqual([]);
+      await page.close();
+    });
+
     it("tells a key without full_access that domains need it", async () => {
       const created = (await (await app.call("POST", "/v1/domains", { name: "scoped.example" })).json()) as {
         id: string;

@@ -143,6 +143,18 @@ describe("dashboard: webhooks", { timeout: 60_000 }, () => {
     await page.close();
   });
 
+  it("says so for an id that names no endpoint, and shows none of an endpoint's parts", async () => {
+    const page = await browser.newPage(1280);
+    await connect(page, `${app.url}/dashboard/`, app.key);
+    await page.evaluate('location.hash = "#/webhooks/0190aaaa-0000-7000-8000-000000000000"');
+    await page.getByRole("heading", { level: 1, name: "Endpoint not found" }).waitFor();
+    await page.getByText("No webhook endpoint has the id 0190aaaa-0000-7000-8000-000000000000.").waitFor();
+    expect(await page.getByRole("button", { name: "Refresh" }).isVisible()).toBe(false);
+    expect(await page.locator("#webhook-view tbody tr").count()).toBe(0);
+    expect(page.problems.filter((p) => !p.includes("404"))).toEqual([]);
+    await page.close();
+  });
+
   it("tells a key without full_access that webhooks need it", async () => {
     const created = (await (
       await app.call("POST", "/v1/webhooks", { endpoint: `${receiver.url}/other`, events: ["flag.deleted"] })

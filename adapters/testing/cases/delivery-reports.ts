@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type DeliveryReport, FlagpostError, type UnmatchedReportRecord } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
+import { sentOutcome } from "./email-fixtures.js";
 import { useStorage } from "./use-storage.js";
 import { deliveriesOf, domainEvent, email, iso, sortedId, T0, webhook } from "./webhook-fixtures.js";
 
@@ -37,28 +38,8 @@ export function deliveryReportCases(harness: StorageHarness): void {
       const claimed = await storage().emails.claimDueEmails(iso(T0), 2, 60_000, "w");
       expect(claimed).toHaveLength(2);
       const applied = await storage().emails.recordOutcomes([
-        {
-          id: e.id,
-          transition: {
-            from: ["queued"],
-            leaseOwner: "w",
-            to: "sent",
-            sentAt: iso(T0 + 1),
-            providerMessageId: "0100018f-provider-a",
-            event: { type: "sent", at: iso(T0 + 1) },
-          },
-        },
-        {
-          id: other.id,
-          transition: {
-            from: ["queued"],
-            leaseOwner: "w",
-            to: "sent",
-            sentAt: iso(T0 + 2),
-            providerMessageId: "0100018f-provider-b",
-            event: { type: "sent", at: iso(T0 + 2) },
-          },
-        },
+        sentOutcome(e.id, iso(T0 + 1), { providerMessageId: "0100018f-provider-a" }),
+        sentOutcome(other.id, iso(T0 + 2), { providerMessageId: "0100018f-provider-b" }),
       ]);
       expect(applied).toEqual([true, true]);
       expect((await storage().emails.findEmailByProviderMessageId("0100018f-provider-a"))?.id).toBe(e.id);

@@ -1,4 +1,4 @@
-import type { EmailRecord } from "../../../src/internal.js";
+import type { EmailOutcomeWrite, EmailRecord, EmailTransition } from "../../../src/internal.js";
 
 export const T0 = Date.parse("2026-06-01T10:00:00.000Z");
 export const iso = (ms: number) => new Date(ms).toISOString();
@@ -30,3 +30,16 @@ export function email(n: number, overrides: Partial<EmailRecord> = {}): EmailRec
 }
 
 export const LEASE = 60_000;
+
+/** What the worker holding the email's lease (owner "w") records when the server took it at `at`. */
+export function sentOutcome(id: string, at: string, more: Partial<EmailTransition> = {}): EmailOutcomeWrite {
+  return {
+    id,
+    transition: { from: ["queued"], leaseOwner: "w", to: "sent", sentAt: at, event: { type: "sent", at }, ...more },
+  };
+}
+
+/** A delivery report that reaches a queued email first: sent and delivered at once, at `at`. */
+export function deliveredFirst(at: string): EmailTransition {
+  return { from: ["queued"], to: "delivered", sentAt: at, deliveredAt: at, event: { type: "delivered", at } };
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StorageHarness } from "../harness.js";
-import { email, id, iso, LEASE, T0 } from "./email-fixtures.js";
+import { deliveredFirst, email, id, iso, LEASE, T0 } from "./email-fixtures.js";
 import { useStorage } from "./use-storage.js";
 
 /** Transitions, retries and grouped outcomes of claimed emails: what the outbox worker writes. */
@@ -135,13 +135,7 @@ export function emailOutcomeCases(harness: StorageHarness): void {
       const e = email(1);
       await storage().emails.insertEmails([e]);
       await storage().emails.claimDueEmails(iso(T0), 1, LEASE, "w");
-      await storage().emails.transitionEmail(e.id, {
-        from: ["queued"],
-        to: "delivered",
-        sentAt: iso(T0),
-        deliveredAt: iso(T0),
-        event: { type: "delivered", at: iso(T0) },
-      });
+      await storage().emails.transitionEmail(e.id, deliveredFirst(iso(T0)));
       expect(
         await storage().emails.scheduleRetry(e.id, {
           leaseOwner: "w",

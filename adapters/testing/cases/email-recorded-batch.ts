@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StorageHarness } from "../harness.js";
-import { email, id, iso, LEASE, T0 } from "./email-fixtures.js";
+import { deliveredFirst, email, id, iso, LEASE, sentOutcome, T0 } from "./email-fixtures.js";
 import { useStorage } from "./use-storage.js";
 
 /** Several outcomes recorded in one write (the worker's group commit), each under its own conditions. */
@@ -16,16 +16,7 @@ export function emailRecordedBatchCases(harness: StorageHarness): void {
       const beforeC = await storage().emails.getEmail(c!.id);
       const beforeD = await storage().emails.getEmail(d!.id);
       const results = await storage().emails.recordOutcomes([
-        {
-          id: d!.id,
-          transition: {
-            from: ["queued"],
-            leaseOwner: "w",
-            to: "sent",
-            sentAt: iso(T0 + 5),
-            event: { type: "sent", at: iso(T0 + 5) },
-          },
-        },
+        sentOutcome(d!.id, iso(T0 + 5)),
         {
           id: b!.id,
           retry: {
@@ -35,16 +26,7 @@ export function emailRecordedBatchCases(harness: StorageHarness): void {
             event: { type: "delivery_delayed", at: iso(T0 + 5) },
           },
         },
-        {
-          id: id(99),
-          transition: {
-            from: ["queued"],
-            leaseOwner: "w",
-            to: "sent",
-            sentAt: iso(T0 + 5),
-            event: { type: "sent", at: iso(T0 + 5) },
-          },
-        },
+        sentOutcome(id(99), iso(T0 + 5)),
         {
           id: c!.id,
           transition: {
@@ -54,16 +36,7 @@ export function emailRecordedBatchCases(harness: StorageHarness): void {
             event: { type: "delivered", at: iso(T0 + 5) },
           },
         },
-        {
-          id: a!.id,
-          transition: {
-            from: ["queued"],
-            leaseOwner: "w",
-            to: "sent",
-            sentAt: iso(T0 + 5),
-            event: { type: "sent", at: iso(T0 + 5), detail: { response: "250 OK" } },
-          },
-        },
+        sentOutcome(a!.id, iso(T0 + 5), { event: { type: "sent", at: iso(T0 + 5), detail: { response: "250 OK" } } }),
       ]);
       // d is x's, id(99) does not exist, c is not sent: only a and b apply.
       expect(results).toEqual([false, true, false, false, true]);
@@ -101,18 +74,7 @@ export function emailRecordedBatchCases(harness: StorageHarness): void {
       await storage().emails.insertEmails(emails);
       await storage().emails.claimDueEmails(iso(T0), 3, LEASE, "w");
       const sentAt = (n: number) => iso(T0 + 10 * n);
-      const sent = await storage().emails.recordOutcomes(
-        emails.map((e, n) => ({
-          id: e.id,
-          transition: {
-            from: ["queued"],
-            leaseOwner: "w",
-            to: "sent",
-            sentAt: sentAt(n),
-            event: { type: "sent", at: sentAt(n) },
-          },
-        })),
-      );
+      const sent = await storage().emails.recordOutcomes(emails.map((e, n) => sentOutcome(e.id, sentAt(n))));
       expect(sent).toEqual([true, true, true]);
       const delivered = await storage().emails.recordOutcomes(
         emails.map((e, n) => ({
@@ -149,25 +111,8 @@ export function emailRecordedBatchCases(harness: StorageHarness): void {
       await storage().emails.insertEmails([e]);
       await storage().emails.claimDueEmails(iso(T0), 1, LEASE, "w");
       // A delivery report got there first: the worker's own outcome must not step it back.
-      await storage().emails.transitionEmail(e.id, {
-        from: ["queued"],
-        to: "delivered",
-        sentAt: iso(T0 + 1),
-        deliveredAt: iso(T0 + 1),
-        event: { type: "delivered", at: iso(T0 + 1) },
-      });
-      const [applied] = await storage().emails.recordOutcomes([
-        {
-          id: e.id,
-          transition: {
-            from: ["queued"],
-            leaseOwner: "w",
-            to: "sent",
-            sentAt: iso(T0 + 2),
-            event: { type: "sent", at: iso(T0 + 2) },
-          },
-        },
-      ]);
+      await storage().emails.transitionEmail(e.id, deliveredFirst(iso(T0 + 1)));
+      const [applied] = await storage().emails.recordOutcomes([sentOutcome(e.id, iso(T0 + 2))]);
       expect(applied).toBe(false);
       expect(await storage().emails.getEmail(e.id)).toMatchObject({ status: "delivered", sentAt: iso(T0 + 1) });
     });

@@ -1,10 +1,20 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { FlagpostError, type IdempotencyClaim, type Storage } from "../../../src/internal.js";
+import { describe, expect, it } from "vitest";
+import { FlagpostError, type IdempotencyClaim } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
-import { useStorage } from "./use-storage.js";
+import { useReopenedStorage, useSharedStorages, useStorage } from "./use-storage.js";
 import { email, id, iso, LEASE, T0 } from "./email-fixtures.js";
 import { emailOutcomeCases } from "./email-outcomes.js";
 import { emailRecordedBatchCases } from "./email-recorded-batch.js";
+
+/** The idempotency key an insert completes (scope "k", key "i"), pending for a minute from T0. */
+const CLAIM: IdempotencyClaim = {
+  scope: "k",
+  key: "i",
+  fingerprint: "f",
+  now: iso(T0),
+  lockedUntil: iso(T0 + 60_000),
+  expiresAt: iso(T0 + 86_400_000),
+};
 
 export function emailCases(harness: StorageHarness): void {
   describe("emails", () => {
@@ -63,37 +73,21 @@ export function emailCases(harness: StorageHarness): void {
     });
 
     it("completes an idempotency claim with the same write", async () => {
-      const claim: IdempotencyClaim = {
-        scope: "k",
-        key: "i",
-        fingerprint: "f",
-        now: iso(T0),
-        lockedUntil: iso(T0 + 60_000),
-        expiresAt: iso(T0 + 86_400_000),
-      };
-      expect(await storage().idempotency.begin(claim)).toEqual({ state: "started" });
+      expect(await storage().idempotency.begin(CLAIM)).toEqual({ state: "started" });
       const e = email(1);
       await storage().emails.insertEmails([e], { scope: "k", key: "i", response: { id: e.id } });
-      expect(await storage().idempotency.begin({ ...claim, now: iso(T0 + 1) })).toEqual({
+      expect(await storage().idempotency.begin({ ...CLAIM, now: iso(T0 + 1) })).toEqual({
         state: "replay",
         response: { id: e.id },
       });
     });
 
     it("leaves the idempotency claim pending when the insert fails", async () => {
-      const claim: IdempotencyClaim = {
-        scope: "k",
-        key: "i",
-        fingerprint: "f",
-        now: iso(T0),
-        lockedUntil: iso(T0 + 60_000),
-        expiresAt: iso(T0 + 86_400_000),
-      };
       const e = email(1);
       await storage().emails.insertEmails([e]);
-      await storage().idempotency.begin(claim);
+      await storage().idempotency.begin(CLAIM);
       await expect(storage().emails.insertEmails([e], { scope: "k", key: "i", response: "never" })).rejects.toThrow();
-      expect(await storage().idempotency.begin({ ...claim, now: iso(T0 + 1) })).toEqual({ state: "in_progress" });
+      expect(await storage().idempotency.begin({ ...CLAIM, now: iso(T0 + 1) })).toEqual({ state: "in_progress" });
     });
 
     it("claims due emails, longest-due first, up to the limit, with a lease and one more attempt", async () => {
@@ -185,18 +179,14 @@ export function emailCases(harness: StorageHarness): void {
 
 function emailDurabilityCases(harness: StorageHarness): void {
   describeCapability(harness, "durable", "emails: durability", "reopen", () => {
-    let current: Storage | undefined;
-    afterEach(async () => {
-      if (current) await harness.destroy(current);
-      current = undefined;
-    });
+    const durable = useReopenedStorage(harness);
 
     it("keeps accepted emails, their leases and their history across close and reopen", async () => {
-      current = await harness.create();
+      let current = await durable.create();
       const e = email(1);
       await current.emails.insertEmails([e, email(2)]);
       const [claimed] = await current.emails.claimDueEmails(iso(T0), 1, LEASE, "w");
-      current = await harness.reopen!(current);
+      current = await durable.reopen(current);
       expect(await current.emails.getEmail(e.id)).toEqual(claimed);
       expect(await current.emails.claimDueEmails(iso(T0), 10, LEASE, "x")).toHaveLength(1);
       expect((await current.emails.listEmailEvents(e.id)).map((x) => x.type)).toEqual(["queued"]);
@@ -206,26 +196,21 @@ function emailDurabilityCases(harness: StorageHarness): void {
 
 function emailSharedCases(harness: StorageHarness): void {
   describeCapability(harness, "shared", "emails: shared by several processes", "openShared", () => {
-    let dispose: (() => Promise<void>) | undefined;
-    afterEach(async () => {
-      await dispose?.();
-      dispose = undefined;
-    });
+    const openShared = useSharedStorages(harness);
 
     it("gives each email to exactly one of several processes claiming at once", async () => {
-      const shared = await harness.openShared!(3);
-      dispose = shared.dispose;
-      for (const s of shared.storages) await s.migrate();
+      const storages = await openShared(3);
+      for (const s of storages) await s.migrate();
       const emails = Array.from({ length: 40 }, (_, i) => email(i));
-      await shared.storages[0]!.emails.insertEmails(emails);
+      await storages[0]!.emails.insertEmails(emails);
       const claims = await Promise.all(
-        shared.storages.flatMap((s, p) => [0, 1].map((w) => s.emails.claimDueEmails(iso(T0), 8, LEASE, `p${p}w${w}`))),
+        storages.flatMap((s, p) => [0, 1].map((w) => s.emails.claimDueEmails(iso(T0), 8, LEASE, `p${p}w${w}`))),
       );
       const ids = claims.flatMap((c) => c.map((e) => e.id));
       expect(new Set(ids).size).toBe(ids.length);
       // As above: claims may come back short, never overlapping.
       expect(ids.length).toBeGreaterThan(0);
-      const rest = await shared.storages[1]!.emails.claimDueEmails(iso(T0), 100, LEASE, "late");
+      const rest = await storages[1]!.emails.claimDueEmails(iso(T0), 100, LEASE, "late");
       expect(ids.length + rest.length).toBe(40);
     });
   });

@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { NewEvent, Storage } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { all, event, ids, idOf, iso, record, T0 } from "./event-fixtures.js";
-import { useStorage } from "./use-storage.js";
+import { useSharedStorages, useStorage } from "./use-storage.js";
 
 /** Names that differ only in ways an exact comparison must see: case, spaces, normal forms, look-alikes. */
 const LOOKALIKES = [
@@ -76,16 +76,11 @@ export function eventNameCases(harness: StorageHarness): void {
   });
 
   describeCapability(harness, "shared", "event names shared by several processes", "openShared", () => {
-    let dispose: (() => Promise<void>) | undefined;
-    afterEach(async () => {
-      await dispose?.();
-      dispose = undefined;
-    });
+    const openShared = useSharedStorages(harness);
 
     it("two processes bringing the same new names at once agree on every name", async () => {
-      const shared = await harness.openShared!(2);
-      dispose = shared.dispose;
-      const [a, b] = shared.storages as [Storage, Storage];
+      const storages = await openShared(2);
+      const [a, b] = storages as [Storage, Storage];
       await a.migrate();
       await b.migrate();
       const appended: NewEvent[] = [];

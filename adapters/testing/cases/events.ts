@@ -1,10 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
-import type { EventKey, EventRecord, Storage } from "../../../src/internal.js";
+import { describe, expect, it } from "vitest";
+import type { EventKey, EventRecord } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { all, event, failure, ids, idOf, iso, random, record, T0 } from "./event-fixtures.js";
 import { eventNameCases } from "./event-names.js";
 import { eventServiceCases } from "./event-service.js";
-import { useStorage } from "./use-storage.js";
+import { useReopenedStorage, useStorage } from "./use-storage.js";
 
 export function eventCases(harness: StorageHarness): void {
   describe("events", () => {
@@ -224,16 +224,12 @@ export function eventCases(harness: StorageHarness): void {
   eventNameCases(harness);
 
   describeCapability(harness, "durable", "events durability", "reopen", () => {
-    let current: Storage | undefined;
-    afterEach(async () => {
-      if (current) await harness.destroy(current);
-      current = undefined;
-    });
+    const durable = useReopenedStorage(harness);
 
     it("keeps appended events across close and reopen", async () => {
-      current = await harness.create();
+      let current = await durable.create();
       await current.events.appendEvents([event(1), event(2)]);
-      current = await harness.reopen!(current);
+      current = await durable.reopen(current);
       expect(await ids(current)).toEqual([idOf(2), idOf(1)]);
     });
   });

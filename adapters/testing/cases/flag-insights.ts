@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { FlagInsightCount, Storage } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
-import { useStorage } from "./use-storage.js";
+import { useSharedStorages, useStorage } from "./use-storage.js";
 
 const H = (hour: number) => new Date(Date.UTC(2026, 2, 4, hour)).toISOString();
 const AT = (hour: number, minute: number) => new Date(Date.UTC(2026, 2, 4, hour, minute)).toISOString();
@@ -113,16 +113,11 @@ export function flagInsightCases(harness: StorageHarness): void {
   });
 
   describeCapability(harness, "shared", "flag insights: several processes", "openShared", () => {
-    let dispose: (() => Promise<void>) | undefined;
-    afterEach(async () => {
-      await dispose?.();
-      dispose = undefined;
-    });
+    const openShared = useSharedStorages(harness);
 
     it("sums the counts two processes add to the same rows at once", async () => {
-      const shared = await harness.openShared!(2);
-      dispose = shared.dispose;
-      const [a, b] = shared.storages as [Storage, Storage];
+      const storages = await openShared(2);
+      const [a, b] = storages as [Storage, Storage];
       await Promise.all([a.migrate(), b.migrate()]);
       const rounds = 10;
       await Promise.all(

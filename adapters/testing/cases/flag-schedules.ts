@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   flagWrites,
   type DomainEvent,
@@ -9,7 +9,8 @@ import {
   type Storage,
 } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
-import { useStorage } from "./use-storage.js";
+import { flagRecord } from "./flag-fixtures.js";
+import { useSharedStorages, useStorage } from "./use-storage.js";
 
 // Scheduled flag changes: a jobs-shaped table claimed with leases, applied through a flag update
 // that names the schedule, so the change, its history, its event and "applied" commit together.
@@ -20,17 +21,8 @@ const LEASE = 10_000;
 let counter = 0;
 
 function flag(key: string): FlagRecord {
-  return {
-    id: `0198aaaa-0000-7000-8000-${String(++counter).padStart(12, "0")}`,
-    key,
-    description: "",
-    enabled: false,
-    rules: [],
-    variants: [],
-    prerequisites: [],
-    createdAt: iso(T0 - 60_000),
-    updatedAt: iso(T0 - 60_000),
-  };
+  const id = `0198aaaa-0000-7000-8000-${String(++counter).padStart(12, "0")}`;
+  return flagRecord(key, id, { createdAt: iso(T0 - 60_000), updatedAt: iso(T0 - 60_000) });
 }
 
 function schedule(flagKey: string, atMs: number, overrides: Partial<FlagScheduleRecord> = {}): FlagScheduleRecord {
@@ -229,16 +221,11 @@ export function flagScheduleCases(harness: StorageHarness): void {
   });
 
   describeCapability(harness, "shared", "flag schedules shared by several processes", "openShared", () => {
-    let dispose: (() => Promise<void>) | undefined;
-    afterEach(async () => {
-      await dispose?.();
-      dispose = undefined;
-    });
+    const openShared = useSharedStorages(harness);
 
     it("gives a due schedule to one process and applies it once, whoever tries", async () => {
-      const shared = await harness.openShared!(2);
-      dispose = shared.dispose;
-      const [a, b] = shared.storages as [Storage, Storage];
+      const storages = await openShared(2);
+      const [a, b] = storages as [Storage, Storage];
       await a.migrate();
       await b.migrate();
       await flagWrites(a).insert(flag("shared-s"));

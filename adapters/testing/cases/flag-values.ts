@@ -1,27 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { flagWrites, createFlagpost, type FlagRecord, silentLogger } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
+import { flagIds, flagRecord } from "./flag-fixtures.js";
 import { useStorage } from "./use-storage.js";
 
 // Flag values (issue 27): whatever JSON a variant serves comes back from storage exactly, through
 // the storage port and through a Flagpost instance (FlagStore, history, evaluation) on top of it.
 
-let seq = 0;
-function flag(key: string, overrides: Partial<FlagRecord> = {}): FlagRecord {
-  seq += 1;
-  return {
-    id: `00000000-0000-7000-8000-${String(seq).padStart(12, "1")}`,
-    key,
-    description: "",
-    enabled: true,
-    rules: [],
-    variants: [],
-    prerequisites: [],
-    createdAt: "2026-01-02T03:04:05.006Z",
-    updatedAt: "2026-01-02T03:04:05.006Z",
-    ...overrides,
-  };
-}
+const nextId = flagIds("1");
+const flag = (key: string, overrides: Partial<FlagRecord> = {}) =>
+  flagRecord(key, nextId(), { enabled: true, ...overrides });
 
 /** Values of every type, with the text and numbers storage engines are known to bend. */
 const VALUE_SETS: Record<string, [unknown, unknown]> = {

@@ -1,24 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { flagWrites, type FlagRecord, FlagpostError } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
+import { flagIds, flagRecord } from "./flag-fixtures.js";
 import { useStorage } from "./use-storage.js";
 
-let seq = 0;
-function flag(key: string, overrides: Partial<FlagRecord> = {}): FlagRecord {
-  seq += 1;
-  return {
-    id: `00000000-0000-7000-8000-${String(seq).padStart(12, "0")}`,
-    key,
-    description: `flag ${key}`,
-    enabled: false,
-    rules: [],
-    variants: [],
-    prerequisites: [],
-    createdAt: "2026-01-02T03:04:05.006Z",
-    updatedAt: "2026-01-02T03:04:05.006Z",
-    ...overrides,
-  };
-}
+const nextId = flagIds();
+const flag = (key: string, overrides: Partial<FlagRecord> = {}) =>
+  flagRecord(key, nextId(), { description: `flag ${key}`, ...overrides });
 
 export function flagCases(harness: StorageHarness): void {
   describe("flags", () => {

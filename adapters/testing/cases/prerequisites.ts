@@ -1,23 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { flagWrites, type FlagRecord, FlagpostError, type Prerequisite } from "../../../src/internal.js";
+import { flagWrites, FlagpostError, type Prerequisite } from "../../../src/internal.js";
 import type { StorageHarness } from "../harness.js";
+import { flagIds, flagRecord } from "./flag-fixtures.js";
 import { useStorage } from "./use-storage.js";
 
-let seq = 0;
-function flag(key: string, prerequisites: Prerequisite[] = []): FlagRecord {
-  seq += 1;
-  return {
-    id: `00000000-0000-7000-8000-${String(seq).padStart(12, "0")}`,
-    key,
-    description: "",
-    enabled: true,
-    rules: [],
-    variants: [],
-    prerequisites,
-    createdAt: "2026-01-02T03:04:05.006Z",
-    updatedAt: "2026-01-02T03:04:05.006Z",
-  };
-}
+const nextId = flagIds();
+const flag = (key: string, prerequisites: Prerequisite[] = []) =>
+  flagRecord(key, nextId(), { enabled: true, prerequisites });
 
 const on = (flagKey: string): Prerequisite => ({ flagKey, enabled: true });
 let tick = 0;

@@ -1,38 +1,20 @@
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { FlagRecord, IdempotencyClaim, Storage } from "../../../src/internal.js";
 import { flagWrites } from "../../../src/internal.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
+import { flagRecord } from "./flag-fixtures.js";
+import { useSharedStorages } from "./use-storage.js";
 
 const AT = "2026-03-04T05:06:07.089Z";
 
 function flag(key: string): FlagRecord {
-  return {
-    id: `00000000-0000-7000-8000-0000000${key.length}0000`,
-    key,
-    description: "",
-    enabled: false,
-    rules: [],
-    variants: [],
-    prerequisites: [],
-    createdAt: AT,
-    updatedAt: AT,
-  };
+  return flagRecord(key, `00000000-0000-7000-8000-0000000${key.length}0000`, { createdAt: AT, updatedAt: AT });
 }
 
 /** Several storages on one database, as several processes of one app would open it. */
 export function sharedCases(harness: StorageHarness): void {
   describeCapability(harness, "shared", "shared by several processes", "openShared", () => {
-    let dispose: (() => Promise<void>) | undefined;
-    afterEach(async () => {
-      await dispose?.();
-      dispose = undefined;
-    });
-
-    async function open(count: number): Promise<Storage[]> {
-      const shared = await harness.openShared!(count);
-      dispose = shared.dispose;
-      return shared.storages;
-    }
+    const open = useSharedStorages(harness);
 
     it("migrates one empty database from several processes at once, and again", async () => {
       const storages = await open(3);

@@ -17,3 +17,36 @@ export function useStorage(harness: StorageHarness): () => Storage {
     return storage;
   };
 }
+
+/**
+ * Several storages on one database, as several processes of one app open it: `open(count)` inside
+ * a test; they are disposed of after it.
+ */
+export function useSharedStorages(harness: StorageHarness): (count: number) => Promise<Storage[]> {
+  let dispose: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await dispose?.();
+    dispose = undefined;
+  });
+  return async (count) => {
+    const shared = await harness.openShared!(count);
+    dispose = shared.dispose;
+    return shared.storages;
+  };
+}
+
+/** A storage a test creates, then closes and opens again; the last one opened is destroyed after the test. */
+export function useReopenedStorage(harness: StorageHarness): {
+  create: () => Promise<Storage>;
+  reopen: (storage: Storage) => Promise<Storage>;
+} {
+  let current: Storage | undefined;
+  afterEach(async () => {
+    if (current) await harness.destroy(current);
+    current = undefined;
+  });
+  return {
+    create: async () => (current = await harness.create()),
+    reopen: async (storage) => (current = await harness.reopen!(storage)),
+  };
+}

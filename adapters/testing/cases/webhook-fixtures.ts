@@ -7,6 +7,7 @@ import type {
   WebhookRecord,
 } from "../../../src/internal.js";
 import { flagWrites } from "../../../src/internal.js";
+import { flagRecord } from "./flag-fixtures.js";
 
 export const T0 = Date.parse("2026-06-01T10:00:00.000Z");
 export const iso = (ms: number) => new Date(ms).toISOString();
@@ -36,17 +37,7 @@ export function domainEvent(type: string, data: Record<string, unknown> = {}, at
 }
 
 export function flag(key: string): FlagRecord {
-  return {
-    id: sortedId(3),
-    key,
-    description: "",
-    enabled: false,
-    rules: [],
-    variants: [],
-    prerequisites: [],
-    createdAt: iso(T0),
-    updatedAt: iso(T0),
-  };
+  return flagRecord(key, sortedId(3), { createdAt: iso(T0), updatedAt: iso(T0) });
 }
 
 export function email(overrides: Partial<EmailRecord> = {}): EmailRecord {

@@ -6,7 +6,7 @@
 import { domainApi } from "./domain-api.js";
 import { pausedChip, rateText, statusChip } from "./domain-status.js";
 import { h, show, timeElement } from "./dom.js";
-import { cell, emptyPanel, fieldError, openScoped, pageSection, scopeNote, showScopeNote } from "./page-kit.js";
+import { cell, emptyPanel, fieldError, openScoped, Page, pageSection, scopeNote, showScopeNote } from "./page-kit.js";
 import { PagedList } from "./paged-list.js";
 
 export const NO_DOMAIN_SCOPE =
@@ -65,15 +65,12 @@ export function goTo(hash, message, onStatus) {
   location.hash = hash;
 }
 
-export class DomainList {
+export class DomainList extends Page {
   #list;
-  #onError;
-  #onStatus;
   #ui;
 
   constructor({ onError, onStatus }) {
-    this.#onError = onError;
-    this.#onStatus = onStatus;
+    super({ onError, onStatus });
     const name = textField(
       "domain-name",
       "Domain",
@@ -121,7 +118,7 @@ export class DomainList {
       show(this.#ui.form, true);
       await this.#list.load();
     };
-    return openScoped(this.#ui, "full_access", { load, denied: () => this.#denied(), onError: this.#onError });
+    return openScoped(this.#ui, "full_access", { load, denied: () => this.#denied(), onError: this.onError });
   }
 
   #denied() {
@@ -149,7 +146,7 @@ export class DomainList {
       goTo(
         `#/domains/${encodeURIComponent(created.id)}`,
         `Added ${created.name}: publish its DNS records, then verify it.`,
-        this.#onStatus,
+        this.onStatus,
       );
     } catch (error) {
       // The server's words (zod's, or "already exists") under the field they name.
@@ -157,7 +154,7 @@ export class DomainList {
         fieldError(returnPath.error, returnPath.input, error.message);
       else if (error.code === "validation_error" || error.code === "conflict")
         fieldError(name.error, name.input, error.message);
-      else this.#onError(error);
+      else this.onError(error);
     } finally {
       button.disabled = false;
     }

@@ -8,8 +8,16 @@ import { goTo, NO_DOMAIN_SCOPE } from "./domain-list.js";
 import { recordsTable } from "./domain-records.js";
 import { formatRate, pausedChip, rateText, statusChip } from "./domain-status.js";
 import { h, show, timeElement } from "./dom.js";
-import { actWith, confirmThenAct, isRestricted, pageSection, scopeNote, showScopeNote } from "./page-kit.js";
-import { keyMay } from "./mail-api.js";
+import {
+  actWith,
+  confirmThenAct,
+  openScoped,
+  Page,
+  pageSection,
+  scopeNote,
+  showMissing,
+  showScopeNote,
+} from "./page-kit.js";
 
 // What Verify's answer means, said after the status chip.
 const VERIFY_OUTCOME = {
@@ -20,16 +28,13 @@ const VERIFY_OUTCOME = {
 
 const term = (title, ...value) => [h("dt", {}, title), h("dd", {}, ...value)];
 
-export class DomainView {
+export class DomainView extends Page {
   #id;
   #domain;
-  #onError;
-  #onStatus;
   #ui;
 
   constructor({ onError, onStatus }) {
-    this.#onError = onError;
-    this.#onStatus = onStatus;
+    super({ onError, onStatus });
     const verify = h("button", { type: "button", class: "button button-primary" }, "Verify");
     verify.addEventListener("click", () => this.#verify(verify));
     const remove = h("button", { type: "button", class: "button button-danger" }, "Delete");
@@ -61,25 +66,18 @@ export class DomainView {
     this.#id = id;
     this.#domain = undefined;
     ui.heading.textContent = "Domain";
-    ui.heading.focus();
-    showScopeNote(ui.note, "");
     this.#showParts(false);
     show(ui.missing, false);
-    show(ui.loading, true);
-    try {
-      if (!(await keyMay("full_access"))) return showScopeNote(ui.note, NO_DOMAIN_SCOPE);
-      const domain = await domainApi.get(id);
-      if (this.#id === id) this.#render(domain);
-    } catch (error) {
-      if (isRestricted(error)) showScopeNote(ui.note, NO_DOMAIN_SCOPE);
-      else if (error.code === "not_found") {
-        ui.heading.textContent = "Domain not found";
-        ui.missing.replaceChildren(h("p", {}, `No sending domain has the id ${id}.`));
-        show(ui.missing, true);
-      } else this.#onError(error);
-    } finally {
-      show(ui.loading, false);
-    }
+    return openScoped(ui, "full_access", {
+      load: async () => {
+        const domain = await domainApi.get(id);
+        if (this.#id === id) this.#render(domain);
+      },
+      denied: () => showScopeNote(ui.note, NO_DOMAIN_SCOPE),
+      notFound: () => showMissing(ui, "Domain not found", `No sending domain has the id ${id}.`),
+      loading: ui.loading,
+      onError: this.onError,
+    });
   }
 
   #showParts(visible) {
@@ -108,7 +106,7 @@ export class DomainView {
         `Publish these at ${domain.name}'s DNS provider, then Verify. Names are relative to ${domain.name}; `,
         "DMARC is a suggestion and not needed to verify.",
       ),
-      recordsTable(domain, this.#onStatus),
+      recordsTable(domain, this.onStatus),
     );
     this.#renderReputation(domain);
     this.#renderPaused(domain);
@@ -156,17 +154,17 @@ export class DomainView {
     return actWith(
       button,
       async () => {
-        this.#onStatus(`Looking up the records of ${domain.name}…`);
+        this.onStatus(`Looking up the records of ${domain.name}…`);
         await domainApi.verify(domain.id);
         const checked = await domainApi.get(domain.id);
         if (this.#id !== domain.id) return;
         this.#render(checked);
         button.disabled = false;
-        this.#onStatus(`${checked.name} ${VERIFY_OUTCOME[checked.status] ?? `is ${checked.status}.`}`);
+        this.onStatus(`${checked.name} ${VERIFY_OUTCOME[checked.status] ?? `is ${checked.status}.`}`);
       },
       (error) => {
-        this.#onStatus("");
-        this.#onError(error);
+        this.onStatus("");
+        this.onError(error);
       },
     );
   }
@@ -179,10 +177,10 @@ export class DomainView {
         const resumed = await domainApi.resume(domain.id);
         if (this.#id !== domain.id) return;
         this.#render(resumed);
-        this.#onStatus(`Resumed ${resumed.name}: its held mail is sent in due order.`);
+        this.onStatus(`Resumed ${resumed.name}: its held mail is sent in due order.`);
         this.#ui.heading.focus();
       },
-      this.#onError,
+      this.onError,
     );
   }
 
@@ -199,9 +197,9 @@ export class DomainView {
       async () => {
         await domainApi.remove(domain.id);
         button.disabled = false;
-        goTo("#/domains", `Deleted the domain ${domain.name}.`, this.#onStatus);
+        goTo("#/domains", `Deleted the domain ${domain.name}.`, this.onStatus);
       },
-      this.#onError,
+      this.onError,
     );
   }
 }

@@ -5,6 +5,14 @@
 import { h, show } from "./dom.js";
 import { keyMay } from "./mail-api.js";
 
+/** What a page is handed by the app: where its errors go, and where it says what a write did. */
+export class Page {
+  constructor({ onError, onStatus }) {
+    this.onError = onError;
+    this.onStatus = onStatus;
+  }
+}
+
 /**
  * A page: `<section id>` appended to <main>, with an optional crumb link, its h1 (focused when the
  * page opens) beside `actions`, then `children`.
@@ -44,20 +52,32 @@ export function fieldError(slot, control, message) {
 export const isRestricted = (error) => error?.code === "restricted_api_key";
 
 /**
- * Opens a page that needs `scope`: focuses its heading, clears its note, then runs `load`. A key
- * without the scope (known up front, or refused with restricted_api_key) gets `denied()`; any other
- * failure goes to `onError`.
+ * Opens a page that needs `scope`: focuses its heading, clears its note, then runs `load` (with a
+ * `loading` line shown meanwhile, when given). A key without the scope (known up front, or
+ * refused with restricted_api_key) gets `denied()`; a not_found goes to `notFound()` when given;
+ * any other failure goes to `onError`.
  */
-export async function openScoped({ heading, note }, scope, { load, denied, onError }) {
+export async function openScoped({ heading, note }, scope, { load, denied, notFound, loading, onError }) {
   heading.focus();
   showScopeNote(note, "");
+  if (loading) show(loading, true);
   try {
     if (!(await keyMay(scope))) return denied();
     await load();
   } catch (error) {
     if (isRestricted(error)) denied();
+    else if (notFound && error.code === "not_found") notFound();
     else onError(error);
+  } finally {
+    if (loading) show(loading, false);
   }
+}
+
+/** A record's page for an id that names nothing: the heading says so, and a line says which id. */
+export function showMissing({ heading, missing }, title, text) {
+  heading.textContent = title;
+  missing.replaceChildren(h("p", {}, text));
+  show(missing, true);
 }
 
 /** A table whose rows become cards on narrow screens; each cell names its column (data-label). */

@@ -12,6 +12,7 @@ import {
   emptyPanel,
   fieldError,
   openScoped,
+  Page,
   pageSection,
   scopeNote,
   showScopeNote,
@@ -36,16 +37,13 @@ function why(entry) {
   );
 }
 
-export class Suppressions {
+export class Suppressions extends Page {
   #list;
   #writable = false;
-  #onError;
-  #onStatus;
   #ui;
 
   constructor({ onError, onStatus }) {
-    this.#onError = onError;
-    this.#onStatus = onStatus;
+    super({ onError, onStatus });
     const input = h("input", {
       id: "suppression-email",
       type: "text",
@@ -98,7 +96,7 @@ export class Suppressions {
       if (!this.#writable) showScopeNote(ui.note, NO_WRITE);
       await this.#list.load();
     };
-    return openScoped(ui, "emails:read", { load, denied: () => this.#denied(), onError: this.#onError });
+    return openScoped(ui, "emails:read", { load, denied: () => this.#denied(), onError: this.onError });
   }
 
   #denied() {
@@ -120,11 +118,11 @@ export class Suppressions {
     try {
       const added = await mailApi.addSuppression(address);
       ui.input.value = "";
-      this.#onStatus(`${added.email} is on the suppression list.`);
+      this.onStatus(`${added.email} is on the suppression list.`);
       await this.#list.load();
     } catch (error) {
       if (error.code === "validation_error") this.#fieldError(error.message);
-      else this.#onError(error);
+      else this.onError(error);
     } finally {
       button.disabled = false;
     }
@@ -145,11 +143,11 @@ export class Suppressions {
       question,
       async () => {
         await mailApi.removeSuppression(entry.id);
-        this.#onStatus(`${entry.email} was removed from the suppression list.`);
+        this.onStatus(`${entry.email} was removed from the suppression list.`);
         await this.#list.load();
         this.#ui.heading.focus();
       },
-      this.#onError,
+      this.onError,
     );
   }
 

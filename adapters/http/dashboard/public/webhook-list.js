@@ -11,13 +11,13 @@ import {
   emptyPanel,
   fieldError,
   openScoped,
+  Page,
   pageSection,
   scopeNote,
   showScopeNote,
 } from "./page-kit.js";
 import { PagedList } from "./paged-list.js";
-import { WEBHOOK_EVENT_TYPES } from "./webhook-event-types.js";
-import { endpointChip } from "./webhook-settings.js";
+import { endpointChip, eventCheckboxes } from "./webhook-settings.js";
 
 export const NO_WEBHOOK_SCOPE =
   "This key cannot manage webhooks: every webhook route needs the full_access scope. Use a full_access key to see this page.";
@@ -27,27 +27,17 @@ function eventBoxes() {
     "fieldset",
     { class: "event-boxes", "aria-describedby": "webhook-events-error" },
     h("legend", {}, "Events"),
-    WEBHOOK_EVENT_TYPES.map((type) =>
-      h(
-        "label",
-        { class: "event-box" },
-        h("input", { type: "checkbox", value: type }),
-        h("span", { class: "mono" }, type),
-      ),
-    ),
+    eventCheckboxes(),
     h("p", { id: "webhook-events-error", class: "field-error", hidden: true }),
   );
 }
 
-export class WebhookList {
+export class WebhookList extends Page {
   #list;
-  #onError;
-  #onStatus;
   #ui;
 
   constructor({ onError, onStatus }) {
-    this.#onError = onError;
-    this.#onStatus = onStatus;
+    super({ onError, onStatus });
     const endpoint = h("input", {
       id: "webhook-endpoint",
       type: "text",
@@ -97,7 +87,7 @@ export class WebhookList {
       show(this.#ui.form, true);
       await this.#list.load();
     };
-    return openScoped(this.#ui, "full_access", { load, denied: () => this.#denied(), onError: this.#onError });
+    return openScoped(this.#ui, "full_access", { load, denied: () => this.#denied(), onError: this.onError });
   }
 
   #denied() {
@@ -132,7 +122,7 @@ export class WebhookList {
         const aboutEvents = /event/i.test(error.message) && !/endpoint/i.test(error.message);
         if (aboutEvents) fieldError(eventsError, ui.boxes.querySelector("input"), error.message);
         else fieldError(ui.endpointError, ui.endpoint, error.message);
-      } else this.#onError(error);
+      } else this.onError(error);
     } finally {
       button.disabled = false;
     }
@@ -151,7 +141,7 @@ export class WebhookList {
       h("p", {}, h("a", { href: `#/webhooks/${encodeURIComponent(created.id)}` }, "Deliveries of this endpoint")),
     );
     show(ui.secret, true);
-    this.#onStatus("");
+    this.onStatus("");
   }
 
   #delete(hook, button) {
@@ -166,11 +156,11 @@ export class WebhookList {
       async () => {
         await mailApi.deleteWebhook(hook.id);
         show(this.#ui.secret, false);
-        this.#onStatus(`Deleted the endpoint ${hook.endpoint}.`);
+        this.onStatus(`Deleted the endpoint ${hook.endpoint}.`);
         await this.#list.load();
         this.#ui.heading.focus();
       },
-      this.#onError,
+      this.onError,
     );
   }
 

@@ -7,6 +7,18 @@ import { h, show, timeElement } from "./dom.js";
 import { actWith, chip, confirmThenAct, fieldError } from "./page-kit.js";
 import { WEBHOOK_EVENT_TYPES } from "./webhook-event-types.js";
 
+/** One checkbox per webhook event type, labelled with the type: the new-endpoint and edit forms' events. */
+export function eventCheckboxes() {
+  return WEBHOOK_EVENT_TYPES.map((type) =>
+    h(
+      "label",
+      { class: "event-box" },
+      h("input", { type: "checkbox", value: type }),
+      h("span", { class: "mono" }, type),
+    ),
+  );
+}
+
 /** The status chip of an endpoint: Disabled, Enabled, or Failing while its attempts fail. */
 export function endpointChip(hook) {
   if (hook.status !== "enabled") return chip("webhook", "disabled", "Disabled");
@@ -53,19 +65,7 @@ export class WebhookSettings {
       spellcheck: "false",
       "aria-describedby": "webhook-edit-error",
     });
-    const boxes = h(
-      "fieldset",
-      { class: "event-boxes" },
-      h("legend", {}, "Events"),
-      WEBHOOK_EVENT_TYPES.map((type) =>
-        h(
-          "label",
-          { class: "event-box" },
-          h("input", { type: "checkbox", value: type }),
-          h("span", { class: "mono" }, type),
-        ),
-      ),
-    );
+    const boxes = h("fieldset", { class: "event-boxes" }, h("legend", {}, "Events"), eventCheckboxes());
     const error = h("p", { id: "webhook-edit-error", class: "field-error", hidden: true });
     const form = h(
       "form",

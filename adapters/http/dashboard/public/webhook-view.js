@@ -3,9 +3,19 @@
 // (…/events/{eventId}/attempts) and Replay (…/replay). While a delivery is pending or retrying
 // the page looks again every second, at most 30 times in a row; Refresh looks at once.
 
-import { mailApi, keyMay } from "./mail-api.js";
+import { mailApi } from "./mail-api.js";
 import { h, show, timeElement } from "./dom.js";
-import { actWith, cell, chip, isRestricted, pageSection, scopeNote, showScopeNote } from "./page-kit.js";
+import {
+  actWith,
+  cell,
+  chip,
+  openScoped,
+  Page,
+  pageSection,
+  scopeNote,
+  showMissing,
+  showScopeNote,
+} from "./page-kit.js";
 import { PagedList } from "./paged-list.js";
 import { NO_WEBHOOK_SCOPE } from "./webhook-list.js";
 import { WebhookSettings } from "./webhook-settings.js";
@@ -34,7 +44,7 @@ function attemptItem(attempt) {
   );
 }
 
-export class WebhookView {
+export class WebhookView extends Page {
   #id;
   #webhook;
   #list;
@@ -45,13 +55,10 @@ export class WebhookView {
   #expanded = new Set();
   #polls = 0;
   #timer;
-  #onError;
-  #onStatus;
   #ui;
 
   constructor({ onError, onStatus }) {
-    this.#onError = onError;
-    this.#onStatus = onStatus;
+    super({ onError, onStatus });
     const refresh = h("button", { type: "button", class: "button", onclick: () => this.#refresh(true) }, "Refresh");
     const settingsPanel = new WebhookSettings({ onError, onStatus, onChanged: () => this.#reload() });
     this.#settings = settingsPanel;
@@ -104,26 +111,19 @@ export class WebhookView {
     this.#id = id;
     this.#polls = 0;
     ui.heading.textContent = "Endpoint";
-    ui.heading.focus();
-    showScopeNote(ui.note, "");
     for (const el of [ui.missing, ui.settings, ui.deliveries, ui.refresh]) show(el, false);
-    show(ui.loading, true);
-    try {
-      if (!(await keyMay("full_access"))) return showScopeNote(ui.note, NO_WEBHOOK_SCOPE);
-      this.#webhook = await mailApi.getWebhook(id);
-      if (this.#id !== id) return;
-      this.#renderSettings();
-      await this.#refresh(false);
-    } catch (error) {
-      if (isRestricted(error)) showScopeNote(ui.note, NO_WEBHOOK_SCOPE);
-      else if (error.code === "not_found") {
-        ui.heading.textContent = "Endpoint not found";
-        ui.missing.replaceChildren(h("p", {}, `No webhook endpoint has the id ${id}.`));
-        show(ui.missing, true);
-      } else this.#onError(error);
-    } finally {
-      show(ui.loading, false);
-    }
+    return openScoped(ui, "full_access", {
+      load: async () => {
+        this.#webhook = await mailApi.getWebhook(id);
+        if (this.#id !== id) return;
+        this.#renderSettings();
+        await this.#refresh(false);
+      },
+      denied: () => showScopeNote(ui.note, NO_WEBHOOK_SCOPE),
+      notFound: () => showMissing(ui, "Endpoint not found", `No webhook endpoint has the id ${id}.`),
+      loading: ui.loading,
+      onError: this.onError,
+    });
   }
 
   #renderSettings() {
@@ -165,7 +165,7 @@ export class WebhookView {
       this.#list.replace(page);
       this.#schedule();
     } catch (error) {
-      this.#onError(error);
+      this.onError(error);
     }
   }
 
@@ -191,10 +191,10 @@ export class WebhookView {
       async () => {
         await mailApi.replay(this.#id, delivery.id);
         this.#expanded.add(delivery.id);
-        this.#onStatus(`Replayed the ${delivery.type} event: it is being sent again.`);
+        this.onStatus(`Replayed the ${delivery.type} event: it is being sent again.`);
         await this.#refresh(true);
       },
-      this.#onError,
+      this.onError,
     );
   }
 

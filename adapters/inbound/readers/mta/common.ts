@@ -170,6 +170,76 @@ export function resultOf(recipients: ReaderRecipient[], returnedHeaders: string 
   return returnedHeaders === undefined ? { recipients } : { recipients, returnedHeaders };
 }
 
+/** The lines where a MIME bounce's attached original (or its header block) begins. */
+export const ATTACHED_ORIGINAL: readonly string[] = [
+  "Content-Type: message/rfc822",
+  "Content-Type: text/rfc822-headers",
+];
+
+/** A notice cut from the quoted original, and its lines from the one that opens it. */
+export interface OpenedNotice {
+  notice: string;
+  quoted: string | undefined;
+  /** The line that opens the notice. */
+  opening: string;
+  /** The lines after the opening one. */
+  after: string[];
+}
+
+/**
+ * Cuts the bounce text at the first of `ends` (see cutAt) and finds the notice's opening line;
+ * undefined when no line opens it (the bounce is not this family's).
+ */
+export function openNotice(
+  message: BounceMessage,
+  ends: readonly string[],
+  opens: (line: string) => boolean,
+): OpenedNotice | undefined {
+  const { notice, quoted } = cutAt(message.text, ends);
+  const lines = linesOf(notice);
+  const start = lines.findIndex(opens);
+  if (start < 0) return undefined;
+  return { notice, quoted, opening: lines[start] ?? "", after: lines.slice(start + 1) };
+}
+
+/** Adds a line to the words found for a recipient. */
+export function addWords(found: Found, line: string): void {
+  found.diagnostic = `${found.diagnostic ?? ""} ${line}`;
+}
+
+const ANGLE_LINE = /^<([^<>\s]+@[^<>\s]+)>:/;
+
+/**
+ * qmail's layout, which others copy: "<address>:" opens a recipient, with words after the colon,
+ * and every following non-blank line adds to its words until the next one.
+ */
+export function angleBlocks(lines: readonly string[]): Found[] {
+  const found: Found[] = [];
+  let current: Found | undefined;
+  for (const line of lines) {
+    if (line === "") continue;
+    const address = ANGLE_LINE.exec(line);
+    if (address) {
+      current = { recipient: address[1], diagnostic: line.slice(address[0].length) };
+      found.push(current);
+    } else if (current) addWords(current, line);
+  }
+  return found;
+}
+
+/** A reader's result: each recipient found, read against the family's `table`, and the quoted original's headers. */
+export function reportOf(
+  found: readonly Found[],
+  quoted: string | undefined,
+  message: BounceMessage,
+  table?: ReasonTable,
+): ReaderResult | undefined {
+  return resultOf(
+    found.map((f) => recipientOf(f, table)),
+    quotedHeaders(quoted, message),
+  );
+}
+
 /** The notice text and every other text part after it: some MTAs put their notice in an attachment. */
 export function allText(message: BounceMessage): string {
   const texts = message.parts.filter((p) => p.contentType.startsWith("text/plain")).map((p) => p.text);

@@ -1,14 +1,13 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
 import {
+  addWords,
+  ATTACHED_ORIGINAL,
   commandIn,
-  cutAt,
   type Found,
   header,
-  linesOf,
-  quotedHeaders,
+  openNotice,
   type ReasonTable,
-  recipientOf,
-  resultOf,
+  reportOf,
 } from "./common.js";
 
 /**
@@ -35,26 +34,23 @@ function isCourier(message: BounceMessage): boolean {
 
 function read(message: BounceMessage): ReaderResult | undefined {
   if (!isCourier(message)) return undefined;
-  const { notice, quoted } = cutAt(message.text, ["Content-Type: message/rfc822", "Content-Type: text/rfc822-headers"]);
-  const lines = linesOf(notice);
-  const start = lines.findIndex((line) => /UNDELIVERABLE MAIL|DELAYS IN DELIVERING YOUR MESSAGE/.test(line));
-  if (start < 0) return undefined;
-  const delayed = (lines[start] ?? "").includes("DELAYS");
+  const opened = openNotice(message, ATTACHED_ORIGINAL, (line) =>
+    /UNDELIVERABLE MAIL|DELAYS IN DELIVERING YOUR MESSAGE/.test(line),
+  );
+  if (opened === undefined) return undefined;
+  const delayed = opened.opening.includes("DELAYS");
   const found: Found[] = [];
   let current: Found | undefined;
-  for (const line of lines.slice(start + 1)) {
+  for (const line of opened.after) {
     if (/^-{20,}$/.test(line.trim()) && found.length > 0) break;
     const address = /^<([^<>\s]+@[^<>\s]+)>:$/.exec(line);
     if (address) {
       current = { recipient: address[1], diagnostic: "", action: delayed ? "delayed" : "failed" };
       found.push(current);
     } else if (current && line.startsWith(">>> ")) current.command = commandIn(line.slice(4).split(":")[0] ?? "");
-    else if (current && line.startsWith("<<< ")) current.diagnostic = `${current.diagnostic ?? ""} ${line.slice(4)}`;
+    else if (current && line.startsWith("<<< ")) addWords(current, line.slice(4));
   }
-  return resultOf(
-    found.map((f) => recipientOf(f, REASONS)),
-    quotedHeaders(quoted, message),
-  );
+  return reportOf(found, opened.quoted, message, REASONS);
 }
 
 export const courierReader: BounceReader = { name: "courier", read };

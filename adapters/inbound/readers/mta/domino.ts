@@ -1,14 +1,5 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import {
-  addressIn,
-  cutAt,
-  type Found,
-  linesOf,
-  quotedHeaders,
-  type ReasonTable,
-  recipientOf,
-  resultOf,
-} from "./common.js";
+import { addressIn, addWords, type Found, openNotice, type ReasonTable, reportOf } from "./common.js";
 
 /**
  * HCL (IBM, Lotus) Domino: "DELIVERY FAILURE: …", "Your message / Subject: … / was not delivered
@@ -30,14 +21,12 @@ const REASONS: ReasonTable = {
 
 function read(message: BounceMessage): ReaderResult | undefined {
   if (!/^DELIVERY[ _]FAILURE:/.test(message.subject)) return undefined;
-  const { notice, quoted } = cutAt(message.text, ["Content-Type: message/rfc822"]);
-  const lines = linesOf(notice);
-  const start = lines.findIndex((line) => line.startsWith("Your message"));
-  if (start < 0) return undefined;
+  const opened = openNotice(message, ["Content-Type: message/rfc822"], (line) => line.startsWith("Your message"));
+  if (opened === undefined) return undefined;
   const found: Found[] = [];
   let current: Found | undefined;
   let section: "to" | "because" | undefined;
-  for (const line of lines.slice(start + 1)) {
+  for (const line of opened.after) {
     if (line.trim() === "") continue;
     if (line === "was not delivered to:") section = "to";
     else if (line === "because:") section = "because";
@@ -46,14 +35,10 @@ function read(message: BounceMessage): ReaderResult | undefined {
       if (address === undefined) continue;
       current = { recipient: address, diagnostic: "" };
       found.push(current);
-    } else if (section === "because" && current && line.startsWith("  "))
-      current.diagnostic = `${current.diagnostic ?? ""} ${line}`;
+    } else if (section === "because" && current && line.startsWith("  ")) addWords(current, line);
     else if (!line.startsWith("  ")) section = undefined;
   }
-  return resultOf(
-    found.map((f) => recipientOf(f, REASONS)),
-    quotedHeaders(quoted, message),
-  );
+  return reportOf(found, opened.quoted, message, REASONS);
 }
 
 export const dominoReader: BounceReader = { name: "domino", read };

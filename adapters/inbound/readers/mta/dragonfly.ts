@@ -1,15 +1,13 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
 import {
   addressIn,
+  addWords,
   commandIn,
-  cutAt,
   type Found,
-  linesOf,
-  quotedHeaders,
+  openNotice,
   type ReasonTable,
   receivedBy,
-  recipientOf,
-  resultOf,
+  reportOf,
 } from "./common.js";
 
 /**
@@ -27,27 +25,24 @@ function read(message: BounceMessage): ReaderResult | undefined {
   if (!message.subject.includes("Mail delivery failed")) return undefined;
   if (!receivedBy(message, "(DragonFly Mail Agent") && !message.text.includes("This is the DragonFly Mail Agent "))
     return undefined;
-  const { notice, quoted } = cutAt(message.text, ["Original message follows.", "Message headers follow"]);
-  const lines = linesOf(notice);
-  const start = lines.findIndex((line) => line.startsWith("This is the DragonFly Mail Agent "));
-  if (start < 0) return undefined;
+  const opened = openNotice(message, ["Original message follows.", "Message headers follow"], (line) =>
+    line.startsWith("This is the DragonFly Mail Agent "),
+  );
+  if (opened === undefined) return undefined;
   const found: Found[] = [];
   let current: Found | undefined;
-  for (const line of lines.slice(start + 1)) {
+  for (const line of opened.after) {
     if (line === "") continue;
     if (line.startsWith("There was an error delivering your mail to <")) {
       current = { recipient: addressIn(line), diagnostic: "" };
       found.push(current);
     } else if (current) {
-      current.diagnostic = `${current.diagnostic ?? ""} ${line}`;
+      addWords(current, line);
       if (line.includes(" did not like our "))
         current.command = commandIn(line.slice(line.indexOf(" did not like our ")));
     }
   }
-  return resultOf(
-    found.map((f) => recipientOf(f, REASONS)),
-    quotedHeaders(quoted, message),
-  );
+  return reportOf(found, opened.quoted, message, REASONS);
 }
 
 export const dragonflyReader: BounceReader = { name: "dragonfly", read };

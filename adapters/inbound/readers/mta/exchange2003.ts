@@ -1,16 +1,6 @@
 import type { BounceReason } from "../../../../src/internal.js";
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import {
-  cutAt,
-  type Found,
-  header,
-  headers,
-  isAddress,
-  linesOf,
-  quotedHeaders,
-  recipientOf,
-  resultOf,
-} from "./common.js";
+import { addWords, type Found, header, headers, isAddress, openNotice, reportOf } from "./common.js";
 
 /**
  * Microsoft Exchange 2000/2003 plain-text NDR: "Your message … did not reach the following
@@ -48,17 +38,17 @@ function isExchange(message: BounceMessage): boolean {
 
 function read(message: BounceMessage): ReaderResult | undefined {
   if (!isExchange(message)) return undefined;
-  const { notice, quoted } = cutAt(message.text, ["Content-Type: message/rfc822"]);
-  const lines = linesOf(notice);
-  const start = lines.findIndex(
+  const opened = openNotice(
+    message,
+    ["Content-Type: message/rfc822"],
     (line) =>
       line.includes("did not reach the following recipient(s):") ||
       line.includes("The following recipient(s) could not be reached:"),
   );
-  if (start < 0) return undefined;
+  if (opened === undefined) return undefined;
   const found: Found[] = [];
   let current: Found | undefined;
-  for (const line of lines.slice(start + 1)) {
+  for (const line of opened.after) {
     const on = / on .*\d/.exec(line);
     const head = on
       ? line
@@ -75,17 +65,15 @@ function read(message: BounceMessage): ReaderResult | undefined {
       !line.includes("The MTS-ID of the original") &&
       !line.startsWith(";l=")
     ) {
-      current.diagnostic = `${current.diagnostic ?? ""} ${line}`;
+      addWords(current, line);
     }
   }
-  return resultOf(
-    found.map((f) => {
-      const code = /MSEXCH:[^(]*\(([0-9A-F]{8})\)/.exec(f.diagnostic ?? "")?.[1];
-      const reason = code === undefined ? undefined : CODES[code];
-      return recipientOf(reason === undefined ? f : { ...f, reason });
-    }),
-    quotedHeaders(quoted, message),
-  );
+  const named = found.map((f) => {
+    const code = /MSEXCH:[^(]*\(([0-9A-F]{8})\)/.exec(f.diagnostic ?? "")?.[1];
+    const reason = code === undefined ? undefined : CODES[code];
+    return reason === undefined ? f : { ...f, reason };
+  });
+  return reportOf(named, opened.quoted, message);
 }
 
 export const exchange2003Reader: BounceReader = { name: "exchange2003", read };

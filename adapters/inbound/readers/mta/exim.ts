@@ -1,12 +1,12 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
 import {
   addressIn,
+  addWords,
   commandIn,
-  cutAt,
   type Found,
   header,
   isAddress,
-  linesOf,
+  openNotice,
   quotedHeaders,
   type ReasonTable,
   recipientOf,
@@ -102,15 +102,14 @@ function isExim(message: BounceMessage): boolean {
 
 function read(message: BounceMessage): ReaderResult | undefined {
   if (!isExim(message)) return undefined;
-  const { notice, quoted } = cutAt(message.text, ENDS);
-  const lines = linesOf(notice);
-  const start = lines.findIndex((line) => STARTS.some((marker) => line.includes(marker)));
-  if (start < 0) return undefined;
+  const opened = openNotice(message, ENDS, (line) => STARTS.some((marker) => line.includes(marker)));
+  if (opened === undefined) return undefined;
+  const { notice, quoted } = opened;
   const delayed = notice.includes("has not yet been delivered") || message.subject.startsWith("Warning: message ");
   const found: Found[] = [];
   let current: Found | undefined;
   let frozen = "";
-  for (const line of lines.slice(start)) {
+  for (const line of [opened.opening, ...opened.after]) {
     if (line === "") continue;
     const address = recipientLine(line);
     if (address !== undefined) {
@@ -130,7 +129,7 @@ function read(message: BounceMessage): ReaderResult | undefined {
       continue;
     }
     // The words below an address are indented; Exim's own sentences after the block are not.
-    if (current && line.startsWith("    ")) current.diagnostic = `${current.diagnostic ?? ""} ${line}`;
+    if (current && line.startsWith("    ")) addWords(current, line);
   }
   const failed = header(message, "x-failed-recipients")
     .split(",")

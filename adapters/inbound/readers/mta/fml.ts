@@ -1,14 +1,5 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import {
-  cutAt,
-  type Found,
-  header,
-  linesOf,
-  quotedHeaders,
-  type ReasonTable,
-  recipientOf,
-  resultOf,
-} from "./common.js";
+import { cutAt, type Found, header, linesOf, type ReasonTable, reportOf } from "./common.js";
 
 /**
  * fml, the mailing-list manager: its "-admin" address answers a post it refused (not a member,
@@ -54,10 +45,7 @@ function read(message: BounceMessage): ReaderResult | undefined {
       : undefined;
   // The original is quoted with three spaces before every line.
   const original = quoted?.replace(/^ {3}/gm, "").replace(/^From \S+ .*\n/, "");
-  return resultOf(
-    found.map((f) => recipientOf(reason === undefined ? f : { ...f, reason }, REASONS)),
-    quotedHeaders(original, message),
-  );
+  return reportOf(reason === undefined ? found : found.map((f) => ({ ...f, reason })), original, message, REASONS);
 }
 
 export const fmlReader: BounceReader = { name: "fml", read };

@@ -1,16 +1,5 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import {
-  addressIn,
-  commandIn,
-  cutAt,
-  type Found,
-  header,
-  linesOf,
-  quotedHeaders,
-  type ReasonTable,
-  recipientOf,
-  resultOf,
-} from "./common.js";
+import { addressIn, commandIn, cutAt, type Found, header, linesOf, type ReasonTable, reportOf } from "./common.js";
 
 /**
  * Ipswitch IMail Server ("SMTP32"): "Undeliverable Mail", one line per recipient, "reason: address"
@@ -41,16 +30,14 @@ function read(message: BounceMessage): ReaderResult | undefined {
     } else if (line.includes("Body of message generated response:")) response = line;
     else if (response !== "") response = `${response} ${line}`;
   }
-  return resultOf(
-    found
-      .filter((f) => f.recipient !== undefined)
-      .map((f) => {
-        const diagnostic = `${response} ${f.diagnostic ?? ""}`;
-        const command = commandIn(diagnostic);
-        return recipientOf({ ...f, diagnostic, ...(command === undefined ? {} : { command }) }, REASONS);
-      }),
-    quotedHeaders(quoted, message),
-  );
+  const answered = found
+    .filter((f) => f.recipient !== undefined)
+    .map((f) => {
+      const diagnostic = `${response} ${f.diagnostic ?? ""}`;
+      const command = commandIn(diagnostic);
+      return { ...f, diagnostic, ...(command === undefined ? {} : { command }) };
+    });
+  return reportOf(answered, quoted, message, REASONS);
 }
 
 export const imailserverReader: BounceReader = { name: "imailserver", read };

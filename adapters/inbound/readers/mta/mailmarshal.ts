@@ -1,5 +1,5 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import { cutAt, type Found, isAddress, linesOf, quotedHeaders, recipientOf, resultOf } from "./common.js";
+import { type Found, isAddress, openNotice, reportOf } from "./common.js";
 
 /**
  * Trustwave (Marshal) MailMarshal SMTP: 'Undeliverable Mail: "subject"', "Your message: From: …
@@ -9,23 +9,24 @@ import { cutAt, type Found, isAddress, linesOf, quotedHeaders, recipientOf, resu
 
 function read(message: BounceMessage): ReaderResult | undefined {
   if (!message.subject.startsWith('Undeliverable Mail: "')) return undefined;
-  const { notice, quoted } = cutAt(message.text, ["Additional Information", "Content-Type: message/rfc822"]);
-  const lines = linesOf(notice);
-  const start = lines.findIndex((line) => line.startsWith("Your message:"));
-  if (start < 0) return undefined;
+  const opened = openNotice(message, ["Additional Information", "Content-Type: message/rfc822"], (line) =>
+    line.startsWith("Your message:"),
+  );
+  if (opened === undefined) return undefined;
   let section: "error" | "recipients" | undefined;
   let words = "";
   const found: Found[] = [];
-  for (const line of lines.slice(start + 1)) {
+  for (const line of opened.after) {
     if (line.startsWith("Could not be delivered because of")) section = "error";
     else if (line.startsWith("The following recipients were affected:")) section = "recipients";
     else if (section === "error" && line.trim() !== "") words = `${words} ${line}`;
     else if (section === "recipients" && line.startsWith("    ") && isAddress(line))
       found.push({ recipient: line.trim() });
   }
-  return resultOf(
-    found.map((f) => recipientOf({ ...f, diagnostic: words })),
-    quotedHeaders(quoted, message),
+  return reportOf(
+    found.map((f) => ({ ...f, diagnostic: words })),
+    opened.quoted,
+    message,
   );
 }
 

@@ -1,5 +1,5 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import { cutAt, type Found, isAddress, linesOf, quotedHeaders, recipientOf, resultOf } from "./common.js";
+import { cutAt, type Found, isAddress, linesOf, reportOf } from "./common.js";
 
 /**
  * Sun/Oracle Messaging Server and PMDF, as text: "This report relates to a message you sent with
@@ -44,10 +44,7 @@ function read(message: BounceMessage): ReaderResult | undefined {
           .filter((line) => /^\s+[A-Za-z-]+:/.test(line))
           .map((line) => line.trim())
           .join("\n");
-  return resultOf(
-    found.map((f) => recipientOf(f)),
-    quotedHeaders(listed, message),
-  );
+  return reportOf(found, listed, message);
 }
 
 export const messagingserverReader: BounceReader = { name: "messagingserver", read };

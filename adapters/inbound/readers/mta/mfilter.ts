@@ -1,15 +1,5 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import {
-  commandIn,
-  cutAt,
-  type Found,
-  header,
-  isAddress,
-  linesOf,
-  quotedHeaders,
-  recipientOf,
-  resultOf,
-} from "./common.js";
+import { commandIn, cutAt, type Found, header, isAddress, linesOf, reportOf } from "./common.js";
 
 /**
  * Digital Arts m-FILTER: "failure notice" with `X-Mailer: m-FILTER`, a Japanese preface, each
@@ -40,10 +30,7 @@ function read(message: BounceMessage): ReaderResult | undefined {
       section = undefined;
     }
   }
-  return resultOf(
-    found.map((f) => recipientOf(f)),
-    quotedHeaders(quoted, message),
-  );
+  return reportOf(found, quoted, message);
 }
 
 export const mfilterReader: BounceReader = { name: "mfilter", read };

@@ -1,15 +1,5 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import {
-  addressIn,
-  cutAt,
-  type Found,
-  isAddress,
-  linesOf,
-  quotedHeaders,
-  type ReasonTable,
-  recipientOf,
-  resultOf,
-} from "./common.js";
+import { addressIn, type Found, isAddress, openNotice, type ReasonTable, reportOf } from "./common.js";
 
 /**
  * Lotus Notes' SMTP MTA (before Domino): "Undeliverable message", "------- Failure Reasons
@@ -23,13 +13,14 @@ const REASONS: ReasonTable = {
 
 function read(message: BounceMessage): ReaderResult | undefined {
   if (!message.subject.startsWith("Undeliverable message")) return undefined;
-  const { notice, quoted } = cutAt(message.text, ["------- Returned Message --------"]);
-  const lines = linesOf(notice);
-  const start = lines.findIndex((line) => line.startsWith("------- Failure Reasons "));
-  if (start < 0) return undefined;
+  const opened = openNotice(message, ["------- Returned Message --------"], (line) =>
+    line.startsWith("------- Failure Reasons "),
+  );
+  if (opened === undefined) return undefined;
+  const { quoted } = opened;
   const found: Found[] = [];
   let words = "";
-  for (const line of lines.slice(start + 1)) {
+  for (const line of opened.after) {
     if (line === "" || line.startsWith("-")) continue;
     if (!line.includes(" ") && isAddress(line)) {
       found.push({ recipient: line, diagnostic: words });
@@ -41,9 +32,11 @@ function read(message: BounceMessage): ReaderResult | undefined {
     const to = /^To:\s*(.+)$/im.exec(quoted ?? "")?.[1];
     if (to !== undefined) found.push({ recipient: addressIn(to), diagnostic: words });
   }
-  return resultOf(
-    found.filter((f) => f.recipient !== undefined).map((f) => recipientOf(f, REASONS)),
-    quotedHeaders(quoted, message),
+  return reportOf(
+    found.filter((f) => f.recipient !== undefined),
+    quoted,
+    message,
+    REASONS,
   );
 }
 

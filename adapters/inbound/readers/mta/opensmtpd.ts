@@ -1,16 +1,5 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import {
-  cutAt,
-  type Found,
-  header,
-  isAddress,
-  linesOf,
-  quotedHeaders,
-  type ReasonTable,
-  receivedBy,
-  recipientOf,
-  resultOf,
-} from "./common.js";
+import { type Found, header, isAddress, openNotice, type ReasonTable, receivedBy, reportOf } from "./common.js";
 
 /**
  * OpenSMTPD (smtpd/bounce.c): an indented notice ("Hi! This is the MAILER-DAEMON, please DO NOT
@@ -48,15 +37,13 @@ function isOpenSmtpd(message: BounceMessage): boolean {
 
 function read(message: BounceMessage): ReaderResult | undefined {
   if (!isOpenSmtpd(message)) return undefined;
-  const { notice, quoted } = cutAt(message.text, ["Below is a copy of the original message:"]);
-  const lines = linesOf(notice);
-  const start = lines.findIndex((line) =>
+  const opened = openNotice(message, ["Below is a copy of the original message:"], (line) =>
     line.trimStart().startsWith("This is the MAILER-DAEMON, please DO NOT REPLY"),
   );
-  if (start < 0) return undefined;
-  const delayed = notice.includes("A message is delayed for more than");
+  if (opened === undefined) return undefined;
+  const delayed = opened.notice.includes("A message is delayed for more than");
   const found: Found[] = [];
-  for (const line of lines.slice(start + 1)) {
+  for (const line of opened.after) {
     const colon = line.indexOf(": ");
     if (line.startsWith(" ") || colon < 0 || !isAddress(line.slice(0, colon))) continue;
     found.push({
@@ -65,10 +52,7 @@ function read(message: BounceMessage): ReaderResult | undefined {
       action: delayed ? "delayed" : "failed",
     });
   }
-  return resultOf(
-    found.map((f) => recipientOf(f, REASONS)),
-    quotedHeaders(quoted, message),
-  );
+  return reportOf(found, opened.quoted, message, REASONS);
 }
 
 export const opensmtpdReader: BounceReader = { name: "opensmtpd", read };

@@ -1,10 +1,12 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
 import {
   addressIn,
+  addWords,
+  ATTACHED_ORIGINAL,
   commandIn,
-  cutAt,
   type Found,
   linesOf,
+  openNotice,
   quotedHeaders,
   recipientOf,
   replyCodeIn,
@@ -31,19 +33,18 @@ function read(message: BounceMessage): ReaderResult | undefined {
   if (message.subject.includes("SMTP server: errors from ")) return transcript(message);
   if (message.subject !== "Undelivered Mail Returned to Sender" && !message.subject.startsWith("Delayed Mail"))
     return undefined;
-  const { notice, quoted } = cutAt(message.text, ["Content-Type: message/rfc822", "Content-Type: text/rfc822-headers"]);
-  const lines = linesOf(notice);
-  const start = lines.findIndex((line) => STARTS.some((marker) => marker.test(line)));
-  if (start < 0) return undefined;
+  const opened = openNotice(message, ATTACHED_ORIGINAL, (line) => STARTS.some((marker) => marker.test(line)));
+  if (opened === undefined) return undefined;
+  const { notice, quoted } = opened;
   const delayed = message.subject.startsWith("Delayed Mail");
   const found: Found[] = [];
   let current: Found | undefined;
-  for (const line of lines.slice(start + 1)) {
+  for (const line of opened.after) {
     const recipient = RECIPIENT.exec(line);
     if (recipient) {
       current = { recipient: recipient[1], diagnostic: recipient[2] ?? "", action: delayed ? "delayed" : "failed" };
       found.push(current);
-    } else if (current && line.startsWith("    ")) current.diagnostic = `${current.diagnostic ?? ""} ${line}`;
+    } else if (current && line.startsWith("    ")) addWords(current, line);
     else current = undefined;
   }
   const returned = quotedHeaders(quoted, message);

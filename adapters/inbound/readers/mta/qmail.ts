@@ -1,13 +1,12 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
 import {
+  angleBlocks,
   commandIn,
-  cutAt,
-  type Found,
   headers,
-  linesOf,
+  openNotice,
   quotedHeaders,
-  type ReasonTable,
   reasonIn,
+  type ReasonTable,
   recipientOf,
   replyCodeIn,
   resultOf,
@@ -99,21 +98,9 @@ function isQmail(message: BounceMessage): boolean {
 
 function read(message: BounceMessage): ReaderResult | undefined {
   if (!isQmail(message)) return undefined;
-  const { notice, quoted } = cutAt(message.text, ENDS);
-  const lines = linesOf(notice);
-  const start = lines.findIndex((line) => STARTS.some((marker) => line.includes(marker)));
-  if (start < 0) return undefined;
-  const found: Found[] = [];
-  let current: Found | undefined;
-  for (const line of lines.slice(start + 1)) {
-    if (line === "") continue;
-    const address = /^<([^<>\s]+@[^<>\s]+)>:/.exec(line);
-    if (address) {
-      current = { recipient: address[1], diagnostic: line.slice(address[0].length) };
-      found.push(current);
-    } else if (current) current.diagnostic = `${current.diagnostic ?? ""} ${line}`;
-  }
-  const recipients = found.map((f) => {
+  const opened = openNotice(message, ENDS, (line) => STARTS.some((marker) => line.includes(marker)));
+  if (opened === undefined) return undefined;
+  const recipients = angleBlocks(opened.after).map((f) => {
     const words = f.diagnostic ?? "";
     const command =
       COMMANDS.find(([phrase]) => words.includes(phrase))?.[1] ??
@@ -136,7 +123,7 @@ function read(message: BounceMessage): ReaderResult | undefined {
       ...(reason === undefined ? {} : { reason }),
     });
   });
-  return resultOf(recipients, quotedHeaders(quoted, message));
+  return resultOf(recipients, quotedHeaders(opened.quoted, message));
 }
 
 export const qmailReader: BounceReader = { name: "qmail", read };

@@ -1,5 +1,5 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import { commandIn, cutAt, type Found, isAddress, linesOf, quotedHeaders, recipientOf, resultOf } from "./common.js";
+import { commandIn, type Found, isAddress, openNotice, quotedHeaders, recipientOf, resultOf } from "./common.js";
 
 /**
  * Sendmail 8 when its MIME structure is lost (a relay flattened it, or the top-level Content-Type
@@ -17,18 +17,16 @@ const ENDS = [
 
 function read(message: BounceMessage): ReaderResult | undefined {
   if (!/^(?:Returned mail:|Warning: could not send message)/.test(message.subject)) return undefined;
-  const { notice, quoted } = cutAt(message.text, ENDS);
-  const lines = linesOf(notice);
-  const start = lines.findIndex((line) =>
+  const opened = openNotice(message, ENDS, (line) =>
     /----- The following addresses had (?:permanent fatal|transient non-fatal) errors -----/.test(line),
   );
-  if (start < 0) return undefined;
-  const delayed = (lines[start] ?? "").includes("transient non-fatal");
+  if (opened === undefined) return undefined;
+  const delayed = opened.opening.includes("transient non-fatal");
   const found: Found[] = [];
   let current: Found | undefined;
   let transcript: string[] | undefined;
   let command: string | undefined;
-  for (const line of lines.slice(start + 1)) {
+  for (const line of opened.after) {
     if (line.includes("----- Transcript of session follows -----")) transcript = [];
     else if (transcript === undefined && line.trim() === "" && found.length > 0) transcript = [];
     else if (transcript === undefined && /^<?[^\s<>():]+>?$/.test(line)) {
@@ -66,7 +64,7 @@ function read(message: BounceMessage): ReaderResult | undefined {
       ...(expired ? { reason: "expired" as const } : {}),
     });
   });
-  return resultOf(recipients, quotedHeaders(quoted, message));
+  return resultOf(recipients, quotedHeaders(opened.quoted, message));
 }
 
 export const sendmailReader: BounceReader = { name: "sendmail", read };

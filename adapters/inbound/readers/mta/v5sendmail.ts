@@ -1,15 +1,5 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import {
-  addressIn,
-  commandIn,
-  cutAt,
-  type Found,
-  linesOf,
-  quotedHeaders,
-  recipientOf,
-  replyCodeIn,
-  resultOf,
-} from "./common.js";
+import { addressIn, addWords, commandIn, type Found, openNotice, replyCodeIn, reportOf } from "./common.js";
 
 /**
  * Sendmail V5 (and other old sendmails) with no delivery-status part: "Returned mail: …", then
@@ -23,15 +13,13 @@ const RECIPIENT = /^([245]\d\d) <([^<>\s]+@[^<>\s]+)>\.\.\.\s*(.*)$/;
 
 function read(message: BounceMessage): ReaderResult | undefined {
   if (!message.subject.startsWith("Returned mail: ")) return undefined;
-  const { notice, quoted } = cutAt(message.text, ENDS);
-  if (quoted === undefined) return undefined;
-  const lines = linesOf(notice);
-  const start = lines.findIndex((line) => line.includes("----- Transcript of session follows -----"));
-  if (start < 0) return undefined;
+  const opened = openNotice(message, ENDS, (line) => line.includes("----- Transcript of session follows -----"));
+  const quoted = opened?.quoted;
+  if (opened === undefined || quoted === undefined) return undefined;
   const found: Found[] = [];
   let dialogue: string[] = []; // the server's answers since the last recipient line
   let command: string | undefined;
-  for (const line of lines.slice(start + 1)) {
+  for (const line of opened.after) {
     if (line.trim() === "") continue;
     if (/^while talking to /i.test(line.trim())) {
       dialogue = [];
@@ -54,7 +42,7 @@ function read(message: BounceMessage): ReaderResult | undefined {
     const words = dialogue.length > 0 ? dialogue.join(" ") : (recipient[3] ?? "");
     const replyCode = replyCodeIn(words) ?? recipient[1];
     const same = found.find((f) => f.recipient === address);
-    if (same) same.diagnostic = `${same.diagnostic ?? ""} ${words}`;
+    if (same) addWords(same, words);
     else
       found.push({ recipient: address, diagnostic: words, replyCode, ...(command === undefined ? {} : { command }) });
     dialogue = [];
@@ -65,14 +53,11 @@ function read(message: BounceMessage): ReaderResult | undefined {
     const to = /^To:\s*(.+)$/im.exec(quoted)?.[1];
     const address = to === undefined ? undefined : addressIn(to);
     if (address === undefined) return undefined;
-    found.push({ recipient: address, diagnostic: lines.slice(start + 1).join(" ") });
+    found.push({ recipient: address, diagnostic: opened.after.join(" ") });
   }
   // "Returned mail: Cannot send message for 4 days": sendmail's queue lifetime ran out.
   const expired = message.subject.includes("Cannot send message for");
-  return resultOf(
-    found.map((f) => recipientOf(expired ? { ...f, reason: "expired" } : f)),
-    quotedHeaders(quoted, message),
-  );
+  return reportOf(expired ? found.map((f) => ({ ...f, reason: "expired" as const })) : found, quoted, message);
 }
 
 export const v5sendmailReader: BounceReader = { name: "v5sendmail", read };

@@ -1,5 +1,5 @@
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
-import { allText, cutAt, type Found, isAddress, linesOf, quotedHeaders, recipientOf, resultOf } from "./common.js";
+import { allText, cutAt, type Found, isAddress, linesOf, reportOf } from "./common.js";
 
 /**
  * The anonymous "X1" format Sisimai keeps: "Returned Mail: …" from "Mail Deliver System", "The
@@ -20,10 +20,7 @@ function read(message: BounceMessage): ReaderResult | undefined {
     if (entry && isAddress(entry[1] ?? "")) found.push({ recipient: entry[1], diagnostic: entry[2] ?? "" });
   }
   const returned = quoted === undefined ? undefined : `Received: from ${quoted}`;
-  return resultOf(
-    found.map((f) => recipientOf(f)),
-    quotedHeaders(returned, message),
-  );
+  return reportOf(found, returned, message);
 }
 
 export const x1Reader: BounceReader = { name: "x1", read };
