@@ -107,7 +107,12 @@ export function toFastify(fp: Flagpost, options?: HttpOptions): FastifyPlugin {
     };
 
     instance.removeAllContentTypeParsers();
-    instance.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+    const passThrough = (_request: FastifyRequestLike, payload: IncomingMessage, done: ParserDone) =>
+      done(null, payload);
+    instance.addContentTypeParser("*", passThrough);
+    // Also under JSON's own name: Fastify caches the parser it found for a Content-Type, but not
+    // the catch-all, which it would otherwise look for again on every request (parsing the header).
+    instance.addContentTypeParser("application/json", passThrough);
     instance.setErrorHandler((error, request, reply) => {
       const failure = fastifyBodyError(error);
       if (!failure) throw error; // not ours: the app's error handler decides
