@@ -22,7 +22,9 @@ import { fmt, median } from "./lib/stats.js";
  * (the built package, as bench:http). Servers are bench/http-servers.ts's, each in its own process
  * pinned to core 0, loaded by bench/http-load.ts (autocannon, keep-alive, pinned to core 1) with
  * 50 connections (or `[connections]`) for 2 s per run (or `[seconds]`), as bench:http loads them. MOUNT_COST_PROFILE=<dir> runs the servers with `--cpu-prof` into that directory;
- * MOUNT_COST_KINDS=flagpost-node,floor-node measures only those servers.
+ * MOUNT_COST_KINDS=flagpost-node,floor-node measures only those servers. MOUNT_COST_BEFORE=<dir>,
+ * another checkout with its package built (`tsup --no-dts` there), adds its flagpost servers to
+ * the same interleaved rounds: a before → after comparison that the machine's load moves alike.
  */
 
 const SECONDS = Number(process.argv[2] ?? 2);
@@ -145,8 +147,14 @@ const only = process.env.MOUNT_COST_KINDS?.split(",");
 const kinds = PAIRS.flatMap((p) => [p.bare, p.flagpost]).filter((kind) => !only || only.includes(kind));
 const profileDir = process.env.MOUNT_COST_PROFILE;
 const execArgv = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
-const children = new Map<ServerKind, Child<ServerReady>>();
+const before = process.env.MOUNT_COST_BEFORE;
+const children = new Map<string, Child<ServerReady>>();
 for (const kind of kinds) children.set(kind, await startChild<ServerReady>(SERVERS, [kind], { core: 0, execArgv }));
+if (before) {
+  const file = new URL(`file://${before}/bench/http-servers.ts`);
+  for (const kind of kinds.filter((k) => k.startsWith("flagpost-")))
+    children.set(`${kind} before`, await startChild<ServerReady>(file, [kind], { core: 0, execArgv }));
+}
 const samples = new Map<string, number[]>();
 const add = (id: string, value: number) => samples.set(id, [...(samples.get(id) ?? []), value]);
 const loader = await startChild(new URL("./http-load.ts", import.meta.url), [], { core: 1 });
@@ -173,16 +181,18 @@ const lines = [
   `Server CPU µs per answered request, median of ${ROUNDS} rounds of ${SECONDS} s at ${CONNECTIONS} connections; ` +
     `load average (1/5/15 min) before ${loadBefore}, after ${loadAverage()}.`,
   "",
-  "| mount | route | bare framework | flagpost mount | bare ÷ mount (≈ req/s ratio) | flagpost handler in process | floor work in process | glue = (mount − bare) − (handler − floor work) |",
-  "|---|---|---|---|---|---|---|---|",
+  `| mount | route | bare framework |${before ? " before: mount | bare ÷ mount |" : ""} flagpost mount | bare ÷ mount (≈ req/s ratio) | flagpost handler in process | floor work in process | glue = (mount − bare) − (handler − floor work) |`,
+  `|---|---|---|${before ? "---|---|" : ""}---|---|---|---|---|`,
 ];
 for (const route of MEASURED) {
   for (const pair of PAIRS) {
     if (!children.has(pair.bare) || !children.has(pair.flagpost)) continue;
     const bare = median(samples.get(`${pair.bare} ${route}`)!);
     const mount = median(samples.get(`${pair.flagpost} ${route}`)!);
+    const was = samples.get(`${pair.flagpost} before ${route}`);
+    const wasCells = was ? ` ${fmt(median(was), 1)} | ${(bare / median(was)).toFixed(2)}× |` : "";
     lines.push(
-      `| ${pair.mount} | ${route} | ${fmt(bare, 1)} | ${fmt(mount, 1)} | ${(bare / mount).toFixed(2)}× | ` +
+      `| ${pair.mount} | ${route} | ${fmt(bare, 1)} |${wasCells} ${fmt(mount, 1)} | ${(bare / mount).toFixed(2)}× | ` +
         `${fmt(handler[route], 1)} | ${fmt(floorWork[route], 1)} | ${fmt(mount - bare - (handler[route] - floorWork[route]), 1)} |`,
     );
   }
