@@ -148,12 +148,14 @@ const kinds = PAIRS.flatMap((p) => [p.bare, p.flagpost]).filter((kind) => !only 
 const profileDir = process.env.MOUNT_COST_PROFILE;
 const execArgv = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
 const before = process.env.MOUNT_COST_BEFORE;
+// Each bare server, then the mount before and after: neighbours in every round see the same load.
 const children = new Map<string, Child<ServerReady>>();
-for (const kind of kinds) children.set(kind, await startChild<ServerReady>(SERVERS, [kind], { core: 0, execArgv }));
-if (before) {
-  const file = new URL(`file://${before}/bench/http-servers.ts`);
-  for (const kind of kinds.filter((k) => k.startsWith("flagpost-")))
+for (const kind of kinds) {
+  if (before && kind.startsWith("flagpost-")) {
+    const file = new URL(`file://${before}/bench/http-servers.ts`);
     children.set(`${kind} before`, await startChild<ServerReady>(file, [kind], { core: 0, execArgv }));
+  }
+  children.set(kind, await startChild<ServerReady>(SERVERS, [kind], { core: 0, execArgv }));
 }
 const samples = new Map<string, number[]>();
 const add = (id: string, value: number) => samples.set(id, [...(samples.get(id) ?? []), value]);
