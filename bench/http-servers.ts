@@ -4,12 +4,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import murmurhash from "murmurhash-js";
 import { createFlagpost, type Flagpost, memoryStorage, type Scope } from "flagpost";
 import { type HttpOptions, toExpress, toFastify, toHono, toNodeHandler } from "flagpost/http";
 import { benchUsers, ROUTES, SERVER_KINDS, type ServerKind, type ServerReady } from "./http-workload.js";
 import { serveCalls } from "./lib/child.js";
-import { type FlagSet, flagpostRules, KEY, makeFlagSet } from "./lib/flag-set.js";
+import { type FlagSet, flagpostRules, makeFlagSet } from "./lib/flag-set.js";
+import { floorEvaluator } from "./lib/floor-evaluator.js";
 import { silentLogger } from "./lib/silent-logger.js";
 
 /**
@@ -31,20 +31,6 @@ const HTTP_OPTIONS: HttpOptions = { rateLimit: { burst: 1e9, perSecond: 1e9 } };
 const SCOPES: Scope[] = [...new Set(Object.values(ROUTES).map((r) => r.scope))];
 
 // --- the floors -------------------------------------------------------------------------------
-
-/** The measured flag, hand-written: a Set, a compare, a hash of key:userId. */
-function floorEvaluator(flags: FlagSet): (body: { userId?: string; attributes?: { plan?: string } }) => object {
-  const users = new Set(flags.listed);
-  const prefix = `${KEY}:`;
-  return (body) => {
-    const userId = body.userId;
-    if (userId !== undefined && users.has(userId)) return { enabled: true, reason: "rule_match", ruleIndex: 0 };
-    if (body.attributes?.plan === "pro") return { enabled: true, reason: "rule_match", ruleIndex: 1 };
-    if (userId !== undefined && murmurhash.murmur3(prefix + userId, 0) % 10_000 < 2500)
-      return { enabled: true, reason: "rule_match", ruleIndex: 2 };
-    return { enabled: false, reason: "no_rule_match" };
-  };
-}
 
 const EVALUATE_PATH = ROUTES.evaluate.path;
 const EVENTS_PATH = ROUTES.events.path;

@@ -58,6 +58,13 @@ function fastifyBodyError(error: Error): FlagpostError | undefined {
   return new FlagpostError("invalid_json", "The request body could not be read", { cause: error });
 }
 
+/** The URL below the registration prefix; the prefix is matched as Fastify's router may have (any case). */
+function stripPrefix(url: string, prefix: string, lowerPrefix: string): string {
+  if (url.startsWith(prefix) || url.slice(0, prefix.length).toLowerCase() === lowerPrefix)
+    return url.slice(prefix.length);
+  return url;
+}
+
 /**
  * A Fastify plugin serving /v1, /health, /ready and the dashboard: `app.register(toFastify(fp))`, or with `{ prefix: "/api" }`.
  * Inside its own encapsulated context it swaps Fastify's body parsers for a pass-through, so
@@ -71,6 +78,7 @@ export function toFastify(fp: Flagpost, options?: HttpOptions): FastifyPlugin {
     dashboard === false ? undefined : normalizeDashboardPath(dashboard?.path ?? DEFAULT_DASHBOARD_PATH);
   return async (instance) => {
     const prefix = instance.prefix;
+    const lowerPrefix = prefix.toLowerCase();
 
     // Streams being sent (the flag stream): `app.close()` waits for open connections, so they end first.
     const streaming = new Set<ServerResponse>();
@@ -79,9 +87,8 @@ export function toFastify(fp: Flagpost, options?: HttpOptions): FastifyPlugin {
     });
 
     const serve = async (request: FastifyRequestLike, reply: FastifyReplyLike, body?: RequestBody) => {
-      const url = request.url.toLowerCase().startsWith(prefix.toLowerCase())
-        ? request.url.slice(prefix.length)
-        : request.url;
+      // Routes are registered under the prefix, so the URL nearly always starts with it as written.
+      const url = prefix === "" ? request.url : stripPrefix(request.url, prefix, lowerPrefix);
       const stream = isReadable(request.body) ? request.body : request.raw;
       const httpRequest = fromNodeRequest(request.raw, {
         url,
@@ -100,7 +107,12 @@ export function toFastify(fp: Flagpost, options?: HttpOptions): FastifyPlugin {
     };
 
     instance.removeAllContentTypeParsers();
-    instance.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+    const passThrough = (_request: FastifyRequestLike, payload: IncomingMessage, done: ParserDone) =>
+      done(null, payload);
+    instance.addContentTypeParser("*", passThrough);
+    // Also under JSON's own name: Fastify caches the parser it found for a Content-Type, but not
+    // the catch-all, which it would otherwise look for again on every request (parsing the header).
+    instance.addContentTypeParser("application/json", passThrough);
     instance.setErrorHandler((error, request, reply) => {
       const failure = fastifyBodyError(error);
       if (!failure) throw error; // not ours: the app's error handler decides

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { joinedHeaders } from "./node-headers.js";
-import { readWebBytes, readWebStream } from "./read-body.js";
+import { nodeStreamBody, readWebBytes, readWebStream } from "./read-body.js";
 import type { HttpRequest, HttpResponse, RequestBody } from "./types.js";
 
 /**
@@ -100,6 +100,19 @@ export function remoteAddressOf(env: unknown): string | undefined {
   return typeof address === "string" ? address : undefined;
 }
 
+/**
+ * The body of @hono/node-server's own Request read straight from Node's stream while nothing has
+ * touched it yet (no web stream made, no data listener, not read): `arrayBuffer()` would buffer it
+ * in the server, copy it into an ArrayBuffer, and flagpost would wrap that again. Node's framing
+ * rules then apply as on every other Node mount. Once read this way, the Request's own body
+ * methods reject as for any body already used.
+ */
+function nodeBodyOf(request: Request, incoming: IncomingMessage): RequestBody | undefined {
+  if (request.method === "GET" || request.method === "HEAD") return { kind: "none" };
+  if (request.bodyUsed || incoming.readableDidRead || incoming.readableFlowing !== null) return undefined;
+  return nodeStreamBody(incoming, incoming.headers);
+}
+
 export function fromWebRequest(
   request: Request,
   init: { path: string; query: URLSearchParams; basePath: string; body?: RequestBody; env?: unknown },
@@ -111,7 +124,7 @@ export function fromWebRequest(
     path: init.path,
     query: init.query,
     headers,
-    body: init.body ?? webBody(request, headers),
+    body: init.body ?? (incoming && nodeBodyOf(request, incoming)) ?? webBody(request, headers),
     basePath: init.basePath,
     remoteAddress: remoteAddressOf(init.env),
   };
