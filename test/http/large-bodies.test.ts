@@ -30,6 +30,19 @@ describe.runIf(process.platform === "linux")("the JSON thread", () => {
     expect(threads()).toBe(idle);
     expect(await parseJsonInThread(body())).toEqual({ content: "A".repeat(2 * MiB) });
   });
+
+  it("parses a body that comes just as the idle thread ends, on the next thread", async () => {
+    const body = Buffer.from(JSON.stringify({ n: 1, pad: "x".repeat(2 * MiB) }));
+    await parseJsonInThread(Buffer.from(body));
+    // Due with the idle timer, then one more turn: the thread has just been told to end, and is not gone yet.
+    const next = await new Promise<{ parsed: Promise<unknown> }>((resolve) =>
+      setTimeout(
+        () => setImmediate(() => resolve({ parsed: parseJsonInThread(Buffer.from(body)) })),
+        JSON_THREAD_IDLE_MS,
+      ),
+    );
+    await expect(next.parsed).resolves.toMatchObject({ n: 1 });
+  });
 });
 
 describe("reading a Node stream", () => {
@@ -40,7 +53,7 @@ describe("reading a Node stream", () => {
     return stream;
   };
 
-  it("reads a declared large body into one buffer that owns its memory, so the JSON thread takes it without a copy", async () => {
+  it("reads a declared large body into one buffer of its own", async () => {
     const chunks = Array.from({ length: 40 }, (_, i) => Buffer.alloc(64 * 1024, i));
     const total = chunks.reduce((sum, c) => sum + c.length, 0);
     expect(total).toBeGreaterThanOrEqual(PREALLOCATED_BODY_BYTES);
