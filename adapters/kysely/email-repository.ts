@@ -112,7 +112,7 @@ export class KyselyEmailRepository implements EmailRepository {
         }
         sliced.push(email.id);
         const at = toEpochMs(email.createdAt, "createdAt");
-        rows.push(toRow(email, split.skeleton, await writeSlices(this.#db, email.id, split.pieces, at)));
+        rows.push(toRow(email, split.skeleton, await writeSlices(this.#db, this.#engine, email.id, split.pieces, at)));
       }
       await this.#insertRows(rows, events, completion, domainEvents);
     } catch (error) {

@@ -53,13 +53,31 @@ const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0
 
 /**
  * Base64 as the contract takes it: A-Z a-z 0-9 + /, padded with = to a multiple of 4. The usual
- * text, as any encoder writes it, is recognised by decoding and encoding it again, about 3 times
- * faster than the pattern over a 39 MiB attachment (the pattern held the event loop 300 ms of
- * each such body on a loaded machine); the pattern decides the rest (such as unused bits set).
+ * text is recognised by decoding it, 64 Ki characters at a time into one small buffer, and
+ * counting the bytes: Node's decoder skips characters outside the alphabet and stops at an early
+ * "=", so anything else yields fewer bytes than the length promises. What the decoder takes
+ * beside the contract's alphabet is refused first: "-" and "_" (base64url), and characters above
+ * U+007F (it reads only their low byte). The pattern decides the rest. Decoding a 39 MiB
+ * attachment whole and encoding it again held the event loop 100–480 ms per body under load and
+ * left 22 MiB of bytes and 29 MiB of text behind; this takes a few ms and allocates nothing large.
  */
 function isBase64(text: string): boolean {
   if (text.length % 4 !== 0) return false;
-  return Buffer.from(text, "base64").toString("base64") === text || BASE64.test(text);
+  return decodesWhole(text) || BASE64.test(text);
+}
+
+const BASE64_STEP = 64 * 1024; // characters per decoding step, a multiple of 4
+const decoded = Buffer.allocUnsafe((BASE64_STEP / 4) * 3);
+
+function decodesWhole(text: string): boolean {
+  if (text.includes("-") || text.includes("_")) return false;
+  let bytes = 0;
+  for (let start = 0; start < text.length; start += BASE64_STEP) {
+    const part = text.slice(start, start + BASE64_STEP);
+    if (Buffer.byteLength(part, "utf8") !== part.length) return false; // not ASCII
+    bytes += decoded.write(part, "base64");
+  }
+  return bytes === base64Size(text);
 }
 
 /** Bytes that a valid base64 string decodes to. */

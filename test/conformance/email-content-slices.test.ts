@@ -82,8 +82,8 @@ for (const backend of BACKENDS) {
       // A process killed after writing slices, before the row: what writeSlices leaves alone.
       const orphan = "0197aaaa-0000-7000-8000-000000000003";
       const young = "0197aaaa-0000-7000-8000-000000000004";
-      await writeSlices(db, orphan, ["a".repeat(MiB), "b"], clock.now() - 2 * HOUR);
-      await writeSlices(db, young, ["c"], clock.now() - HOUR / 2);
+      await writeSlices(db, backend, orphan, ["a".repeat(MiB), "b"], clock.now() - 2 * HOUR);
+      await writeSlices(db, backend, young, ["c"], clock.now() - HOUR / 2);
 
       const purger = idempotencyPurger({ storage, clock, logger: silentLogger }, { intervalMs: HOUR });
       await purger.runOnce();

@@ -66,6 +66,22 @@ describe("send request validation", () => {
       '"attachments.0.content" must be base64 (A-Z a-z 0-9 + /, padded with =)',
     ],
     [
+      { ...base, attachments: [{ filename: "a.txt", content: "aGk-aGk_" }] },
+      '"attachments.0.content" must be base64 (A-Z a-z 0-9 + /, padded with =)',
+    ],
+    [
+      { ...base, attachments: [{ filename: "a.txt", content: "\u0141Gk=" }] },
+      '"attachments.0.content" must be base64 (A-Z a-z 0-9 + /, padded with =)',
+    ],
+    [
+      { ...base, attachments: [{ filename: "a.txt", content: "aG==aGk=" }] },
+      '"attachments.0.content" must be base64 (A-Z a-z 0-9 + /, padded with =)',
+    ],
+    [
+      { ...base, attachments: [{ filename: "a.txt", content: "aGk=aG k" }] },
+      '"attachments.0.content" must be base64 (A-Z a-z 0-9 + /, padded with =)',
+    ],
+    [
       { ...base, attachments: [{ filename: "../etc/passwd", content: "aGk=" }] },
       '"attachments.0.filename" must be a file name without slashes or control characters',
     ],

@@ -1,9 +1,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sql } from "kysely";
+import Database from "better-sqlite3";
+import { Kysely, sql, SqliteDialect } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
+import { SLICES_PER_DURABLE_COMMIT, writeSlices } from "../../adapters/kysely/email-content-slices.js";
 import { relaxTransaction, withRelaxedCommit } from "../../adapters/kysely/relaxed-durability.js";
+import type { FlagpostTables } from "../../adapters/kysely/tables.js";
 import { openDatabase } from "../../cli/open-database.js";
 
 /**
@@ -54,4 +57,40 @@ describe("relaxed commits for claims and outcomes", () => {
       }
     },
   );
+
+  it("SQLite: a large email's slices commit relaxed, every few and the last one durably", async () => {
+    dir = await mkdtemp(join(tmpdir(), "flagpost-relaxed-"));
+    const file = new Database(join(dir, "flagpost.db"));
+    file.pragma("journal_mode = WAL");
+    file.pragma("synchronous = FULL");
+    file.exec(
+      "CREATE TABLE flagpost_email_content_slices (email_id TEXT, seq INTEGER, bytes BLOB, created_at INTEGER)",
+    );
+    const statements: string[] = [];
+    const db = new Kysely<FlagpostTables>({
+      dialect: new SqliteDialect({ database: file }),
+      log: (event) => {
+        statements.push(event.query.sql);
+      },
+    });
+    try {
+      await writeSlices(db, "sqlite", "0197aaaa-0000-7000-8000-000000000001", Array(10).fill("slice"), Date.now());
+      // The synchronous level each slice's INSERT ran at, from the statements in order.
+      let level = "FULL";
+      const levels: string[] = [];
+      for (const statement of statements) {
+        if (/^PRAGMA synchronous = NORMAL$/i.test(statement)) level = "NORMAL";
+        else if (/^PRAGMA synchronous = 2$/i.test(statement)) level = "FULL";
+        else if (statement.startsWith('insert into "flagpost_email_content_slices"')) levels.push(level);
+      }
+      expect(SLICES_PER_DURABLE_COMMIT).toBe(4);
+      // Durable: the 4th, the 8th, and the last, so the email's own commit syncs only itself.
+      const F = "FULL";
+      const N = "NORMAL";
+      expect(levels).toEqual([N, N, N, F, N, N, N, F, N, F]);
+      expect(file.pragma("synchronous", { simple: true })).toBe(2);
+    } finally {
+      await db.destroy();
+    }
+  });
 });

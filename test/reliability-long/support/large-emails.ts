@@ -5,7 +5,7 @@ import { API_KEY, isRunning, type Served } from "./serve.js";
 
 /**
  * Clients that POST large emails to a `flagpost serve` child: the memory suite's 24 × 39 MiB and
- * test/reliability/large-email-intake.test.ts's few.
+ * large-email-intake.test.ts's few.
  */
 
 /** A JSON email of exactly `bytes` bytes: one attachment fills it. */

@@ -2,9 +2,9 @@ import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
 import { BACKENDS, createTestDatabase, describeIfBackend, type TestDatabase } from "../support/databases.js";
-import { percentile } from "../reliability-long/support/numbers.js";
-import { largeEmail, sendUntilAccepted } from "../reliability-long/support/large-emails.js";
-import { API_KEY, isRunning, killHard, MiB, type Served, startServe } from "../reliability-long/support/serve.js";
+import { percentile } from "./support/numbers.js";
+import { largeEmail, sendUntilAccepted } from "./support/large-emails.js";
+import { API_KEY, isRunning, killHard, MiB, type Served, startServe } from "./support/serve.js";
 
 /**
  * Issue 24 item 12: while large emails are taken in, other requests must not wait behind them.
@@ -13,24 +13,30 @@ import { API_KEY, isRunning, killHard, MiB, type Served, startServe } from "../r
  * request (GET /v1/flags) is timed every 20 ms. Storing one such email used to hold the event
  * loop about 310 ms on SQLite (one INSERT of the whole row and its durable commit, the JSON of the
  * content), and MariaDB could not store it at all (16 MiB max_allowed_packet). Now the content is
- * written in 1 MiB slices with the loop free between them (adapters/kysely/email-content-slices.ts).
+ * written in 1 MiB slices with the loop free between them (adapters/kysely/email-content-slices.ts),
+ * the body is parsed in a thread (adapters/http/json-thread.ts), and the attachment's base64 is
+ * checked in small steps (src/emails/schema.ts).
  *
  * Asserted: every email accepted and stored whole; every small request answered 200, 90% of them
- * within P90_SMALL_MS.
- * What is left on the loop per email is parsing its body (JSON.parse, the base64 check, UTF-8
- * decoding: about 60 ms of 39 MiB on this machine's cores), two bodies at a time.
+ * within P90_SMALL_MS, the slowest within MAX_SMALL_MS. In the long suite (about 50 s for the
+ * three backends): `npm test` has no room for it.
  */
 
 const EMAILS = 5;
 const BODY_BYTES = 39 * MiB;
 /**
- * The bound is on the 90th percentile, not the slowest: on the shared 2-core development machine
- * at load 18–30 the slowest small request took 2–3 s after the change too (the process simply not
- * scheduled). Measured p90, before → after: SQLite 1,117–1,308 → 83–136 ms, PostgreSQL 373–1,917 →
- * 69–91 ms, MariaDB (nothing stored before) 67–182 ms. docs/reliability.md, "Large emails and other
- * requests", has the rest.
+ * Measured p90, before → after the slices: SQLite 1,117–1,308 → 83–136 ms, PostgreSQL 373–1,917 →
+ * 69–91 ms, MariaDB (nothing stored before) 67–182 ms. docs/reliability.md, "Large emails and
+ * other requests", has the rest.
  */
 const P90_SMALL_MS = 300;
+/**
+ * The slowest small request, at load 13 on the 2-core development machine: 660 / 1,305 / 1,802 ms
+ * (SQLite / PostgreSQL / MariaDB) before the base64 steps, body buffer and relaxed slices, 347 /
+ * 211 / 405 ms after; CI measured 2.46 s before. Issue 24 asked for better than 1.8 s; the bound
+ * leaves about 3 × the measured slowest for a busier machine.
+ */
+const MAX_SMALL_MS = 1_200;
 
 let database: TestDatabase | undefined;
 let served: Served | undefined;
@@ -44,7 +50,7 @@ afterEach(async () => {
 for (const backend of BACKENDS) {
   describeIfBackend(backend, `taking in 39 MiB emails on ${backend}`, () => {
     it(
-      `answers 90% of small requests within ${P90_SMALL_MS} ms while ${EMAILS} emails of 39 MiB come in`,
+      `answers small requests within ${P90_SMALL_MS} ms (90%) and ${MAX_SMALL_MS} ms (all) while ${EMAILS} emails of 39 MiB come in`,
       { timeout: 180_000 },
       async () => {
         database = await createTestDatabase(backend);
@@ -110,6 +116,7 @@ for (const backend of BACKENDS) {
         };
         console.info(`large email intake: ${JSON.stringify(figures)}`);
         expect(figures.smallRequestMs.p90, JSON.stringify(figures)).toBeLessThan(P90_SMALL_MS);
+        expect(figures.smallRequestMs.max, JSON.stringify(figures)).toBeLessThan(MAX_SMALL_MS);
         expect(probeErrors, JSON.stringify(figures)).toBe(0);
       },
     );
