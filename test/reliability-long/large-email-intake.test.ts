@@ -4,13 +4,14 @@ import { kyselyStorage } from "../../adapters/kysely/index.js";
 import { BACKENDS, createTestDatabase, describeIfBackend, type TestDatabase } from "../support/databases.js";
 import { percentile } from "./support/numbers.js";
 import { largeEmail, sendUntilAccepted } from "./support/large-emails.js";
+import { type ProbeResults, startProber } from "./support/prober.js";
 import { API_KEY, isRunning, killHard, MiB, type Served, startServe } from "./support/serve.js";
 
 /**
  * Issue 24 item 12: while large emails are taken in, other requests must not wait behind them.
  * A `flagpost serve` child on SQLite, PostgreSQL and MariaDB takes EMAILS emails of 39 MiB (one
  * attachment), posted at once and retried after each 503 of the body budget, while a small
- * request (GET /v1/flags) is timed every 20 ms. Storing one such email used to hold the event
+ * request (GET /v1/flags) is timed every 20 ms from a process of its own (support/prober.ts). Storing one such email used to hold the event
  * loop about 310 ms on SQLite (one INSERT of the whole row and its durable commit, the JSON of the
  * content), and MariaDB could not store it at all (16 MiB max_allowed_packet). Now the content is
  * written in 1 MiB slices with the loop free between them (adapters/kysely/email-content-slices.ts),
@@ -59,35 +60,17 @@ for (const backend of BACKENDS) {
         const bodies = Array.from({ length: EMAILS }, (_, i) => largeEmail(BODY_BYTES, i));
         await delay(500); // the start-up's own work (migrations, first purge) is not what is measured
 
-        const small: number[] = [];
-        let loading = true;
-        let probeErrors = 0;
-        const prober = (async () => {
-          while (loading) {
-            const begun = performance.now();
-            try {
-              const response = await fetch(`${server.url}/v1/flags`, {
-                headers: { authorization: `Bearer ${API_KEY}` },
-              });
-              await response.arrayBuffer();
-              if (response.status !== 200) probeErrors += 1;
-            } catch {
-              // A kept-alive connection the server closed while its loop was held: the wait still counts.
-              probeErrors += 1;
-            }
-            small.push(performance.now() - begun);
-            await delay(20);
-          }
-        })();
+        const prober = startProber(server.url, API_KEY, 20);
         const counts = { refused: 0, resets: 0, timeouts: 0 };
         const started = performance.now();
         let statuses: number[];
+        let probes: ProbeResults;
         try {
           statuses = await Promise.all(bodies.map((body) => sendUntilAccepted(server, body, counts)));
         } finally {
-          loading = false;
-          await prober;
+          probes = await prober.stop();
         }
+        const { ms: small, errors: probeErrors } = probes;
         const seconds = (performance.now() - started) / 1000;
         expect(statuses).toEqual(Array(EMAILS).fill(200));
 
