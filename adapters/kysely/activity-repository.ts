@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type {
   ActivityRepository,
   EmailActivityBucket,
@@ -8,9 +8,7 @@ import type {
 import { FlagpostError } from "../../src/errors.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";
-import type { FlagpostTables } from "./tables.js";
-
-type Db = Kysely<FlagpostTables>;
+import type { Db } from "./tables.js";
 
 /**
  * `column - column % size`: the start of the epoch-aligned bucket, the same on every engine for

@@ -1,11 +1,10 @@
-import type { Kysely, Selectable } from "kysely";
+import type { Selectable } from "kysely";
 import type { Scope } from "../../src/auth/scopes.js";
 import type { ApiKeyRecord, ApiKeyRepository } from "../../src/storage/index.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso } from "./row-codec.js";
-import type { ApiKeysTable, FlagpostTables } from "./tables.js";
-
-type Db = Kysely<FlagpostTables>;
+import type { ApiKeysTable } from "./tables.js";
+import type { Db } from "./tables.js";
 
 function toApiKey(row: Selectable<ApiKeysTable>): ApiKeyRecord {
   const record: ApiKeyRecord = {

@@ -1,9 +1,8 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import type { Kysely } from "kysely";
 import type { EmailContent } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
 import { relaxTransaction, withRelaxedCommit } from "./relaxed-durability.js";
-import type { FlagpostTables } from "./tables.js";
+import type { Db } from "./tables.js";
 
 /**
  * Large email content in slices (docs/emails.md, "How a large email is stored"). One INSERT of a
@@ -22,7 +21,6 @@ export const SLICE_CHARS = 1024 * 1024;
 /** Slices read per statement: 8 MiB of base64, then the event loop has a turn. */
 const READ_BATCH = 8;
 
-type Db = Kysely<FlagpostTables>;
 type Slots = { holder: Record<string, unknown>; key: string }[];
 
 /** The strings that move to slices, in slice order: html, text, then each attachment's content. */

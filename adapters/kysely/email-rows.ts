@@ -1,6 +1,5 @@
 import {
   type Insertable,
-  type Kysely,
   type Selectable,
   sql,
   type Transaction,
@@ -26,7 +25,8 @@ import type { EmailEventsTable, EmailsTable, FlagpostTables } from "./tables.js"
 
 /** The outbox's rows and how they map to the port's records (email-repository.ts and its helpers). */
 
-export type Db = Kysely<FlagpostTables>;
+import type { Db } from "./tables.js";
+export type { Db };
 export type Trx = Transaction<FlagpostTables>;
 export type EmailRow = Selectable<EmailsTable>;
 export type EmailUpdate = UpdateQueryBuilder<FlagpostTables, "flagpost_emails", "flagpost_emails", UpdateResult>;

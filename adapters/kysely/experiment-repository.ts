@@ -1,11 +1,9 @@
-import { type Kysely, type RawBuilder, sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { ExperimentQuery, ExperimentRepository, ExperimentTotals } from "../../src/storage/index.js";
 import type { Engine } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toNumber } from "./row-codec.js";
-import type { FlagpostTables } from "./tables.js";
-
-type Db = Kysely<FlagpostTables>;
+import { EngineRepository } from "./engine-repository.js";
 
 /**
  * How each engine reads the JSON text of `properties`. `experimentId` MUST be written exactly as
@@ -79,24 +77,16 @@ interface TotalsRow {
  * merge "u1" and "u1 ". (A join from each user to their metric events looked each user up in an
  * index: 100,000 users took seconds; see docs/experiments.md, "How it runs".)
  */
-export class KyselyExperimentRepository implements ExperimentRepository {
+export class KyselyExperimentRepository extends EngineRepository implements ExperimentRepository {
   /** How each method's driver errors read (storage-errors.ts translates them). */
   static readonly actions: StorageActions<KyselyExperimentRepository> = {
     experimentTotals: "compute the experiment results",
   };
 
-  readonly #db: Db;
-  readonly #engine: Engine;
-
-  constructor(db: Db, engine: Engine) {
-    this.#db = db;
-    this.#engine = engine;
-  }
-
   async experimentTotals(query: ExperimentQuery): Promise<ExperimentTotals> {
     const from = query.from === undefined ? undefined : toEpochMs(query.from, "from");
     const to = query.to === undefined ? undefined : toEpochMs(query.to, "to");
-    const r = READS[this.#engine];
+    const r = READS[this.engine];
     const window = sql.join(
       [from === undefined ? sql`1 = 1` : sql`ts >= ${from}`, to === undefined ? sql`1 = 1` : sql`ts < ${to}`],
       sql` and `,
@@ -132,7 +122,7 @@ export class KyselyExperimentRepository implements ExperimentRepository {
       select variant, count(*) as users, sum(converted) as conversions, sum(revenue) as revenue, sum(revenue * revenue) as revenue_squares
       from per_user
       group by variant`;
-    const { rows } = await statement.execute(this.#db);
+    const { rows } = await statement.execute(this.db);
     const totals: ExperimentTotals = { variants: [], excludedUsers: 0 };
     for (const row of rows) {
       if (row.variant === null) {

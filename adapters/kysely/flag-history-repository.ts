@@ -1,10 +1,9 @@
-import type { Kysely, Selectable, Transaction } from "kysely";
+import type { Selectable, Transaction } from "kysely";
 import type { FlagActor, FlagHistoryAction, FlagHistoryEntry, FlagHistoryRepository } from "../../src/storage/index.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso } from "./row-codec.js";
 import type { FlagHistoryTable, FlagpostTables } from "./tables.js";
-
-type Db = Kysely<FlagpostTables>;
+import type { Db } from "./tables.js";
 
 /** Stores one history entry; called by the flag repository inside the transaction of the write it records. */
 export async function recordFlagHistory(trx: Transaction<FlagpostTables>, entry: FlagHistoryEntry): Promise<void> {

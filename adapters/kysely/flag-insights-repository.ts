@@ -1,13 +1,11 @@
-import { type Kysely, sql } from "kysely";
+import { sql } from "kysely";
 import type { FlagInsightCount, FlagInsightRepository, FlagInsightTotal } from "../../src/storage/index.js";
-import type { Engine } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";
-import type { FlagpostTables } from "./tables.js";
 import { inTransaction } from "./transaction.js";
-
-type Db = Kysely<FlagpostTables>;
+import { EngineRepository } from "./engine-repository.js";
+import type { Db } from "./tables.js";
 
 /** Rows per INSERT: well under every engine's bound-parameter limit (5 per row). */
 const CHUNK = 500;
@@ -40,21 +38,13 @@ interface Row {
  * PostgreSQL, ON DUPLICATE KEY UPDATE on MySQL — so processes writing at once sum their counts
  * without reading first. Rows go in key order, so two writers lock them in the same order.
  */
-export class KyselyFlagInsightRepository implements FlagInsightRepository {
+export class KyselyFlagInsightRepository extends EngineRepository implements FlagInsightRepository {
   /** How each method's driver errors read (storage-errors.ts translates them). */
   static readonly actions: StorageActions<KyselyFlagInsightRepository> = {
     add: "store flag evaluation counts",
     hourly: "read flag evaluation counts",
     totals: "read flag evaluation counts",
   };
-
-  readonly #db: Db;
-  readonly #engine: Engine;
-
-  constructor(db: Db, engine: Engine) {
-    this.#db = db;
-    this.#engine = engine;
-  }
 
   async add(counts: readonly FlagInsightCount[]): Promise<void> {
     // One row per key: PostgreSQL refuses an upsert that touches the same row twice.
@@ -74,13 +64,13 @@ export class KyselyFlagInsightRepository implements FlagInsightRepository {
     }
     const rows = [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
     if (rows.length === 0) return;
-    await inTransaction(this.#db, this.#engine, async (trx) => {
+    await inTransaction(this.db, this.engine, async (trx) => {
       for (let i = 0; i < rows.length; i += CHUNK) await this.#upsert(trx, rows.slice(i, i + CHUNK));
     });
   }
 
   async #upsert(db: Db, rows: Row[]): Promise<void> {
-    const engine = engineTraits(this.#engine);
+    const engine = engineTraits(this.engine);
     const current = (column: string) => sql.ref(`flagpost_flag_insights.${column}`);
     await engine
       .upsert(db.insertInto("flagpost_flag_insights").values(rows), ["flag_key", "hour", "result"], {
@@ -93,7 +83,7 @@ export class KyselyFlagInsightRepository implements FlagInsightRepository {
   async hourly(flagKey: string, from: string, to: string): Promise<FlagInsightCount[]> {
     const start = toEpochMs(from, "from");
     const end = toEpochMs(to, "to");
-    const rows = await this.#db
+    const rows = await this.db
       .selectFrom("flagpost_flag_insights")
       .selectAll()
       .where("flag_key", "=", flagKey)
@@ -114,7 +104,7 @@ export class KyselyFlagInsightRepository implements FlagInsightRepository {
   async totals(flagKeys: readonly string[], since: string): Promise<FlagInsightTotal[]> {
     if (flagKeys.length === 0) return [];
     const start = toEpochMs(since, "since");
-    const rows = await this.#db
+    const rows = await this.db
       .selectFrom("flagpost_flag_insights")
       .select((eb) => [
         "flag_key",

@@ -1,11 +1,10 @@
-import type { Insertable, Kysely, Selectable } from "kysely";
+import type { Insertable, Selectable } from "kysely";
 import type { FlagRecord, FlagRepository } from "../../src/storage/index.js";
 import { type Engine, encodeBoolean } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toBoolean, toEpochMs, toIso, toNumber } from "./row-codec.js";
-import { FLAGS_REVISION, type FlagpostTables, type FlagsTable } from "./tables.js";
-
-type Db = Kysely<FlagpostTables>;
+import { FLAGS_REVISION, type FlagsTable } from "./tables.js";
+import type { Db } from "./tables.js";
 
 export function toFlag(row: Selectable<FlagsTable>): FlagRecord {
   return {

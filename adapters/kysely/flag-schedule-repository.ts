@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from "kysely";
+import type { Selectable, Transaction } from "kysely";
 import { FlagpostError } from "../../src/errors.js";
 import type {
   FlagActor,
@@ -8,13 +8,12 @@ import type {
   FlagScheduleRepository,
   FlagScheduleStatus,
 } from "../../src/storage/index.js";
-import type { Engine } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";
 import type { FlagpostTables, FlagSchedulesTable } from "./tables.js";
+import { EngineRepository } from "./engine-repository.js";
 
-type Db = Kysely<FlagpostTables>;
 type Row = Selectable<FlagSchedulesTable>;
 
 const TABLE = "flagpost_flag_schedules";
@@ -63,7 +62,7 @@ export async function completeSchedule(
 }
 
 /** `flagpost_flag_schedules`: claims and leases through job-claims.ts, like the email outbox. */
-export class KyselyFlagScheduleRepository implements FlagScheduleRepository {
+export class KyselyFlagScheduleRepository extends EngineRepository implements FlagScheduleRepository {
   /** How each method's driver errors read (storage-errors.ts translates them). */
   static readonly actions: StorageActions<KyselyFlagScheduleRepository> = {
     insert: { action: "store the schedule", conflict: (s) => `A schedule with id "${s.id}" already exists` },
@@ -77,14 +76,6 @@ export class KyselyFlagScheduleRepository implements FlagScheduleRepository {
     finish: "record the schedule's outcome",
   };
 
-  readonly #db: Db;
-  readonly #engine: Engine;
-
-  constructor(db: Db, engine: Engine) {
-    this.#db = db;
-    this.#engine = engine;
-  }
-
   async insert(s: FlagScheduleRecord): Promise<void> {
     const row = {
       id: s.id,
@@ -97,11 +88,11 @@ export class KyselyFlagScheduleRepository implements FlagScheduleRepository {
       attempts: s.attempts,
       next_attempt_at: toEpochMs(s.nextAttemptAt, "nextAttemptAt"),
     };
-    await this.#db.insertInto(TABLE).values(row).execute();
+    await this.db.insertInto(TABLE).values(row).execute();
   }
 
   async get(id: string): Promise<FlagScheduleRecord | undefined> {
-    const row = await this.#db.selectFrom(TABLE).selectAll().where("id", "=", id).executeTakeFirst();
+    const row = await this.db.selectFrom(TABLE).selectAll().where("id", "=", id).executeTakeFirst();
     return row && toRecord(row);
   }
 
@@ -110,7 +101,7 @@ export class KyselyFlagScheduleRepository implements FlagScheduleRepository {
     options: { status?: FlagScheduleStatus; after?: { at: string; id: string }; limit: number },
   ): Promise<FlagScheduleRecord[]> {
     const { status, after, limit } = options;
-    let query = this.#db
+    let query = this.db
       .selectFrom(TABLE)
       .selectAll()
       .where("flag_key", "=", flagKey)
@@ -126,7 +117,7 @@ export class KyselyFlagScheduleRepository implements FlagScheduleRepository {
   }
 
   async delete(flagKey: string, id: string): Promise<boolean> {
-    const result = await this.#db
+    const result = await this.db
       .deleteFrom(TABLE)
       .where("id", "=", id)
       .where("flag_key", "=", flagKey)
@@ -136,7 +127,7 @@ export class KyselyFlagScheduleRepository implements FlagScheduleRepository {
 
   async claimDue(now: string, limit: number, leaseMs: number, owner: string): Promise<FlagScheduleRecord[]> {
     const at = toEpochMs(now, "now");
-    const rows = await claimDueRows<Row>(this.#db, this.#engine, SCHEDULES, at, limit, at + leaseMs, owner);
+    const rows = await claimDueRows<Row>(this.db, this.engine, SCHEDULES, at, limit, at + leaseMs, owner);
     return rows
       .map(toRecord)
       .sort((a, b) =>
@@ -146,16 +137,16 @@ export class KyselyFlagScheduleRepository implements FlagScheduleRepository {
 
   async renewLeases(ids: readonly string[], owner: string, until: string): Promise<string[]> {
     const leaseUntil = toEpochMs(until, "until");
-    return renewLeases(this.#db, this.#engine, TABLE, [...new Set(ids)], owner, leaseUntil);
+    return renewLeases(this.db, this.engine, TABLE, [...new Set(ids)], owner, leaseUntil);
   }
 
   async listLeaseOwners(now: string): Promise<string[]> {
     const at = toEpochMs(now, "now");
-    return listLeaseOwners(this.#db, SCHEDULES, at);
+    return listLeaseOwners(this.db, SCHEDULES, at);
   }
 
   async releaseLeases(owners: readonly string[]): Promise<number> {
-    return releaseLeases(this.#db, SCHEDULES, owners);
+    return releaseLeases(this.db, SCHEDULES, owners);
   }
 
   async finish(id: string, owner: string, outcome: FlagScheduleOutcome): Promise<boolean> {
@@ -170,7 +161,7 @@ export class KyselyFlagScheduleRepository implements FlagScheduleRepository {
             lease_owner: null,
             lease_until: null,
           };
-    const result = await this.#db
+    const result = await this.db
       .updateTable(TABLE)
       .set(set)
       .where("id", "=", id)

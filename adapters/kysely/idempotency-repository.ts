@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import type { Kysely } from "kysely";
 import type {
   IdempotencyBegin,
   IdempotencyClaim,
@@ -9,9 +8,8 @@ import type {
 import { type Engine, encodeBoolean, insertIfAbsent } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toBoolean, toEpochMs, toNumber } from "./row-codec.js";
-import type { FlagpostTables } from "./tables.js";
-
-type Db = Kysely<FlagpostTables>;
+import { EngineRepository } from "./engine-repository.js";
+import type { Db } from "./tables.js";
 
 /** How often `begin` starts over when the record changes between its steps (released, purged, lapsed). */
 const MAX_ROUNDS = 5;
@@ -47,7 +45,7 @@ export async function completeClaim(
  * succeed for exactly one caller (an insert that does nothing when the row exists, UPDATEs whose
  * WHERE re-checks the condition under the row lock), never with a read followed by a write.
  */
-export class KyselyIdempotencyRepository implements IdempotencyRepository {
+export class KyselyIdempotencyRepository extends EngineRepository implements IdempotencyRepository {
   /** How each method's driver errors read (storage-errors.ts translates them). */
   static readonly actions: StorageActions<KyselyIdempotencyRepository> = {
     begin: "claim the idempotency key",
@@ -56,14 +54,6 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
     release: "release the idempotency key",
     purgeExpired: "purge expired idempotency keys",
   };
-
-  readonly #db: Db;
-  readonly #engine: Engine;
-
-  constructor(db: Db, engine: Engine) {
-    this.#db = db;
-    this.#engine = engine;
-  }
 
   async begin(claim: IdempotencyClaim): Promise<IdempotencyBegin> {
     const id = idempotencyRowId(claim.scope, claim.key);
@@ -76,15 +66,15 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
       fingerprint: claim.fingerprint,
       locked_until: lockedUntil,
       expires_at: expiresAt,
-      completed: encodeBoolean(this.#engine, false),
+      completed: encodeBoolean(this.engine, false),
       response: null,
       created_at: now,
     };
-    const db = this.#db;
+    const db = this.db;
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       // 1. A key never seen: exactly one racing insert adds the row.
       const inserted = await insertIfAbsent(
-        this.#engine,
+        this.engine,
         db.insertInto("flagpost_idempotency").values({ id, ...fresh }),
       ).executeTakeFirst();
       if (inserted.numInsertedOrUpdatedRows !== undefined && inserted.numInsertedOrUpdatedRows > 0n)
@@ -105,7 +95,7 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
         .set({ locked_until: lockedUntil })
         .where("id", "=", id)
         .where("fingerprint", "=", claim.fingerprint)
-        .where("completed", "=", encodeBoolean(this.#engine, false))
+        .where("completed", "=", encodeBoolean(this.engine, false))
         .where("locked_until", "<=", now)
         .where("expires_at", ">", now)
         .executeTakeFirst();
@@ -132,9 +122,9 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
 
   async extend(scope: string, key: string, fingerprint: string, lockedUntil: string): Promise<boolean> {
     const until = toEpochMs(lockedUntil, "lockedUntil");
-    const pending = encodeBoolean(this.#engine, false);
+    const pending = encodeBoolean(this.engine, false);
     const id = idempotencyRowId(scope, key);
-    const result = await this.#db
+    const result = await this.db
       .updateTable("flagpost_idempotency")
       .set({ locked_until: until })
       .where("id", "=", id)
@@ -143,7 +133,7 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
       .executeTakeFirst();
     if (result.numUpdatedRows > 0n) return true;
     // MySQL counts only changed rows: an extension to the same time changes none.
-    const row = await this.#db
+    const row = await this.db
       .selectFrom("flagpost_idempotency")
       .select("locked_until")
       .where("id", "=", id)
@@ -154,20 +144,20 @@ export class KyselyIdempotencyRepository implements IdempotencyRepository {
   }
 
   async complete(completion: IdempotencyCompletion): Promise<void> {
-    await completeClaim(this.#db, this.#engine, completion);
+    await completeClaim(this.db, this.engine, completion);
   }
 
   async release(scope: string, key: string): Promise<void> {
-    await this.#db
+    await this.db
       .deleteFrom("flagpost_idempotency")
       .where("id", "=", idempotencyRowId(scope, key))
-      .where("completed", "=", encodeBoolean(this.#engine, false))
+      .where("completed", "=", encodeBoolean(this.engine, false))
       .execute();
   }
 
   async purgeExpired(now: string): Promise<number> {
     const at = toEpochMs(now, "now");
-    const result = await this.#db.deleteFrom("flagpost_idempotency").where("expires_at", "<", at).executeTakeFirst();
+    const result = await this.db.deleteFrom("flagpost_idempotency").where("expires_at", "<", at).executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 }

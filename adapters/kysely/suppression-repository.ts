@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from "kysely";
+import type { Selectable } from "kysely";
 import type {
   PageRequest,
   SoftBounceRecord,
@@ -7,14 +7,13 @@ import type {
   SuppressionRecord,
   SuppressionRepository,
 } from "../../src/storage/index.js";
-import { type Engine, insertIfAbsent } from "./dialect.js";
+import { insertIfAbsent } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso } from "./row-codec.js";
-import type { FlagpostTables, SuppressionsTable } from "./tables.js";
+import type { SuppressionsTable } from "./tables.js";
 import { inTransaction } from "./transaction.js";
 import { pageQuery } from "./webhook-repository.js";
-
-type Db = Kysely<FlagpostTables>;
+import { EngineRepository } from "./engine-repository.js";
 
 /** Addresses per statement: far below every engine's limit on bound parameters. */
 const CHUNK = 100;
@@ -43,7 +42,7 @@ function chunks<T>(items: readonly T[]): T[][] {
  * The suppression list in `flagpost_suppressions`, unique by lower-cased address: its reads and
  * the soft-bounce counter. Entries are added and removed in a unit of work (suppression-rows.ts).
  */
-export class KyselySuppressionRepository implements SuppressionRepository {
+export class KyselySuppressionRepository extends EngineRepository implements SuppressionRepository {
   /** How each method's driver errors read (storage-errors.ts translates them). */
   static readonly actions: StorageActions<KyselySuppressionRepository> = {
     getSuppression: "read the suppression",
@@ -52,16 +51,8 @@ export class KyselySuppressionRepository implements SuppressionRepository {
     suppressedAmong: "check the suppression list",
   };
 
-  readonly #db: Db;
-  readonly #engine: Engine;
-
-  constructor(db: Db, engine: Engine) {
-    this.#db = db;
-    this.#engine = engine;
-  }
-
   async getSuppression(idOrEmail: string): Promise<SuppressionRecord | undefined> {
-    const row = await this.#db
+    const row = await this.db
       .selectFrom("flagpost_suppressions")
       .selectAll()
       .where((eb) => eb.or([eb("id", "=", idOrEmail), eb("email", "=", idOrEmail)]))
@@ -72,7 +63,7 @@ export class KyselySuppressionRepository implements SuppressionRepository {
   }
 
   async listSuppressions(filter: SuppressionFilter, page: PageRequest): Promise<SuppressionRecord[]> {
-    let base = this.#db.selectFrom("flagpost_suppressions").selectAll();
+    let base = this.db.selectFrom("flagpost_suppressions").selectAll();
     if (filter.origin !== undefined) base = base.where("origin", "=", filter.origin);
     const { query, reversed } = pageQuery(base, "id", page);
     const rows = (await query.execute()).map((row) => toSuppression(row as Selectable<SuppressionsTable>));
@@ -81,9 +72,9 @@ export class KyselySuppressionRepository implements SuppressionRepository {
 
   async countSoftBounce(bounce: SoftBounceRecord, since: string): Promise<number> {
     const sinceMs = toEpochMs(since, "since");
-    return inTransaction(this.#db, this.#engine, async (trx) => {
+    return inTransaction(this.db, this.engine, async (trx) => {
       await insertIfAbsent(
-        this.#engine,
+        this.engine,
         trx.insertInto("flagpost_soft_bounces").values({
           id: bounce.id,
           email: bounce.email,
@@ -110,7 +101,7 @@ export class KyselySuppressionRepository implements SuppressionRepository {
     if (unique.length === 0) return [];
     const found: string[] = [];
     for (const chunk of chunks(unique)) {
-      const rows = await this.#db
+      const rows = await this.db
         .selectFrom("flagpost_suppressions")
         .select("email")
         .where("email", "in", chunk)

@@ -1,4 +1,4 @@
-import type { ColumnType } from "kysely";
+import type { ColumnType, Kysely } from "kysely";
 
 /**
  * The flagpost tables as Kysely sees them. Every name starts with `flagpost_` so the tables sit
@@ -262,6 +262,9 @@ export interface UnmatchedReportsTable {
   reason: string;
   report: string;
 }
+
+/** The database as every repository queries it. */
+export type Db = Kysely<FlagpostTables>;
 
 export interface FlagpostTables {
   flagpost_flags: FlagsTable;

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Transaction, Updateable } from "kysely";
+import type { Insertable, Selectable, Transaction, Updateable } from "kysely";
 import type {
   DeliveryClaimCap,
   AttemptRecord,
@@ -9,7 +9,6 @@ import type {
   PageRequest,
   WebhookDeliveryRepository,
 } from "../../src/storage/index.js";
-import type { Engine } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs } from "./row-codec.js";
 import type { FlagpostTables, WebhookAttemptsTable, WebhookDeliveriesTable } from "./tables.js";
@@ -17,8 +16,9 @@ import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewL
 import { inTransaction, onDeliveriesCommitted } from "./transaction.js";
 import { pageQuery, toWebhook } from "./webhook-repository.js";
 import { attemptRow, toAttempt, toDelivery, toEvent } from "./webhook-delivery-rows.js";
+import { EngineRepository } from "./engine-repository.js";
+import type { Db } from "./tables.js";
 
-type Db = Kysely<FlagpostTables>;
 type Trx = Transaction<FlagpostTables>;
 type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 
@@ -34,7 +34,7 @@ const DELIVERIES: JobTableSpec = {
  * Deliveries in `flagpost_webhook_deliveries` (stored by recordDomainEvents with the change that
  * caused them), events in `flagpost_webhook_events`, attempts in `flagpost_webhook_attempts`.
  */
-export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepository {
+export class KyselyWebhookDeliveryRepository extends EngineRepository implements WebhookDeliveryRepository {
   /** How each method's driver errors read (storage-errors.ts translates them). */
   static readonly actions: StorageActions<KyselyWebhookDeliveryRepository> = {
     claimDueDeliveries: "claim due webhook deliveries",
@@ -49,14 +49,6 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
     countPendingDeliveries: "count pending webhook deliveries",
     onDeliveriesStored: "subscribe to stored deliveries",
   };
-
-  readonly #db: Db;
-  readonly #engine: Engine;
-
-  constructor(db: Db, engine: Engine) {
-    this.#db = db;
-    this.#engine = engine;
-  }
 
   async claimDueDeliveries(
     now: string,
@@ -73,8 +65,8 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
       room: (id: string) => cap.perWebhook - (cap.busy.get(id) ?? 0),
     };
     const rows = await claimDueRows<DeliveryRow>(
-      this.#db,
-      this.#engine,
+      this.db,
+      this.engine,
       DELIVERIES,
       at,
       limit,
@@ -84,12 +76,12 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
       quota,
     );
     if (rows.length === 0) return [];
-    const events = await this.#db
+    const events = await this.db
       .selectFrom("flagpost_webhook_events")
       .selectAll()
       .where("id", "in", [...new Set(rows.map((r) => r.event_id))])
       .execute();
-    const webhooks = await this.#db
+    const webhooks = await this.db
       .selectFrom("flagpost_webhooks")
       .selectAll()
       .where("id", "in", [...new Set(rows.map((r) => r.webhook_id))])
@@ -106,7 +98,7 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
     }
     // Stored while its endpoint was being deleted: nothing can be sent anymore.
     if (orphans.length > 0)
-      await this.#db
+      await this.db
         .deleteFrom("flagpost_webhook_deliveries")
         .where(
           "id",
@@ -121,20 +113,20 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
 
   async renewDeliveryLeases(ids: readonly string[], owner: string, until: string): Promise<string[]> {
     const at = toEpochMs(until, "until");
-    return renewLeases(this.#db, this.#engine, DELIVERIES.table, [...new Set(ids)], owner, at);
+    return renewLeases(this.db, this.engine, DELIVERIES.table, [...new Set(ids)], owner, at);
   }
 
   async listDeliveryLeaseOwners(now: string): Promise<string[]> {
     const at = toEpochMs(now, "now");
-    return listLeaseOwners(this.#db, DELIVERIES, at);
+    return listLeaseOwners(this.db, DELIVERIES, at);
   }
 
   async releaseDeliveryLeases(owners: readonly string[]): Promise<number> {
-    return releaseLeases(this.#db, DELIVERIES, owners);
+    return releaseLeases(this.db, DELIVERIES, owners);
   }
 
   async countPendingDeliveries(): Promise<number> {
-    const row = await this.#db
+    const row = await this.db
       .selectFrom("flagpost_webhook_deliveries")
       .where("status", "in", ["pending", "attempting"])
       .select((eb) => eb.fn.countAll<string | number>().as("pending"))
@@ -143,7 +135,7 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
   }
 
   onDeliveriesStored(listener: () => void): () => void {
-    return onDeliveriesCommitted(this.#db, listener);
+    return onDeliveriesCommitted(this.db, listener);
   }
 
   /**
@@ -154,7 +146,7 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
   async recordDeliveryOutcomes(outcomes: readonly DeliveryOutcome[]): Promise<boolean[]> {
     if (outcomes.length === 0) return [];
     const order = outcomes.map((o, i) => ({ o, i })).sort((a, b) => (a.o.id < b.o.id ? -1 : a.o.id > b.o.id ? 1 : 0));
-    return inTransaction(this.#db, this.#engine, async (trx) => {
+    return inTransaction(this.db, this.engine, async (trx) => {
       const applied: boolean[] = new Array(outcomes.length).fill(false);
       const attempts: Insertable<WebhookAttemptsTable>[] = [];
       const health = new Map<string, NonNullable<DeliveryOutcome["endpoint"]>>();
@@ -214,7 +206,7 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
   }
 
   async listDeliveries(webhookId: string, page: PageRequest): Promise<DeliveryRecord[]> {
-    const base = this.#db.selectFrom("flagpost_webhook_deliveries").selectAll().where("webhook_id", "=", webhookId);
+    const base = this.db.selectFrom("flagpost_webhook_deliveries").selectAll().where("webhook_id", "=", webhookId);
     const { query, reversed } = pageQuery(base, "event_id", page);
     const rows = (await query.execute()).map(toDelivery);
     return reversed ? rows.reverse() : rows;
@@ -224,9 +216,9 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
     webhookId: string,
     eventId: string,
   ): Promise<{ delivery: DeliveryRecord; event: DomainEvent } | undefined> {
-    const row = await this.#delivery(this.#db, webhookId, eventId);
+    const row = await this.#delivery(this.db, webhookId, eventId);
     if (!row) return undefined;
-    const event = await this.#db
+    const event = await this.db
       .selectFrom("flagpost_webhook_events")
       .selectAll()
       .where("id", "=", eventId)
@@ -236,7 +228,7 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
 
   async replayDelivery(webhookId: string, eventId: string, now: string): Promise<DeliveryRecord | undefined> {
     const at = toEpochMs(now, "now");
-    return inTransaction(this.#db, this.#engine, async (trx) => {
+    return inTransaction(this.db, this.engine, async (trx) => {
       const delivery = trx
         .updateTable("flagpost_webhook_deliveries")
         .where("webhook_id", "=", webhookId)
@@ -253,9 +245,9 @@ export class KyselyWebhookDeliveryRepository implements WebhookDeliveryRepositor
   }
 
   async listAttempts(webhookId: string, eventId: string, page: PageRequest): Promise<AttemptRecord[]> {
-    const delivery = await this.#delivery(this.#db, webhookId, eventId);
+    const delivery = await this.#delivery(this.db, webhookId, eventId);
     if (!delivery) return [];
-    const base = this.#db.selectFrom("flagpost_webhook_attempts").selectAll().where("delivery_id", "=", delivery.id);
+    const base = this.db.selectFrom("flagpost_webhook_attempts").selectAll().where("delivery_id", "=", delivery.id);
     const { query, reversed } = pageQuery(base, "id", page);
     const rows = (await query.execute()).map(toAttempt);
     return reversed ? rows.reverse() : rows;

@@ -1,12 +1,4 @@
-import type {
-  ExpressionBuilder,
-  Kysely,
-  Selectable,
-  SelectQueryBuilder,
-  Transaction,
-  Updateable,
-  UpdateObject,
-} from "kysely";
+import type { ExpressionBuilder, Selectable, SelectQueryBuilder, Transaction, Updateable, UpdateObject } from "kysely";
 import type {
   PageRequest,
   SecretRotation,
@@ -15,14 +7,14 @@ import type {
   WebhookRepository,
   WebhookStatus,
 } from "../../src/storage/index.js";
-import type { AnyDatabase, Engine } from "./dialect.js";
+import type { AnyDatabase } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso } from "./row-codec.js";
 import type { FlagpostTables, WebhooksTable } from "./tables.js";
 import { inTransaction } from "./transaction.js";
+import { EngineRepository } from "./engine-repository.js";
 
-type Db = Kysely<FlagpostTables>;
 type Trx = Transaction<FlagpostTables>;
 
 export function toWebhook(row: Selectable<WebhooksTable>): WebhookRecord {
@@ -71,7 +63,7 @@ type WebhookSet =
   | ((eb: ExpressionBuilder<FlagpostTables, "flagpost_webhooks">) => UpdateObject<FlagpostTables, "flagpost_webhooks">);
 
 /** Endpoints in `flagpost_webhooks`, their subscriptions in `flagpost_webhook_subscriptions`. */
-export class KyselyWebhookRepository implements WebhookRepository {
+export class KyselyWebhookRepository extends EngineRepository implements WebhookRepository {
   /** How each method's driver errors read (storage-errors.ts translates them). */
   static readonly actions: StorageActions<KyselyWebhookRepository> = {
     insertWebhook: {
@@ -84,14 +76,6 @@ export class KyselyWebhookRepository implements WebhookRepository {
     rotateSecret: "rotate the webhook's secret",
     deleteWebhook: "delete the webhook",
   };
-
-  readonly #db: Db;
-  readonly #engine: Engine;
-
-  constructor(db: Db, engine: Engine) {
-    this.#db = db;
-    this.#engine = engine;
-  }
 
   async insertWebhook(webhook: WebhookRecord): Promise<void> {
     const row = {
@@ -109,19 +93,19 @@ export class KyselyWebhookRepository implements WebhookRepository {
       updated_at: toEpochMs(webhook.updatedAt, "updatedAt"),
       failing_since: webhook.failingSince === undefined ? null : toEpochMs(webhook.failingSince, "failingSince"),
     };
-    await inTransaction(this.#db, this.#engine, async (trx) => {
+    await inTransaction(this.db, this.engine, async (trx) => {
       await trx.insertInto("flagpost_webhooks").values(row).execute();
       await subscribe(trx, webhook.id, webhook.events);
     });
   }
 
   async getWebhook(id: string): Promise<WebhookRecord | undefined> {
-    const row = await this.#db.selectFrom("flagpost_webhooks").selectAll().where("id", "=", id).executeTakeFirst();
+    const row = await this.db.selectFrom("flagpost_webhooks").selectAll().where("id", "=", id).executeTakeFirst();
     return row && toWebhook(row);
   }
 
   async listWebhooks(page: PageRequest): Promise<WebhookRecord[]> {
-    const { query, reversed } = pageQuery(this.#db.selectFrom("flagpost_webhooks").selectAll(), "id", page);
+    const { query, reversed } = pageQuery(this.db.selectFrom("flagpost_webhooks").selectAll(), "id", page);
     const rows = (await query.execute()).map(toWebhook);
     return reversed ? rows.reverse() : rows;
   }
@@ -132,7 +116,7 @@ export class KyselyWebhookRepository implements WebhookRepository {
     if (changes.events !== undefined) set.events = JSON.stringify(changes.events);
     if (changes.status !== undefined) set.status = changes.status;
     if (changes.status === "enabled") set.failing_since = null;
-    return inTransaction(this.#db, this.#engine, async (trx) => {
+    return inTransaction(this.db, this.engine, async (trx) => {
       const row = await this.#updateThenRead(trx, id, set);
       if (!row) return undefined;
       if (changes.events !== undefined) {
@@ -144,7 +128,7 @@ export class KyselyWebhookRepository implements WebhookRepository {
   }
 
   async rotateSecret(id: string, rotation: SecretRotation): Promise<WebhookRecord | undefined> {
-    return inTransaction(this.#db, this.#engine, (trx) =>
+    return inTransaction(this.db, this.engine, (trx) =>
       this.#updateThenRead(trx, id, (eb) => ({
         previous_secret: eb.ref("secret"),
         previous_secret_until: toEpochMs(rotation.previousSecretExpiresAt, "previousSecretExpiresAt"),
@@ -157,14 +141,14 @@ export class KyselyWebhookRepository implements WebhookRepository {
   /** A locking read first (MySQL has no RETURNING, and "unknown" is then decided under the lock). */
   async #updateThenRead(trx: Trx, id: string, set: WebhookSet): Promise<Selectable<WebhooksTable> | undefined> {
     let read = trx.selectFrom("flagpost_webhooks").select("id").where("id", "=", id);
-    read = engineTraits(this.#engine).lockRows(read);
+    read = engineTraits(this.engine).lockRows(read);
     if (!(await read.executeTakeFirst())) return undefined;
     await trx.updateTable("flagpost_webhooks").set(set).where("id", "=", id).execute();
     return trx.selectFrom("flagpost_webhooks").selectAll().where("id", "=", id).executeTakeFirst();
   }
 
   async deleteWebhook(id: string): Promise<boolean> {
-    return inTransaction(this.#db, this.#engine, async (trx) => {
+    return inTransaction(this.db, this.engine, async (trx) => {
       const result = await trx.deleteFrom("flagpost_webhooks").where("id", "=", id).executeTakeFirst();
       if (result.numDeletedRows === 0n) return false;
       await trx.deleteFrom("flagpost_webhook_subscriptions").where("webhook_id", "=", id).execute();
