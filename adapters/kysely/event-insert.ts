@@ -1,4 +1,4 @@
-import { CompiledQuery, type Kysely, type Transaction } from "kysely";
+import { CompiledQuery, type Kysely, sql, type Transaction } from "kysely";
 import type { Engine } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import type { FlagpostTables } from "./tables.js";
@@ -7,9 +7,9 @@ import { inTransaction } from "./transaction.js";
 type Db = Kysely<FlagpostTables>;
 
 /**
- * One row of flagpost_events, as written (migration 0022-event-names): `id` as eventIdParam gives
- * it (16 bytes, or text for PostgreSQL's uuid); `received_at` NULL when the id carries that time;
- * `properties` NULL for an empty object.
+ * One row of flagpost_events, as written (migration 0022-event-names): `id` as the statement takes
+ * it (ID_AS_TEXT); `received_at` NULL when the id carries that time; `properties` NULL for an
+ * empty object.
  */
 export interface EventRow {
   id: string | Buffer;
@@ -18,6 +18,20 @@ export interface EventRow {
   name_id: number;
   user_id: string;
   properties: string | null;
+}
+
+/**
+ * Whether the insert takes an event id as its checked text (checkedEventId) rather than its 16
+ * bytes (eventIdParam). PostgreSQL's uuid column takes the text; SQLite's statement decodes it with
+ * `unhex(?, '-')` (SQLite 3.41; the JSONB properties already need 3.45), which costs the engine no
+ * more than binding a blob and spares a Buffer per event. MySQL's statement is interpolated on the
+ * client by mysql2, which writes a Buffer as a hex literal: it keeps the bytes.
+ */
+export const ID_AS_TEXT: Record<Engine, boolean> = { sqlite: true, postgres: true, mysql: false };
+
+/** The id's value in a statement: SQLite decodes the text it is given (see ID_AS_TEXT). */
+function idValue(engine: Engine, id: string | Buffer) {
+  return engine === "sqlite" ? sql<Buffer>`unhex(${id}, '-')` : id;
 }
 
 /** The table's columns, in its order: the order every statement below binds them in. */
@@ -105,6 +119,7 @@ async function insertChunk(db: Db, engine: Engine, rows: EventRow[], strategy: I
         .values(
           rows.map((r) => ({
             ...r,
+            id: idValue(engine, r.id),
             properties: r.properties === null ? null : engineTraits(engine).toJsonColumn(r.properties),
           })),
         )
@@ -159,6 +174,7 @@ export function insertTemplate(db: Db, engine: Engine, count: number): string {
       .values(
         Array.from({ length: count }, () => ({
           ...PLACEHOLDER_ROW,
+          id: idValue(engine, ""),
           properties: engineTraits(engine).toJsonColumn(""),
         })),
       )

@@ -10,10 +10,10 @@ import type {
 import type { Engine } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import type { StorageActions } from "./storage-errors.js";
-import { insertEventRows, type EventRow } from "./event-insert.js";
+import { ID_AS_TEXT, insertEventRows, type EventRow } from "./event-insert.js";
 import { EventNames } from "./event-names.js";
 import { completeClaim } from "./idempotency-repository.js";
-import { eventIdParam, eventIdText, toEpochMs, toIso, toNumber, uuidTimeMs } from "./row-codec.js";
+import { checkedEventId, eventIdParam, eventIdText, toEpochMs, toIso, toNumber, uuidTimeMs } from "./row-codec.js";
 import type { FlagpostTables } from "./tables.js";
 
 type Db = Kysely<FlagpostTables>;
@@ -54,6 +54,7 @@ export class KyselyEventRepository implements EventRepository {
     let receivedIso: string | undefined;
     let receivedMs = 0;
     let unnamed: number[] | undefined;
+    const idAsText = ID_AS_TEXT[this.#engine];
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
       // A batch usually shares one time of receipt: convert it once.
@@ -63,11 +64,11 @@ export class KyselyEventRepository implements EventRepository {
       }
       const nameId = this.#names.cachedId(e.event);
       if (nameId === undefined) (unnamed ??= []).push(i);
-      const id = eventIdParam(this.#engine, e.id);
+      const id = idAsText ? checkedEventId(e.id) : eventIdParam(this.#engine, e.id);
       rows[i] = {
         id,
         ts: e.timestampMs ?? toEpochMs(e.timestamp, "timestamp"),
-        // The UUIDv7 made at receipt carries this time already (eventIdParam checked the id's form).
+        // The UUIDv7 made at receipt carries this time already (the id's form was checked above).
         received_at: uuidTimeMs(e.id) === receivedMs ? null : receivedMs,
         name_id: nameId ?? 0,
         user_id: e.userId,

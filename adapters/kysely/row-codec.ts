@@ -67,12 +67,24 @@ function uuidBytes<B extends Buffer | undefined>(id: string, bytes: B): B | fals
  */
 export function eventIdParam(engine: Engine, id: string, field = "id"): string | Buffer {
   // PostgreSQL's uuid takes the text: only check it there.
-  const bytes = uuidBytes(id, engineTraits(engine).nativeUuid ? undefined : Buffer.allocUnsafe(16));
-  if (bytes === false) {
-    const message = `must be a lower-case UUID, got ${JSON.stringify(id)}`;
-    throw new FlagpostError("validation_error", `"${field}" ${message}`, { details: [{ path: field, message }] });
-  }
-  return bytes ?? id;
+  if (engineTraits(engine).nativeUuid) return checkedEventId(id, field);
+  const bytes = uuidBytes(id, Buffer.allocUnsafe(16));
+  if (bytes === false) throw notAnEventId(id, field);
+  return bytes;
+}
+
+/**
+ * `id` itself, once checked to be a lower-case UUID: for a statement that turns the text into the
+ * column's value on the server (PostgreSQL's uuid; SQLite's `unhex(?, '-')` in the event insert).
+ */
+export function checkedEventId(id: string, field = "id"): string {
+  if (uuidBytes(id, undefined) === false) throw notAnEventId(id, field);
+  return id;
+}
+
+function notAnEventId(id: string, field: string): FlagpostError {
+  const message = `must be a lower-case UUID, got ${JSON.stringify(id)}`;
+  return new FlagpostError("validation_error", `"${field}" ${message}`, { details: [{ path: field, message }] });
 }
 
 /** The text of an event id read back from its column (see eventIdParam). */
