@@ -10,10 +10,19 @@ import type {
 import type { Engine } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import type { StorageActions } from "./storage-errors.js";
-import { type EventRowValues, ID_AS_TEXT, insertEventRows, NAME_ID, WIDTH } from "./event-insert.js";
+import { type EventRowValues, ID_FORM, insertEventRows, NAME_ID, WIDTH } from "./event-insert.js";
 import { EventNames } from "./event-names.js";
 import { completeClaim } from "./idempotency-repository.js";
-import { checkedEventId, eventIdParam, eventIdText, toEpochMs, toIso, toNumber, uuidTimeMs } from "./row-codec.js";
+import {
+  checkedEventId,
+  eventIdInto,
+  eventIdParam,
+  eventIdText,
+  toEpochMs,
+  toIso,
+  toNumber,
+  uuidTimeMs,
+} from "./row-codec.js";
 import type { FlagpostTables } from "./tables.js";
 
 type Db = Kysely<FlagpostTables>;
@@ -54,7 +63,8 @@ export class KyselyEventRepository implements EventRepository {
     let receivedIso: string | undefined;
     let receivedMs = 0;
     let unnamed: number[] | undefined;
-    const idAsText = ID_AS_TEXT[this.#engine];
+    const idForm = ID_FORM[this.#engine];
+    const idMemory = idForm === "views" ? new ArrayBuffer(16 * events.length) : undefined;
     for (let i = 0, at = 0; i < events.length; i++) {
       const e = events[i]!;
       // A batch usually shares one time of receipt: convert it once.
@@ -65,7 +75,12 @@ export class KyselyEventRepository implements EventRepository {
       const nameId = this.#names.cachedId(e.event);
       if (nameId === undefined) (unnamed ??= []).push(i);
       // In the order of event-insert.ts's COLUMNS: id, ts, received_at, name_id, user_id, properties.
-      values[at++] = idAsText ? checkedEventId(e.id) : eventIdParam(this.#engine, e.id);
+      values[at++] =
+        idForm === "text"
+          ? checkedEventId(e.id)
+          : idMemory
+            ? eventIdInto(e.id, new Uint8Array(idMemory, 16 * i, 16))
+            : eventIdParam(this.#engine, e.id);
       values[at++] = e.timestampMs ?? toEpochMs(e.timestamp, "timestamp");
       // The UUIDv7 made at receipt carries this time already (the id's form was checked above).
       values[at++] = uuidTimeMs(e.id) === receivedMs ? null : receivedMs;
