@@ -81,7 +81,7 @@ export function eventIdInto(id: string, into: Uint8Array, field = "id"): Uint8Ar
 
 /**
  * `id` itself, once checked to be a lower-case UUID: for a statement that turns the text into the
- * column's value on the server (PostgreSQL's uuid; SQLite's `unhex(?, '-')` in the event insert).
+ * column's value on the server (PostgreSQL's uuid).
  */
 export function checkedEventId(id: string, field = "id"): string {
   if (uuidBytes(id, undefined) === false) throw notAnEventId(id, field);
