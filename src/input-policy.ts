@@ -96,9 +96,11 @@ export function inputProblem(input: unknown, prefix: readonly PropertyKey[] = []
 /**
  * Whether `value` breaks none of the rules: the common answer, found without building the paths
  * inputProblem reports (which allocates for every value it visits). Recursion stops at the depth
- * limit, so it cannot overflow the stack either; any "no" is explained by the walk above.
+ * limit, so it cannot overflow the stack either; any "no" is explained by the walk above. `depth`
+ * counts the containers above `value` in what is checked (1 for a field of a request body), so a
+ * caller that vouches for the rest of a value can check one field of it alone.
  */
-function breaksNoRule(value: unknown, depth: number): boolean {
+export function breaksNoRule(value: unknown, depth = 0): boolean {
   if (typeof value === "string") return isStorableText(value);
   if (typeof value === "number") return Number.isFinite(value);
   if (typeof value !== "object" || value === null) return true;

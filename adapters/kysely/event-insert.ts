@@ -7,21 +7,35 @@ import { inTransaction } from "./transaction.js";
 type Db = Kysely<FlagpostTables>;
 
 /**
- * One row of flagpost_events, as written (migration 0022-event-names): `id` as eventIdParam gives
- * it (16 bytes, or text for PostgreSQL's uuid); `received_at` NULL when the id carries that time;
- * `properties` NULL for an empty object.
+ * The rows of flagpost_events to write, as one flat list of values: COLUMNS.length per row, in
+ * COLUMNS order (migration 0022-event-names). `id` as the statement takes it (ID_FORM);
+ * `received_at` NULL when the id carries that time; `properties` the JSON text, NULL for an empty
+ * object. Flat because it is what a multi-row INSERT binds: a batch that fits one statement is
+ * bound as it is, with no object per row and no copy.
  */
-export interface EventRow {
-  id: string | Buffer;
-  ts: number;
-  received_at: number | null;
-  name_id: number;
-  user_id: string;
-  properties: string | null;
-}
+export type EventRowValues = unknown[];
+
+/**
+ * How the insert takes an event id. PostgreSQL's uuid column takes the checked text
+ * (checkedEventId). SQLite takes the 16 bytes as views on one allocation per batch (better-sqlite3
+ * binds any Uint8Array as a blob): a Buffer per event costs node's pool more, and letting SQLite
+ * decode the text (`unhex`) costs the engine about 0.5 µs per row more than a blob. MySQL's
+ * statement is interpolated on the client by mysql2, which writes only a Buffer as a hex literal:
+ * a Buffer per event (eventIdParam).
+ */
+export const ID_FORM: Record<Engine, "text" | "views" | "buffers"> = {
+  sqlite: "views",
+  postgres: "text",
+  mysql: "buffers",
+};
 
 /** The table's columns, in its order: the order every statement below binds them in. */
 const COLUMNS = ["id", "ts", "received_at", "name_id", "user_id", "properties"] as const;
+/** Values per row in EventRowValues, and where a row's name id sits among them. */
+export const WIDTH = COLUMNS.length;
+export const NAME_ID = COLUMNS.indexOf("name_id");
+const USER_ID = COLUMNS.indexOf("user_id");
+const PROPERTIES = COLUMNS.indexOf("properties");
 
 /**
  * PostgreSQL's batch insert: six array parameters whatever the row count, one constant text, so
@@ -49,26 +63,27 @@ export const MAX_ROWS_PER_STATEMENT: Record<Engine, number> = {
  */
 export const MAX_STATEMENT_CHARS = 4 * 1024 * 1024;
 
-/** Splits rows into statements that respect the engine's parameter and size limits. */
+/** Splits rows into statements that respect the engine's parameter and size limits: [first, end) row ranges. */
 export function statementChunks(
   engine: Engine,
-  rows: readonly EventRow[],
+  values: EventRowValues,
   maxRows = MAX_ROWS_PER_STATEMENT[engine],
-): EventRow[][] {
-  const chunks: EventRow[][] = [];
-  let current: EventRow[] = [];
+): [number, number][] {
+  const rows = values.length / WIDTH;
+  const chunks: [number, number][] = [];
+  let first = 0;
   let chars = 0;
-  for (const row of rows) {
-    const size = (row.properties?.length ?? 0) + row.user_id.length + 80;
-    if (current.length > 0 && (current.length >= maxRows || chars + size > MAX_STATEMENT_CHARS)) {
-      chunks.push(current);
-      current = [];
+  for (let row = 0; row < rows; row++) {
+    const properties = values[row * WIDTH + PROPERTIES] as string | null;
+    const size = (properties?.length ?? 0) + (values[row * WIDTH + USER_ID] as string).length + 80;
+    if (row > first && (row - first >= maxRows || chars + size > MAX_STATEMENT_CHARS)) {
+      chunks.push([first, row]);
+      first = row;
       chars = 0;
     }
-    current.push(row);
     chars += size;
   }
-  if (current.length > 0) chunks.push(current);
+  if (rows > first) chunks.push([first, rows]);
   return chunks;
 }
 
@@ -79,71 +94,61 @@ export function statementChunks(
 export async function insertEventRows(
   db: Db,
   engine: Engine,
-  rows: readonly EventRow[],
+  values: EventRowValues,
   alsoInTransaction?: (trx: Transaction<FlagpostTables>) => Promise<void>,
   {
     strategy = engineTraits(engine).eventInsert,
     maxRows = MAX_ROWS_PER_STATEMENT[engine],
   }: { strategy?: InsertStrategy; maxRows?: number } = {},
 ): Promise<void> {
-  const chunks = statementChunks(engine, rows, maxRows);
+  const chunks = statementChunks(engine, values, maxRows);
+  const chunk = ([first, end]: [number, number]) =>
+    first === 0 && end * WIDTH === values.length ? values : values.slice(first * WIDTH, end * WIDTH);
   if (chunks.length === 1 && !alsoInTransaction) {
-    await insertChunk(db, engine, chunks[0]!, strategy);
+    await insertChunk(db, engine, chunk(chunks[0]!), strategy);
     return;
   }
   await inTransaction(db, engine, async (trx) => {
-    for (const chunk of chunks) await insertChunk(trx, engine, chunk, strategy);
+    for (const range of chunks) await insertChunk(trx, engine, chunk(range), strategy);
     if (alsoInTransaction) await alsoInTransaction(trx);
   });
 }
 
-async function insertChunk(db: Db, engine: Engine, rows: EventRow[], strategy: InsertStrategy): Promise<void> {
+async function insertChunk(db: Db, engine: Engine, values: EventRowValues, strategy: InsertStrategy): Promise<void> {
+  const rows = values.length / WIDTH;
   switch (strategy) {
-    case "values":
-      await db
-        .insertInto("flagpost_events")
-        .values(
-          rows.map((r) => ({
-            ...r,
-            properties: r.properties === null ? null : engineTraits(engine).toJsonColumn(r.properties),
-          })),
-        )
-        .execute();
+    case "values": {
+      const objects = Array.from({ length: rows }, (_, row) => {
+        const at = row * WIDTH;
+        const properties = values[at + PROPERTIES] as string | null;
+        return {
+          id: values[at] as string | Uint8Array,
+          ts: values[at + 1] as number,
+          received_at: values[at + 2] as number | null,
+          name_id: values[at + 3] as number,
+          user_id: values[at + USER_ID] as string,
+          properties: properties === null ? null : engineTraits(engine).toJsonColumn(properties),
+        };
+      });
+      await db.insertInto("flagpost_events").values(objects).execute();
       return;
+    }
     case "unnest": {
       if (engineTraits(engine).eventInsert !== "unnest") throw new Error(`unnest is not for ${engine}`);
-      const columns: unknown[][] = COLUMNS.map(() => new Array<unknown>(rows.length));
-      for (let i = 0; i < rows.length; i++) {
-        const r = rows[i]!;
-        columns[0]![i] = r.id;
-        columns[1]![i] = r.ts;
-        columns[2]![i] = r.received_at;
-        columns[3]![i] = r.name_id;
-        columns[4]![i] = r.user_id;
-        columns[5]![i] = r.properties;
-      }
+      const columns: unknown[][] = COLUMNS.map(() => new Array<unknown>(rows));
+      for (let row = 0, at = 0; row < rows; row++)
+        for (let column = 0; column < WIDTH; column++) columns[column]![row] = values[at++];
       await db.executeQuery(CompiledQuery.raw(UNNEST_SQL, columns));
       return;
     }
-    case "template": {
-      const params: unknown[] = new Array(rows.length * COLUMNS.length);
-      let i = 0;
-      for (const r of rows) {
-        params[i++] = r.id;
-        params[i++] = r.ts;
-        params[i++] = r.received_at;
-        params[i++] = r.name_id;
-        params[i++] = r.user_id;
-        params[i++] = r.properties;
-      }
-      await db.executeQuery(CompiledQuery.raw(insertTemplate(db, engine, rows.length), params));
+    case "template":
+      await db.executeQuery(CompiledQuery.raw(insertTemplate(db, engine, rows), values));
       return;
-    }
   }
 }
 
 const templates = new Map<string, string>();
-const PLACEHOLDER_ROW: EventRow = { id: "", ts: 0, received_at: 0, name_id: 0, user_id: "", properties: "" };
+const PLACEHOLDER_ROW = { id: "", ts: 0, received_at: 0, name_id: 0, user_id: "", properties: "" };
 
 /**
  * The SQL of a multi-row INSERT of `count` rows, compiled by kysely once per (engine, count) and

@@ -10,10 +10,19 @@ import type {
 import type { Engine } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import type { StorageActions } from "./storage-errors.js";
-import { insertEventRows, type EventRow } from "./event-insert.js";
+import { type EventRowValues, ID_FORM, insertEventRows, NAME_ID, WIDTH } from "./event-insert.js";
 import { EventNames } from "./event-names.js";
 import { completeClaim } from "./idempotency-repository.js";
-import { eventIdParam, eventIdText, toEpochMs, toIso, toNumber, uuidTimeMs } from "./row-codec.js";
+import {
+  checkedEventId,
+  eventIdInto,
+  eventIdParam,
+  eventIdText,
+  toEpochMs,
+  toIso,
+  toNumber,
+  uuidTimeMs,
+} from "./row-codec.js";
 import type { FlagpostTables } from "./tables.js";
 
 type Db = Kysely<FlagpostTables>;
@@ -50,11 +59,13 @@ export class KyselyEventRepository implements EventRepository {
   async appendEvents(events: readonly NewEvent[], completion?: IdempotencyCompletion): Promise<void> {
     if (events.length === 0 && !completion) return;
     // Every value is converted before the first statement, so a refused time fails the batch early.
-    const rows: EventRow[] = new Array(events.length);
+    const values: EventRowValues = new Array(events.length * WIDTH);
     let receivedIso: string | undefined;
     let receivedMs = 0;
     let unnamed: number[] | undefined;
-    for (let i = 0; i < events.length; i++) {
+    const idForm = ID_FORM[this.#engine];
+    const idMemory = idForm === "views" ? new ArrayBuffer(16 * events.length) : undefined;
+    for (let i = 0, at = 0; i < events.length; i++) {
       const e = events[i]!;
       // A batch usually shares one time of receipt: convert it once.
       if (e.receivedAt !== receivedIso) {
@@ -63,25 +74,28 @@ export class KyselyEventRepository implements EventRepository {
       }
       const nameId = this.#names.cachedId(e.event);
       if (nameId === undefined) (unnamed ??= []).push(i);
-      const id = eventIdParam(this.#engine, e.id);
-      rows[i] = {
-        id,
-        ts: e.timestampMs ?? toEpochMs(e.timestamp, "timestamp"),
-        // The UUIDv7 made at receipt carries this time already (eventIdParam checked the id's form).
-        received_at: uuidTimeMs(e.id) === receivedMs ? null : receivedMs,
-        name_id: nameId ?? 0,
-        user_id: e.userId,
-        properties: e.propertiesJson === "{}" ? null : e.propertiesJson,
-      };
+      // In the order of event-insert.ts's COLUMNS: id, ts, received_at, name_id, user_id, properties.
+      values[at++] =
+        idForm === "text"
+          ? checkedEventId(e.id)
+          : idMemory
+            ? eventIdInto(e.id, new Uint8Array(idMemory, 16 * i, 16))
+            : eventIdParam(this.#engine, e.id);
+      values[at++] = e.timestampMs ?? toEpochMs(e.timestamp, "timestamp");
+      // The UUIDv7 made at receipt carries this time already (the id's form was checked above).
+      values[at++] = uuidTimeMs(e.id) === receivedMs ? null : receivedMs;
+      values[at++] = nameId ?? 0;
+      values[at++] = e.userId;
+      values[at++] = e.propertiesJson === "{}" ? null : e.propertiesJson;
     }
     if (unnamed) {
       await this.#names.add(unnamed.map((i) => events[i]!.event));
-      for (const i of unnamed) rows[i]!.name_id = this.#names.cachedId(events[i]!.event)!;
+      for (const i of unnamed) values[i * WIDTH + NAME_ID] = this.#names.cachedId(events[i]!.event)!;
     }
     await insertEventRows(
       this.#db,
       this.#engine,
-      rows,
+      values,
       completion && ((trx) => completeClaim(trx, this.#engine, completion)),
     );
   }

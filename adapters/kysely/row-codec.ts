@@ -47,7 +47,7 @@ const PAIR_STARTS = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
  * The 16 bytes a lower-case UUID spells (into `bytes` when given), or false for any other text.
  * One pass, no regex.
  */
-function uuidBytes<B extends Buffer | undefined>(id: string, bytes: B): B | false {
+function uuidBytes<B extends Uint8Array | undefined>(id: string, bytes: B): B | false {
   if (id.length !== 36 || id[8] !== "-" || id[13] !== "-" || id[18] !== "-" || id[23] !== "-") return false;
   for (let i = 0; i < 16; i++) {
     const at = PAIR_STARTS[i]!;
@@ -67,12 +67,30 @@ function uuidBytes<B extends Buffer | undefined>(id: string, bytes: B): B | fals
  */
 export function eventIdParam(engine: Engine, id: string, field = "id"): string | Buffer {
   // PostgreSQL's uuid takes the text: only check it there.
-  const bytes = uuidBytes(id, engineTraits(engine).nativeUuid ? undefined : Buffer.allocUnsafe(16));
-  if (bytes === false) {
-    const message = `must be a lower-case UUID, got ${JSON.stringify(id)}`;
-    throw new FlagpostError("validation_error", `"${field}" ${message}`, { details: [{ path: field, message }] });
-  }
-  return bytes ?? id;
+  if (engineTraits(engine).nativeUuid) return checkedEventId(id, field);
+  const bytes = uuidBytes(id, Buffer.allocUnsafe(16));
+  if (bytes === false) throw notAnEventId(id, field);
+  return bytes;
+}
+
+/** eventIdParam's 16 bytes, written into `into` (a view the caller allocated, e.g. one per batch). */
+export function eventIdInto(id: string, into: Uint8Array, field = "id"): Uint8Array {
+  if (uuidBytes(id, into) === false) throw notAnEventId(id, field);
+  return into;
+}
+
+/**
+ * `id` itself, once checked to be a lower-case UUID: for a statement that turns the text into the
+ * column's value on the server (PostgreSQL's uuid).
+ */
+export function checkedEventId(id: string, field = "id"): string {
+  if (uuidBytes(id, undefined) === false) throw notAnEventId(id, field);
+  return id;
+}
+
+function notAnEventId(id: string, field: string): FlagpostError {
+  const message = `must be a lower-case UUID, got ${JSON.stringify(id)}`;
+  return new FlagpostError("validation_error", `"${field}" ${message}`, { details: [{ path: field, message }] });
 }
 
 /** The text of an event id read back from its column (see eventIdParam). */

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { ErrorDetail } from "../errors.js";
 import { uuidv7 } from "../ids.js";
-import { inputProblem } from "../input-policy.js";
+import { breaksNoRule, inputProblem } from "../input-policy.js";
 import type { NewEvent } from "../storage/index.js";
 import { isoFromMs, parseUtcInstant } from "../time.js";
 import { checkInput } from "../validation.js";
@@ -55,15 +55,21 @@ export function prepareEvent(
   details: ErrorDetail[],
 ): NewEvent | undefined {
   let value: z.output<typeof trackEventSchema>;
-  // The fast path skips zod, not the storage rules every input obeys.
-  const problem = inputProblem(raw, prefix);
-  if (problem) {
-    details.push(problem);
-    return undefined;
-  }
-  if (isPlainlyValidEvent(raw)) {
+  // The fast path skips zod, not the storage rules every input obeys. A plainly valid event's
+  // keys, names and timestamp text obey them already (CLEAN_TEXT, ASCII digits): only its
+  // properties (and a Date's own keys, however odd), one level down, are left to walk.
+  if (
+    isPlainlyValidEvent(raw) &&
+    (typeof raw.timestamp !== "object" || breaksNoRule(raw.timestamp, 1)) &&
+    (raw.properties === undefined || breaksNoRule(raw.properties, 1))
+  ) {
     value = raw;
   } else {
+    const problem = inputProblem(raw, prefix);
+    if (problem) {
+      details.push(problem);
+      return undefined;
+    }
     const checked = checkInput(trackEventSchema, raw, prefix as PropertyKey[]);
     if (!checked.ok) {
       details.push(...checked.details);

@@ -166,6 +166,11 @@ export function isPlainlyValidEvent(raw: unknown): raw is z.output<typeof trackE
 /** The list given to `trackBatch`: 1 to 1,000 events, each checked on its own. */
 export const eventListSchema = z.array(z.unknown()).min(1).max(MAX_BATCH_EVENTS);
 
+/** Whether eventListSchema accepts `value` (an array of 1 to 1,000 elements, holes and all), told without zod. */
+export function isBatchLength(value: unknown): boolean {
+  return Array.isArray(value) && value.length >= 1 && value.length <= MAX_BATCH_EVENTS;
+}
+
 /**
  * The body of POST /v1/events/batch: `events` and nothing else. The list itself is checked once,
  * by `trackBatch` (eventListSchema, under the same path "events"), which the route hands it to.
