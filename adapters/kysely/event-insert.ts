@@ -1,10 +1,9 @@
-import { CompiledQuery, type Kysely, type Transaction } from "kysely";
+import { CompiledQuery, type Transaction } from "kysely";
 import type { Engine } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import type { FlagpostTables } from "./tables.js";
 import { inTransaction } from "./transaction.js";
-
-type Db = Kysely<FlagpostTables>;
+import type { Db } from "./tables.js";
 
 /**
  * The rows of flagpost_events to write, as one flat list of values: COLUMNS.length per row, in

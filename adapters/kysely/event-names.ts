@@ -1,12 +1,9 @@
-import type { Kysely } from "kysely";
 import { FlagpostError } from "../../src/errors.js";
 import { exponential, retrying } from "../../src/jobs/backoff.js";
-import { type Engine, insertIfAbsent } from "./dialect.js";
+import { insertIfAbsent } from "./dialect.js";
 import { isTransientConflict } from "./driver-errors.js";
 import { toNumber } from "./row-codec.js";
-import type { FlagpostTables } from "./tables.js";
-
-type Db = Kysely<FlagpostTables>;
+import { EngineRepository } from "./engine-repository.js";
 
 /** The most names the dictionary holds: its id is a SMALLINT (migration 0022-event-names). */
 export const MAX_EVENT_NAMES = 32_767;
@@ -23,16 +20,9 @@ const BACKOFF = exponential(10, 40);
  * it at any time). Adding is safe when several processes add the same new name at once: each
  * inserts it if absent, then reads the one id the database kept.
  */
-export class EventNames {
-  readonly #db: Db;
-  readonly #engine: Engine;
+export class EventNames extends EngineRepository {
   readonly #ids = new Map<string, number>();
   readonly #names = new Map<number, string>();
-
-  constructor(db: Db, engine: Engine) {
-    this.#db = db;
-    this.#engine = engine;
-  }
 
   /** The id of `name` if this process has seen it; no I/O. */
   cachedId(name: string): number | undefined {
@@ -59,7 +49,7 @@ export class EventNames {
       await retrying(() => this.#insertIfAbsent(chunk), {
         attempts: ATTEMPTS,
         backoff: BACKOFF,
-        retryOn: (error) => isTransientConflict(this.#engine, error),
+        retryOn: (error) => isTransientConflict(this.engine, error),
       });
     }
     await this.#read(absent);
@@ -82,7 +72,7 @@ export class EventNames {
   async loadIds(ids: readonly number[]): Promise<void> {
     const unknown = [...new Set(ids.filter((id) => !this.#names.has(id)))];
     for (let at = 0; at < unknown.length; at += NAMES_PER_STATEMENT) {
-      const rows = await this.#db
+      const rows = await this.db
         .selectFrom("flagpost_event_names")
         .select(["id", "name"])
         .where("id", "in", unknown.slice(at, at + NAMES_PER_STATEMENT))
@@ -93,7 +83,7 @@ export class EventNames {
 
   async #read(names: readonly string[]): Promise<void> {
     for (let at = 0; at < names.length; at += NAMES_PER_STATEMENT) {
-      const rows = await this.#db
+      const rows = await this.db
         .selectFrom("flagpost_event_names")
         .select(["id", "name"])
         .where("name", "in", names.slice(at, at + NAMES_PER_STATEMENT))
@@ -104,7 +94,7 @@ export class EventNames {
 
   async #insertIfAbsent(rows: { name: string }[]): Promise<void> {
     try {
-      await insertIfAbsent(this.#engine, this.#db.insertInto("flagpost_event_names").values(rows)).execute();
+      await insertIfAbsent(this.engine, this.db.insertInto("flagpost_event_names").values(rows)).execute();
     } catch (error) {
       if (!(await this.#full())) throw error;
       throw tooManyNames(error);
@@ -112,7 +102,7 @@ export class EventNames {
   }
 
   async #full(): Promise<boolean> {
-    const row = await this.#db
+    const row = await this.db
       .selectFrom("flagpost_event_names")
       .select((eb) => eb.fn.countAll().as("n"))
       .executeTakeFirst()

@@ -1,4 +1,4 @@
-import { type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from "kysely";
+import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from "kysely";
 import type {
   EventFilter,
   EventKey,
@@ -24,8 +24,9 @@ import {
   uuidTimeMs,
 } from "./row-codec.js";
 import type { FlagpostTables } from "./tables.js";
+import type { Db } from "./tables.js";
+import { EngineRepository } from "./engine-repository.js";
 
-type Db = Kysely<FlagpostTables>;
 type Where = ExpressionBuilder<FlagpostTables, "flagpost_events">;
 
 /** Rows a purge or a deletion removes per statement, so no single transaction holds locks for long. */
@@ -37,7 +38,7 @@ const DELETE_CHUNK = 10_000;
  * many statements they take (a new name is added before, on its own: an unused name is harmless);
  * reads are keyset pages on (ts, id).
  */
-export class KyselyEventRepository implements EventRepository {
+export class KyselyEventRepository extends EngineRepository implements EventRepository {
   /** How each method's driver errors read (storage-errors.ts translates them). */
   static readonly actions: StorageActions<KyselyEventRepository> = {
     appendEvents: { action: "store the events", conflict: () => "An event with one of these ids already exists" },
@@ -46,13 +47,10 @@ export class KyselyEventRepository implements EventRepository {
     deleteEventsByUser: "delete the user's events",
   };
 
-  readonly #db: Db;
-  readonly #engine: Engine;
   readonly #names: EventNames;
 
   constructor(db: Db, engine: Engine) {
-    this.#db = db;
-    this.#engine = engine;
+    super(db, engine);
     this.#names = new EventNames(db, engine);
   }
 
@@ -63,7 +61,7 @@ export class KyselyEventRepository implements EventRepository {
     let receivedIso: string | undefined;
     let receivedMs = 0;
     let unnamed: number[] | undefined;
-    const idForm = ID_FORM[this.#engine];
+    const idForm = ID_FORM[this.engine];
     const idMemory = idForm === "views" ? new ArrayBuffer(16 * events.length) : undefined;
     for (let i = 0, at = 0; i < events.length; i++) {
       const e = events[i]!;
@@ -80,7 +78,7 @@ export class KyselyEventRepository implements EventRepository {
           ? checkedEventId(e.id)
           : idMemory
             ? eventIdInto(e.id, new Uint8Array(idMemory, 16 * i, 16))
-            : eventIdParam(this.#engine, e.id);
+            : eventIdParam(this.engine, e.id);
       values[at++] = e.timestampMs ?? toEpochMs(e.timestamp, "timestamp");
       // The UUIDv7 made at receipt carries this time already (the id's form was checked above).
       values[at++] = uuidTimeMs(e.id) === receivedMs ? null : receivedMs;
@@ -93,10 +91,10 @@ export class KyselyEventRepository implements EventRepository {
       for (const i of unnamed) values[i * WIDTH + NAME_ID] = this.#names.cachedId(events[i]!.event)!;
     }
     await insertEventRows(
-      this.#db,
-      this.#engine,
+      this.db,
+      this.engine,
       values,
-      completion && ((trx) => completeClaim(trx, this.#engine, completion)),
+      completion && ((trx) => completeClaim(trx, this.engine, completion)),
     );
   }
 
@@ -104,14 +102,14 @@ export class KyselyEventRepository implements EventRepository {
     const from = filter.from === undefined ? undefined : toEpochMs(filter.from, "from");
     const to = filter.to === undefined ? undefined : toEpochMs(filter.to, "to");
     const afterTs = after === undefined ? undefined : toEpochMs(after.timestamp, "after.timestamp");
-    const afterId = after === undefined ? undefined : eventIdParam(this.#engine, after.id, "after.id");
+    const afterId = after === undefined ? undefined : eventIdParam(this.engine, after.id, "after.id");
     // The name filter is the name's id: a name no event ever had matches nothing.
     const nameId = filter.event === undefined ? undefined : await this.#names.lookup(filter.event);
     if (filter.event !== undefined && nameId === undefined) return [];
-    let query = this.#db
+    let query = this.db
       .selectFrom("flagpost_events")
       .select(["id", "name_id", "user_id", "ts", "received_at"])
-      .select(engineTraits(this.#engine).fromJsonColumn("properties", "properties"))
+      .select(engineTraits(this.engine).fromJsonColumn("properties", "properties"))
       .orderBy("ts", "desc")
       .orderBy("id", "desc")
       .limit(limit);
@@ -148,7 +146,7 @@ export class KyselyEventRepository implements EventRepository {
 
   /** `column = value`, exactly (engines/: MySQL compares byte lengths too). */
   #exactly(eb: Where, column: "user_id", value: string): Expression<SqlBool> {
-    return engineTraits(this.#engine).exactly(eb as never, column, value);
+    return engineTraits(this.engine).exactly(eb as never, column, value);
   }
 
   /** Deletes matching rows DELETE_CHUNK at a time, each chunk in its own short transaction. */
@@ -156,12 +154,12 @@ export class KyselyEventRepository implements EventRepository {
     let total = 0;
     for (;;) {
       let deleted: bigint;
-      if (!engineTraits(this.#engine).limitInSubquery) {
+      if (!engineTraits(this.engine).limitInSubquery) {
         // MySQL refuses LIMIT inside an IN subquery, but has DELETE … LIMIT.
-        const result = await this.#db.deleteFrom("flagpost_events").where(where).limit(DELETE_CHUNK).executeTakeFirst();
+        const result = await this.db.deleteFrom("flagpost_events").where(where).limit(DELETE_CHUNK).executeTakeFirst();
         deleted = result.numDeletedRows;
       } else {
-        const result = await this.#db
+        const result = await this.db
           .deleteFrom("flagpost_events")
           .where("id", "in", (eb) => eb.selectFrom("flagpost_events").select("id").where(where).limit(DELETE_CHUNK))
           .executeTakeFirst();
