@@ -5,6 +5,7 @@ import { useStorage } from "./use-storage.js";
 import { email, id, iso, LEASE, T0 } from "./email-fixtures.js";
 import { emailOutcomeCases } from "./email-outcomes.js";
 import { emailRecordedBatchCases } from "./email-recorded-batch.js";
+import { emailOutcomesClaimCases } from "./email-outcomes-claim.js";
 
 export function emailCases(harness: StorageHarness): void {
   describe("emails", () => {
@@ -178,6 +179,7 @@ export function emailCases(harness: StorageHarness): void {
 
   emailOutcomeCases(harness);
   emailRecordedBatchCases(harness);
+  emailOutcomesClaimCases(harness);
 
   emailDurabilityCases(harness);
   emailSharedCases(harness);
