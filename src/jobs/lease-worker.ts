@@ -280,8 +280,10 @@ export class LeaseWorker<J extends LeasedJob, R> {
     } finally {
       this.#performing -= 1;
     }
-    this.#pump(); // the slot is free: the next queued job starts while this result is stored
-    await this.#handler.record(job, result);
+    // The slot is free: the next job starts while this result is stored, and a claim can join its write.
+    const recording = this.#handler.record(job, result);
+    this.#pump();
+    await recording;
   }
 
   /** One heartbeat: extends every held lease; a job no longer held is not started. */
