@@ -71,7 +71,7 @@ export type {
   Staleness,
 } from "./flags/flag-insights.js";
 export type { InsightsOptions } from "./flags/insights-recorder.js";
-export type { OutboxWorkerOptions } from "./emails/outbox-worker.js";
+export type { OutboxWorkerOptions } from "./emails/outbox-options.js";
 export type { RetryPolicy } from "./jobs/retry-policy.js";
 export type { WebhookService } from "./webhooks/webhook-service.js";
 export type { WebhookOptions } from "./webhooks/webhooks.js";

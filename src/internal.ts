@@ -38,7 +38,7 @@ export { parseInput, parseShape } from "./validation.js";
 export { inputProblem, isStorableText, MAX_NESTING_DEPTH } from "./input-policy.js";
 export type * from "./storage/index.js";
 export { type IdempotencyOptions } from "./emails/email-service.js";
-export { type OutboxWorkerOptions } from "./emails/outbox-worker.js";
+export { type OutboxWorkerOptions } from "./emails/outbox-options.js";
 export type { DeliveryReport } from "./emails/reports.js";
 export type { ReportParser } from "./ports/report-parser.js";
 export type { ReportSource, SignatureChecks } from "./ports/report-source.js";

@@ -2,6 +2,7 @@ import type {
   ClaimEmailOptions,
   ClaimedEmail,
   DomainEvent,
+  EmailClaimRequest,
   EmailEvent,
   EmailOutcomeWrite,
   EmailRecord,
@@ -15,6 +16,7 @@ import type {
   PageRequest,
   DomainReputationCounts,
   ReputationMark,
+  RecordedOutcomesAndClaim,
 } from "../../src/storage/index.js";
 import type { Insertable } from "kysely";
 import type { Engine } from "./dialect.js";
@@ -23,27 +25,25 @@ import type { EmailEventsTable, EmailsTable } from "./tables.js";
 import type { StorageActions } from "./storage-errors.js";
 import { recordDomainEvents } from "./domain-events.js";
 import {
-  claimColumns,
-  type ClaimRow,
   type Db,
-  type EmailRow,
   eventRow,
   firstEvent,
   INSERT_CHUNK,
   LIST_COLUMNS,
   toEvent,
-  toClaimed,
   toListEntry,
   toRecord,
   toRow,
+  type Trx,
 } from "./email-rows.js";
+import { claimEmails } from "./email-claims.js";
 import { recordOutcomesIn } from "./email-outcomes.js";
 import { outboxDepthOf } from "./email-outbox-depth.js";
 import { rescheduleUpdate, retryUpdate, transitionUpdate, updateAndAppend } from "./email-updates.js";
 import { completeClaim } from "./idempotency-repository.js";
 import { toEpochMs } from "./row-codec.js";
-import { countReputation, CLAIMABLE_OUTBOX, markReputation } from "./domain-reputation.js";
-import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
+import { countReputation, markReputation } from "./domain-reputation.js";
+import { type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
 import { relaxTransaction, withRelaxedCommit } from "./relaxed-durability.js";
 import { inTransaction } from "./transaction.js";
 import { pageQuery } from "./webhook-repository.js";
@@ -81,6 +81,7 @@ export class KyselyEmailRepository implements EmailRepository {
     transitionEmail: "update the email",
     scheduleRetry: "schedule the email's retry",
     recordOutcomes: "record the outcomes",
+    recordOutcomesAndClaim: "record the outcomes and claim due emails",
     markEmailReputation: "mark the email",
     domainReputation: "count the domain's reputation",
     listEmailEvents: "read the email's events",
@@ -193,36 +194,7 @@ export class KyselyEmailRepository implements EmailRepository {
     owner: string,
     options: ClaimEmailOptions = {},
   ): Promise<ClaimedEmail[]> {
-    const at = toEpochMs(now, "now");
-    if (limit <= 0) return [];
-    const max = options.maxContentBytes;
-    const claimed =
-      max === undefined
-        ? await this.#records(
-            await claimDueRows<EmailRow>(this.#db, this.#engine, CLAIMABLE_OUTBOX, at, limit, at + leaseMs, owner),
-          )
-        : (
-            await claimDueRows<ClaimRow>(
-              this.#db,
-              this.#engine,
-              CLAIMABLE_OUTBOX,
-              at,
-              limit,
-              at + leaseMs,
-              owner,
-              claimColumns(max),
-            )
-          ).map(toClaimed);
-    return claimed.sort((a, b) =>
-      a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1,
-    );
-  }
-
-  /** Records of whole rows, one after another: a sliced content is read back one email at a time. */
-  async #records(rows: readonly EmailRow[]): Promise<EmailRecord[]> {
-    const records: EmailRecord[] = [];
-    for (const row of rows) records.push(await toRecord(this.#db, row));
-    return records;
+    return claimEmails(this.#db, this.#engine, { now, limit, leaseMs, owner, ...options }, false);
   }
 
   async purgeOrphanContent(now: string): Promise<number> {
@@ -269,11 +241,28 @@ export class KyselyEmailRepository implements EmailRepository {
 
   async recordOutcomes(outcomes: readonly EmailOutcomeWrite[]): Promise<boolean[]> {
     if (outcomes.length === 0) return [];
-    // An outcome lost in a crash means a resend with the same Message-ID: no disk wait at commit.
+    return this.#relaxed((trx) => recordOutcomesIn(trx, this.#engine, outcomes));
+  }
+
+  async recordOutcomesAndClaim(
+    outcomes: readonly EmailOutcomeWrite[],
+    claim: EmailClaimRequest,
+  ): Promise<RecordedOutcomesAndClaim> {
+    return this.#relaxed(async (trx) => {
+      const applied = outcomes.length === 0 ? [] : await recordOutcomesIn(trx, this.#engine, outcomes);
+      return { applied, claimed: await claimEmails(trx, this.#engine, claim, true) };
+    });
+  }
+
+  /**
+   * A transaction of a worker's outcomes and claims: one lost in a crash means a resend with the
+   * same Message-ID or a claim made again, so its commit does not wait for the disk.
+   */
+  #relaxed<T>(work: (trx: Trx) => Promise<T>): Promise<T> {
     return withRelaxedCommit(this.#db, this.#engine, (held) =>
       inTransaction(held, this.#engine, async (trx) => {
         await relaxTransaction(trx, this.#engine);
-        return recordOutcomesIn(trx, this.#engine, outcomes);
+        return work(trx);
       }),
     );
   }

@@ -121,21 +121,42 @@ export async function claimDueRows<Row>(
   /** The claim itself, on the connection the relaxed commit holds. */
   async function claimOn(held: AnyKysely): Promise<Row[]> {
     if (quota) return claimWithinQuota<Row>(held, engine, spec, at, limit, leaseUntil, owner, columns, quota);
-    const traits = engineTraits(engine);
-    if (traits.oneWriter) {
-      const update = held
-        .updateTable(spec.table)
-        .set(claimSet(owner, leaseUntil))
-        .where("id", "in", dueIds(held, spec, at, limit));
-      return (await (columns ? update.returning(columns as never) : update.returningAll()).execute()) as Row[];
-    }
+    // SQLite's one statement is atomic on its own; elsewhere the claim needs a transaction.
+    if (engineTraits(engine).oneWriter)
+      return claimDueRowsIn<Row>(held, engine, spec, at, limit, leaseUntil, owner, columns);
     return inTransaction(held, engine, async (trx) => {
       await relaxTransaction(trx, engine);
-      const ids = (await dueIds(trx, spec, at, limit).forUpdate().skipLocked().execute()).map((r) => r.id as string);
-      if (ids.length === 0) return [];
-      return leaseLocked<Row>(trx, engine, spec, ids, at, leaseUntil, owner, columns);
+      return claimDueRowsIn<Row>(trx, engine, spec, at, limit, leaseUntil, owner, columns);
     });
   }
+}
+
+/**
+ * claimDueRows' work inside a transaction the caller holds (on SQLite, also on its own), so a
+ * claim can share a commit with other writes: one UPDATE over the due rows under SQLite's single
+ * writer; elsewhere the due rows nobody else has locked, locked, then leased.
+ */
+export async function claimDueRowsIn<Row>(
+  trx: AnyKysely,
+  engine: Engine,
+  spec: JobTableSpec,
+  at: number,
+  limit: number,
+  leaseUntil: number,
+  owner: string,
+  columns?: ClaimColumns,
+): Promise<Row[]> {
+  if (limit <= 0) return [];
+  if (engineTraits(engine).oneWriter) {
+    const update = trx
+      .updateTable(spec.table)
+      .set(claimSet(owner, leaseUntil))
+      .where("id", "in", dueIds(trx, spec, at, limit));
+    return (await (columns ? update.returning(columns as never) : update.returningAll()).execute()) as Row[];
+  }
+  const ids = (await dueIds(trx, spec, at, limit).forUpdate().skipLocked().execute()).map((r) => r.id as string);
+  if (ids.length === 0) return [];
+  return leaseLocked<Row>(trx, engine, spec, ids, at, leaseUntil, owner, columns);
 }
 
 /**

@@ -17,46 +17,13 @@ import { sendAttempt, type SendAttemptDeps } from "./send-attempt.js";
 import { emailDomainEvent, transitionDomainEvents } from "./webhook-events.js";
 import type { SuppressionPolicy } from "./suppression-policy.js";
 import type { VerpTags } from "./verp-tag.js";
+import {
+  DEFAULT_LARGE_EMAIL_BYTES,
+  DEFAULT_LEASE_MS,
+  DEFAULT_SENDING_BYTES,
+  type OutboxWorkerOptions,
+} from "./outbox-options.js";
 
-export interface OutboxWorkerOptions {
-  /** Sends in flight at once; also the most emails one claim takes. Default 10. */
-  concurrency?: number;
-  /**
-   * How long a claim holds an email. The worker renews its leases every `leaseMs / 3` while its
-   * process lives, so a send may outlast it; a crashed process's emails wait at most this long
-   * for another process (and not at all for its own restart on the same host). Default 30 s.
-   */
-  leaseMs?: number;
-  /** A send that has not finished after this long counts as a transient failure. Default 60 s. */
-  sendTimeoutMs?: number;
-  /** How often to look for due emails when nothing wakes the worker. Default 1 s. */
-  pollIntervalMs?: number;
-  /** Retry budget and backoff. Defaults: 8 attempts, 5 s doubling to at most 30 min, full jitter. */
-  retry?: Partial<RetryPolicy>;
-  /** Start with `flagpost.ready()`. Default true (when a transport is configured). */
-  autoStart?: boolean;
-  /**
-   * The domain of the VERP return path: each email's envelope sender becomes
-   * `bounces+<email id>@<bounceDomain>` and the message asks for DSNs where the server offers
-   * them, so the next hop's reports come back naming the email (docs/emails.md). Unset: the
-   * envelope sender is the `from` address and no DSN is asked for.
-   */
-  bounceDomain?: string;
-  /**
-   * Emails whose stored content is larger than this are claimed without it and read when their
-   * turn to be sent comes, so the claimed emails waiting in the worker stay small. Default 1 MiB.
-   */
-  largeEmailBytes?: number;
-  /**
-   * The most content of such large emails being sent at once (one larger email is still sent,
-   * alone): with `largeEmailBytes`, what bounds the worker's memory in bytes. Default 64 MiB.
-   */
-  sendingBytes?: number;
-}
-
-export const DEFAULT_LEASE_MS = 30_000;
-export const DEFAULT_LARGE_EMAIL_BYTES = 1024 * 1024;
-export const DEFAULT_SENDING_BYTES = 64 * 1024 * 1024;
 /** Most outcomes stored by one write. */
 const MAX_OUTCOMES_PER_WRITE = 200;
 /** While sends are still finishing, how long an outcome may wait for others to share its write. */
@@ -138,6 +105,11 @@ export class OutboxWorker {
       {
         perform: (email) => sendAttempt(this.#sending, email),
         record: (email, outcome) => this.#record(email, outcome),
+        claimAlongSoon: (urgent) => {
+          if (!emails.recordOutcomesAndClaim || this.#outcomes.waiting === 0) return false;
+          if (urgent) this.#outcomes.flush();
+          return true;
+        },
       },
       deps.clock,
       deps.logger,
@@ -151,7 +123,7 @@ export class OutboxWorker {
         ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
       },
     );
-    this.#outcomes = new GroupCommit((writes) => emails.recordOutcomes(writes), {
+    this.#outcomes = new GroupCommit((writes) => this.#writeOutcomes(writes, largeEmailBytes), {
       maxBatch: MAX_OUTCOMES_PER_WRITE,
       maxDelayMs: OUTCOME_WRITE_DELAY_MS,
       writeNow: (waiting) => !this.#worker.running || this.#worker.performing === 0 || waiting >= 2 * concurrency,
@@ -196,6 +168,17 @@ export class OutboxWorker {
   /** One round: claims the due emails there is room for, sends them and records the outcomes. Resolves with how many were claimed. */
   runOnce(): Promise<number> {
     return this.#worker.runOnce();
+  }
+
+  /** One group of outcomes, with the next claim when the worker wants one and the storage can make both in one commit. */
+  #writeOutcomes(writes: EmailOutcomeWrite[], maxContentBytes: number): Promise<boolean[]> {
+    const emails = this.#sending.storage.emails;
+    if (!emails.recordOutcomesAndClaim) return emails.recordOutcomes(writes);
+    return this.#worker.claimAlong(writes.length, async (claim) => {
+      if (claim === undefined) return { result: await emails.recordOutcomes(writes), claimed: [] };
+      const { applied, claimed } = await emails.recordOutcomesAndClaim!(writes, { ...claim, maxContentBytes });
+      return { result: applied, claimed };
+    });
   }
 
   async #record(email: EmailRecord, outcome: Outcome): Promise<void> {

@@ -49,6 +49,8 @@ export class GroupCommit<T, R> {
   readonly #onGroupFailure: "reject" | "one-by-one";
   #waiting: Pending<T, R>[] = [];
   #writing = false;
+  /** flush() was called during a write: the next group is written at once too. */
+  #flushed = false;
   #timer: NodeJS.Timeout | undefined;
 
   /** `write` stores the items in one transaction and returns one result per item, in order. */
@@ -75,6 +77,7 @@ export class GroupCommit<T, R> {
 
   /** Writes what is waiting at the next turn instead of after the delay (e.g. when stopping). */
   flush(): void {
+    if (this.#writing) this.#flushed = true;
     this.#schedule(true);
   }
 
@@ -82,12 +85,14 @@ export class GroupCommit<T, R> {
     if (this.#writing || this.#waiting.length === 0) return;
     if (
       urgent ||
+      this.#flushed ||
       this.#maxDelayMs === 0 ||
       this.#waiting.length >= this.#maxBatch ||
       this.#writeNow(this.#waiting.length)
     ) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
+      this.#flushed = false;
       this.#writing = true;
       // One turn of the event loop, so items added in this turn join the write.
       setImmediate(() => void this.#run());

@@ -33,6 +33,14 @@ export interface JobQueue<J extends LeasedJob> {
   release?(owners: readonly string[]): Promise<number>;
 }
 
+/** A claim to make (JobQueue.claim's arguments), when a write of results claims along with it (LeaseWorker.claimAlong). */
+export interface JobClaim {
+  now: string;
+  limit: number;
+  leaseMs: number;
+  owner: string;
+}
+
 /**
  * What the worker does with each job, in two steps so the slot is free while the result is
  * stored: `perform` holds one of `concurrency` slots (the send, the HTTP call); `record` stores
@@ -44,6 +52,13 @@ export interface JobHandler<J extends LeasedJob, R> {
   record(job: J, result: R): Promise<void>;
   /** Told once the worker lets go of a job it claimed: recorded, failed to record, or left for its lease to end. */
   settled?(job: J): void;
+  /**
+   * Optional, for a `record` whose write claims the next jobs along (LeaseWorker.claimAlong): MUST
+   * answer whether such a write is waiting, in which case the worker leaves the claim to it
+   * instead of claiming on its own. `urgent`: slots are free and nothing is queued, so the write
+   * should happen now rather than wait for others to join it.
+   */
+  claimAlongSoon?(urgent: boolean): boolean;
 }
 
 /** How a LeaseWorker (lease-worker.ts) runs the jobs of a queue. */

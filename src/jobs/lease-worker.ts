@@ -1,8 +1,9 @@
 import type { Clock } from "../clock.js";
 import { FlagpostError } from "../errors.js";
 import { errorFields, type Logger } from "../logger.js";
-import type { JobHandler, JobQueue, LeasedJob, LeaseWorkerOptions } from "./job-queue.js";
-import { deadLocalOwners, jobOwner, ownerOfThisProcess } from "./owner.js";
+import type { JobClaim, JobHandler, JobQueue, LeasedJob, LeaseWorkerOptions } from "./job-queue.js";
+import { checkWorkerTimes, releaseDeadOwners, renewHeld } from "./lease-upkeep.js";
+import { jobOwner, ownerOfThisProcess } from "./owner.js";
 
 /**
  * Limits, in multiples of `concurrency`: one claim takes up to CLAIM_SIZE × concurrency jobs into
@@ -20,7 +21,8 @@ const HELD_LIMIT = 4;
  *
  * Throughput comes from doing storage work in groups: a claim takes 2 × `concurrency` jobs into a
  * local queue, a job gives up its slot as soon as `perform` is done, and `record` can join a
- * group commit. At any time the worker holds at most 4 × `concurrency` jobs.
+ * group commit, whose write can also make the next claim (`claimAlong`: one commit for both).
+ * At any time the worker holds at most 4 × `concurrency` jobs.
  *
  * ```ts
  * const worker = new LeaseWorker(queue, { perform: deliver, record: store }, clock, logger,
@@ -75,14 +77,9 @@ export class LeaseWorker<J extends LeasedJob, R> {
     this.#startMarginMs = options.startMarginMs ?? 0;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.owner = options.owner === undefined ? jobOwner() : ownerOfThisProcess(options.owner);
-    const invalid = (message: string) => new FlagpostError("validation_error", `${this.#name}: ${message}`);
-    if (!Number.isInteger(this.#concurrency) || this.#concurrency < 1)
-      throw invalid("concurrency must be an integer of at least 1");
-    if (!(this.#leaseMs > this.#startMarginMs))
-      throw invalid("the lease must exceed the longest job, or a slow job could lose its lease and run twice");
-    if (!(this.#heartbeatMs > 0 && this.#heartbeatMs < this.#leaseMs))
-      throw invalid("heartbeatMs must be above 0 and below leaseMs");
-    if (!(this.#pollIntervalMs > 0)) throw invalid("pollIntervalMs must be above 0");
+    checkWorkerTimes(this.#name, this.#concurrency, this.#leaseMs, this.#startMarginMs, this.#heartbeatMs);
+    if (!(this.#pollIntervalMs > 0))
+      throw new FlagpostError("validation_error", `${this.#name}: pollIntervalMs must be above 0`);
   }
 
   get running(): boolean {
@@ -134,7 +131,7 @@ export class LeaseWorker<J extends LeasedJob, R> {
 
   /** One round for tests and scripts: claims what there is room for, performs and records it. Resolves with how many were claimed. */
   async runOnce(): Promise<number> {
-    const claimed = await this.#claim(this.#concurrency - this.#inFlight.size - this.#queue.length);
+    const claimed = await this.#claim(this.#concurrency - this.#inFlight.size - this.#queue.length, false);
     await Promise.all(claimed.map((job) => this.#track(job)));
     return claimed.length;
   }
@@ -145,18 +142,8 @@ export class LeaseWorker<J extends LeasedJob, R> {
   }
 
   /** Frees the leases of dead processes on this host (start and the heartbeat do this on their own); how many. */
-  async releaseDead(): Promise<number> {
-    const { owners, release } = this.#queueStore;
-    if (!owners || !release) return 0;
-    const dead = deadLocalOwners(await owners.call(this.#queueStore, new Date(this.#clock.now()).toISOString()));
-    if (dead.length === 0) return 0;
-    const freed = await release.call(this.#queueStore, dead);
-    if (freed > 0)
-      this.#logger.info(`${this.#name}: freed the leases of processes that died on this host`, {
-        jobs: freed,
-        owners: dead,
-      });
-    return freed;
+  releaseDead(): Promise<number> {
+    return releaseDeadOwners(this.#queueStore, this.#clock.now(), this.#logger, this.#name);
   }
 
   #releaseDead(): Promise<void> {
@@ -179,22 +166,13 @@ export class LeaseWorker<J extends LeasedJob, R> {
   #pump(): void {
     const concurrency = this.#concurrency;
     while (this.#performing < concurrency && this.#queue.length > 0) void this.#track(this.#queue.shift()!);
-    const held = this.#queue.length + this.#inFlight.size;
-    if (
-      !this.#running ||
-      !this.#due ||
-      this.#claiming ||
-      this.#queue.length >= concurrency ||
-      held >= HELD_LIMIT * concurrency
-    )
-      return;
-    const room = Math.min(CLAIM_SIZE * concurrency, HELD_LIMIT * concurrency - held);
+    const room = this.#claimRoom(0);
+    if (room <= 0) return;
+    // A write of results that claims along is waiting (claimAlong): its commit claims instead.
+    if (this.#handler.claimAlongSoon?.(this.#queue.length === 0 && this.#performing < concurrency)) return;
     this.#due = false; // a wake() during the claim sets it again
-    this.#claiming = this.#claim(room).then(
-      (claimed) => {
-        if (claimed.length === room) this.#due = true; // maybe more waiting
-        this.#queue.push(...claimed);
-      },
+    this.#claiming = this.#claim(room, true).then(
+      () => undefined,
       (error: unknown) =>
         this.#logger.error(`${this.#name}: claiming due jobs failed; trying again`, errorFields(error)),
     );
@@ -204,13 +182,61 @@ export class LeaseWorker<J extends LeasedJob, R> {
     });
   }
 
-  async #claim(room: number): Promise<J[]> {
+  /**
+   * For a write of results that can also claim, in the same commit (the outbox's outcomes and its
+   * next emails): calls `write` with the claim to make, or with none when the worker would not
+   * claim now (stopped, a claim under way, enough queued, nothing due), and queues what it
+   * claimed. `finishing`: how many held jobs the write records, which then make room.
+   */
+  async claimAlong<T>(
+    finishing: number,
+    write: (claim: JobClaim | undefined) => Promise<{ result: T; claimed: J[] }>,
+  ): Promise<T> {
+    const room = this.#claimRoom(finishing);
+    if (room <= 0) return (await write(undefined)).result;
+    const now = this.#clock.now();
+    this.#due = false;
+    let done!: () => void;
+    this.#claiming = new Promise((resolve) => (done = resolve));
+    try {
+      const claim = { now: new Date(now).toISOString(), limit: room, leaseMs: this.#leaseMs, owner: this.owner };
+      const { result, claimed } = await write(claim);
+      this.#take(claimed, now, room, true);
+      return result;
+    } catch (error) {
+      this.#due = true; // nothing was claimed
+      throw error;
+    } finally {
+      this.#claiming = undefined;
+      done();
+      this.#pump();
+    }
+  }
+
+  /** How many jobs a claim would take now (0: none), counting `finishing` held jobs as let go. */
+  #claimRoom(finishing: number): number {
+    const concurrency = this.#concurrency;
+    const held = this.#queue.length + this.#inFlight.size - finishing;
+    if (!this.#running || !this.#due || this.#claiming || this.#queue.length >= concurrency) return 0;
+    return Math.max(0, Math.min(CLAIM_SIZE * concurrency, HELD_LIMIT * concurrency - held));
+  }
+
+  /** Claims up to `room` jobs; queues them, or leaves them to the caller to perform (runOnce). */
+  async #claim(room: number, queue: boolean): Promise<J[]> {
     if (room <= 0) return [];
     const now = this.#clock.now();
     const claimed = await this.#queueStore.claim(new Date(now).toISOString(), room, this.#leaseMs, this.owner);
+    this.#take(claimed, now, room, queue);
+    return claimed;
+  }
+
+  /** Holds the jobs a claim made at `now` leased and, with `queue`, queues them. */
+  #take(claimed: readonly J[], now: number, room: number, queue: boolean): void {
     for (const job of claimed)
       this.#held.set(job.id, job.leaseUntil === undefined ? now + this.#leaseMs : Date.parse(job.leaseUntil));
-    return claimed;
+    if (!queue) return;
+    if (claimed.length === room) this.#due = true; // maybe more waiting
+    this.#queue.push(...claimed);
   }
 
   #track(job: J): Promise<void> {
@@ -254,35 +280,21 @@ export class LeaseWorker<J extends LeasedJob, R> {
     } finally {
       this.#performing -= 1;
     }
-    this.#pump(); // the slot is free: the next queued job starts while this result is stored
-    await this.#handler.record(job, result);
+    // The slot is free: the next job starts while this result is stored, and a claim can join its write.
+    const recording = this.#handler.record(job, result);
+    this.#pump();
+    await recording;
   }
 
   /** One heartbeat: extends every held lease; a job no longer held is not started. */
   #renew(): Promise<void> {
-    const renew = this.#queueStore.renew;
-    if (!renew || this.#renewing || this.#held.size === 0) return this.#renewing ?? Promise.resolve();
-    const ids = [...this.#held.keys()];
+    if (!this.#queueStore.renew || this.#renewing || this.#held.size === 0) return this.#renewing ?? Promise.resolve();
     const until = this.#clock.now() + this.#leaseMs;
-    this.#renewing = renew
-      .call(this.#queueStore, ids, this.owner, new Date(until).toISOString())
-      .then(
-        (renewed) => {
-          const kept = new Set(renewed);
-          for (const id of ids) {
-            if (!this.#held.has(id)) continue; // finished meanwhile
-            this.#held.set(id, kept.has(id) ? until : 0); // 0: lost, never started from now on
-          }
-        },
-        (error: unknown) =>
-          this.#logger.warn(`${this.#name}: renewing leases failed; trying at the next heartbeat`, {
-            jobs: ids.length,
-            ...errorFields(error),
-          }),
-      )
-      .finally(() => {
+    this.#renewing = renewHeld(this.#queueStore, this.#held, this.owner, until, this.#logger, this.#name).finally(
+      () => {
         this.#renewing = undefined;
-      });
+      },
+    );
     return this.#renewing;
   }
 }

@@ -2,6 +2,8 @@ import { FlagpostError } from "../errors.js";
 import type {
   ClaimEmailOptions,
   ClaimedEmail,
+  EmailClaimRequest,
+  RecordedOutcomesAndClaim,
   DomainReputationCounts,
   ReputationMark,
   DomainEvent,
@@ -20,6 +22,7 @@ import type {
 } from "../storage/index.js";
 import type { MemoryIdempotencyRepository } from "./memory-idempotency.js";
 import { headlineOf } from "../emails/message.js";
+import { claimDueRecords } from "./memory-email-claims.js";
 import { sendingDomainOf } from "../domains/reputation-window.js";
 import { ReputationMarks } from "./memory-reputation.js";
 import { type MemoryWebhookState, pageOf } from "./memory-webhook-state.js";
@@ -27,22 +30,6 @@ import { type MemoryWebhookState, pageOf } from "./memory-webhook-state.js";
 interface Entry {
   record: EmailRecord;
   events: EmailEvent[];
-}
-
-/** The stored size of each email's content (its JSON's length, as the SQL adapters measure it), computed once. */
-const contentSizes = new WeakMap<object, number>();
-
-function contentSize(record: EmailRecord): number {
-  let size = contentSizes.get(record.content);
-  if (size === undefined) contentSizes.set(record.content, (size = JSON.stringify(record.content).length));
-  return size;
-}
-
-/** A claimed email as the port hands it out: without its content when that is larger than `max`. */
-function claimed(record: EmailRecord, max: number | undefined): ClaimedEmail {
-  const size = max === undefined ? 0 : contentSize(record);
-  if (max === undefined || size <= max) return fresh(record);
-  return { ...fresh({ ...record, content: headlineOf(record).content }), omittedContentBytes: size };
 }
 
 function fresh(record: EmailRecord): EmailRecord {
@@ -146,26 +133,12 @@ export class MemoryEmailRepository implements EmailRepository {
     owner: string,
     options: ClaimEmailOptions = {},
   ): Promise<ClaimedEmail[]> {
-    const due = [...this.#emails.values()]
-      .map((e) => e.record)
-      .filter(
-        (r) =>
-          r.status === "queued" &&
-          r.nextAttemptAt <= now &&
-          (r.leaseUntil === undefined || r.leaseUntil <= now) &&
-          !this.#paused(sendingDomainOf(r.content)),
-      )
-      .sort((a, b) =>
-        a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : a.id < b.id ? -1 : 1,
-      )
-      .slice(0, Math.max(0, limit));
-    const leaseUntil = new Date(Date.parse(now) + leaseMs).toISOString();
-    for (const record of due) {
-      record.leaseOwner = owner;
-      record.leaseUntil = leaseUntil;
-      record.attempts += 1;
-    }
-    return due.map((record) => claimed(record, options.maxContentBytes));
+    return this.#claim({ now, limit, leaseMs, owner, ...options });
+  }
+
+  #claim(claim: EmailClaimRequest): ClaimedEmail[] {
+    const records = [...this.#emails.values()].map((e) => e.record);
+    return claimDueRecords(records, claim, (r) => this.#paused(sendingDomainOf(r.content)));
   }
 
   async renewEmailLeases(ids: readonly string[], owner: string, leaseUntil: string): Promise<string[]> {
@@ -267,7 +240,22 @@ export class MemoryEmailRepository implements EmailRepository {
   }
 
   async recordOutcomes(outcomes: readonly EmailOutcomeWrite[]): Promise<boolean[]> {
-    // No await between them: the outcomes apply together, as one write would.
+    return this.#record(outcomes);
+  }
+
+  async recordOutcomesAndClaim(
+    outcomes: readonly EmailOutcomeWrite[],
+    claim: EmailClaimRequest,
+  ): Promise<RecordedOutcomesAndClaim> {
+    // All or nothing, as one write: a claim that cannot be made is refused before any outcome applies.
+    if (!Number.isFinite(Date.parse(claim.now)))
+      throw new FlagpostError("validation_error", `"now" must be an ISO-8601 time, got ${JSON.stringify(claim.now)}`);
+    const applied = this.#record(outcomes);
+    return { applied, claimed: this.#claim(claim) };
+  }
+
+  /** The outcomes, with no await between them: they apply together, as one write would. */
+  #record(outcomes: readonly EmailOutcomeWrite[]): boolean[] {
     return outcomes.map(
       (o) => ("transition" in o ? this.#transition(o.id, o.transition) : this.#retry(o.id, o.retry)) !== undefined,
     );

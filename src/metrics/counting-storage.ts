@@ -30,8 +30,8 @@ function countWrite(counters: MetricsCounters, repository: string, method: strin
   if (repository === "emails" && method === "transitionEmail" && result !== undefined) {
     const transition = args[1] as EmailTransition;
     counters.emailEvent(transition.event.type, bounceTypeOf(transition));
-  } else if (repository === "emails" && method === "recordOutcomes") {
-    const applied = result as boolean[];
+  } else if (repository === "emails" && (method === "recordOutcomes" || method === "recordOutcomesAndClaim")) {
+    const applied = method === "recordOutcomes" ? (result as boolean[]) : (result as { applied: boolean[] }).applied;
     (args[0] as EmailOutcomeWrite[]).forEach((write, i) => {
       if (!applied[i]) return;
       if ("transition" in write) counters.emailEvent(write.transition.event.type, bounceTypeOf(write.transition));

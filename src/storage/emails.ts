@@ -1,4 +1,5 @@
 import type { DomainEvent } from "./domain-events.js";
+import type { EmailClaimStore } from "./email-claims.js";
 import type { EmailReputationStore } from "./email-reputation.js";
 import type { IdempotencyCompletion } from "./idempotency.js";
 import type { PageRequest } from "./webhooks.js";
@@ -182,7 +183,7 @@ export interface OutboxDepth {
 /** One entry of {@link EmailRepository.recordOutcomes}: a status change or a retry. */
 export type EmailOutcomeWrite = { id: string; transition: EmailTransition } | { id: string; retry: EmailRetry };
 
-export interface EmailRepository extends EmailReputationStore {
+export interface EmailRepository extends EmailReputationStore, EmailClaimStore {
   /**
    * Stores new emails (status `queued`, `attempts` 0, no lease) and, for each, its first event with seq 1: `{type:
    * "scheduled", at: createdAt}` when it has a `scheduledAt`, else `{type: "queued", at: createdAt}`. With

@@ -36,6 +36,7 @@ export type * from "./delivery-reports.js";
 export type * from "./domain-events.js";
 export type * from "./domains.js";
 export type * from "./emails.js";
+export type * from "./email-claims.js";
 export type * from "./email-reputation.js";
 export type * from "./events.js";
 export type * from "./flag-history.js";

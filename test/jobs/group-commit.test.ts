@@ -20,6 +20,20 @@ function recorder(fail?: (items: number[]) => boolean) {
 }
 
 describe("GroupCommit", () => {
+  it("keeps a flush() made during a write: the items waiting then are written as soon as it ends", async () => {
+    const r = recorder();
+    const group = new GroupCommit(r.write, { maxDelayMs: 60_000, writeNow: () => false });
+    const first = group.add(1);
+    group.flush();
+    await new Promise((resolve) => setTimeout(resolve, 1)); // the first write is running
+    const second = group.add(2);
+    group.flush(); // during the write: must not be forgotten (else 2 waits the full 60 s)
+    const started = performance.now();
+    expect(await Promise.all([first, second])).toEqual([10, 20]);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(r.writes).toEqual([[1], [2]]);
+  });
+
   it("writes items added in one turn together, answers each with its own result, and never overlaps writes", async () => {
     const r = recorder();
     const group = new GroupCommit(r.write, { maxBatch: 3 });

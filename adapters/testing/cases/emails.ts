@@ -5,6 +5,7 @@ import { useReopenedStorage, useSharedStorages, useStorage } from "./use-storage
 import { email, id, iso, LEASE, T0 } from "./email-fixtures.js";
 import { emailOutcomeCases } from "./email-outcomes.js";
 import { emailRecordedBatchCases } from "./email-recorded-batch.js";
+import { emailOutcomesClaimCases } from "./email-outcomes-claim.js";
 
 /** The idempotency key an insert completes (scope "k", key "i"), pending for a minute from T0. */
 const CLAIM: IdempotencyClaim = {
@@ -172,6 +173,7 @@ export function emailCases(harness: StorageHarness): void {
 
   emailOutcomeCases(harness);
   emailRecordedBatchCases(harness);
+  emailOutcomesClaimCases(harness);
 
   emailDurabilityCases(harness);
   emailSharedCases(harness);

@@ -49,11 +49,16 @@ export function gatedTransport() {
   };
 }
 
-/** Memory storage that records each claim and recordOutcomes call and can hold or fail the next writes. */
-export function watchedStorage() {
+/**
+ * Memory storage that records each claim and recordOutcomes call and can hold or fail the next
+ * writes. With `claimAlong`, it also offers recordOutcomesAndClaim: each such write is in `writes`
+ * (its outcomes) and in `claimsAlong` (how many emails it claimed).
+ */
+export function watchedStorage(options: { claimAlong?: boolean } = {}) {
   const storage = memoryStorage();
   const writes: number[] = [];
   const claims: number[] = [];
+  const claimsAlong: number[] = [];
   let hold: Promise<void> | undefined;
   let failures = 0;
   const emails = storage.emails;
@@ -87,12 +92,31 @@ export function watchedStorage() {
         }
         return emails.recordOutcomes(outcomes);
       },
+      ...(options.claimAlong
+        ? {
+            async recordOutcomesAndClaim(
+              outcomes: readonly EmailOutcomeWrite[],
+              claim: Parameters<NonNullable<typeof emails.recordOutcomesAndClaim>>[1],
+            ) {
+              writes.push(outcomes.length);
+              if (hold) await hold;
+              if (failures > 0) {
+                failures -= 1;
+                throw new Error("database is locked");
+              }
+              const result = await emails.recordOutcomesAndClaim!(outcomes, claim);
+              claimsAlong.push(result.claimed.length);
+              return result;
+            },
+          }
+        : {}),
     },
   };
   return {
     storage: watched,
     writes,
     claims,
+    claimsAlong,
     holdWrites() {
       let release!: () => void;
       hold = new Promise((resolve) => (release = resolve));
