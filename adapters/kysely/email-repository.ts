@@ -19,13 +19,11 @@ import type {
   RecordedOutcomesAndClaim,
 } from "../../src/storage/index.js";
 import type { Insertable } from "kysely";
-import type { Engine } from "./dialect.js";
 import { deleteOrphanSlices, splitContent, writeSlices } from "./email-content-slices.js";
 import type { EmailEventsTable, EmailsTable } from "./tables.js";
 import type { StorageActions } from "./storage-errors.js";
 import { recordDomainEvents } from "./domain-events.js";
 import {
-  type Db,
   eventRow,
   firstEvent,
   INSERT_CHUNK,
@@ -47,6 +45,7 @@ import { type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "
 import { relaxTransaction, withRelaxedCommit } from "./relaxed-durability.js";
 import { inTransaction } from "./transaction.js";
 import { pageQuery } from "./webhook-repository.js";
+import { EngineRepository } from "./engine-repository.js";
 
 /**
  * How old a slice without its email must be before the purge deletes it: far longer than an
@@ -65,7 +64,7 @@ const OUTBOX: JobTableSpec = { table: "flagpost_emails", ready: (eb) => eb("stat
  * transaction with the seq the UPDATE gave the row (`version`), so events of one email never
  * interleave. A worker's outcomes are written together (email-outcomes.ts).
  */
-export class KyselyEmailRepository implements EmailRepository {
+export class KyselyEmailRepository extends EngineRepository implements EmailRepository {
   /** How each method's driver errors read (storage-errors.ts translates them). */
   static readonly actions: StorageActions<KyselyEmailRepository> = {
     insertEmails: { action: "store the emails", conflict: () => "An email with that id already exists" },
@@ -88,14 +87,6 @@ export class KyselyEmailRepository implements EmailRepository {
     purgeOrphanContent: "delete content slices without an email",
   };
 
-  readonly #db: Db;
-  readonly #engine: Engine;
-
-  constructor(db: Db, engine: Engine) {
-    this.#db = db;
-    this.#engine = engine;
-  }
-
   async insertEmails(
     emails: EmailRecord[],
     completion?: IdempotencyCompletion,
@@ -113,12 +104,12 @@ export class KyselyEmailRepository implements EmailRepository {
         }
         sliced.push(email.id);
         const at = toEpochMs(email.createdAt, "createdAt");
-        rows.push(toRow(email, split.skeleton, await writeSlices(this.#db, this.#engine, email.id, split.pieces, at)));
+        rows.push(toRow(email, split.skeleton, await writeSlices(this.db, this.engine, email.id, split.pieces, at)));
       }
       await this.#insertRows(rows, events, completion, domainEvents);
     } catch (error) {
       // Best effort: slices left behind (the database went away too) are the purge's (purgeOrphanContent).
-      if (sliced.length > 0) await deleteOrphanSlices(this.#db, Number.MAX_SAFE_INTEGER, sliced).catch(() => 0);
+      if (sliced.length > 0) await deleteOrphanSlices(this.db, Number.MAX_SAFE_INTEGER, sliced).catch(() => 0);
       throw error;
     }
   }
@@ -130,7 +121,7 @@ export class KyselyEmailRepository implements EmailRepository {
     completion?: IdempotencyCompletion,
     domainEvents?: readonly DomainEvent[],
   ): Promise<void> {
-    await inTransaction(this.#db, this.#engine, async (trx) => {
+    await inTransaction(this.db, this.engine, async (trx) => {
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
         await trx
           .insertInto("flagpost_emails")
@@ -141,25 +132,25 @@ export class KyselyEmailRepository implements EmailRepository {
           .values(events.slice(i, i + INSERT_CHUNK))
           .execute();
       }
-      if (completion) await completeClaim(trx, this.#engine, completion);
+      if (completion) await completeClaim(trx, this.engine, completion);
       await recordDomainEvents(trx, domainEvents);
     });
   }
 
   async getEmail(id: string): Promise<EmailRecord | undefined> {
-    const row = await this.#db.selectFrom("flagpost_emails").selectAll().where("id", "=", id).executeTakeFirst();
-    return row && toRecord(this.#db, row);
+    const row = await this.db.selectFrom("flagpost_emails").selectAll().where("id", "=", id).executeTakeFirst();
+    return row && toRecord(this.db, row);
   }
 
   async listEmails(page: PageRequest): Promise<EmailListEntry[]> {
-    const base = this.#db.selectFrom("flagpost_emails").select([...LIST_COLUMNS]);
+    const base = this.db.selectFrom("flagpost_emails").select([...LIST_COLUMNS]);
     const { query, reversed } = pageQuery(base, "id", page);
     const rows = (await query.execute()) as Parameters<typeof toListEntry>[0][];
     // Rows stored before the summary column: their headline comes from the content.
     const older = rows.filter((row) => row.summary === null).map((row) => row.id);
     const contents = new Map<string, string>();
     if (older.length > 0) {
-      const full = await this.#db
+      const full = await this.db
         .selectFrom("flagpost_emails")
         .select(["id", "content"])
         .where("id", "in", older)
@@ -171,20 +162,20 @@ export class KyselyEmailRepository implements EmailRepository {
   }
 
   async rescheduleEmail(id: string, change: EmailReschedule): Promise<EmailRecord | undefined> {
-    return inTransaction(this.#db, this.#engine, (trx) =>
-      updateAndAppend(trx, this.#engine, id, rescheduleUpdate(trx, id, change), change.event, change.events),
+    return inTransaction(this.db, this.engine, (trx) =>
+      updateAndAppend(trx, this.engine, id, rescheduleUpdate(trx, id, change), change.event, change.events),
     );
   }
 
   async findEmailByProviderMessageId(providerMessageId: string): Promise<EmailRecord | undefined> {
-    const row = await this.#db
+    const row = await this.db
       .selectFrom("flagpost_emails")
       .selectAll()
       .where("provider_message_id", "=", providerMessageId)
       .orderBy("id")
       .limit(1)
       .executeTakeFirst();
-    return row && toRecord(this.#db, row);
+    return row && toRecord(this.db, row);
   }
 
   async claimDueEmails(
@@ -194,54 +185,47 @@ export class KyselyEmailRepository implements EmailRepository {
     owner: string,
     options: ClaimEmailOptions = {},
   ): Promise<ClaimedEmail[]> {
-    return claimEmails(this.#db, this.#engine, { now, limit, leaseMs, owner, ...options }, false);
+    return claimEmails(this.db, this.engine, { now, limit, leaseMs, owner, ...options }, false);
   }
 
   async purgeOrphanContent(now: string): Promise<number> {
-    return deleteOrphanSlices(this.#db, toEpochMs(now, "now") - ORPHAN_SLICE_AGE_MS);
+    return deleteOrphanSlices(this.db, toEpochMs(now, "now") - ORPHAN_SLICE_AGE_MS);
   }
 
   async renewEmailLeases(ids: readonly string[], owner: string, leaseUntil: string): Promise<string[]> {
     const until = toEpochMs(leaseUntil, "leaseUntil");
-    return renewLeases(this.#db, this.#engine, "flagpost_emails", [...new Set(ids)], owner, until);
+    return renewLeases(this.db, this.engine, "flagpost_emails", [...new Set(ids)], owner, until);
   }
 
   async outboxDepth(now: string): Promise<OutboxDepth> {
-    return outboxDepthOf(this.#db, toEpochMs(now, "now"));
+    return outboxDepthOf(this.db, toEpochMs(now, "now"));
   }
 
   async listEmailLeaseOwners(now: string): Promise<string[]> {
     const at = toEpochMs(now, "now");
-    return listLeaseOwners(this.#db, OUTBOX, at);
+    return listLeaseOwners(this.db, OUTBOX, at);
   }
 
   async releaseEmailLeases(owners: readonly string[]): Promise<number> {
-    return releaseLeases(this.#db, OUTBOX, owners);
+    return releaseLeases(this.db, OUTBOX, owners);
   }
 
   async transitionEmail(id: string, transition: EmailTransition): Promise<EmailRecord | undefined> {
     if (transition.from.length === 0) return undefined;
-    return inTransaction(this.#db, this.#engine, (trx) =>
-      updateAndAppend(
-        trx,
-        this.#engine,
-        id,
-        transitionUpdate(trx, id, transition),
-        transition.event,
-        transition.events,
-      ),
+    return inTransaction(this.db, this.engine, (trx) =>
+      updateAndAppend(trx, this.engine, id, transitionUpdate(trx, id, transition), transition.event, transition.events),
     );
   }
 
   async scheduleRetry(id: string, retry: EmailRetry): Promise<EmailRecord | undefined> {
-    return inTransaction(this.#db, this.#engine, (trx) =>
-      updateAndAppend(trx, this.#engine, id, retryUpdate(trx, id, retry), retry.event, retry.events),
+    return inTransaction(this.db, this.engine, (trx) =>
+      updateAndAppend(trx, this.engine, id, retryUpdate(trx, id, retry), retry.event, retry.events),
     );
   }
 
   async recordOutcomes(outcomes: readonly EmailOutcomeWrite[]): Promise<boolean[]> {
     if (outcomes.length === 0) return [];
-    return this.#relaxed((trx) => recordOutcomesIn(trx, this.#engine, outcomes));
+    return this.#relaxed((trx) => recordOutcomesIn(trx, this.engine, outcomes));
   }
 
   async recordOutcomesAndClaim(
@@ -249,8 +233,8 @@ export class KyselyEmailRepository implements EmailRepository {
     claim: EmailClaimRequest,
   ): Promise<RecordedOutcomesAndClaim> {
     return this.#relaxed(async (trx) => {
-      const applied = outcomes.length === 0 ? [] : await recordOutcomesIn(trx, this.#engine, outcomes);
-      return { applied, claimed: await claimEmails(trx, this.#engine, claim, true) };
+      const applied = outcomes.length === 0 ? [] : await recordOutcomesIn(trx, this.engine, outcomes);
+      return { applied, claimed: await claimEmails(trx, this.engine, claim, true) };
     });
   }
 
@@ -259,24 +243,24 @@ export class KyselyEmailRepository implements EmailRepository {
    * same Message-ID or a claim made again, so its commit does not wait for the disk.
    */
   #relaxed<T>(work: (trx: Trx) => Promise<T>): Promise<T> {
-    return withRelaxedCommit(this.#db, this.#engine, (held) =>
-      inTransaction(held, this.#engine, async (trx) => {
-        await relaxTransaction(trx, this.#engine);
+    return withRelaxedCommit(this.db, this.engine, (held) =>
+      inTransaction(held, this.engine, async (trx) => {
+        await relaxTransaction(trx, this.engine);
         return work(trx);
       }),
     );
   }
 
   async markEmailReputation(id: string, mark: ReputationMark): Promise<void> {
-    await markReputation(this.#db, id, mark);
+    await markReputation(this.db, id, mark);
   }
 
   async domainReputation(domain: string, window: number): Promise<DomainReputationCounts> {
-    return countReputation(this.#db, domain, window);
+    return countReputation(this.db, domain, window);
   }
 
   async listEmailEvents(id: string): Promise<EmailEvent[]> {
-    const rows = await this.#db
+    const rows = await this.db
       .selectFrom("flagpost_email_events")
       .selectAll()
       .where("email_id", "=", id)
