@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FlagpostError, memoryStorage } from "../../src/internal.js";
+import { toNodeHandler } from "../../adapters/http/index.js";
+import { createFlagpost, FlagpostError, memoryStorage } from "../../src/internal.js";
 import { fakeClock, type FakeClock } from "../support/fake-clock.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import { SseReader } from "./support/sse-reader.js";
@@ -123,6 +124,19 @@ describe("the bulk answer's event stream link", () => {
     expect(body).not.toHaveProperty("eventStreams");
     const res = await fetch(`${app.url}/ofrep/v1/stream?token=x`);
     expect(res.status).toBe(401);
+  });
+
+  it("refuses a token lifetime with no window or longer than a day when the handler is made", async () => {
+    const fp = createFlagpost({ storage: memoryStorage(), clock });
+    try {
+      for (const tokenTtlSeconds of [0, 1, 1.5, 86_401, Number.NaN])
+        expect(() => toNodeHandler(fp, { ofrepStreams: { tokenTtlSeconds } })).toThrow(
+          /tokenTtlSeconds must be a whole number from 2 to 86400/,
+        );
+      expect(() => toNodeHandler(fp, { ofrepStreams: { tokenTtlSeconds: 2 } })).not.toThrow();
+    } finally {
+      await fp.close();
+    }
   });
 });
 

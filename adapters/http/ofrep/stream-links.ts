@@ -4,7 +4,7 @@ import { errorFields, type Flagpost } from "../../../src/internal.js";
 export const OFREP_STREAM_PATH = "/ofrep/v1/stream";
 
 export interface OfrepStreamOptions {
-  /** Longest a stream link's token lives, in seconds; a bulk answer's link has at least half of it left. Default 3,600. */
+  /** Longest a stream link's token lives, in seconds (2–86,400); a bulk answer's link has at least half of it left. Default 3,600. */
   tokenTtlSeconds?: number;
   /** Streams one key may hold open in this process; one more is answered 429. Default 10,000. */
   maxConnectionsPerKey?: number;
@@ -42,6 +42,12 @@ export class StreamLinks {
   #failing = false;
 
   constructor(fp: Flagpost, tokenTtlSeconds: number) {
+    // Refused at creation, as a programming error: a lifetime under 2 s gives no window at all,
+    // and one over a day keeps a leaked link usable longer than any client needs it.
+    if (!Number.isInteger(tokenTtlSeconds) || tokenTtlSeconds < 2 || tokenTtlSeconds > 86_400)
+      throw new RangeError(
+        `ofrepStreams.tokenTtlSeconds must be a whole number from 2 to 86400, not ${tokenTtlSeconds}`,
+      );
     this.#fp = fp;
     this.#windowSeconds = Math.max(1, Math.floor(tokenTtlSeconds / 2));
   }
