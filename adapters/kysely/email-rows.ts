@@ -17,7 +17,7 @@ import type {
   EmailStatus,
   NewEmailEvent,
 } from "../../src/storage/index.js";
-import { headlineOf } from "../../src/emails/message.js";
+import { headlineOf } from "../../src/storage/email-headline.js";
 import { sendingDomainOf } from "../../src/domains/reputation-window.js";
 import { joinSlices } from "./email-content-slices.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";

@@ -1,4 +1,4 @@
-import type { EmailListEntry, EmailRecord } from "../storage/index.js";
+import type { EmailRecord } from "../storage/index.js";
 import type { DkimSigning, OutgoingMessage } from "../transport.js";
 import { asciiDomain, mailAddress } from "./addresses.js";
 
@@ -76,13 +76,4 @@ export function envelopeRecipients(message: OutgoingMessage): string[] {
 export function emailRecipients(email: EmailRecord): string[] {
   const c = email.content;
   return [...new Set([...c.to, ...(c.cc ?? []), ...(c.bcc ?? [])].map((a) => mailAddress(a).address.toLowerCase()))];
-}
-
-/** The email without its bodies, headers and attachments, as a list shows it. */
-export function headlineOf(record: EmailRecord): EmailListEntry {
-  const { from, to, cc, bcc, replyTo, subject } = record.content;
-  return {
-    ...record,
-    content: { from, to, subject, ...(cc ? { cc } : {}), ...(bcc ? { bcc } : {}), ...(replyTo ? { replyTo } : {}) },
-  };
 }

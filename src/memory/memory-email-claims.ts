@@ -1,5 +1,5 @@
 import type { ClaimedEmail, EmailClaimRequest, EmailRecord } from "../storage/index.js";
-import { headlineOf } from "../emails/message.js";
+import { headlineOf } from "../storage/email-headline.js";
 
 /** The stored size of each email's content (its JSON's length, as the SQL adapters measure it), computed once. */
 const contentSizes = new WeakMap<object, number>();

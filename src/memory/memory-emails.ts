@@ -21,7 +21,7 @@ import type {
   NewEmailEvent,
 } from "../storage/index.js";
 import type { MemoryIdempotencyRepository } from "./memory-idempotency.js";
-import { headlineOf } from "../emails/message.js";
+import { headlineOf } from "../storage/email-headline.js";
 import { claimDueRecords } from "./memory-email-claims.js";
 import { sendingDomainOf } from "../domains/reputation-window.js";
 import { ReputationMarks } from "./memory-reputation.js";
