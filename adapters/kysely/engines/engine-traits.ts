@@ -62,6 +62,11 @@ export interface EngineTraits {
     keys: readonly string[],
     set: Record<string, RawBuilder<unknown>>,
   ): InsertQueryBuilder<DB, TB, O>;
+  /**
+   * The end of an `INSERT … SELECT` into `table` (keyed by `id`) that skips rows whose id is there
+   * already, any other error still failing it (MySQL's INSERT IGNORE would make it a warning).
+   */
+  skipDuplicateId(table: string): RawBuilder<unknown>;
   /** The value an upserting INSERT carried for `column`. */
   incoming(column: string): RawBuilder<unknown>;
   /** The larger of two values (a function name: greatest or max). */

@@ -31,6 +31,7 @@ export const mysqlEngine: EngineTraits = {
   exactly: (eb, column, value) =>
     eb.and([eb(column, "=", value), eb(eb.fn("octet_length", [column]), "=", Buffer.byteLength(value, "utf8"))]),
   upsert: (query, _keys, set) => query.onDuplicateKeyUpdate(set as never),
+  skipDuplicateId: (table) => sql`on duplicate key update ${sql.id(table, "id")} = ${sql.id(table, "id")}`,
   incoming: (column) => sql`values(${sql.ref(column)})`,
   greatest: sql.raw("greatest"),
   isUniqueViolation: (error) => {

@@ -30,6 +30,7 @@ export const postgresEngine: EngineTraits = {
   exactly: (eb, column, value) => eb(column, "=", value),
   upsert: (query, keys, set) =>
     query.onConflict((conflict) => conflict.columns(keys as never).doUpdateSet(set as never)),
+  skipDuplicateId: () => sql`on conflict (id) do nothing`,
   incoming: (column) => sql.ref(`excluded.${column}`),
   greatest: sql.raw("greatest"),
   isUniqueViolation: (error) => codes(error).code === "23505",

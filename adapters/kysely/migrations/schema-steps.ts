@@ -50,9 +50,7 @@ export async function addColumnIfAbsent(
  * already copied; any other error still fails the run (INSERT IGNORE would make it a warning).
  */
 export function skipCopiedRows(engine: Engine, table: string): RawBuilder<unknown> {
-  return engine === "mysql"
-    ? sql`on duplicate key update ${sql.id(table, "id")} = ${sql.id(table, "id")}`
-    : sql`on conflict (id) do nothing`;
+  return engineTraits(engine).skipDuplicateId(table);
 }
 
 /**
