@@ -10,6 +10,7 @@ import { domainReputationMigration } from "./migrations/0020-domain-reputation.j
 import { activityIndexesMigration } from "./migrations/0021-activity-indexes.js";
 import { eventNamesMigration } from "./migrations/0022-event-names.js";
 import { emailContentSlicesMigration } from "./migrations/0023-email-content-slices.js";
+import { eventIndexFillMigration } from "./migrations/0024-event-index-fill.js";
 
 /**
  * The schema's history, oldest first: the baseline (issue 26), then one migration per change,
@@ -24,6 +25,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0021-activity-indexes": activityIndexesMigration,
   "0022-event-names": eventNamesMigration,
   "0023-email-content-slices": emailContentSlicesMigration,
+  "0024-event-index-fill": eventIndexFillMigration,
 };
 
 export const MIGRATION_TABLE = "flagpost_migration";

@@ -81,6 +81,11 @@ export interface EngineTraits {
    */
   createIndexIfAbsent(db: AnyKysely, name: string, table: string, columns: readonly string[]): Promise<void>;
   /**
+   * Gives the index the engine's default page fill again (PostgreSQL: RESET (fillfactor), which
+   * keeps 10% of a page free when it splits); nothing where the engine has no such setting.
+   */
+  resetIndexFill(db: AnyKysely, index: string): Promise<void>;
+  /**
    * ADD COLUMN failed because the column exists: MySQL cannot roll DDL back, so a rerun meets the
    * columns of an interrupted run; elsewhere the migration's transaction or write lock covers it.
    */

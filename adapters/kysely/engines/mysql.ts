@@ -55,6 +55,8 @@ export const mysqlEngine: EngineTraits = {
       if (!(code === "ER_DUP_KEYNAME" || errno === 1061)) throw error;
     }
   },
+  // InnoDB's page fill (innodb_fill_factor) is server-wide: there is no per-index setting to reset.
+  resetIndexFill: async () => undefined,
   isDuplicateColumn: (error) => {
     const { code, errno } = codes(error);
     return code === "ER_DUP_FIELDNAME" || errno === 1060;

@@ -36,6 +36,9 @@ export const postgresEngine: EngineTraits = {
   isUniqueViolation: (error) => codes(error).code === "23505",
   isTransientConflict: (error) => ["40P01", "40001"].includes(codes(error).code as string),
   createIndexIfAbsent: createIndexIfNotExists,
+  resetIndexFill: async (db, index) => {
+    await sql`alter index ${sql.id(index)} reset (fillfactor)`.execute(db);
+  },
   isDuplicateColumn: () => false,
   encodeBoolean: (value) => value,
   insertIfAbsent: (query) => query.onConflict((conflict) => conflict.doNothing()),

@@ -40,6 +40,8 @@ export const sqliteEngine: EngineTraits = {
   // One connection per instance; another process's lock is waited for by busy_timeout.
   isTransientConflict: () => false,
   createIndexIfAbsent: createIndexIfNotExists,
+  // VACUUM packs SQLite's pages full; a split is never told how full to leave them.
+  resetIndexFill: async () => undefined,
   isDuplicateColumn: () => false,
   encodeBoolean: (value) => (value ? 1 : 0),
   insertIfAbsent: (query) => query.onConflict((conflict) => conflict.doNothing()),
