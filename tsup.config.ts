@@ -39,6 +39,8 @@ export default defineConfig((cli) => ({
     // Not an import: the SQLite heavy-read thread's entry, which heavy-read-thread.ts starts by
     // its file name next to the chunks (dist/heavy-read-worker.js).
     "heavy-read-worker": "adapters/kysely/heavy-read-worker.ts",
+    // The DKIM signing threads' entry, started the same way by signing-threads.ts.
+    "signing-worker": "adapters/nodemailer/signing-worker.ts",
   },
   format: ["esm"],
   target: "node20",

@@ -35,7 +35,7 @@ export interface SendRun {
   /** Send from a verified domain: every email DKIM-signed with its key (sealed under a secret). */
   signed?: boolean;
   /**
-   * Let libuv's thread pool, where the RSA signature is made, use every core while the event loop
+   * Let libuv's thread pool and the DKIM signing threads use every core while the event loop
    * stays on the core it was pinned to: a server with a spare core. Default: the pool shares the
    * event loop's core.
    */

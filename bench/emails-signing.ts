@@ -10,10 +10,11 @@ import { fmt, median } from "./lib/stats.js";
  * per-email time). bench:emails' `send` row on SQLite, unsigned and signed, in the same processes
  * and interleaved rounds, sized to finish within about two minutes. Besides the time per email
  * end to end and the sending process's CPU, it reports the CPU of the sender's event-loop thread.
- * The RSA signature runs on libuv's thread pool; the sender's event loop is pinned to core 0 and
- * both rows run in two layouts: the thread pool on that core too (everything signing costs is
- * paid on one core, as bench:emails measures it) and the thread pool free to use both cores (a
- * server with a spare core, where the signature need not wait for the event loop's core).
+ * Signing runs in flagpost's signing threads (worker threads); the sender's event loop is pinned to
+ * core 0 and both rows run in two layouts: the signing threads and libuv's thread pool on that
+ * core too (everything signing costs is paid on one core, as bench:emails measures it) and free
+ * to use both cores (a server with a spare core, where signing need not wait for the event loop's
+ * core). The rows keep the name "thread pool" for both.
  */
 
 const UNSIGNED: Variant = {
@@ -58,7 +59,7 @@ export function signingCost(med: Median, signed: Variant = SIGNED, unsigned: Var
 
 /** How signed mail is made, for the notes under a table. */
 export const SIGNING_NOTE =
-  "- Signed emails come from a verified domain (RSA 2048 key, sealed under a secret, opened once). flagpost's signer runs inside nodemailer's `sendMail` pipeline (a stream plugin): it reads the message nodemailer composed, hashes the relaxed body and header fields on the event loop and makes the RSA signature with node:crypto's asynchronous `sign`, on libuv's thread pool; the sink checks that every email of the signed rows carries a DKIM-Signature and no other does.";
+  "- Signed emails come from a verified domain (RSA 2048 key, sealed under a secret, opened once). flagpost's signer runs inside nodemailer's `sendMail` pipeline (a stream plugin): it reads the message nodemailer composed and transfers it to a signing thread (a worker thread), which canonicalizes it, hashes the relaxed body and header fields and makes the RSA signature, and hands it back with its DKIM-Signature field; \"thread pool\" in the rows' names covers the signing threads as well as libuv's thread pool; the sink checks that every email of the signed rows carries a DKIM-Signature and no other does.";
 
 /**
  * Signed against unsigned round by round: the two runs of a round follow each other, so on a
@@ -139,7 +140,7 @@ export const signingBench: BenchPart = {
         SIGNING_NOTE,
         pairedRounds(samples, SIGNED, UNSIGNED),
         ...(canPin() ? [pairedRounds(samples, SIGNED_SPREAD, UNSIGNED_SPREAD)] : []),
-        "- event-loop thread CPU: user + system time of the sender's main thread (/proc/self/task/<pid>/stat), which runs the event loop; the sender CPU column adds the thread pool and the other threads. The thread pool's threads are found by the work they do (bench/lib/thread-pool-cores.ts) and moved with taskset; V8's own threads stay on core 0.",
+        "- event-loop thread CPU: user + system time of the sender's main thread (/proc/self/task/<pid>/stat), which runs the event loop; the sender CPU column adds the signing threads, the thread pool and the other threads. The thread pool's threads are found by the work they do, the signing threads as the threads started after that (bench/lib/thread-pool-cores.ts), and both are moved with taskset before each run; V8's own threads stay on core 0.",
       ].join("\n");
     } finally {
       await Promise.allSettled(children.map((c) => c.close()));

@@ -1,13 +1,6 @@
 import { createHash, sign } from "node:crypto";
-import { promisify } from "node:util";
 import type { DkimSigning } from "../../src/internal.js";
 import { headerFields, relaxedBody, relaxedField, signedFields, splitMessage } from "./dkim-canonical.js";
-
-/**
- * node:crypto's sign with a callback runs the RSA private-key operation on the libuv thread pool:
- * the event loop keeps serving while another core signs (the synchronous form held it ~240 µs).
- */
-const signOffLoop = promisify(sign);
 
 /** Folded lines stay within this many characters (RFC 5322 recommends 78). */
 const WIDTH = 76;
@@ -42,9 +35,11 @@ function chunks(text: string, size: number): string[] {
  * The DKIM-Signature field (ending in CRLF) to put in front of `raw`, a complete message as it
  * goes on the wire: `v=1; a=rsa-sha256; c=relaxed/relaxed; d; q=dns/txt; s; bh; h; b`, no `l=`
  * (the whole body is covered, so nothing can be appended) and no `t=`/`x=`, the tags nodemailer's
- * signer wrote before. Rejects when the key cannot sign: the caller must not send the message.
+ * signer wrote before. Throws when the key cannot sign: the caller must not send the message.
+ * Synchronous, canonicalization and RSA signature alike: it runs in a signing thread
+ * (signing-worker.ts), never on the event loop.
  */
-export async function dkimSignatureField(raw: Buffer, dkim: DkimSigning): Promise<string> {
+export function dkimSignatureField(raw: Buffer, dkim: DkimSigning): string {
   const { header, body } = splitMessage(raw);
   const bodyHash = createHash("sha256").update(relaxedBody(body), "latin1").digest("base64");
   const covered = signedFields(headerFields(header), dkim.signedHeaders);
@@ -65,7 +60,7 @@ export async function dkimSignatureField(raw: Buffer, dkim: DkimSigning): Promis
   ]);
   // §3.7: the covered fields, then this field with an empty b= and no line end.
   const signed = `${covered.canonical}${relaxedField(unsigned)}`;
-  const signature = await signOffLoop("sha256", Buffer.from(signed, "latin1"), dkim.privateKey);
+  const signature = sign("sha256", Buffer.from(signed, "latin1"), dkim.privateKey);
   const lastLine = unsigned.slice(unsigned.lastIndexOf("\n") + 1);
   return `${unsigned}${fold(chunks(signature.toString("base64"), 64), lastLine.length)}\r\n`;
 }

@@ -1,7 +1,7 @@
 import type { SendMailOptions } from "nodemailer";
 import type MailComposer from "nodemailer/lib/mail-composer";
 import { type DkimSigning, TransportError } from "../../src/internal.js";
-import { dkimSignatureField } from "./dkim-signature.js";
+import { signInThread } from "./signing-threads.js";
 
 // Loaded with the first signed message rather than at import: by then flagpost/nodemailer's index
 // has named a missing nodemailer install (importWithPeers), which a static import here would
@@ -10,7 +10,8 @@ let composer: Promise<typeof MailComposer> | undefined;
 
 /**
  * `options` as a message signed with `dkim`: nodemailer's MailComposer writes it exactly as
- * sendMail would, flagpost's signer (dkim-signature.ts) puts the DKIM-Signature field in front,
+ * sendMail would, flagpost's signer (dkim-signature.ts, in a signing thread) puts the DKIM-Signature field in
+ * front,
  * and sendMail gets the result as `raw` with the envelope, Message-ID and DSN request that
  * nodemailer would have used. A message that cannot be signed is not sent: the attempt fails as a
  * transient TransportError (retried within the budget, like a sealed key that does not open).
@@ -19,14 +20,14 @@ export async function signedMailOptions(options: SendMailOptions, dkim: DkimSign
   composer ??= import("nodemailer/lib/mail-composer").then((m) => m.default);
   const node = new (await composer)(options).compile();
   const raw = await node.build();
-  let field: string;
+  let signedRaw: Buffer;
   try {
-    field = await dkimSignatureField(raw, dkim);
+    signedRaw = await signInThread([raw], dkim);
   } catch (error) {
     throw signingFailure(dkim, error);
   }
   const signed: SendMailOptions = {
-    raw: Buffer.concat([Buffer.from(field, "latin1"), raw]),
+    raw: signedRaw,
     envelope: node.getEnvelope(),
     messageId: node.messageId(),
     disableFileAccess: true,

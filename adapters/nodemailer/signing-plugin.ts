@@ -1,14 +1,15 @@
 import { Readable } from "node:stream";
 import type { SendMailOptions } from "nodemailer";
 import type { DkimSigning, TransportError } from "../../src/internal.js";
-import { dkimSignatureField } from "./dkim-signature.js";
 import { signingFailure } from "./signed-mail.js";
+import { signInThread } from "./signing-threads.js";
 
 /**
  * Signing inside nodemailer's own pipeline: a "stream" plugin on the transporter adds, to each
  * message that carries flagpost's DKIM key, a process function (MimeNode.processFunc, the hook
  * nodemailer's own signer uses) that reads the message as sendMail composed it, signs it and
- * hands on the DKIM-Signature field followed by the message. The message is composed once, with
+ * hands on the DKIM-Signature field followed by the message (the signing itself runs in a
+ * signing thread, signing-threads.ts). The message is composed once, with
  * the transporter's defaults (default headers, X-Mailer) applied, where composing it beforehand
  * and handing sendMail `raw` composed it twice and left the defaults out.
  */
@@ -72,24 +73,20 @@ export function toBeSigned(options: SendMailOptions, dkim: DkimSigning): SendMai
 /**
  * The message read from `input`, with its DKIM-Signature field in front. Nothing comes out before
  * the signature exists: a message that cannot be signed ends the stream with the error, so the
- * transport aborts it (SMTP never finishes DATA) instead of sending it unsigned.
+ * transport aborts it (SMTP never finishes DATA) instead of sending it unsigned. The event loop
+ * only gathers the bytes into one buffer, which goes to a signing thread and comes back signed.
  */
 function signingStream(input: Readable, dkim: DkimSigning): Readable {
   const output = new Readable({ read() {} });
   const chunks: Buffer[] = [];
-  let length = 0;
-  input.on("data", (chunk: Buffer | string) => {
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "latin1") : chunk;
-    chunks.push(bytes);
-    length += bytes.length;
-  });
+  input.on("data", (chunk: Buffer | string) =>
+    chunks.push(typeof chunk === "string" ? Buffer.from(chunk, "latin1") : chunk),
+  );
   input.once("error", (error) => output.destroy(error));
   input.once("end", () => {
-    const raw = Buffer.concat(chunks, length);
-    dkimSignatureField(raw, dkim).then(
-      (field) => {
-        output.push(Buffer.from(field, "latin1"));
-        output.push(raw);
+    signInThread(chunks, dkim).then(
+      (signed) => {
+        output.push(signed);
         output.push(null);
       },
       (error: unknown) => output.destroy(new UnsignedMessage(signingFailure(dkim, error))),

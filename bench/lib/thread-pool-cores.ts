@@ -4,11 +4,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
 
 /**
- * Where libuv's thread pool runs in a benchmark process, apart from its event loop. A process
- * started pinned to one core (lib/child.ts) has its pool there too, so work handed to the pool
- * (node:crypto's asynchronous `sign`) competes with the event loop for that core. A server has
- * more cores than one; these helpers let the pool's threads alone use every core while the event
- * loop stays on its own. Linux only (/proc and taskset); elsewhere the pool stays where it is.
+ * Where libuv's thread pool and the worker threads run in a benchmark process, apart from its
+ * event loop. A process started pinned to one core (lib/child.ts) has its pool and every thread it
+ * starts there too, so work handed to them (DKIM signing, in flagpost's signing threads) competes
+ * with the event loop for that core. A server has more cores than one; these helpers let those
+ * threads alone use every core while the event loop stays on its own. Linux only (/proc and
+ * taskset); elsewhere they stay where they are.
  */
 
 /** The cores the event-loop thread may use, as /proc lists them ("0", "0-1"). */
@@ -29,6 +30,9 @@ function threadTicks(): Map<string, number> {
   return ticks;
 }
 
+/** The threads that ran before findThreadPool (V8's, the loader's, the pool's own). */
+const atStart = new Set<string>();
+
 /**
  * The thread ids of libuv's thread pool: the threads that do the work when the pool is given
  * enough of it (key derivations, a few tens of milliseconds each) to keep every one busy. Found by
@@ -38,6 +42,7 @@ function threadTicks(): Map<string, number> {
 export async function findThreadPool(): Promise<string[]> {
   try {
     const before = threadTicks();
+    for (const tid of before.keys()) atStart.add(tid);
     const job = () => new Promise((resolve) => pbkdf2("bench", "salt", 20_000, 32, "sha256", resolve));
     await Promise.all(Array.from({ length: 32 }, job));
     const worked = [...threadTicks()].map(([tid, ticks]) => [tid, ticks - (before.get(tid) ?? 0)] as const);
@@ -50,15 +55,28 @@ export async function findThreadPool(): Promise<string[]> {
 }
 
 /**
- * Lets the pool threads `pool` use every core (`spread`) or only the event loop's cores. Throws
- * when asked to spread and the threads cannot be moved, so a run never claims a layout it did
- * not have.
+ * Threads started after findThreadPool: worker threads, such as flagpost's DKIM signing threads
+ * (started with the first signed message, so placed from the run after it on).
+ */
+function laterThreads(): string[] {
+  try {
+    return [...threadTicks().keys()].filter((tid) => !atStart.has(tid));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Lets the pool threads `pool`, and the worker threads started since, use every core (`spread`)
+ * or only the event loop's cores. Throws when asked to spread and the threads cannot be moved, so
+ * a run never claims a layout it did not have.
  */
 export function placeThreadPool(pool: readonly string[], spread: boolean): void {
   const cores = spread ? `0-${cpus().length - 1}` : loopCores();
   try {
     if (pool.length === 0) throw new Error("no thread pool threads found");
-    for (const tid of pool) execFileSync("taskset", ["-p", "-c", cores, tid], { stdio: "ignore" });
+    for (const tid of [...pool, ...laterThreads()])
+      execFileSync("taskset", ["-p", "-c", cores, tid], { stdio: "ignore" });
   } catch (error) {
     if (spread) throw new Error(`could not let the thread pool use cores ${cores}`, { cause: error });
   }

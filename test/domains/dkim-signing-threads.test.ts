@@ -1,0 +1,97 @@
+import { generateKeyPairSync } from "node:crypto";
+import { dkimVerify } from "mailauth";
+import nodemailer from "nodemailer";
+import { describe, expect, it } from "vitest";
+import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
+import { signingThreads, signInThread } from "../../adapters/nodemailer/signing-threads.js";
+import { splitTxt } from "../../src/domains/dns-records.js";
+import { SIGNED_HEADERS } from "../../src/domains/sending-domains.js";
+import type { OutgoingMessage } from "../../src/internal.js";
+
+/**
+ * The signing threads (adapters/nodemailer/signing-threads.ts): none start until something is
+ * signed; many messages at once come back each signed, whole and its own; a message that cannot
+ * be signed fails alone; a thread that stops fails what it held, clearly, and is replaced.
+ * The cases run in order: the first needs a process that has signed nothing yet.
+ */
+
+const DOMAIN = "acme.example";
+const SELECTOR = "flagpost1";
+const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+const record = `v=DKIM1; k=rsa; p=${publicKey.export({ type: "spki", format: "der" }).toString("base64")}`;
+const dkim = { domainName: DOMAIN, keySelector: SELECTOR, privateKey, signedHeaders: SIGNED_HEADERS };
+
+async function verdict(signed: Buffer): Promise<string | undefined> {
+  const result = await dkimVerify(signed, {
+    resolver: async (name: string, type: string) => {
+      if (type === "TXT" && name === `${SELECTOR}._domainkey.${DOMAIN}`) return [splitTxt(record)];
+      throw Object.assign(new Error(`no ${type} for ${name}`), { code: "ENOTFOUND" });
+    },
+  });
+  return result.results[0]?.status.result;
+}
+
+/** A message in two chunks, the way a stream hands it over, with `i` in its subject and body. */
+function chunks(i: number, from = `From: ann@${DOMAIN}\r\n`): Buffer[] {
+  return [
+    Buffer.from(`${from}To: bob@example.org\r\nSubject: number ${i}\r\n`),
+    Buffer.from(`\r\nThis is message ${i}.\r\n${"Some more text. ".repeat(i % 7)}\r\n`),
+  ];
+}
+
+function message(id: string, signing: OutgoingMessage["dkim"] | null): OutgoingMessage {
+  return {
+    id,
+    messageId: `<${id}@${DOMAIN}>`,
+    date: new Date(),
+    from: { address: `ann@${DOMAIN}` },
+    to: [{ address: "bob@example.org" }],
+    cc: [],
+    bcc: [],
+    replyTo: [],
+    subject: "Hello",
+    headers: {},
+    text: "Hi\n",
+    attachments: [],
+    ...(signing ? { dkim: signing } : {}),
+  };
+}
+
+describe("DKIM signing threads", () => {
+  it("start none while nothing is signed, then one for the first signed message", async () => {
+    const transport = nodemailerTransport(nodemailer.createTransport({ streamTransport: true, buffer: true }));
+    await transport.send(message("e1", null));
+    expect(signingThreads()).toHaveLength(0);
+    await transport.send(message("e2", dkim));
+    expect(signingThreads()).toHaveLength(1);
+  });
+
+  it("give back every message of a burst signed, whole and its own; one that cannot be signed fails alone", async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) => signInThread(chunks(i, i === 13 ? "" : undefined), dkim)),
+    );
+    expect(results[13]).toMatchObject({ status: "rejected", reason: { message: expect.stringContaining("From") } });
+    for (const [i, result] of results.entries()) {
+      if (i === 13) continue;
+      expect(result.status).toBe("fulfilled");
+      const signed = (result as PromiseFulfilledResult<Buffer>).value;
+      const original = Buffer.concat(chunks(i));
+      expect(signed.subarray(signed.length - original.length).equals(original)).toBe(true);
+      expect(signed.toString("latin1")).toMatch(/^DKIM-Signature: v=1; a=rsa-sha256;/);
+      expect(await verdict(signed)).toBe("pass");
+    }
+  });
+
+  it("fail the signatures a stopped thread held, naming it, and replace it for the next", async () => {
+    await signInThread(chunks(1), dkim);
+    const [first] = signingThreads();
+    const held = signInThread(chunks(2), dkim);
+    await first!.terminate();
+    await expect(held).rejects.toThrow(/DKIM signing thread stopped/);
+    expect(signingThreads()).not.toContain(first);
+    const next = await signInThread(chunks(3), dkim);
+    expect(await verdict(next)).toBe("pass");
+    expect(signingThreads()).toHaveLength(1);
+    expect(signingThreads()[0]).not.toBe(first);
+  });
+});
