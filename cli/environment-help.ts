@@ -1,9 +1,27 @@
+import { PROVIDER_INTAKES } from "../adapters/inbound/providers/index.js";
+
 /**
  * The "Environment:" part of `flagpost --help` (USAGE in args.ts): every setting of `flagpost
  * serve`, and FLAGPOST_DB, which every command reads, each with its default. Names start at column
  * 2 and their text at column 20. README's settings table names the same variables
  * (test/docs/readme-settings.test.ts).
  */
+/**
+ * The provider webhooks' settings, from the intakes' own list (PROVIDER_INTAKES), so a new
+ * provider appears here without an edit: the names wrapped at 80 columns, then what they enable.
+ */
+function providerSettingsHelp(): string {
+  const lines = [" "];
+  const names = PROVIDER_INTAKES.flatMap((intake) => intake.settings);
+  names.forEach((name, i) => {
+    const word = ` ${name}${i < names.length - 1 ? "," : ""}`;
+    if (lines.at(-1)!.length + word.length > 80) lines.push(" ");
+    lines[lines.length - 1] += word;
+  });
+  const paths = PROVIDER_INTAKES.map((intake) => intake.name).join(",");
+  return `${lines.join("\n")}\n${" ".repeat(20)}enable POST /v1/inbound/{${paths}} (docs/emails.md)`;
+}
+
 export const ENVIRONMENT_HELP = `  FLAGPOST_DB       ./flagpost.db (default), :memory:, a file path, postgres://…, mysql://…
   PORT              port to listen on (default 3000)
   HOST              address to listen on (default 127.0.0.1; 0.0.0.0 in a container)
@@ -57,9 +75,7 @@ export const ENVIRONMENT_HELP = `  FLAGPOST_DB       ./flagpost.db (default), :m
   FLAGPOST_INBOUND_SMTP_HOST, FLAGPOST_INBOUND_SMTP_MAX_BYTES, FLAGPOST_INBOUND_SMTP_DOMAINS
                     its address (127.0.0.1), largest message (10485760), recipient domains
                     (FLAGPOST_BOUNCE_DOMAIN; unset: any)
-  FLAGPOST_INBOUND_SES_TOPIC_ARNS, FLAGPOST_INBOUND_SENDGRID_PUBLIC_KEY,
-  FLAGPOST_INBOUND_MAILGUN_SIGNING_KEY, FLAGPOST_INBOUND_POSTMARK_USER/_PASSWORD
-                    enable POST /v1/inbound/{ses,sendgrid,mailgun,postmark} (docs/emails.md)
+${providerSettingsHelp()}
   FLAGPOST_SOFT_BOUNCE_SUPPRESSION
                     count/days, e.g. 3/7: suppress an address after that many soft bounces
                     within that many days (unset: soft bounces never suppress)

@@ -1,4 +1,4 @@
-import { PROVIDER_INTAKES } from "../adapters/inbound/providers/index.js";
+import { PROVIDER_INTAKES, type ProviderIntake } from "../adapters/inbound/providers/index.js";
 import type { InboundSmtp } from "../adapters/inbound/index.js";
 import type { DeliveryReport, Logger, ReportSource } from "../src/internal.js";
 import { UsageError } from "./args.js";
@@ -10,10 +10,9 @@ import { UsageError } from "./args.js";
  *   FLAGPOST_INBOUND_SMTP_MAX_BYTES, default 10 MiB): the SMTP listener for DSNs and ARF reports.
  *   It takes recipients at FLAGPOST_INBOUND_SMTP_DOMAINS (comma-separated), else at
  *   FLAGPOST_BOUNCE_DOMAIN, else at any domain.
- * - the provider webhooks' settings, each read by its provider (PROVIDER_INTAKES, adapters/inbound/providers/index.ts):
- *   FLAGPOST_INBOUND_SES_TOPIC_ARNS (comma-separated), FLAGPOST_INBOUND_SENDGRID_PUBLIC_KEY,
- *   FLAGPOST_INBOUND_MAILGUN_SIGNING_KEY, FLAGPOST_INBOUND_POSTMARK_USER +
- *   FLAGPOST_INBOUND_POSTMARK_PASSWORD. A provider without its setting answers 404.
+ * - the provider webhooks' settings, each declared and read by its provider (PROVIDER_INTAKES,
+ *   adapters/inbound/providers/index.ts; `flagpost --help` lists them). A provider without its
+ *   settings answers 404.
  */
 
 function setting(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -22,12 +21,21 @@ function setting(env: NodeJS.ProcessEnv, name: string): string | undefined {
 }
 
 /** The report sources the environment configures, for the HTTP layer's `inbound`. */
-export function inboundSourcesFrom(env: NodeJS.ProcessEnv): ReportSource[] {
+export function inboundSourcesFrom(
+  env: NodeJS.ProcessEnv,
+  intakes: readonly ProviderIntake[] = PROVIDER_INTAKES,
+): ReportSource[] {
   const sources: ReportSource[] = [];
-  for (const intake of PROVIDER_INTAKES) {
+  for (const intake of intakes) {
     let source: ReportSource | undefined;
+    const read = (name: string) => {
+      // The help lists an intake's declared settings: one read without being declared would be missing there.
+      if (!intake.settings.includes(name))
+        throw new Error(`The ${intake.name} intake reads ${name} without listing it`);
+      return setting(env, name);
+    };
     try {
-      source = intake.fromSettings((name) => setting(env, name));
+      source = intake.fromSettings(read);
     } catch (error) {
       throw new UsageError((error as Error).message);
     }

@@ -3,10 +3,10 @@ import type { Clock } from "../clock.js";
 import { FlagpostError, notFound } from "../errors.js";
 import { isStorableText } from "../input-policy.js";
 import type { EmailRecord, Storage } from "../storage/index.js";
-import { parseIsoInstant } from "../time.js";
 import { parseInput } from "../validation.js";
 import { applyTransition } from "./lifecycle.js";
-import { type EmailEventRequest, emailEventSchema, MAX_SCHEDULE_AHEAD_MS, scheduledAtSchema } from "./schema.js";
+import { instantSchema, scheduleProblem } from "./instants.js";
+import { type EmailEventRequest, emailEventSchema } from "./schema.js";
 import { type EmailView, toView } from "./views.js";
 import { emailDomainEvent, transitionDomainEvents } from "./webhook-events.js";
 
@@ -15,7 +15,7 @@ const MAX_REPORT_AHEAD_MS = 24 * 60 * 60 * 1000;
 /** A change tried this often when the email changes between reading it and storing the change. */
 const ROUNDS = 3;
 
-const updateSchema = z.strictObject({ scheduled_at: scheduledAtSchema });
+const updateSchema = z.strictObject({ scheduled_at: instantSchema });
 /** What `update` accepts (the JSON body of PATCH /v1/emails/{id}). */
 export type UpdateEmailRequest = z.input<typeof updateSchema>;
 
@@ -49,8 +49,8 @@ export class EmailChanges {
     const input = parseInput(emailEventSchema, report);
     const now = this.#clock.now();
     let at = new Date(now).toISOString();
-    if (input.occurred_at) {
-      const ms = parseIsoInstant(input.occurred_at, { allowDateOnly: false })!;
+    if (input.occurred_at != null) {
+      const ms = input.occurred_at;
       if (ms > now + MAX_REPORT_AHEAD_MS) {
         throw new FlagpostError("validation_error", '"occurred_at" must not be more than 24 hours in the future', {
           details: [{ path: "occurred_at", message: "must not be more than 24 hours in the future" }],
@@ -91,18 +91,12 @@ export class EmailChanges {
   async update(id: string, request: UpdateEmailRequest): Promise<EmailView> {
     const input = parseInput(updateSchema, request);
     const nowMs = this.#clock.now();
-    const ms = parseIsoInstant(input.scheduled_at, { allowDateOnly: false })!;
-    const problem =
-      ms <= nowMs
-        ? "must be in the future"
-        : ms > nowMs + MAX_SCHEDULE_AHEAD_MS
-          ? "must be at most 30 days ahead"
-          : undefined;
+    const problem = scheduleProblem(input.scheduled_at, nowMs);
     if (problem)
       throw new FlagpostError("validation_error", `"scheduled_at" ${problem}`, {
         details: [{ path: "scheduled_at", message: problem }],
       });
-    const scheduledAt = new Date(ms).toISOString();
+    const scheduledAt = new Date(input.scheduled_at).toISOString();
     return this.#retrying(id, async (email) => {
       const now = new Date(nowMs).toISOString();
       this.#checkScheduled(email, "rescheduled", now);

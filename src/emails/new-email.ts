@@ -1,10 +1,10 @@
 import type { ErrorDetail } from "../errors.js";
 import { uuidv7 } from "../ids.js";
 import type { DomainEvent, EmailRecord } from "../storage/index.js";
-import { parseIsoInstant } from "../time.js";
 import { checkInput } from "../validation.js";
 import { messageIdFor } from "./message.js";
-import { MAX_SCHEDULE_AHEAD_MS, type ParsedSendRequest, sendEmailSchema } from "./schema.js";
+import { scheduleProblem } from "./instants.js";
+import { type ParsedSendRequest, sendEmailSchema } from "./schema.js";
 import { emailDomainEvent } from "./webhook-events.js";
 
 /** A send request checked against the contract, and the outbox record it becomes. */
@@ -18,22 +18,15 @@ export function checkSendRequest(
   const checked = checkInput(sendEmailSchema, request, prefix);
   if (!checked.ok) return checked;
   const scheduled = checked.value.scheduled_at;
-  if (scheduled) {
-    const at = parseIsoInstant(scheduled, { allowDateOnly: false })!;
-    const path = [...prefix, "scheduled_at"].map(String).join(".");
-    if (at <= now) return { ok: false, details: [{ path, message: "must be in the future" }] };
-    if (at > now + MAX_SCHEDULE_AHEAD_MS)
-      return { ok: false, details: [{ path, message: "must be at most 30 days ahead" }] };
-  }
-  return checked;
+  const problem = scheduled == null ? undefined : scheduleProblem(scheduled, now);
+  if (problem === undefined) return checked;
+  return { ok: false, details: [{ path: [...prefix, "scheduled_at"].map(String).join("."), message: problem }] };
 }
 
 export function newEmailRecord(request: ParsedSendRequest, now: number): EmailRecord {
   const id = uuidv7(now);
   const createdAt = new Date(now).toISOString();
-  const scheduledAt = request.scheduled_at
-    ? new Date(parseIsoInstant(request.scheduled_at, { allowDateOnly: false })!).toISOString()
-    : undefined;
+  const scheduledAt = request.scheduled_at == null ? undefined : new Date(request.scheduled_at).toISOString();
   const record: EmailRecord = {
     id,
     content: {

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { parseIsoInstant } from "../time.js";
 import { isAddress } from "./addresses.js";
+import { instantSchema } from "./instants.js";
 
 /**
  * The wire shape of a send request (docs/api.md, "Emails"), snake_case as Resend's REST API, used as is
@@ -17,7 +17,6 @@ export const MAX_TAGS = 50;
 export const MAX_ATTACHMENTS = 100;
 /** Decoded bytes of all attachments of one email: 30 MiB, about 40 MiB as base64 (the route's body limit). */
 export const MAX_ATTACHMENT_BYTES = 30 * 1024 * 1024;
-export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
 export const MAX_BATCH = 100;
 
 export const ADDRESS_RULE = 'must be an email address such as "ann@example.com" or "Ann <ann@example.com>"';
@@ -199,11 +198,6 @@ const unsubscribeSchema = z.union(
 /** The header fields `unsubscribe` writes: the request cannot give them as well. */
 export const UNSUBSCRIBE_HEADERS = ["list-unsubscribe", "list-unsubscribe-post"];
 
-/** `scheduled_at`: an ISO 8601 date-time with a zone (whether it is in the future is checked against the clock). */
-export const scheduledAtSchema = z.string().refine((s) => parseIsoInstant(s, { allowDateOnly: false }) !== undefined, {
-  error: 'must be an ISO 8601 date-time with a time zone, such as "2026-05-01T09:00:00Z"',
-});
-
 export const sendEmailSchema = z
   .strictObject({
     from: singleAddress,
@@ -221,7 +215,7 @@ export const sendEmailSchema = z
     headers: headersSchema.nullish(),
     tags: z.array(tagSchema).max(MAX_TAGS).nullish(),
     attachments: z.array(attachmentSchema).max(MAX_ATTACHMENTS).nullish(),
-    scheduled_at: scheduledAtSchema.nullish(),
+    scheduled_at: instantSchema.nullish(),
     unsubscribe: unsubscribeSchema.nullish(),
   })
   .superRefine((email, ctx) => {
@@ -276,12 +270,7 @@ export type ExternalEventType = (typeof EXTERNAL_EVENT_TYPES)[number];
 /** A delivery report from outside (POST /v1/emails/{id}/events). */
 export const emailEventSchema = z.strictObject({
   type: z.enum(EXTERNAL_EVENT_TYPES),
-  occurred_at: z
-    .string()
-    .refine((s) => parseIsoInstant(s, { allowDateOnly: false }) !== undefined, {
-      error: 'must be an ISO 8601 date-time with a time zone, such as "2026-05-01T09:00:00Z"',
-    })
-    .nullish(),
+  occurred_at: instantSchema.nullish(),
   detail: z
     .union([z.string(), z.record(z.string(), z.unknown())], {
       error: "must be an object or a string",

@@ -86,6 +86,7 @@ export function mailgunSource(
 /** `flagpost serve`: FLAGPOST_INBOUND_MAILGUN_SIGNING_KEY enables it. */
 export const mailgunIntake: ProviderIntake = {
   name: "mailgun",
+  settings: ["FLAGPOST_INBOUND_MAILGUN_SIGNING_KEY"],
   fromSettings(setting) {
     const signingKey = setting("FLAGPOST_INBOUND_MAILGUN_SIGNING_KEY");
     return signingKey === undefined ? undefined : mailgunSource({ signingKey });

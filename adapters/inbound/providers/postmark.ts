@@ -91,6 +91,7 @@ export function postmarkSource(options: PostmarkOptions): ReportSource {
 /** `flagpost serve`: FLAGPOST_INBOUND_POSTMARK_USER with FLAGPOST_INBOUND_POSTMARK_PASSWORD enable it. */
 export const postmarkIntake: ProviderIntake = {
   name: "postmark",
+  settings: ["FLAGPOST_INBOUND_POSTMARK_USER", "FLAGPOST_INBOUND_POSTMARK_PASSWORD"],
   fromSettings(setting) {
     const user = setting("FLAGPOST_INBOUND_POSTMARK_USER");
     const password = setting("FLAGPOST_INBOUND_POSTMARK_PASSWORD");

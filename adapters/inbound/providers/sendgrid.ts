@@ -95,6 +95,7 @@ export function sendgridSource(
 /** `flagpost serve`: FLAGPOST_INBOUND_SENDGRID_PUBLIC_KEY enables it. */
 export const sendgridIntake: ProviderIntake = {
   name: "sendgrid",
+  settings: ["FLAGPOST_INBOUND_SENDGRID_PUBLIC_KEY"],
   fromSettings(setting) {
     const publicKey = setting("FLAGPOST_INBOUND_SENDGRID_PUBLIC_KEY");
     return publicKey === undefined ? undefined : sendgridSource({ publicKey });

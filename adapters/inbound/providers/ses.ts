@@ -107,6 +107,7 @@ export function sesSource(options: SesOptions): ReportSource {
 /** `flagpost serve`: FLAGPOST_INBOUND_SES_TOPIC_ARNS (comma-separated) enables it. */
 export const sesIntake: ProviderIntake = {
   name: "ses",
+  settings: ["FLAGPOST_INBOUND_SES_TOPIC_ARNS"],
   fromSettings(setting) {
     const topics = setting("FLAGPOST_INBOUND_SES_TOPIC_ARNS");
     if (topics === undefined) return undefined;
