@@ -30,7 +30,7 @@ export * from "./flags/schema.js";
 export { TRACK_OPERATION } from "./events/event-tracker.js";
 export { isHeavyEventQuery } from "./events/heavy-event-query.js";
 export type { EventBufferOptions, UnstoredReason } from "./events/event-buffer-options.js";
-export { batchBodySchema, type TrackEventInput } from "./events/schema.js";
+export { type AcceptedEvent, batchBodySchema, type TrackEventInput } from "./events/schema.js";
 export { type ExperimentResults, type ExperimentResultsInput } from "./experiments/schema.js";
 export { compare, moments, sampleRatioMismatch } from "./experiments/stats.js";
 export { canonicalJson, fingerprint } from "./idempotency.js";

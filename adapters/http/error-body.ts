@@ -12,11 +12,12 @@ export const JSON_TYPE = "application/json; charset=utf-8";
 export const UNAVAILABLE_RETRY_AFTER = "5";
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
-  return {
-    status,
-    headers: { "content-type": JSON_TYPE, "cache-control": "no-store", ...headers },
-    body: JSON.stringify(body),
-  };
+  return jsonTextResponse(status, JSON.stringify(body), headers);
+}
+
+/** A response whose JSON body is serialised already. */
+export function jsonTextResponse(status: number, json: string, headers: Record<string, string> = {}): HttpResponse {
+  return { status, headers: { "content-type": JSON_TYPE, "cache-control": "no-store", ...headers }, body: json };
 }
 
 /**

@@ -1,34 +1,20 @@
-import {
-  type ApiKeyInfo,
-  asLogger,
-  ByteBudget,
-  errorFields,
-  FlagpostError,
-  type Flagpost,
-  type Logger,
-  type ReportSource,
-} from "../../src/internal.js";
+import { asLogger, ByteBudget, type Flagpost, type Logger, type ReportSource } from "../../src/internal.js";
 import type { DashboardOptions } from "./dashboard/serve.js";
-import { errorResponse } from "./error-body.js";
 import { DEFAULT_BODY_BUDGET } from "./body-budget.js";
-import { addressOf, KeyCheck } from "./key-check.js";
+import { composeStages, type HandlerParts, handlerStages } from "./handler-stages.js";
+import { KeyCheck } from "./key-check.js";
 import { ANONYMOUS_DEFAULTS, DEFAULT_KEY_LIMIT, type RateLimitOptions, RateLimiter } from "./rate-limit.js";
 import { SharedRateLimiter } from "./shared-rate-limit.js";
-import { type RouteMatch, Router } from "./router.js";
+import { Router } from "./router.js";
 import { allRoutes } from "./routes/index.js";
-import { respondToProvider } from "./provider-request.js";
 import type { ProbeOptions } from "./probes.js";
-import { OFREP_PREFIX, ofrepCors } from "./ofrep/cors.js";
+import { ofrepCors } from "./ofrep/cors.js";
 import type { OfrepStreamOptions } from "./ofrep/stream-links.js";
 import { type MetricsOptions, RequestMetrics } from "./metrics.js";
 import { publicAnswers } from "./public-answers.js";
 import { DEFAULT_REQUEST_LOG_SAMPLE, RequestLog, type RequestLogging } from "./request-log.js";
-import { bearerToken } from "./request-json.js";
-import { HrefCache, runRoute } from "./route-run.js";
-import { type HttpRequest, type HttpResponse, type KeyRoute, PROVIDER_AUTH, type ProviderRoute } from "./types.js";
-
-type Headers = Record<string, string>;
-type Answer = HttpResponse | Promise<HttpResponse>;
+import { HrefCache } from "./route-run.js";
+import type { HttpRequest, HttpResponse } from "./types.js";
 
 export interface HttpOptions {
   /** Largest request body in bytes for routes without their own limit. Default 1 MiB. */
@@ -81,9 +67,15 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /**
  * The HTTP core: auth, scopes, rate limit, routing, body limits and the error table of docs/api.md,
  * with no framework in sight. Order matters: the key is checked before anything else is looked
- * at, so an unauthenticated client learns nothing about what exists.
+ * at, so an unauthenticated client learns nothing about what exists. The parts are made here from
+ * the options; the request runs through the named stages of handler-stages.ts, composed once.
  */
 export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler {
+  return composeStages(handlerStages(handlerParts(fp, options)));
+}
+
+/** Everything the stages share, made once from the options. */
+function handlerParts(fp: Flagpost, options: HttpOptions): HandlerParts {
   const router = new Router(allRoutes(fp, options.inbound, options.ofrepStreams));
   const cors = ofrepCors(options.corsOrigins ?? []);
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? {}, fp.clock);
@@ -104,85 +96,22 @@ export function createHandler(fp: Flagpost, options: HttpOptions = {}): Handler 
     options.rateLimit === false
       ? undefined
       : new RateLimiter({ ...ANONYMOUS_DEFAULTS, ...options.rateLimit?.anonymous }, fp.clock);
-  const keys = new KeyCheck({ fp, router, limiter, shared, anonymous });
   const requestMetrics = new RequestMetrics(options.metrics !== false);
-  const publicAnswer = publicAnswers(fp, logger, options, requestMetrics, cors);
   const budget =
     options.bodyBudget === false ? undefined : new ByteBudget(options.bodyBudget ?? DEFAULT_BODY_BUDGET, "bodyBudget");
-  const routeParts = { bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, budget, logger, hrefs: new HrefCache() };
   const logging: RequestLogging =
     options.logRequests === true ? "all" : options.logRequests === false ? "off" : (options.logRequests ?? "off");
-  const requestLog = new RequestLog(logging, options.requestLogSample ?? DEFAULT_REQUEST_LOG_SAMPLE, logger);
-  let ready = false;
-
-  /** A mail provider's webhook carries no flagpost key: it authenticates inside its route. */
-  async function respondToProviderWhenReady(
-    route: ProviderRoute,
-    params: Readonly<Record<string, string>>,
-    request: HttpRequest,
-    rateHeaders: Headers,
-  ) {
-    if (!ready) {
-      await fp.ready();
-      ready = true;
-    }
-    return respondToProvider(route, params, request, rateHeaders, { limiter, budget, logger });
-  }
-
-  /**
-   * The stages of a request to /v1 or /ofrep: the key, then the route. Not async: a key verified
-   * lately gives its answer with no promise, so an evaluation costs one await in all (the route's).
-   */
-  function respond(request: HttpRequest, match: RouteMatch, rateHeaders: Headers): Answer {
-    if (match.kind === "found" && match.route.scope === PROVIDER_AUTH)
-      return respondToProviderWhenReady(match.route, match.params, request, rateHeaders);
-    const checked = keys.check(request, bearerToken(request.headers.authorization), match, rateHeaders);
-    return checked instanceof Promise
-      ? checked.then((apiKey) => route(request, match, apiKey, rateHeaders))
-      : route(request, match, checked, rateHeaders);
-  }
-
-  function route(request: HttpRequest, match: RouteMatch, apiKey: ApiKeyInfo | HttpResponse, rateHeaders: Headers) {
-    if ("status" in apiKey) return apiKey;
-    if (match.kind === "none")
-      return errorResponse(
-        router.styleFor(request.path),
-        new FlagpostError("not_found", `No route for ${request.method} ${request.path}`),
-        rateHeaders,
-      );
-    if (match.kind === "method_not_allowed") {
-      const error = new FlagpostError(
-        "method_not_allowed",
-        `${request.method} is not allowed here; use ${match.allow.join(", ")}`,
-      );
-      return errorResponse(router.styleFor(request.path), error, { ...rateHeaders, allow: match.allow.join(", ") });
-    }
-    // Provider routes were answered above.
-    return runRoute(routeParts, request, match.route as KeyRoute, match.params, apiKey, rateHeaders);
-  }
-
-  return async (request) => {
-    const page = publicAnswer(request);
-    if (page) return page;
-    if (request.path !== "/v1" && !request.path.startsWith("/v1/") && !request.path.startsWith(OFREP_PREFIX))
-      return undefined;
-    const started = performance.now();
-    const rateHeaders: Record<string, string> = {};
-    const match = router.match(request.method, request.path);
-    let response: HttpResponse;
-    try {
-      response = await respond(request, match, rateHeaders);
-    } catch (error) {
-      // Failures outside a route (storage down while checking the key, migrations failing).
-      logger.error("request failed", { method: request.method, path: request.path, ...errorFields(error) });
-      // No key was verified, so no key's bucket was read: count the request against the
-      // client address, so this response too carries the ratelimit headers.
-      if (anonymous && !("ratelimit-limit" in rateHeaders)) anonymous.take(addressOf(request), rateHeaders);
-      response = errorResponse(router.styleFor(request.path), error, rateHeaders);
-    }
-    response = cors.decorate(request, response);
-    requestMetrics.observe(request.method, match, response.status, started);
-    requestLog.write(request, response.status, started);
-    return response;
+  return {
+    fp,
+    router,
+    keys: new KeyCheck({ fp, router, limiter, shared, anonymous }),
+    limiter,
+    anonymous,
+    logger,
+    routeParts: { bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, budget, logger, hrefs: new HrefCache() },
+    cors,
+    requestMetrics,
+    requestLog: new RequestLog(logging, options.requestLogSample ?? DEFAULT_REQUEST_LOG_SAMPLE, logger),
+    publicAnswer: publicAnswers(fp, logger, options, requestMetrics, cors),
   };
 }

@@ -8,7 +8,7 @@ import {
   type Logger,
 } from "../../src/internal.js";
 import { BODY_RETRY_AFTER, budgetExceeded, bytesToHold } from "./body-budget.js";
-import { errorResponse, jsonResponse } from "./error-body.js";
+import { errorResponse, jsonResponse, jsonTextResponse } from "./error-body.js";
 import { readJson } from "./request-json.js";
 import type { HttpRequest, HttpResponse, KeyRoute, RouteContext } from "./types.js";
 
@@ -76,6 +76,7 @@ export async function runRoute(
     const headers = result.headers === undefined ? rateHeaders : Object.assign(rateHeaders, result.headers);
     if (result.stream) return { status: result.status, headers, stream: result.stream };
     if (result.bytes) return { status: result.status, headers, body: result.bytes };
+    if (result.json !== undefined) return jsonTextResponse(result.status, result.json, headers);
     if (result.body === undefined) return { status: result.status, headers };
     return jsonResponse(result.status, result.body, headers);
   } catch (error) {

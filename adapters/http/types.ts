@@ -59,6 +59,8 @@ export interface RouteResult {
   stream?: ReadableStream<Uint8Array>;
   /** A body already encoded instead (its Content-Type, and Content-Encoding if any, in `headers`). */
   bytes?: Uint8Array;
+  /** The JSON body as text already, instead of `body`: a route whose answer is a fixed shape writes it itself. */
+  json?: string;
   headers?: Record<string, string>;
 }
 

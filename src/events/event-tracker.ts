@@ -47,6 +47,9 @@ export const BATCH_OPERATION = "events.batch";
 
 const ACCEPTED = "accepted" as const;
 
+/** The path prefix of a single event's details: none (shared, never written to). */
+const NO_PREFIX: readonly PropertyKey[] = Object.freeze([]);
+
 /**
  * Events: `track` and `trackBatch` validate (docs/api.md, "Events") and store before they resolve;
  * `enqueue` validates and returns at once, a background flusher stores. `query` reads keyset pages,
@@ -72,7 +75,7 @@ export class EventTracker {
   /** Stores one event; resolves once it is stored. 422 (`validation_error`) names each broken rule. */
   async track(input: TrackEventInput, options: TrackOptions = {}): Promise<AcceptedEvent> {
     const details: ErrorDetail[] = [];
-    const event = prepareEvent(input, this.#receipt(), [], details);
+    const event = prepareEvent(input, this.#receipt(), NO_PREFIX, details);
     if (!event) throw validationError(details);
     if (options.idempotencyKey === undefined) {
       await this.#storage.events.appendEvents([event]);
@@ -143,7 +146,7 @@ export class EventTracker {
     const details: ErrorDetail[] = [];
     let event: NewEvent | undefined;
     try {
-      event = prepareEvent(input, this.#receipt(), [], details);
+      event = prepareEvent(input, this.#receipt(), NO_PREFIX, details);
     } catch (error) {
       details.push({ path: "", message: `could not be read (${errorFields(error).message ?? "unknown error"})` });
     }

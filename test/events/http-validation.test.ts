@@ -204,6 +204,18 @@ describe("POST /v1/events and /v1/events/batch: validation", () => {
     expect(single.status).toBe(413); // the single-event route keeps the default 1 MiB
   });
 
+  it("answers one event with exactly the text JSON.stringify({data}) writes, as JSON that is not cached", async () => {
+    const response = await app.call("POST", "/v1/events", validEvent(0));
+    expect(response.status).toBe(202);
+    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const text = await response.text();
+    const { data } = JSON.parse(text) as { data: Accepted };
+    expect(Object.keys(data)).toEqual(["id", "status"]);
+    expect(data.status).toBe("accepted");
+    expect(text).toBe(JSON.stringify({ data: { id: data.id, status: "accepted" } }));
+  });
+
   it("checks scopes: events:write posts, events:read reads, neither does the other", async () => {
     const writer = (await app.fp.keys.create({ scopes: ["events:write"] })).key;
     const reader = (await app.fp.keys.create({ scopes: ["events:read"] })).key;
