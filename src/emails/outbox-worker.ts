@@ -106,7 +106,7 @@ export class OutboxWorker {
         perform: (email) => sendAttempt(this.#sending, email),
         record: (email, outcome) => this.#record(email, outcome),
         claimAlongSoon: (urgent) => {
-          if (!emails.recordOutcomesAndClaim || this.#outcomes.waiting === 0) return false;
+          if (this.#outcomes.waiting === 0) return false;
           if (urgent) this.#outcomes.flush();
           return true;
         },
@@ -170,13 +170,12 @@ export class OutboxWorker {
     return this.#worker.runOnce();
   }
 
-  /** One group of outcomes, with the next claim when the worker wants one and the storage can make both in one commit. */
+  /** One group of outcomes, with the next claim in the same commit when the worker wants one. */
   #writeOutcomes(writes: EmailOutcomeWrite[], maxContentBytes: number): Promise<boolean[]> {
     const emails = this.#sending.storage.emails;
-    if (!emails.recordOutcomesAndClaim) return emails.recordOutcomes(writes);
     return this.#worker.claimAlong(writes.length, async (claim) => {
       if (claim === undefined) return { result: await emails.recordOutcomes(writes), claimed: [] };
-      const { applied, claimed } = await emails.recordOutcomesAndClaim!(writes, { ...claim, maxContentBytes });
+      const { applied, claimed } = await emails.recordOutcomesAndClaim(writes, { ...claim, maxContentBytes });
       return { result: applied, claimed };
     });
   }

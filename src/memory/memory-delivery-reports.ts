@@ -1,19 +1,15 @@
-import { FlagpostError } from "../errors.js";
 import type { DeliveryReportRepository, PageRequest, UnmatchedReportRecord } from "../storage/index.js";
-import { pageOf } from "./memory-webhook-state.js";
+import { MemoryTable } from "./memory-table.js";
 
 /** Unmatched delivery reports in memory. */
 export class MemoryDeliveryReportRepository implements DeliveryReportRepository {
-  readonly #unmatched = new Map<string, UnmatchedReportRecord>();
+  readonly #unmatched = new MemoryTable<UnmatchedReportRecord>((r) => r.id);
 
   async recordUnmatchedReports(reports: readonly UnmatchedReportRecord[]): Promise<void> {
-    const ids = new Set(reports.map((r) => r.id));
-    if (ids.size < reports.length || reports.some((r) => this.#unmatched.has(r.id)))
-      throw new FlagpostError("conflict", "A report with that id already exists");
-    for (const report of reports) this.#unmatched.set(report.id, structuredClone(report));
+    this.#unmatched.insert(reports, () => "A report with that id already exists");
   }
 
   async listUnmatchedReports(page: PageRequest): Promise<UnmatchedReportRecord[]> {
-    return pageOf([...this.#unmatched.values()], (r) => r.id, page);
+    return this.#unmatched.page(page);
   }
 }

@@ -22,19 +22,15 @@ import type {
 } from "../storage/index.js";
 import type { MemoryIdempotencyRepository } from "./memory-idempotency.js";
 import { headlineOf } from "../storage/email-headline.js";
-import { claimDueRecords } from "./memory-email-claims.js";
+import { claimedCopy } from "./memory-email-claims.js";
 import { sendingDomainOf } from "../domains/reputation-window.js";
+import { MemoryLeases, unlease } from "./memory-leases.js";
 import { ReputationMarks } from "./memory-reputation.js";
-import { type MemoryWebhookState, pageOf } from "./memory-webhook-state.js";
+import { copy, MemoryTable, pageOf } from "./memory-table.js";
+import type { MemoryWebhookState } from "./memory-webhook-state.js";
 
-interface Entry {
-  record: EmailRecord;
-  events: EmailEvent[];
-}
-
-function fresh(record: EmailRecord): EmailRecord {
-  return structuredClone(record);
-}
+/** Whether nobody holds the email at `at` (no lease, or one ended by then). */
+const unleasedAt = (r: EmailRecord, at: string) => r.leaseUntil === undefined || r.leaseUntil <= at;
 
 /**
  * The outbox in memory. Each method runs to completion without awaiting, so claims and
@@ -43,33 +39,25 @@ function fresh(record: EmailRecord): EmailRecord {
  * database for mail you cannot lose).
  */
 export class MemoryEmailRepository implements EmailRepository {
-  readonly #emails = new Map<string, Entry>();
-  readonly #idempotency: MemoryIdempotencyRepository;
-  readonly #webhooks: MemoryWebhookState;
-  /** Whether mail from a sending domain waits (paused by the reputation guard). */
-  readonly #paused: (domain: string | undefined) => boolean;
+  readonly #records = new MemoryTable<EmailRecord>((r) => r.id);
+  /** Each email's events, in seq order. */
+  readonly #events = new Map<string, EmailEvent[]>();
+  readonly #leases = new MemoryLeases(this.#records, (r) => r.status === "queued");
   readonly #marks = new ReputationMarks();
 
+  /** `paused`: whether mail from a sending domain waits (paused by the reputation guard). */
   constructor(
-    idempotency: MemoryIdempotencyRepository,
-    webhooks: MemoryWebhookState,
-    paused: (domain: string | undefined) => boolean = () => false,
-  ) {
-    this.#idempotency = idempotency;
-    this.#webhooks = webhooks;
-    this.#paused = paused;
-  }
+    readonly idempotency: MemoryIdempotencyRepository,
+    readonly webhooks: MemoryWebhookState,
+    readonly paused: (domain: string | undefined) => boolean = () => false,
+  ) {}
 
   async markEmailReputation(id: string, mark: ReputationMark): Promise<void> {
-    if (this.#emails.has(id)) this.#marks.mark(id, mark);
+    if (this.#records.has(id)) this.#marks.mark(id, mark);
   }
 
   async domainReputation(domain: string, window: number): Promise<DomainReputationCounts> {
-    return this.#marks.count(
-      [...this.#emails.values()].map((e) => e.record),
-      domain,
-      window,
-    );
+    return this.#marks.count(this.#records.values(), domain, window);
   }
 
   async insertEmails(
@@ -77,53 +65,35 @@ export class MemoryEmailRepository implements EmailRepository {
     completion?: IdempotencyCompletion,
     events?: readonly DomainEvent[],
   ): Promise<void> {
-    const ids = new Set<string>();
-    for (const email of emails) {
-      if (this.#emails.has(email.id) || ids.has(email.id))
-        throw new FlagpostError("conflict", `An email with id "${email.id}" already exists`);
-      ids.add(email.id);
-    }
-    for (const email of emails) {
-      const record = fresh(email);
-      const type = email.scheduledAt === undefined ? "queued" : "scheduled";
-      const event: EmailEvent = { emailId: email.id, seq: 1, type, at: email.createdAt };
-      this.#emails.set(email.id, { record, events: [event] });
-    }
-    if (completion) this.#idempotency.completeNow(completion);
-    this.#webhooks.recordDomainEvents(events);
+    this.#records.insert(emails, (id) => `An email with id "${id}" already exists`);
+    for (const { id, scheduledAt, createdAt } of emails)
+      this.#events.set(id, [
+        { emailId: id, seq: 1, type: scheduledAt === undefined ? "queued" : "scheduled", at: createdAt },
+      ]);
+    if (completion) this.idempotency.completeNow(completion);
+    this.webhooks.recordDomainEvents(events);
   }
 
   async getEmail(id: string): Promise<EmailRecord | undefined> {
-    const entry = this.#emails.get(id);
-    return entry && fresh(entry.record);
+    return this.#records.read(id);
   }
 
   async listEmails(page: PageRequest): Promise<EmailListEntry[]> {
-    return pageOf(
-      [...this.#emails.values()].map(({ record }) => headlineOf(record)),
-      (e) => e.id,
-      page,
-    );
+    return pageOf([...this.#records.values()].map(headlineOf), (e) => e.id, page);
   }
 
   async rescheduleEmail(id: string, change: EmailReschedule): Promise<EmailRecord | undefined> {
-    const entry = this.#emails.get(id);
-    const record = entry?.record;
-    if (!entry || !record || record.status !== "queued" || record.scheduledAt === undefined) return undefined;
-    if (record.leaseUntil !== undefined && record.leaseUntil > change.unleasedAt) return undefined;
-    record.scheduledAt = change.scheduledAt;
-    record.nextAttemptAt = change.scheduledAt;
-    delete record.leaseOwner;
-    delete record.leaseUntil;
-    this.#append(entry, change.event);
-    this.#webhooks.recordDomainEvents(change.events);
-    return fresh(record);
+    return this.#update(
+      id,
+      (r) => r.status === "queued" && r.scheduledAt !== undefined && unleasedAt(r, change.unleasedAt),
+      (r) => Object.assign(r, { scheduledAt: change.scheduledAt, nextAttemptAt: change.scheduledAt }),
+      change,
+    );
   }
 
   async findEmailByProviderMessageId(providerMessageId: string): Promise<EmailRecord | undefined> {
-    for (const { record } of this.#emails.values())
-      if (record.providerMessageId === providerMessageId) return fresh(record);
-    return undefined;
+    const found = this.#records.find((r) => r.providerMessageId === providerMessageId);
+    return found && copy(found);
   }
 
   async claimDueEmails(
@@ -136,61 +106,34 @@ export class MemoryEmailRepository implements EmailRepository {
     return this.#claim({ now, limit, leaseMs, owner, ...options });
   }
 
-  #claim(claim: EmailClaimRequest): ClaimedEmail[] {
-    const records = [...this.#emails.values()].map((e) => e.record);
-    return claimDueRecords(records, claim, (r) => this.#paused(sendingDomainOf(r.content)));
+  #claim({ now, limit, leaseMs, owner, maxContentBytes }: EmailClaimRequest): ClaimedEmail[] {
+    const claimable = (r: EmailRecord) => !this.paused(sendingDomainOf(r.content));
+    return this.#leases.claim(now, limit, leaseMs, owner, claimable).map((r) => claimedCopy(r, maxContentBytes));
   }
 
   async renewEmailLeases(ids: readonly string[], owner: string, leaseUntil: string): Promise<string[]> {
-    const renewed: string[] = [];
-    for (const id of new Set(ids)) {
-      const record = this.#emails.get(id)?.record;
-      if (record?.status !== "queued" || record.leaseOwner !== owner) continue;
-      record.leaseUntil = leaseUntil;
-      renewed.push(id);
-    }
-    return renewed;
+    return this.#leases.renew(ids, owner, leaseUntil);
   }
 
   async outboxDepth(now: string): Promise<OutboxDepth> {
     const depth: OutboxDepth = { due: 0, scheduled: 0, held: 0 };
-    for (const { record } of this.#emails.values()) {
-      if (record.status !== "queued") continue;
-      if (this.#paused(sendingDomainOf(record.content))) depth.held += 1;
-      else if (record.nextAttemptAt > now) depth.scheduled += 1;
+    for (const { content, nextAttemptAt } of this.#records.where((r) => r.status === "queued")) {
+      if (this.paused(sendingDomainOf(content))) depth.held += 1;
+      else if (nextAttemptAt > now) depth.scheduled += 1;
       else {
         depth.due += 1;
-        if (depth.oldestDueAt === undefined || record.nextAttemptAt < depth.oldestDueAt)
-          depth.oldestDueAt = record.nextAttemptAt;
+        if (depth.oldestDueAt === undefined || nextAttemptAt < depth.oldestDueAt) depth.oldestDueAt = nextAttemptAt;
       }
     }
     return depth;
   }
 
   async listEmailLeaseOwners(now: string): Promise<string[]> {
-    const owners = new Set<string>();
-    for (const { record } of this.#emails.values()) {
-      if (
-        record.status === "queued" &&
-        record.leaseOwner !== undefined &&
-        record.leaseUntil !== undefined &&
-        record.leaseUntil > now
-      )
-        owners.add(record.leaseOwner);
-    }
-    return [...owners];
+    return this.#leases.owners(now);
   }
 
   async releaseEmailLeases(owners: readonly string[]): Promise<number> {
-    const dead = new Set(owners);
-    let released = 0;
-    for (const { record } of this.#emails.values()) {
-      if (record.status !== "queued" || record.leaseOwner === undefined || !dead.has(record.leaseOwner)) continue;
-      delete record.leaseOwner;
-      delete record.leaseUntil;
-      released += 1;
-    }
-    return released;
+    return this.#leases.release(owners);
   }
 
   async transitionEmail(id: string, transition: EmailTransition): Promise<EmailRecord | undefined> {
@@ -201,42 +144,56 @@ export class MemoryEmailRepository implements EmailRepository {
     return this.#retry(id, retry);
   }
 
-  #transition(id: string, transition: EmailTransition): EmailRecord | undefined {
-    const entry = this.#emails.get(id);
-    if (!entry || !transition.from.includes(entry.record.status)) return undefined;
-    if (transition.leaseOwner !== undefined && entry.record.leaseOwner !== transition.leaseOwner) return undefined;
-    const { leaseUntil } = entry.record;
-    if (transition.unleasedAt !== undefined && leaseUntil !== undefined && leaseUntil > transition.unleasedAt)
-      return undefined;
-    const record = entry.record;
-    record.status = transition.to;
-    if (transition.sentAt !== undefined) record.sentAt ??= transition.sentAt;
-    if (transition.deliveredAt !== undefined) record.deliveredAt ??= transition.deliveredAt;
-    if (transition.failureReason !== undefined) record.failureReason = transition.failureReason;
-    if (transition.providerMessageId !== undefined) record.providerMessageId = transition.providerMessageId;
-    delete record.leaseOwner;
-    delete record.leaseUntil;
-    const lastEvent = entry.record.lastEvent;
-    this.#append(entry, transition.event);
-    if (transition.keepLastEvent) {
-      if (lastEvent === undefined) delete entry.record.lastEvent;
-      else entry.record.lastEvent = lastEvent;
-    }
-    this.#webhooks.recordDomainEvents(transition.events);
-    return fresh(record);
+  #transition(id: string, t: EmailTransition): EmailRecord | undefined {
+    return this.#update(
+      id,
+      (r) =>
+        t.from.includes(r.status) &&
+        (t.leaseOwner === undefined || r.leaseOwner === t.leaseOwner) &&
+        (t.unleasedAt === undefined || unleasedAt(r, t.unleasedAt)),
+      (r) => {
+        r.status = t.to;
+        if (t.sentAt !== undefined) r.sentAt ??= t.sentAt;
+        if (t.deliveredAt !== undefined) r.deliveredAt ??= t.deliveredAt;
+        if (t.failureReason !== undefined) r.failureReason = t.failureReason;
+        if (t.providerMessageId !== undefined) r.providerMessageId = t.providerMessageId;
+      },
+      t,
+    );
   }
 
   #retry(id: string, retry: EmailRetry): EmailRecord | undefined {
-    const entry = this.#emails.get(id);
-    if (!entry || entry.record.status !== "queued" || entry.record.leaseOwner !== retry.leaseOwner) return undefined;
-    const record = entry.record;
-    record.nextAttemptAt = retry.nextAttemptAt;
-    record.lastError = retry.lastError;
-    delete record.leaseOwner;
-    delete record.leaseUntil;
-    this.#append(entry, retry.event);
-    this.#webhooks.recordDomainEvents(retry.events);
-    return fresh(record);
+    return this.#update(
+      id,
+      (r) => r.status === "queued" && r.leaseOwner === retry.leaseOwner,
+      (r) => Object.assign(r, { nextAttemptAt: retry.nextAttemptAt, lastError: retry.lastError }),
+      retry,
+    );
+  }
+
+  /**
+   * When the email exists and `applies` to it: `change`s it, drops its lease, appends the event
+   * (its type the email's `lastEvent` unless `keepLastEvent`) and stores the domain events.
+   */
+  #update(
+    id: string,
+    applies: (r: EmailRecord) => boolean,
+    change: (r: EmailRecord) => void,
+    {
+      event,
+      events,
+      keepLastEvent,
+    }: { event: NewEmailEvent; events?: readonly DomainEvent[]; keepLastEvent?: boolean },
+  ): EmailRecord | undefined {
+    const record = this.#records.get(id);
+    if (!record || !applies(record)) return undefined;
+    change(record);
+    unlease(record);
+    if (!keepLastEvent) record.lastEvent = event.type;
+    const history = this.#events.get(id)!;
+    history.push(copy({ emailId: id, seq: history.length + 1, ...event }));
+    this.webhooks.recordDomainEvents(events);
+    return copy(record);
   }
 
   async recordOutcomes(outcomes: readonly EmailOutcomeWrite[]): Promise<boolean[]> {
@@ -250,8 +207,7 @@ export class MemoryEmailRepository implements EmailRepository {
     // All or nothing, as one write: a claim that cannot be made is refused before any outcome applies.
     if (!Number.isFinite(Date.parse(claim.now)))
       throw new FlagpostError("validation_error", `"now" must be an ISO-8601 time, got ${JSON.stringify(claim.now)}`);
-    const applied = this.#record(outcomes);
-    return { applied, claimed: this.#claim(claim) };
+    return { applied: this.#record(outcomes), claimed: this.#claim(claim) };
   }
 
   /** The outcomes, with no await between them: they apply together, as one write would. */
@@ -262,16 +218,11 @@ export class MemoryEmailRepository implements EmailRepository {
   }
 
   async listEmailEvents(id: string): Promise<EmailEvent[]> {
-    return structuredClone(this.#emails.get(id)?.events ?? []);
+    return copy(this.#events.get(id) ?? []);
   }
 
   /** Every stored email with its events, in no particular order: for the activity counts (read only). */
-  *scan(): Iterable<Readonly<Entry>> {
-    yield* this.#emails.values();
-  }
-
-  #append(entry: Entry, event: NewEmailEvent): void {
-    entry.record.lastEvent = event.type;
-    entry.events.push(structuredClone({ emailId: entry.record.id, seq: entry.events.length + 1, ...event }));
+  *scan(): Iterable<Readonly<{ record: EmailRecord; events: EmailEvent[] }>> {
+    for (const record of this.#records.values()) yield { record, events: this.#events.get(record.id)! };
   }
 }

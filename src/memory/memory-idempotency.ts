@@ -4,6 +4,7 @@ import type {
   IdempotencyCompletion,
   IdempotencyRepository,
 } from "../storage/index.js";
+import { copy } from "./memory-table.js";
 
 interface Entry {
   fingerprint: string;
@@ -13,30 +14,26 @@ interface Entry {
   response?: unknown;
 }
 
+const keyOf = (scope: string, key: string) => `${scope}\u0000${key}`;
+
 export class MemoryIdempotencyRepository implements IdempotencyRepository {
   readonly #entries = new Map<string, Entry>();
 
-  async begin(claim: IdempotencyClaim): Promise<IdempotencyBegin> {
-    const id = `${claim.scope}\u0000${claim.key}`;
-    const entry = this.#entries.get(id);
-    if (entry && entry.expiresAt > claim.now) {
-      if (entry.fingerprint !== claim.fingerprint) return { state: "mismatch" };
-      if (entry.done) return { state: "replay", response: structuredClone(entry.response) };
-      if (entry.lockedUntil > claim.now) return { state: "in_progress" };
-      entry.lockedUntil = claim.lockedUntil; // the previous owner's claim lapsed: take it over
+  async begin({ scope, key, fingerprint, now, lockedUntil, expiresAt }: IdempotencyClaim): Promise<IdempotencyBegin> {
+    const entry = this.#entries.get(keyOf(scope, key));
+    if (!entry || entry.expiresAt <= now) {
+      this.#entries.set(keyOf(scope, key), { fingerprint, lockedUntil, expiresAt, done: false });
       return { state: "started" };
     }
-    this.#entries.set(id, {
-      fingerprint: claim.fingerprint,
-      lockedUntil: claim.lockedUntil,
-      expiresAt: claim.expiresAt,
-      done: false,
-    });
+    if (entry.fingerprint !== fingerprint) return { state: "mismatch" };
+    if (entry.done) return { state: "replay", response: copy(entry.response) };
+    if (entry.lockedUntil > now) return { state: "in_progress" };
+    entry.lockedUntil = lockedUntil; // the previous owner's claim lapsed: take it over
     return { state: "started" };
   }
 
   async extend(scope: string, key: string, fingerprint: string, lockedUntil: string): Promise<boolean> {
-    const entry = this.#entries.get(`${scope}\u0000${key}`);
+    const entry = this.#entries.get(keyOf(scope, key));
     if (!entry || entry.done || entry.fingerprint !== fingerprint) return false;
     entry.lockedUntil = lockedUntil;
     return true;
@@ -48,25 +45,17 @@ export class MemoryIdempotencyRepository implements IdempotencyRepository {
 
   /** Synchronous completion, for memory repositories that store a write and its completion at once. */
   completeNow({ scope, key, response }: IdempotencyCompletion): void {
-    const entry = this.#entries.get(`${scope}\u0000${key}`);
-    if (!entry) return;
-    entry.done = true;
-    entry.response = structuredClone(response);
+    const entry = this.#entries.get(keyOf(scope, key));
+    if (entry) Object.assign(entry, { done: true, response: copy(response) });
   }
 
   async release(scope: string, key: string): Promise<void> {
-    const id = `${scope}\u0000${key}`;
-    if (this.#entries.get(id)?.done === false) this.#entries.delete(id);
+    if (this.#entries.get(keyOf(scope, key))?.done === false) this.#entries.delete(keyOf(scope, key));
   }
 
   async purgeExpired(now: string): Promise<number> {
-    let purged = 0;
-    for (const [id, entry] of this.#entries) {
-      if (entry.expiresAt < now) {
-        this.#entries.delete(id);
-        purged += 1;
-      }
-    }
-    return purged;
+    const expired = [...this.#entries].filter(([, entry]) => entry.expiresAt < now);
+    for (const [id] of expired) this.#entries.delete(id);
+    return expired.length;
   }
 }

@@ -11,8 +11,8 @@ export class ReputationMarks {
   }
 
   /** The last `window` of `records` sent from `domain` (newest sentAt, then id, first) and their marks. */
-  count(records: readonly EmailRecord[], domain: string, window: number): DomainReputationCounts {
-    const sent = records
+  count(records: Iterable<EmailRecord>, domain: string, window: number): DomainReputationCounts {
+    const sent = [...records]
       .filter((r) => r.sentAt !== undefined && sendingDomainOf(r.content) === domain)
       .sort((a, b) => (a.sentAt! !== b.sentAt! ? (a.sentAt! < b.sentAt! ? 1 : -1) : a.id < b.id ? 1 : -1))
       .slice(0, window);

@@ -37,8 +37,8 @@ export function memoryTransactions(stores: Stores): Storage["transaction"] {
 
 async function runOne<T>(stores: Stores, fn: (tx: StorageTransaction) => Promise<T>): Promise<T> {
   const rows = new MemoryFlagRows(stores.flags);
-  const suppressions = new MemorySuppressionRows(stores.suppressions);
-  const domains = new MemoryDomainRows(stores.domains);
+  const suppressions = new MemorySuppressionRows(stores.suppressions.rows);
+  const domains = new MemoryDomainRows(stores.domains.rows);
   const history: FlagHistoryEntry[] = [];
   const events: DomainEvent[] = [];
   const completions: { id: string; leaseOwner: string; at: string }[] = [];
@@ -59,8 +59,8 @@ async function runOne<T>(stores: Stores, fn: (tx: StorageTransaction) => Promise
   for (const c of completions) if (!stores.flagSchedules.held(c.id, c.leaseOwner)) throw lostSchedule(c.id);
   for (const c of completions) stores.flagSchedules.complete(c.id, c.at);
   stores.flags.commit(rows.written);
-  stores.suppressions.commit(suppressions.written);
-  stores.domains.commit(domains.written);
+  suppressions.commit();
+  domains.commit(true);
   for (const entry of history) stores.flagHistory.append(entry);
   stores.webhooks.recordDomainEvents(events);
   return result;

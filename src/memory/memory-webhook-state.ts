@@ -1,5 +1,6 @@
 import { uuidv7 } from "../ids.js";
-import type { AttemptRecord, DeliveryRecord, DomainEvent, PageRequest, WebhookRecord } from "../storage/index.js";
+import type { AttemptRecord, DeliveryRecord, DomainEvent, WebhookRecord } from "../storage/index.js";
+import { copy, MemoryTable } from "./memory-table.js";
 
 /**
  * What the memory storage keeps for outbound webhooks, shared by its webhook repositories and by
@@ -7,11 +8,10 @@ import type { AttemptRecord, DeliveryRecord, DomainEvent, PageRequest, WebhookRe
  * and its events apply together within this process.
  */
 export class MemoryWebhookState {
-  readonly webhooks = new Map<string, WebhookRecord>();
+  readonly webhooks = new MemoryTable<WebhookRecord>((w) => w.id);
   readonly events = new Map<string, DomainEvent>();
-  /** By delivery id. */
-  readonly deliveries = new Map<string, DeliveryRecord>();
-  readonly attempts: AttemptRecord[] = [];
+  readonly deliveries = new MemoryTable<DeliveryRecord>((d) => d.id);
+  readonly attempts = new MemoryTable<AttemptRecord>((a) => a.id);
   /** Told after a write stored deliveries (onDeliveriesStored). */
   readonly storedListeners = new Set<() => void>();
 
@@ -23,24 +23,13 @@ export class MemoryWebhookState {
   recordDomainEvents(events: readonly DomainEvent[] | undefined): void {
     let stored = false;
     for (const event of events ?? []) {
-      const subscribers = [...this.webhooks.values()].filter(
-        (w) => w.status === "enabled" && w.events.includes(event.type),
-      );
-      if (subscribers.length === 0) continue;
-      this.events.set(event.id, structuredClone(event));
-      stored = true;
-      for (const webhook of subscribers) {
-        const id = uuidv7(Date.parse(event.createdAt));
-        this.deliveries.set(id, {
-          id,
-          webhookId: webhook.id,
-          eventId: event.id,
-          eventType: event.type,
-          createdAt: event.createdAt,
-          status: "pending",
-          attempts: 0,
-          nextAttemptAt: event.createdAt,
-        });
+      const { id: eventId, type: eventType, createdAt } = event;
+      for (const webhook of this.webhooks.where((w) => w.status === "enabled" && w.events.includes(eventType))) {
+        const id = uuidv7(Date.parse(createdAt));
+        this.events.set(eventId, copy(event));
+        stored = true;
+        const delivery = { id, webhookId: webhook.id, eventId, eventType, createdAt, nextAttemptAt: createdAt };
+        this.deliveries.set(id, { ...delivery, status: "pending", attempts: 0 });
       }
     }
     // After the write that called this has applied: listeners run once the current turn ends.
@@ -49,19 +38,6 @@ export class MemoryWebhookState {
 
   /** The delivery of this event to this endpoint (the pair is unique). */
   findDelivery(webhookId: string, eventId: string): DeliveryRecord | undefined {
-    for (const d of this.deliveries.values()) if (d.webhookId === webhookId && d.eventId === eventId) return d;
-    return undefined;
+    return this.deliveries.find((d) => d.webhookId === webhookId && d.eventId === eventId);
   }
-}
-
-/** A page of items newest first by `id(item)`, as the kysely adapter's pageQuery gives it. */
-export function pageOf<T>(items: T[], id: (item: T) => string, page: PageRequest): T[] {
-  let selected = items.filter(
-    (item) =>
-      (page.after === undefined || id(item) < page.after) && (page.before === undefined || id(item) > page.before),
-  );
-  selected.sort((a, b) => (id(a) < id(b) ? 1 : id(a) > id(b) ? -1 : 0));
-  if (page.before !== undefined && page.after === undefined)
-    selected = selected.slice(Math.max(0, selected.length - page.limit));
-  return selected.slice(0, page.limit).map((item) => structuredClone(item));
 }

@@ -1,4 +1,3 @@
-import { FlagpostError } from "../errors.js";
 import type {
   PageRequest,
   SecretRotation,
@@ -6,57 +5,49 @@ import type {
   WebhookRecord,
   WebhookRepository,
 } from "../storage/index.js";
-import { type MemoryWebhookState, pageOf } from "./memory-webhook-state.js";
+import type { MemoryWebhookState } from "./memory-webhook-state.js";
+import { copy } from "./memory-table.js";
 
 export class MemoryWebhookRepository implements WebhookRepository {
-  readonly #state: MemoryWebhookState;
-
-  constructor(state: MemoryWebhookState) {
-    this.#state = state;
-  }
+  constructor(private readonly state: MemoryWebhookState) {}
 
   async insertWebhook(webhook: WebhookRecord): Promise<void> {
-    if (this.#state.webhooks.has(webhook.id))
-      throw new FlagpostError("conflict", `A webhook with id "${webhook.id}" already exists`);
-    this.#state.webhooks.set(webhook.id, structuredClone(webhook));
+    this.state.webhooks.insert([webhook], (id) => `A webhook with id "${id}" already exists`);
   }
 
   async getWebhook(id: string): Promise<WebhookRecord | undefined> {
-    const webhook = this.#state.webhooks.get(id);
-    return webhook && structuredClone(webhook);
+    return this.state.webhooks.read(id);
   }
 
   async listWebhooks(page: PageRequest): Promise<WebhookRecord[]> {
-    return pageOf([...this.#state.webhooks.values()], (w) => w.id, page);
+    return this.state.webhooks.page(page);
   }
 
-  async updateWebhook(id: string, changes: WebhookChanges): Promise<WebhookRecord | undefined> {
-    const webhook = this.#state.webhooks.get(id);
+  async updateWebhook(
+    id: string,
+    { endpoint, events, status, updatedAt }: WebhookChanges,
+  ): Promise<WebhookRecord | undefined> {
+    const webhook = this.state.webhooks.get(id);
     if (!webhook) return undefined;
-    if (changes.endpoint !== undefined) webhook.endpoint = changes.endpoint;
-    if (changes.events !== undefined) webhook.events = [...changes.events];
-    if (changes.status !== undefined) webhook.status = changes.status;
-    if (changes.status === "enabled") delete webhook.failingSince;
-    webhook.updatedAt = changes.updatedAt;
-    return structuredClone(webhook);
+    if (endpoint !== undefined) webhook.endpoint = endpoint;
+    if (events !== undefined) webhook.events = [...events];
+    if (status !== undefined) webhook.status = status;
+    if (status === "enabled") delete webhook.failingSince;
+    webhook.updatedAt = updatedAt;
+    return copy(webhook);
   }
 
   async deleteWebhook(id: string): Promise<boolean> {
-    if (!this.#state.webhooks.delete(id)) return false;
-    for (const [key, delivery] of this.#state.deliveries)
-      if (delivery.webhookId === id) this.#state.deliveries.delete(key);
-    const kept = this.#state.attempts.filter((a) => a.webhookId !== id);
-    this.#state.attempts.splice(0, this.#state.attempts.length, ...kept);
+    if (!this.state.webhooks.delete(id)) return false;
+    for (const table of [this.state.deliveries, this.state.attempts])
+      for (const row of [...table.where((r) => r.webhookId === id)]) table.delete(row.id);
     return true;
   }
 
   async rotateSecret(id: string, rotation: SecretRotation): Promise<WebhookRecord | undefined> {
-    const webhook = this.#state.webhooks.get(id);
+    const webhook = this.state.webhooks.get(id);
     if (!webhook) return undefined;
-    webhook.previousSecret = webhook.secret;
-    webhook.previousSecretExpiresAt = rotation.previousSecretExpiresAt;
-    webhook.secret = rotation.secret;
-    webhook.updatedAt = rotation.updatedAt;
-    return structuredClone(webhook);
+    const { secret, previousSecretExpiresAt, updatedAt } = rotation;
+    return copy(Object.assign(webhook, { previousSecret: webhook.secret, previousSecretExpiresAt, secret, updatedAt }));
   }
 }

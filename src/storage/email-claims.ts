@@ -31,9 +31,9 @@ export interface EmailClaimStore {
    * concurrent callers). All or nothing: when the write fails or is lost (a rollback, a crash
    * before the commit), no outcome is applied and no email claimed, so the sent emails stay
    * leased to the worker (sent again with the same Message-ID once the lease ends) and the due
-   * ones stay due. Optional: without it the worker claims on its own.
+   * ones stay due.
    */
-  recordOutcomesAndClaim?(
+  recordOutcomesAndClaim(
     outcomes: readonly EmailOutcomeWrite[],
     claim: EmailClaimRequest,
   ): Promise<RecordedOutcomesAndClaim>;

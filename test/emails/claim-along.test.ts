@@ -15,7 +15,7 @@ describe("outbox worker: claims along with outcome writes", () => {
   });
 
   it("claims what it sends next in the writes of what it sent, each email once", async () => {
-    const watched = watchedStorage({ claimAlong: true });
+    const watched = watchedStorage();
     const gated = gatedTransport();
     fp = createFlagpost({
       storage: watched.storage,

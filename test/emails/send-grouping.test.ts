@@ -28,6 +28,7 @@ function countingStorage(failFirstGroups = 0, refuse?: (record: EmailRecord) => 
       transitionEmail: emails.transitionEmail.bind(emails),
       scheduleRetry: emails.scheduleRetry.bind(emails),
       recordOutcomes: emails.recordOutcomes.bind(emails),
+      recordOutcomesAndClaim: emails.recordOutcomesAndClaim.bind(emails),
       listEmailEvents: emails.listEmailEvents.bind(emails),
       renewEmailLeases: emails.renewEmailLeases.bind(emails),
       listEmailLeaseOwners: emails.listEmailLeaseOwners.bind(emails),

@@ -45,8 +45,10 @@ describe("outbox worker: claims, queue and slots", () => {
     }
     expect(t.mostAtOnce()).toBe(3);
     expect(t.claims[0]).toBe(6);
-    expect(Math.max(...t.claims)).toBeLessThanOrEqual(6);
-    expect(t.claims.reduce((a, b) => a + b, 0)).toBe(14);
+    // Later claims ride on the writes of outcomes (claimsAlong) or are made on their own.
+    const claims = [...t.claims, ...t.claimsAlong];
+    expect(Math.max(...claims)).toBeLessThanOrEqual(6);
+    expect(claims.reduce((a, b) => a + b, 0)).toBe(14);
     expect(t.sent).toHaveLength(14);
   });
 

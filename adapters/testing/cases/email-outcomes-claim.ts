@@ -15,14 +15,13 @@ const sent = (id: string, owner = "w"): EmailOutcomeWrite => ({
   },
 });
 
-/** A worker's outcomes and its next claim in one write (recordOutcomesAndClaim), optional on the port. */
+/** A worker's outcomes and its next claim in one write (recordOutcomesAndClaim) */
 export function emailOutcomesClaimCases(harness: StorageHarness): void {
   describe("emails: outcomes and the next claim in one write", () => {
     const storage = useStorage(harness);
 
-    it("records the outcomes, then leases the due emails nobody holds, longest-due first, up to the limit", async (ctx) => {
+    it("records the outcomes, then leases the due emails nobody holds, longest-due first, up to the limit", async () => {
       const emails = storage().emails;
-      if (!emails.recordOutcomesAndClaim) return ctx.skip();
       const [a, b, c, d, e, f] = [
         email(1),
         email(2),
@@ -72,9 +71,8 @@ export function emailOutcomesClaimCases(harness: StorageHarness): void {
       );
     });
 
-    it("applies nothing and claims nothing when the write fails", async (ctx) => {
+    it("applies nothing and claims nothing when the write fails", async () => {
       const emails = storage().emails;
-      if (!emails.recordOutcomesAndClaim) return ctx.skip();
       const [a, b] = [email(1), email(2)];
       await emails.insertEmails([a!, b!]);
       await emails.claimDueEmails(iso(T0), 1, LEASE, "w"); // a
@@ -103,11 +101,10 @@ export function emailOutcomesClaimCases(harness: StorageHarness): void {
         dispose = undefined;
       });
 
-      it("gives each due email to exactly one of several processes recording and claiming at once", async (ctx) => {
+      it("gives each due email to exactly one of several processes recording and claiming at once", async () => {
         const shared = await harness.openShared!(3);
         dispose = shared.dispose;
         for (const s of shared.storages) await s.migrate();
-        if (!shared.storages[0]!.emails.recordOutcomesAndClaim) return ctx.skip();
         const emails = Array.from({ length: 30 }, (_, i) => email(i));
         await shared.storages[0]!.emails.insertEmails(emails);
         const first = await Promise.all(
@@ -116,7 +113,7 @@ export function emailOutcomesClaimCases(harness: StorageHarness): void {
         // Each write commits or fails whole (one SQLite connection can find another's lock held).
         const writes = await Promise.allSettled(
           shared.storages.map((s, p) =>
-            s.emails.recordOutcomesAndClaim!(
+            s.emails.recordOutcomesAndClaim(
               first[p]!.map((r) => sent(r.id, `p${p}`)),
               { now: iso(T0), limit: 6, leaseMs: LEASE, owner: `p${p}` },
             ),

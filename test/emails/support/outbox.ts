@@ -1,4 +1,5 @@
 import type {
+  EmailClaimRequest,
   EmailOutcomeWrite,
   MailTransport,
   OutgoingMessage,
@@ -50,11 +51,11 @@ export function gatedTransport() {
 }
 
 /**
- * Memory storage that records each claim and recordOutcomes call and can hold or fail the next
- * writes. With `claimAlong`, it also offers recordOutcomesAndClaim: each such write is in `writes`
- * (its outcomes) and in `claimsAlong` (how many emails it claimed).
+ * Memory storage that records each claim and each write of outcomes, and can hold or fail the next
+ * writes. A write is in `writes` (its outcomes); one that claimed along is also in `claimsAlong`
+ * (how many emails it claimed).
  */
-export function watchedStorage(options: { claimAlong?: boolean } = {}) {
+export function watchedStorage() {
   const storage = memoryStorage();
   const writes: number[] = [];
   const claims: number[] = [];
@@ -92,24 +93,17 @@ export function watchedStorage(options: { claimAlong?: boolean } = {}) {
         }
         return emails.recordOutcomes(outcomes);
       },
-      ...(options.claimAlong
-        ? {
-            async recordOutcomesAndClaim(
-              outcomes: readonly EmailOutcomeWrite[],
-              claim: Parameters<NonNullable<typeof emails.recordOutcomesAndClaim>>[1],
-            ) {
-              writes.push(outcomes.length);
-              if (hold) await hold;
-              if (failures > 0) {
-                failures -= 1;
-                throw new Error("database is locked");
-              }
-              const result = await emails.recordOutcomesAndClaim!(outcomes, claim);
-              claimsAlong.push(result.claimed.length);
-              return result;
-            },
-          }
-        : {}),
+      async recordOutcomesAndClaim(outcomes: readonly EmailOutcomeWrite[], claim: EmailClaimRequest) {
+        writes.push(outcomes.length);
+        if (hold) await hold;
+        if (failures > 0) {
+          failures -= 1;
+          throw new Error("database is locked");
+        }
+        const result = await emails.recordOutcomesAndClaim(outcomes, claim);
+        claimsAlong.push(result.claimed.length);
+        return result;
+      },
     },
   };
   return {

@@ -1,0 +1,100 @@
+import { FlagpostError } from "../errors.js";
+import type { PageRequest } from "../storage/index.js";
+
+/** A fresh copy: the port hands out records the caller may keep or change (src/storage/index.ts). */
+export const copy = <T>(value: T): T => structuredClone(value);
+
+/** Ascending order of two strings (ids, ISO times). */
+export const ascending = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** A page of copies, newest first by `id(item)`, as the kysely adapter's pageQuery gives it. */
+export function pageOf<T>(items: Iterable<T>, id: (item: T) => string, page: PageRequest): T[] {
+  const { after, before, limit } = page;
+  let selected = [...items].filter(
+    (item) => (after === undefined || id(item) < after) && (before === undefined || id(item) > before),
+  );
+  selected.sort((a, b) => ascending(id(b), id(a)));
+  if (before !== undefined && after === undefined) selected = selected.slice(Math.max(0, selected.length - limit));
+  return selected.slice(0, limit).map(copy);
+}
+
+/**
+ * A table in memory: a Map of rows by key. Rows stay inside (callers in src/memory change them in
+ * place, with no await in between, so each write is atomic in this process); reads hand out copies.
+ */
+export class MemoryTable<T> extends Map<string, T> {
+  constructor(readonly keyOf: (row: T) => string) {
+    super();
+  }
+
+  /** A copy of the row with this key. */
+  read(key: string): T | undefined {
+    const row = this.get(key);
+    return row && copy(row);
+  }
+
+  /** The stored rows that pass `test`, in insertion order. */
+  *where(test: (row: T) => boolean): Iterable<T> {
+    for (const row of this.values()) if (test(row)) yield row;
+  }
+
+  /** The first stored row that passes `test`. */
+  find(test: (row: T) => boolean): T | undefined {
+    for (const row of this.where(test)) return row;
+    return undefined;
+  }
+
+  /** Stores copies of `rows`, all or none: a key stored already or twice → `FlagpostError("conflict", conflict(key))`. */
+  insert(rows: readonly T[], conflict: (key: string) => string): void {
+    const keys = new Set<string>();
+    for (const key of rows.map(this.keyOf)) {
+      if (keys.has(key) || this.has(key)) throw new FlagpostError("conflict", conflict(key));
+      keys.add(key);
+    }
+    for (const row of rows) this.set(this.keyOf(row), copy(row));
+  }
+
+  /** A page of the rows that pass `test`, newest first by `id` (the key unless given). */
+  page(page: PageRequest, test: (row: T) => boolean = () => true, id: (row: T) => string = this.keyOf): T[] {
+    return pageOf(this.where(test), id, page);
+  }
+}
+
+/**
+ * A table's rows as one memory transaction sees them: its writes kept aside (its reads see them)
+ * until `commit` applies them in one synchronous step. Memory transactions run one at a time.
+ */
+export class StagedTable<T> {
+  /** By key: the row to store, or null to delete it. */
+  readonly #written = new Map<string, T | null>();
+
+  constructor(readonly table: MemoryTable<T>) {}
+
+  /** The row as this transaction sees it (not a copy). */
+  get(key: string): T | undefined {
+    return this.#written.has(key) ? (this.#written.get(key) ?? undefined) : this.table.get(key);
+  }
+
+  /** Every row as this transaction sees it. */
+  *rows(): Iterable<T> {
+    for (const key of new Set([...this.table.keys(), ...this.#written.keys()])) {
+      const row = this.get(key);
+      if (row) yield row;
+    }
+  }
+
+  set(key: string, row: T | null): void {
+    this.#written.set(key, row && copy(row));
+  }
+
+  /**
+   * Applies the writes. With `replaceOnly`, a row deleted outside the transaction meanwhile stays
+   * deleted, as it would after waiting for the transaction's row lock in a database.
+   */
+  commit(replaceOnly = false): void {
+    for (const [key, row] of this.#written) {
+      if (row === null) this.table.delete(key);
+      else if (!replaceOnly || this.table.has(key)) this.table.set(key, row);
+    }
+  }
+}
