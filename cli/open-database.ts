@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import { FlagpostError } from "../src/errors.js";
 import { silentLogger, type Logger } from "../src/internal.js";
 import { importWithPeers } from "../src/optional-peer.js";
+import { closeOnFailure } from "./close-on-failure.js";
 import { positiveFromEnv } from "./env-number.js";
 import {
   DEFAULT_STORAGE_TIMEOUTS,
@@ -166,12 +167,10 @@ export async function listenConnectFor(
   const { default: pg } = await load("pg", "PostgreSQL", () => import("pg"));
   return async () => {
     const client = new pg.Client(listenClientSettings(target.url, timeouts));
-    try {
-      await client.connect();
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      throw error;
-    }
+    await closeOnFailure(
+      () => client.connect(),
+      () => client.end(),
+    );
     return client;
   };
 }

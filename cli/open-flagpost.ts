@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { createFlagpost, type Flagpost, FlagpostError, type FlagpostOptions, type Logger } from "../src/internal.js";
+import { closeOnFailure } from "./close-on-failure.js";
 import { maskUrl } from "./mail-transport.js";
 import {
   databaseSettingsFrom,
@@ -34,12 +35,10 @@ export async function openFlagpost(
   const db = await openDatabase(url, settings);
   // Imported here, after openDatabase named a missing kysely or driver, so `flagpost --help` needs neither.
   const { reachDatabase } = await import("./wait-for-database.js");
-  try {
-    await reachDatabase(db, describeDatabase(url), { wait, logger });
-  } catch (error) {
-    await db.destroy().catch(() => undefined);
-    throw error;
-  }
+  await closeOnFailure(
+    () => reachDatabase(db, describeDatabase(url), { wait, logger }),
+    () => db.destroy(),
+  );
   const connect = listen ? await listenConnectFor(url, settings) : undefined;
   // Experiment results and long event queries on connections of their own (docs/storage.md, "Heavy reads").
   const heavyReads = await openHeavyReads(url, settings);
@@ -50,12 +49,10 @@ export async function openFlagpost(
     ...(heavyReads && { heavyReads }),
   });
   const fp = createFlagpost({ ...extra, storage, logger });
-  try {
-    await fp.ready();
-  } catch (error) {
-    await fp.close().catch(() => undefined);
-    throw error;
-  }
+  await closeOnFailure(
+    () => fp.ready(),
+    () => fp.close(),
+  );
   return fp;
 }
 

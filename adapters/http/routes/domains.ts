@@ -1,84 +1,24 @@
-import type {
-  CreateDomainInput,
-  Flagpost,
-  PageQuery,
-  ResumeDomainInput,
-  UpdateDomainInput,
-} from "../../../src/internal.js";
-import { queryObject } from "../query.js";
+import type { CreateDomainInput, Flagpost, ResumeDomainInput, UpdateDomainInput } from "../../../src/internal.js";
+import { routeTable } from "../route-table.js";
 import type { Route } from "../types.js";
+import { resendResourceRoutes } from "./resend-resource.js";
 
 /**
  * docs/domains.md: Resend's domain routes (the resend SDK's `domains.*`), answered in its shapes
  * with its error body, all with scope full_access. `fp.domains` validates and decides.
  */
 export function domainRoutes(fp: Flagpost): Route[] {
-  const base = { style: "resend" as const, scope: "full_access" as const };
   const domains = fp.domains;
-  return [
+  return routeTable(
+    { style: "resend", scope: "full_access" },
     {
-      ...base,
-      method: "POST",
-      path: "/v1/domains",
-      body: true,
-      async handle(ctx) {
-        return { status: 201, body: await domains.create((ctx.body ?? {}) as CreateDomainInput) };
-      },
-    },
-    {
-      ...base,
-      method: "GET",
-      path: "/v1/domains",
-      body: false,
-      async handle(ctx) {
-        return { status: 200, body: await domains.list(queryObject(ctx.query) as PageQuery) };
-      },
-    },
-    {
-      ...base,
-      method: "GET",
-      path: "/v1/domains/:id",
-      body: false,
-      async handle(ctx) {
-        return { status: 200, body: await domains.get(ctx.params.id!) };
-      },
-    },
-    {
-      ...base,
-      method: "PATCH",
-      path: "/v1/domains/:id",
-      body: true,
-      async handle(ctx) {
-        return { status: 200, body: await domains.update(ctx.params.id!, (ctx.body ?? {}) as UpdateDomainInput) };
-      },
-    },
-    {
-      ...base,
-      method: "POST",
-      path: "/v1/domains/:id/verify",
-      body: false,
-      async handle(ctx) {
-        return { status: 200, body: await domains.verify(ctx.params.id!) };
-      },
-    },
-    {
+      ...resendResourceRoutes<CreateDomainInput, UpdateDomainInput>("/v1/domains", domains),
+      "POST /v1/domains/:id/verify": { answer: (ctx) => domains.verify(ctx.params.id!) },
       // flagpost's addition (docs/domains.md, "Reputation guard"): lifts the guard's pause.
-      ...base,
-      method: "POST",
-      path: "/v1/domains/:id/resume",
-      body: true,
-      async handle(ctx) {
-        return { status: 200, body: await domains.resume(ctx.params.id!, (ctx.body ?? {}) as ResumeDomainInput) };
+      "POST /v1/domains/:id/resume": {
+        body: true,
+        answer: (ctx) => domains.resume(ctx.params.id!, (ctx.body ?? {}) as ResumeDomainInput),
       },
     },
-    {
-      ...base,
-      method: "DELETE",
-      path: "/v1/domains/:id",
-      body: false,
-      async handle(ctx) {
-        return { status: 200, body: await domains.remove(ctx.params.id!) };
-      },
-    },
-  ];
+  );
 }

@@ -1,5 +1,6 @@
 import type { Flagpost, ListSuppressionsInput } from "../../../src/internal.js";
 import { queryObject } from "../query.js";
+import { routeTable } from "../route-table.js";
 import type { Route } from "../types.js";
 
 /**
@@ -7,67 +8,25 @@ import type { Route } from "../types.js";
  * `emails:read`, changes `emails:send`. No business rule lives here: SuppressionService decides.
  */
 export function suppressionRoutes(fp: Flagpost): Route[] {
-  const base = { style: "resend" as const };
-  return [
+  const suppressions = fp.suppressions;
+  return routeTable(
+    { style: "resend", scope: "emails:send" },
     {
-      ...base,
-      method: "POST",
-      path: "/v1/suppressions",
-      scope: "emails:send",
-      body: true,
-      async handle(ctx) {
-        return { status: 200, body: await fp.suppressions.add(ctx.body as { email: string }) };
+      "POST /v1/suppressions": { body: true, answer: (ctx) => suppressions.add(ctx.body as { email: string }) },
+      "GET /v1/suppressions": {
+        scope: "emails:read",
+        answer: (ctx) => suppressions.list(queryObject(ctx.query) as ListSuppressionsInput),
       },
-    },
-    {
-      ...base,
-      method: "GET",
-      path: "/v1/suppressions",
-      scope: "emails:read",
-      body: false,
-      async handle(ctx) {
-        return { status: 200, body: await fp.suppressions.list(queryObject(ctx.query) as ListSuppressionsInput) };
+      "POST /v1/suppressions/batch/add": {
+        body: true,
+        answer: (ctx) => suppressions.addBatch(ctx.body as { emails: string[] }),
       },
-    },
-    {
-      ...base,
-      method: "POST",
-      path: "/v1/suppressions/batch/add",
-      scope: "emails:send",
-      body: true,
-      async handle(ctx) {
-        return { status: 200, body: await fp.suppressions.addBatch(ctx.body as { emails: string[] }) };
+      "POST /v1/suppressions/batch/remove": {
+        body: true,
+        answer: (ctx) => suppressions.removeBatch(ctx.body as { emails: string[] }),
       },
+      "GET /v1/suppressions/:id": { scope: "emails:read", answer: (ctx) => suppressions.get(ctx.params.id!) },
+      "DELETE /v1/suppressions/:id": { answer: (ctx) => suppressions.remove(ctx.params.id!) },
     },
-    {
-      ...base,
-      method: "POST",
-      path: "/v1/suppressions/batch/remove",
-      scope: "emails:send",
-      body: true,
-      async handle(ctx) {
-        return { status: 200, body: await fp.suppressions.removeBatch(ctx.body as { emails: string[] }) };
-      },
-    },
-    {
-      ...base,
-      method: "GET",
-      path: "/v1/suppressions/:id",
-      scope: "emails:read",
-      body: false,
-      async handle(ctx) {
-        return { status: 200, body: await fp.suppressions.get(ctx.params.id!) };
-      },
-    },
-    {
-      ...base,
-      method: "DELETE",
-      path: "/v1/suppressions/:id",
-      scope: "emails:send",
-      body: false,
-      async handle(ctx) {
-        return { status: 200, body: await fp.suppressions.remove(ctx.params.id!) };
-      },
-    },
-  ];
+  );
 }

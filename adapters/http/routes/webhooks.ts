@@ -1,105 +1,29 @@
 import type { CreateWebhookInput, Flagpost, PageQuery, UpdateWebhookInput } from "../../../src/internal.js";
 import { queryObject } from "../query.js";
-import type { Route } from "../types.js";
+import { routeTable } from "../route-table.js";
+import type { Route, RouteContext } from "../types.js";
+import { resendResourceRoutes } from "./resend-resource.js";
 
 /**
  * docs/api.md "Webhooks": Resend's webhook routes (the resend SDK's `webhooks.*`), answered in its
  * shapes with its error body, all with scope full_access. `fp.webhooks` validates and decides.
  */
 export function webhookRoutes(fp: Flagpost): Route[] {
-  const base = { style: "resend" as const, scope: "full_access" as const };
   const hooks = fp.webhooks;
-  return [
+  const page = (ctx: RouteContext) => queryObject(ctx.query) as PageQuery;
+  return routeTable(
+    { style: "resend", scope: "full_access" },
     {
-      ...base,
-      method: "POST",
-      path: "/v1/webhooks",
-      body: true,
-      async handle(ctx) {
-        return { status: 201, body: await hooks.create((ctx.body ?? {}) as CreateWebhookInput) };
+      ...resendResourceRoutes<CreateWebhookInput, UpdateWebhookInput>("/v1/webhooks", hooks),
+      "POST /v1/webhooks/:id/signing-secret/rotate": { answer: (ctx) => hooks.rotateSecret(ctx.params.id!) },
+      "GET /v1/webhooks/:id/events": { answer: (ctx) => hooks.events(ctx.params.id!, page(ctx)) },
+      "GET /v1/webhooks/:id/events/:eventId": { answer: (ctx) => hooks.event(ctx.params.id!, ctx.params.eventId!) },
+      "POST /v1/webhooks/:id/events/:eventId/replay": {
+        answer: (ctx) => hooks.replay(ctx.params.id!, ctx.params.eventId!),
+      },
+      "GET /v1/webhooks/:id/events/:eventId/attempts": {
+        answer: (ctx) => hooks.attempts(ctx.params.id!, ctx.params.eventId!, page(ctx)),
       },
     },
-    {
-      ...base,
-      method: "GET",
-      path: "/v1/webhooks",
-      body: false,
-      async handle(ctx) {
-        return { status: 200, body: await hooks.list(queryObject(ctx.query) as PageQuery) };
-      },
-    },
-    {
-      ...base,
-      method: "GET",
-      path: "/v1/webhooks/:id",
-      body: false,
-      async handle(ctx) {
-        return { status: 200, body: await hooks.get(ctx.params.id!) };
-      },
-    },
-    {
-      ...base,
-      method: "PATCH",
-      path: "/v1/webhooks/:id",
-      body: true,
-      async handle(ctx) {
-        return { status: 200, body: await hooks.update(ctx.params.id!, (ctx.body ?? {}) as UpdateWebhookInput) };
-      },
-    },
-    {
-      ...base,
-      method: "DELETE",
-      path: "/v1/webhooks/:id",
-      body: false,
-      async handle(ctx) {
-        return { status: 200, body: await hooks.remove(ctx.params.id!) };
-      },
-    },
-    {
-      ...base,
-      method: "POST",
-      path: "/v1/webhooks/:id/signing-secret/rotate",
-      body: false,
-      async handle(ctx) {
-        return { status: 200, body: await hooks.rotateSecret(ctx.params.id!) };
-      },
-    },
-    {
-      ...base,
-      method: "GET",
-      path: "/v1/webhooks/:id/events",
-      body: false,
-      async handle(ctx) {
-        return { status: 200, body: await hooks.events(ctx.params.id!, queryObject(ctx.query) as PageQuery) };
-      },
-    },
-    {
-      ...base,
-      method: "GET",
-      path: "/v1/webhooks/:id/events/:eventId",
-      body: false,
-      async handle(ctx) {
-        return { status: 200, body: await hooks.event(ctx.params.id!, ctx.params.eventId!) };
-      },
-    },
-    {
-      ...base,
-      method: "POST",
-      path: "/v1/webhooks/:id/events/:eventId/replay",
-      body: false,
-      async handle(ctx) {
-        return { status: 200, body: await hooks.replay(ctx.params.id!, ctx.params.eventId!) };
-      },
-    },
-    {
-      ...base,
-      method: "GET",
-      path: "/v1/webhooks/:id/events/:eventId/attempts",
-      body: false,
-      async handle(ctx) {
-        const query = queryObject(ctx.query) as PageQuery;
-        return { status: 200, body: await hooks.attempts(ctx.params.id!, ctx.params.eventId!, query) };
-      },
-    },
-  ];
+  );
 }

@@ -1,6 +1,5 @@
-import type { Migration } from "kysely";
-import { columnTypes, detectEngine, type Engine, type AnyKysely } from "../dialect.js";
-import { engineTraits } from "../engines/index.js";
+import { createIndexIfAbsent, createTableIfAbsent } from "./schema-steps.js";
+import { schemaStep } from "./schema-step.js";
 
 /**
  * The events table and its three keyset indexes. Like 0001, safe to run again over a
@@ -11,29 +10,17 @@ import { engineTraits } from "../engines/index.js";
  * - (user_id, ts, id) for "this user's events", (event, ts, id) for "this event in a window",
  * - (ts, id) for windows and unfiltered pages.
  */
-export const eventsMigration: Migration = {
-  async up(db: AnyKysely): Promise<void> {
-    const engine = detectEngine(db);
-    const t = columnTypes(engine);
-    let table = db.schema
-      .createTable("flagpost_events")
-      .ifNotExists()
-      .addColumn("id", t.exactText(36), (c) => c.notNull().primaryKey())
-      .addColumn("event", t.exactText(200), (c) => c.notNull())
-      .addColumn("user_id", t.exactText(200), (c) => c.notNull())
-      .addColumn("ts", t.bigint, (c) => c.notNull())
-      .addColumn("received_at", t.bigint, (c) => c.notNull())
-      .addColumn("properties", t.longText, (c) => c.notNull());
-    if (t.tableOptions) table = table.modifyEnd(t.tableOptions);
-    await table.execute();
+export const eventsMigration = schemaStep(async (db, engine, t) => {
+  await createTableIfAbsent(db, engine, "flagpost_events")
+    .addColumn("id", t.exactText(36), (c) => c.notNull().primaryKey())
+    .addColumn("event", t.exactText(200), (c) => c.notNull())
+    .addColumn("user_id", t.exactText(200), (c) => c.notNull())
+    .addColumn("ts", t.bigint, (c) => c.notNull())
+    .addColumn("received_at", t.bigint, (c) => c.notNull())
+    .addColumn("properties", t.longText, (c) => c.notNull())
+    .execute();
 
-    await createIndex(db, engine, "flagpost_events_user_ts_id", ["user_id", "ts", "id"]);
-    await createIndex(db, engine, "flagpost_events_event_ts_id", ["event", "ts", "id"]);
-    await createIndex(db, engine, "flagpost_events_ts_id", ["ts", "id"]);
-  },
-};
-
-/** CREATE INDEX IF NOT EXISTS, as the engine can (engines/: MySQL ignores "already there"). */
-async function createIndex(db: AnyKysely, engine: Engine, name: string, columns: string[]): Promise<void> {
-  await engineTraits(engine).createIndexIfAbsent(db, name, "flagpost_events", columns);
-}
+  await createIndexIfAbsent(db, engine, "flagpost_events_user_ts_id", "flagpost_events", ["user_id", "ts", "id"]);
+  await createIndexIfAbsent(db, engine, "flagpost_events_event_ts_id", "flagpost_events", ["event", "ts", "id"]);
+  await createIndexIfAbsent(db, engine, "flagpost_events_ts_id", "flagpost_events", ["ts", "id"]);
+});

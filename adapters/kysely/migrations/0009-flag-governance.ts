@@ -1,6 +1,5 @@
-import type { Migration } from "kysely";
-import { columnTypes, detectEngine, type AnyKysely } from "../dialect.js";
-import { addColumnIfAbsent, createIndexIfAbsent } from "./schema-steps.js";
+import { addColumnIfAbsent, createIndexIfAbsent, createTableIfAbsent } from "./schema-steps.js";
+import { schemaStep } from "./schema-step.js";
 
 /**
  * Flag governance (docs/flags.md):
@@ -12,36 +11,25 @@ import { addColumnIfAbsent, createIndexIfAbsent } from "./schema-steps.js";
  *   from every process; `last_at` is the newest evaluation those counts include.
  * Safe to run again over a half-finished run (MySQL cannot roll DDL back).
  */
-export const flagGovernanceMigration: Migration = {
-  async up(db: AnyKysely): Promise<void> {
-    const engine = detectEngine(db);
-    const t = columnTypes(engine);
+export const flagGovernanceMigration = schemaStep(async (db, engine, t) => {
+  await createTableIfAbsent(db, engine, "flagpost_flag_history")
+    .addColumn("id", t.exactText(36), (c) => c.notNull().primaryKey())
+    .addColumn("flag_key", t.exactText(128), (c) => c.notNull())
+    .addColumn("action", t.exactText(32), (c) => c.notNull())
+    .addColumn("at", t.bigint, (c) => c.notNull())
+    .addColumn("actor", t.text, (c) => c.notNull())
+    .addColumn("changes", t.longText, (c) => c.notNull())
+    .execute();
+  await createIndexIfAbsent(db, engine, "flagpost_flag_history_key_id", "flagpost_flag_history", ["flag_key", "id"]);
 
-    let history = db.schema
-      .createTable("flagpost_flag_history")
-      .ifNotExists()
-      .addColumn("id", t.exactText(36), (c) => c.notNull().primaryKey())
-      .addColumn("flag_key", t.exactText(128), (c) => c.notNull())
-      .addColumn("action", t.exactText(32), (c) => c.notNull())
-      .addColumn("at", t.bigint, (c) => c.notNull())
-      .addColumn("actor", t.text, (c) => c.notNull())
-      .addColumn("changes", t.longText, (c) => c.notNull());
-    if (t.tableOptions) history = history.modifyEnd(t.tableOptions);
-    await history.execute();
-    await createIndexIfAbsent(db, engine, "flagpost_flag_history_key_id", "flagpost_flag_history", ["flag_key", "id"]);
+  await addColumnIfAbsent(db, engine, "flagpost_flags", "prerequisites", t.longText);
 
-    await addColumnIfAbsent(db, engine, "flagpost_flags", "prerequisites", t.longText);
-
-    let insights = db.schema
-      .createTable("flagpost_flag_insights")
-      .ifNotExists()
-      .addColumn("flag_key", t.exactText(128), (c) => c.notNull())
-      .addColumn("hour", t.bigint, (c) => c.notNull())
-      .addColumn("result", t.exactText(128), (c) => c.notNull())
-      .addColumn("count", t.bigint, (c) => c.notNull())
-      .addColumn("last_at", t.bigint, (c) => c.notNull())
-      .addPrimaryKeyConstraint("flagpost_flag_insights_pk", ["flag_key", "hour", "result"]);
-    if (t.tableOptions) insights = insights.modifyEnd(t.tableOptions);
-    await insights.execute();
-  },
-};
+  await createTableIfAbsent(db, engine, "flagpost_flag_insights")
+    .addColumn("flag_key", t.exactText(128), (c) => c.notNull())
+    .addColumn("hour", t.bigint, (c) => c.notNull())
+    .addColumn("result", t.exactText(128), (c) => c.notNull())
+    .addColumn("count", t.bigint, (c) => c.notNull())
+    .addColumn("last_at", t.bigint, (c) => c.notNull())
+    .addPrimaryKeyConstraint("flagpost_flag_insights_pk", ["flag_key", "hour", "result"])
+    .execute();
+});

@@ -1,6 +1,5 @@
-import type { Migration } from "kysely";
-import { columnTypes, detectEngine, type AnyKysely } from "../dialect.js";
-import { engineTraits } from "../engines/index.js";
+import { addColumnIfAbsent } from "./schema-steps.js";
+import { schemaStep } from "./schema-step.js";
 
 /**
  * Experiments (docs/experiments.md): the flag's variants as JSON text, null on flags stored
@@ -8,14 +7,6 @@ import { engineTraits } from "../engines/index.js";
  * MySQL cannot roll DDL back: there, a column already added is accepted. (Introspection is not used
  * to check: on PostgreSQL it sees other schemas' flagpost tables too.)
  */
-export const flagVariantsMigration: Migration = {
-  async up(db: AnyKysely): Promise<void> {
-    const engine = detectEngine(db);
-    const add = db.schema.alterTable("flagpost_flags").addColumn("variants", columnTypes(engine).longText);
-    try {
-      await add.execute();
-    } catch (error) {
-      if (!engineTraits(engine).isDuplicateColumn(error)) throw error;
-    }
-  },
-};
+export const flagVariantsMigration = schemaStep(async (db, engine, t) => {
+  await addColumnIfAbsent(db, engine, "flagpost_flags", "variants", t.longText);
+});

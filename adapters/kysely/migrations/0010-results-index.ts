@@ -1,5 +1,5 @@
-import { type Migration, sql } from "kysely";
-import { detectEngine, type AnyKysely } from "../dialect.js";
+import { sql } from "kysely";
+import { schemaStep } from "./schema-step.js";
 
 /**
  * Experiment results find an experiment's assignment events by `properties.experimentId`. An
@@ -10,16 +10,13 @@ import { detectEngine, type AnyKysely } from "../dialect.js";
  *
  * The price is paid on insert: SQLite and PostgreSQL read the JSON once more per event stored.
  */
-export const experimentIndexMigration: Migration = {
-  async up(db: AnyKysely): Promise<void> {
-    const engine = detectEngine(db);
-    if (engine === "sqlite") {
-      await sql`create index if not exists flagpost_events_experiment on flagpost_events (json_extract(properties, '$.experimentId'), user_id)`.execute(
-        db,
-      );
-    } else if (engine === "postgres") {
-      await sql`create index if not exists flagpost_events_experiment on flagpost_events ((properties::json ->> 'experimentId'), user_id)
-        where (properties::json ->> 'experimentId') is not null`.execute(db);
-    }
-  },
-};
+export const experimentIndexMigration = schemaStep(async (db, engine) => {
+  if (engine === "sqlite") {
+    await sql`create index if not exists flagpost_events_experiment on flagpost_events (json_extract(properties, '$.experimentId'), user_id)`.execute(
+      db,
+    );
+  } else if (engine === "postgres") {
+    await sql`create index if not exists flagpost_events_experiment on flagpost_events ((properties::json ->> 'experimentId'), user_id)
+      where (properties::json ->> 'experimentId') is not null`.execute(db);
+  }
+});

@@ -1,6 +1,6 @@
-import { type Migration, sql } from "kysely";
-import { columnTypes, detectEngine, type AnyKysely } from "../dialect.js";
+import { sql } from "kysely";
 import { addColumnIfAbsent, createIndexIfAbsent, createTableIfAbsent } from "./schema-steps.js";
+import { schemaStep } from "./schema-step.js";
 
 /**
  * Email deliverability (docs/emails.md):
@@ -14,39 +14,34 @@ import { addColumnIfAbsent, createIndexIfAbsent, createTableIfAbsent } from "./s
  * - `flagpost_unmatched_reports`: delivery reports that named no known email, kept for people.
  * Safe to run again over a half-finished run (MySQL cannot roll DDL back).
  */
-export const deliverabilityMigration: Migration = {
-  async up(db: AnyKysely): Promise<void> {
-    const engine = detectEngine(db);
-    const t = columnTypes(engine);
+export const deliverabilityMigration = schemaStep(async (db, engine, t) => {
+  await addColumnIfAbsent(db, engine, "flagpost_emails", "last_event", t.exactText(32));
+  await addColumnIfAbsent(db, engine, "flagpost_emails", "failure_reason", t.exactText(64));
+  await addColumnIfAbsent(db, engine, "flagpost_emails", "provider_message_id", t.exactText(255));
+  await createIndexIfAbsent(db, engine, "flagpost_emails_provider_message_id", "flagpost_emails", [
+    "provider_message_id",
+  ]);
+  await db
+    .updateTable("flagpost_emails")
+    .set({ last_event: sql.ref("status") })
+    .where("status", "!=", "queued")
+    .where("last_event", "is", null)
+    .execute();
 
-    await addColumnIfAbsent(db, engine, "flagpost_emails", "last_event", t.exactText(32));
-    await addColumnIfAbsent(db, engine, "flagpost_emails", "failure_reason", t.exactText(64));
-    await addColumnIfAbsent(db, engine, "flagpost_emails", "provider_message_id", t.exactText(255));
-    await createIndexIfAbsent(db, engine, "flagpost_emails_provider_message_id", "flagpost_emails", [
-      "provider_message_id",
-    ]);
-    await db
-      .updateTable("flagpost_emails")
-      .set({ last_event: sql.ref("status") })
-      .where("status", "!=", "queued")
-      .where("last_event", "is", null)
-      .execute();
+  await createTableIfAbsent(db, engine, "flagpost_suppressions")
+    .addColumn("id", t.exactText(64), (c) => c.notNull().primaryKey())
+    .addColumn("email", t.exactText(320), (c) => c.notNull())
+    .addColumn("origin", t.exactText(16), (c) => c.notNull())
+    .addColumn("source_id", t.exactText(64))
+    .addColumn("created_at", t.bigint, (c) => c.notNull())
+    .addUniqueConstraint("flagpost_suppressions_email", ["email"])
+    .execute();
+  await createIndexIfAbsent(db, engine, "flagpost_suppressions_origin_id", "flagpost_suppressions", ["origin", "id"]);
 
-    await createTableIfAbsent(db, engine, "flagpost_suppressions")
-      .addColumn("id", t.exactText(64), (c) => c.notNull().primaryKey())
-      .addColumn("email", t.exactText(320), (c) => c.notNull())
-      .addColumn("origin", t.exactText(16), (c) => c.notNull())
-      .addColumn("source_id", t.exactText(64))
-      .addColumn("created_at", t.bigint, (c) => c.notNull())
-      .addUniqueConstraint("flagpost_suppressions_email", ["email"])
-      .execute();
-    await createIndexIfAbsent(db, engine, "flagpost_suppressions_origin_id", "flagpost_suppressions", ["origin", "id"]);
-
-    await createTableIfAbsent(db, engine, "flagpost_unmatched_reports")
-      .addColumn("id", t.exactText(64), (c) => c.notNull().primaryKey())
-      .addColumn("received_at", t.bigint, (c) => c.notNull())
-      .addColumn("reason", t.text, (c) => c.notNull())
-      .addColumn("report", t.longText, (c) => c.notNull())
-      .execute();
-  },
-};
+  await createTableIfAbsent(db, engine, "flagpost_unmatched_reports")
+    .addColumn("id", t.exactText(64), (c) => c.notNull().primaryKey())
+    .addColumn("received_at", t.bigint, (c) => c.notNull())
+    .addColumn("reason", t.text, (c) => c.notNull())
+    .addColumn("report", t.longText, (c) => c.notNull())
+    .execute();
+});

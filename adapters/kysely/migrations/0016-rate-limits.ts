@@ -1,7 +1,6 @@
-import type { Migration } from "kysely";
-import { columnTypes, detectEngine, type AnyKysely } from "../dialect.js";
 import { engineTraits } from "../engines/index.js";
 import { createTableIfAbsent } from "./schema-steps.js";
+import { schemaStep } from "./schema-step.js";
 
 /** The table postgresRateLimitStore counts in; its columns are rate-limiter-flexible's. */
 export const RATE_LIMIT_TABLE = "flagpost_rate_limits";
@@ -13,15 +12,12 @@ export const RATE_LIMIT_TABLE = "flagpost_rate_limits";
  * creating it here keeps every flagpost table in the migrations and lets it start with
  * `tableCreated: true`.
  */
-export const rateLimitsMigration: Migration = {
-  async up(db: AnyKysely): Promise<void> {
-    const engine = detectEngine(db);
-    if (!engineTraits(engine).sharedRateLimits) return;
-    await createTableIfAbsent(db, engine, RATE_LIMIT_TABLE)
-      // Byte-wise like every other identifier column (the ids it counts are keys' hashes and addresses).
-      .addColumn("key", columnTypes(engine).exactText(255), (c) => c.primaryKey())
-      .addColumn("points", "integer", (c) => c.notNull().defaultTo(0))
-      .addColumn("expire", "bigint")
-      .execute();
-  },
-};
+export const rateLimitsMigration = schemaStep(async (db, engine, t) => {
+  if (!engineTraits(engine).sharedRateLimits) return;
+  await createTableIfAbsent(db, engine, RATE_LIMIT_TABLE)
+    // Byte-wise like every other identifier column (the ids it counts are keys' hashes and addresses).
+    .addColumn("key", t.exactText(255), (c) => c.primaryKey())
+    .addColumn("points", "integer", (c) => c.notNull().defaultTo(0))
+    .addColumn("expire", "bigint")
+    .execute();
+});

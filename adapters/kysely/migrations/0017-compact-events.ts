@@ -1,19 +1,20 @@
-import { type Migration, type RawBuilder, sql } from "kysely";
-import { columnTypes, detectEngine, type Engine, type AnyKysely } from "../dialect.js";
+import { type RawBuilder, sql } from "kysely";
+import { type Engine, type AnyKysely } from "../dialect.js";
 import { createExperimentIndex, createIndexIfAbsent, createTableIfAbsent, skipCopiedRows } from "./schema-steps.js";
+import { schemaStep } from "./schema-step.js";
 
 /** Where the rows are copied before the new table takes the old one's name. */
 const STAGING = "flagpost_events_0017";
 
 /** The id as 16 bytes (PostgreSQL: its `uuid` type, also 16 bytes, compared byte for byte). */
-const ID_TYPE: Record<Engine, RawBuilder<unknown>> = {
+export const EVENT_ID_TYPE: Record<Engine, RawBuilder<unknown>> = {
   sqlite: sql`blob`,
   postgres: sql`uuid`,
   mysql: sql`binary(16)`,
 };
 
 /** The properties: SQLite's binary JSON (JSONB, read by its JSON functions directly); JSON text elsewhere. */
-const PROPERTIES_TYPE: Record<Engine, RawBuilder<unknown>> = {
+export const EVENT_PROPERTIES_TYPE: Record<Engine, RawBuilder<unknown>> = {
   sqlite: sql`blob`,
   postgres: sql`text`,
   mysql: sql`longtext`,
@@ -47,37 +48,33 @@ const ID_FROM_TEXT: Record<Engine, RawBuilder<unknown>> = {
  * PostgreSQL run this inside the migration's transaction; on MySQL, whose DDL cannot be rolled
  * back, every step can run again over a half-finished run (copied rows skipped, "already there" skipped).
  */
-export const compactEventsMigration: Migration = {
-  async up(db: AnyKysely): Promise<void> {
-    const engine = detectEngine(db);
-    const t = columnTypes(engine);
-    const current = await idColumnType(db, engine, "flagpost_events");
-    if (current === undefined || isText(current)) {
-      await createTableIfAbsent(db, engine, STAGING)
-        .addColumn("id", ID_TYPE[engine], (c) => c.notNull().primaryKey())
-        .addColumn("ts", t.bigint, (c) => c.notNull())
-        .addColumn("received_at", t.bigint, (c) => c.notNull())
-        .addColumn("event", t.exactText(200), (c) => c.notNull())
-        .addColumn("user_id", t.exactText(200), (c) => c.notNull())
-        .addColumn("properties", PROPERTIES_TYPE[engine], (c) => c.notNull())
-        .execute();
-      if (current !== undefined) {
-        // Rows an interrupted run already copied are skipped; any other error (a NULL from a
-        // malformed old id) still fails the run.
-        const skipCopied = skipCopiedRows(engine, STAGING);
-        await sql`insert into ${sql.table(STAGING)} (id, ts, received_at, event, user_id, properties)
-          select ${ID_FROM_TEXT[engine]}, ts, received_at, event, user_id, ${PROPERTIES_FROM_TEXT[engine]}
-          from flagpost_events where 1 = 1 ${skipCopied}`.execute(db);
-        await db.schema.dropTable("flagpost_events").execute();
-      }
-      await db.schema.alterTable(STAGING).renameTo("flagpost_events").execute();
+export const compactEventsMigration = schemaStep(async (db, engine, t) => {
+  const current = await idColumnType(db, engine, "flagpost_events");
+  if (current === undefined || isText(current)) {
+    await createTableIfAbsent(db, engine, STAGING)
+      .addColumn("id", EVENT_ID_TYPE[engine], (c) => c.notNull().primaryKey())
+      .addColumn("ts", t.bigint, (c) => c.notNull())
+      .addColumn("received_at", t.bigint, (c) => c.notNull())
+      .addColumn("event", t.exactText(200), (c) => c.notNull())
+      .addColumn("user_id", t.exactText(200), (c) => c.notNull())
+      .addColumn("properties", EVENT_PROPERTIES_TYPE[engine], (c) => c.notNull())
+      .execute();
+    if (current !== undefined) {
+      // Rows an interrupted run already copied are skipped; any other error (a NULL from a
+      // malformed old id) still fails the run.
+      const skipCopied = skipCopiedRows(engine, STAGING);
+      await sql`insert into ${sql.table(STAGING)} (id, ts, received_at, event, user_id, properties)
+        select ${ID_FROM_TEXT[engine]}, ts, received_at, event, user_id, ${PROPERTIES_FROM_TEXT[engine]}
+        from flagpost_events where 1 = 1 ${skipCopied}`.execute(db);
+      await db.schema.dropTable("flagpost_events").execute();
     }
-    await createIndexIfAbsent(db, engine, "flagpost_events_user_ts", "flagpost_events", ["user_id", "ts"]);
-    await createIndexIfAbsent(db, engine, "flagpost_events_event_ts", "flagpost_events", ["event", "ts"]);
-    await createIndexIfAbsent(db, engine, "flagpost_events_ts", "flagpost_events", ["ts"]);
-    await createExperimentIndex(db, engine);
-  },
-};
+    await db.schema.alterTable(STAGING).renameTo("flagpost_events").execute();
+  }
+  await createIndexIfAbsent(db, engine, "flagpost_events_user_ts", "flagpost_events", ["user_id", "ts"]);
+  await createIndexIfAbsent(db, engine, "flagpost_events_event_ts", "flagpost_events", ["event", "ts"]);
+  await createIndexIfAbsent(db, engine, "flagpost_events_ts", "flagpost_events", ["ts"]);
+  await createExperimentIndex(db, engine);
+});
 
 function isText(type: string): boolean {
   return /char|text/i.test(type);

@@ -1,6 +1,5 @@
-import type { Migration } from "kysely";
-import { columnTypes, detectEngine, type AnyKysely } from "../dialect.js";
 import { addColumnIfAbsent, createIndexIfAbsent, createTableIfAbsent } from "./schema-steps.js";
+import { schemaStep } from "./schema-step.js";
 
 /**
  * Delivery reports applied by reason (docs/emails.md, "Suppression"):
@@ -12,27 +11,22 @@ import { addColumnIfAbsent, createIndexIfAbsent, createTableIfAbsent } from "./s
  *   behind VERP tags, when FLAGPOST_SECRET_KEY is not set).
  * Safe to run again over a half-finished run (MySQL cannot roll DDL back).
  */
-export const reportPolicyMigration: Migration = {
-  async up(db: AnyKysely): Promise<void> {
-    const engine = detectEngine(db);
-    const t = columnTypes(engine);
+export const reportPolicyMigration = schemaStep(async (db, engine, t) => {
+  await addColumnIfAbsent(db, engine, "flagpost_suppressions", "reason", t.exactText(32));
+  await addColumnIfAbsent(db, engine, "flagpost_suppressions", "bounce_type", t.exactText(16));
+  await addColumnIfAbsent(db, engine, "flagpost_suppressions", "diagnostic", t.text);
 
-    await addColumnIfAbsent(db, engine, "flagpost_suppressions", "reason", t.exactText(32));
-    await addColumnIfAbsent(db, engine, "flagpost_suppressions", "bounce_type", t.exactText(16));
-    await addColumnIfAbsent(db, engine, "flagpost_suppressions", "diagnostic", t.text);
+  await createTableIfAbsent(db, engine, "flagpost_soft_bounces")
+    .addColumn("id", t.exactText(64), (c) => c.notNull().primaryKey())
+    .addColumn("email", t.exactText(320), (c) => c.notNull())
+    .addColumn("email_id", t.exactText(64), (c) => c.notNull())
+    .addColumn("at", t.bigint, (c) => c.notNull())
+    .addUniqueConstraint("flagpost_soft_bounces_email_email_id", ["email", "email_id"])
+    .execute();
+  await createIndexIfAbsent(db, engine, "flagpost_soft_bounces_email_at", "flagpost_soft_bounces", ["email", "at"]);
 
-    await createTableIfAbsent(db, engine, "flagpost_soft_bounces")
-      .addColumn("id", t.exactText(64), (c) => c.notNull().primaryKey())
-      .addColumn("email", t.exactText(320), (c) => c.notNull())
-      .addColumn("email_id", t.exactText(64), (c) => c.notNull())
-      .addColumn("at", t.bigint, (c) => c.notNull())
-      .addUniqueConstraint("flagpost_soft_bounces_email_email_id", ["email", "email_id"])
-      .execute();
-    await createIndexIfAbsent(db, engine, "flagpost_soft_bounces_email_at", "flagpost_soft_bounces", ["email", "at"]);
-
-    await createTableIfAbsent(db, engine, "flagpost_settings")
-      .addColumn("name", t.exactText(64), (c) => c.notNull().primaryKey())
-      .addColumn("value", t.text, (c) => c.notNull())
-      .execute();
-  },
-};
+  await createTableIfAbsent(db, engine, "flagpost_settings")
+    .addColumn("name", t.exactText(64), (c) => c.notNull().primaryKey())
+    .addColumn("value", t.text, (c) => c.notNull())
+    .execute();
+});

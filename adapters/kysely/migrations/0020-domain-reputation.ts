@@ -1,6 +1,5 @@
-import type { Migration } from "kysely";
-import { columnTypes, detectEngine, type AnyKysely } from "../dialect.js";
 import { addColumnIfAbsent, createIndexIfAbsent } from "./schema-steps.js";
+import { schemaStep } from "./schema-step.js";
 
 /**
  * The reputation guard (docs/domains.md, "Reputation guard"):
@@ -13,16 +12,12 @@ import { addColumnIfAbsent, createIndexIfAbsent } from "./schema-steps.js";
  * - `flagpost_domains.paused_at`: when the guard paused the domain; NULL while it sends.
  * Safe to run again (MySQL cannot roll DDL back).
  */
-export const domainReputationMigration: Migration = {
-  async up(db: AnyKysely): Promise<void> {
-    const engine = detectEngine(db);
-    const t = columnTypes(engine);
-    await addColumnIfAbsent(db, engine, "flagpost_emails", "sending_domain", t.exactText(253));
-    await addColumnIfAbsent(db, engine, "flagpost_emails", "reputation_mark", t.exactText(16));
-    await addColumnIfAbsent(db, engine, "flagpost_domains", "paused_at", t.bigint);
-    await createIndexIfAbsent(db, engine, "flagpost_emails_sending_domain", "flagpost_emails", [
-      "sending_domain",
-      "sent_at",
-    ]);
-  },
-};
+export const domainReputationMigration = schemaStep(async (db, engine, t) => {
+  await addColumnIfAbsent(db, engine, "flagpost_emails", "sending_domain", t.exactText(253));
+  await addColumnIfAbsent(db, engine, "flagpost_emails", "reputation_mark", t.exactText(16));
+  await addColumnIfAbsent(db, engine, "flagpost_domains", "paused_at", t.bigint);
+  await createIndexIfAbsent(db, engine, "flagpost_emails_sending_domain", "flagpost_emails", [
+    "sending_domain",
+    "sent_at",
+  ]);
+});

@@ -1,6 +1,5 @@
-import type { Migration } from "kysely";
-import { detectEngine, type AnyKysely } from "../dialect.js";
 import { createIndexIfAbsent } from "./schema-steps.js";
+import { schemaStep } from "./schema-step.js";
 
 /**
  * The overview's counts over time (GET /v1/overview, activity-repository.ts) read an index each:
@@ -10,10 +9,7 @@ import { createIndexIfAbsent } from "./schema-steps.js";
  *   primary key (email_id, seq) only finds one email's events.
  * Events per minute use `flagpost_events_ts`, which exists. Safe to run again.
  */
-export const activityIndexesMigration: Migration = {
-  async up(db: AnyKysely): Promise<void> {
-    const engine = detectEngine(db);
-    await createIndexIfAbsent(db, engine, "flagpost_emails_sent_at", "flagpost_emails", ["sent_at"]);
-    await createIndexIfAbsent(db, engine, "flagpost_email_events_type_at", "flagpost_email_events", ["type", "at"]);
-  },
-};
+export const activityIndexesMigration = schemaStep(async (db, engine) => {
+  await createIndexIfAbsent(db, engine, "flagpost_emails_sent_at", "flagpost_emails", ["sent_at"]);
+  await createIndexIfAbsent(db, engine, "flagpost_email_events_type_at", "flagpost_email_events", ["type", "at"]);
+});

@@ -1,23 +1,12 @@
-import { type Migration, type RawBuilder, sql } from "kysely";
-import { columnTypes, detectEngine, type Engine, type AnyKysely } from "../dialect.js";
+import { type RawBuilder, sql } from "kysely";
+import { type Engine, type AnyKysely } from "../dialect.js";
+// The id and properties keep the types migration 0017 gave them.
+import { EVENT_ID_TYPE, EVENT_PROPERTIES_TYPE } from "./0017-compact-events.js";
 import { createExperimentIndex, createIndexIfAbsent, createTableIfAbsent, skipCopiedRows } from "./schema-steps.js";
+import { schemaStep } from "./schema-step.js";
 
 /** Where the rows are copied before the new table takes the old one's name. */
 const STAGING = "flagpost_events_0022";
-
-/** The id as 16 bytes, as migration 0017 made it. */
-const ID_TYPE: Record<Engine, RawBuilder<unknown>> = {
-  sqlite: sql`blob`,
-  postgres: sql`uuid`,
-  mysql: sql`binary(16)`,
-};
-
-/** The properties, as migration 0017 made them (SQLite: JSONB). */
-const PROPERTIES_TYPE: Record<Engine, RawBuilder<unknown>> = {
-  sqlite: sql`blob`,
-  postgres: sql`text`,
-  mysql: sql`longtext`,
-};
 
 /**
  * An event name in the dictionary, compared byte for byte by its unique index. MySQL's utf8mb4_bin
@@ -57,51 +46,47 @@ const OLD_NAME: Record<Engine, RawBuilder<unknown>> = {
  * SQLite and PostgreSQL run this inside the migration's transaction; on MySQL, whose DDL cannot be
  * rolled back, every step can run again over a half-finished run.
  */
-export const eventNamesMigration: Migration = {
-  async up(db: AnyKysely): Promise<void> {
-    const engine = detectEngine(db);
-    const t = columnTypes(engine);
-    await createTableIfAbsent(db, engine, "flagpost_event_names")
-      .addColumn("id", NAME_ID[engine])
-      .addColumn("name", NAME_TYPE[engine], (c) => c.notNull().unique())
+export const eventNamesMigration = schemaStep(async (db, engine, t) => {
+  await createTableIfAbsent(db, engine, "flagpost_event_names")
+    .addColumn("id", NAME_ID[engine])
+    .addColumn("name", NAME_TYPE[engine], (c) => c.notNull().unique())
+    .execute();
+  const layout = await eventsLayout(db, engine);
+  if (layout !== "interned") {
+    await createTableIfAbsent(db, engine, STAGING)
+      .addColumn("id", EVENT_ID_TYPE[engine], (c) => c.notNull().primaryKey())
+      .addColumn("ts", t.bigint, (c) => c.notNull())
+      .addColumn("received_at", t.bigint)
+      .addColumn("name_id", sql`smallint`, (c) => c.notNull())
+      .addColumn("user_id", t.exactText(200), (c) => c.notNull())
+      .addColumn("properties", EVENT_PROPERTIES_TYPE[engine])
       .execute();
-    const layout = await eventsLayout(db, engine);
-    if (layout !== "interned") {
-      await createTableIfAbsent(db, engine, STAGING)
-        .addColumn("id", ID_TYPE[engine], (c) => c.notNull().primaryKey())
-        .addColumn("ts", t.bigint, (c) => c.notNull())
-        .addColumn("received_at", t.bigint)
-        .addColumn("name_id", sql`smallint`, (c) => c.notNull())
-        .addColumn("user_id", t.exactText(200), (c) => c.notNull())
-        .addColumn("properties", PROPERTIES_TYPE[engine])
-        .execute();
-      if (layout === "named") {
-        await sql`insert into flagpost_event_names (name)
-          select distinct ${OLD_NAME[engine]} from flagpost_events e
-          where not exists (select 1 from flagpost_event_names n where n.name = ${OLD_NAME[engine]})`.execute(db);
-        // Rows an interrupted run already copied are skipped (as in 0017).
-        const skipCopied = skipCopiedRows(engine, STAGING);
-        await sql`insert into ${sql.table(STAGING)} (id, ts, received_at, name_id, user_id, properties)
-          select e.id, e.ts, e.received_at, n.id, e.user_id, e.properties
-          from flagpost_events e join flagpost_event_names n on n.name = ${OLD_NAME[engine]}
-          where 1 = 1 ${skipCopied}`.execute(db);
-        await db.schema.dropTable("flagpost_events").execute();
-      }
-      await db.schema.alterTable(STAGING).renameTo("flagpost_events").execute();
+    if (layout === "named") {
+      await sql`insert into flagpost_event_names (name)
+        select distinct ${OLD_NAME[engine]} from flagpost_events e
+        where not exists (select 1 from flagpost_event_names n where n.name = ${OLD_NAME[engine]})`.execute(db);
+      // Rows an interrupted run already copied are skipped (as in 0017).
+      const skipCopied = skipCopiedRows(engine, STAGING);
+      await sql`insert into ${sql.table(STAGING)} (id, ts, received_at, name_id, user_id, properties)
+        select e.id, e.ts, e.received_at, n.id, e.user_id, e.properties
+        from flagpost_events e join flagpost_event_names n on n.name = ${OLD_NAME[engine]}
+        where 1 = 1 ${skipCopied}`.execute(db);
+      await db.schema.dropTable("flagpost_events").execute();
     }
-    await createIndexIfAbsent(db, engine, "flagpost_events_user_ts", "flagpost_events", ["user_id", "ts"]);
-    await createIndexIfAbsent(db, engine, "flagpost_events_name_ts", "flagpost_events", ["name_id", "ts"]);
-    await createIndexIfAbsent(db, engine, "flagpost_events_ts", "flagpost_events", ["ts"]);
-    if (engine === "postgres") {
-      // Entries of these three arrive in key order (UUIDv7 ids, times moving forward, each name's
-      // times): a page that splits at its end can stay full (the default keeps 10% free for
-      // inserts that never come). Out-of-order entries split pages in half either way.
-      for (const index of ["flagpost_events_0022_pkey", "flagpost_events_name_ts", "flagpost_events_ts"])
-        await sql`alter index ${sql.id(index)} set (fillfactor = 100)`.execute(db);
-    }
-    await createExperimentIndex(db, engine);
-  },
-};
+    await db.schema.alterTable(STAGING).renameTo("flagpost_events").execute();
+  }
+  await createIndexIfAbsent(db, engine, "flagpost_events_user_ts", "flagpost_events", ["user_id", "ts"]);
+  await createIndexIfAbsent(db, engine, "flagpost_events_name_ts", "flagpost_events", ["name_id", "ts"]);
+  await createIndexIfAbsent(db, engine, "flagpost_events_ts", "flagpost_events", ["ts"]);
+  if (engine === "postgres") {
+    // Entries of these three arrive in key order (UUIDv7 ids, times moving forward, each name's
+    // times): a page that splits at its end can stay full (the default keeps 10% free for
+    // inserts that never come). Out-of-order entries split pages in half either way.
+    for (const index of ["flagpost_events_0022_pkey", "flagpost_events_name_ts", "flagpost_events_ts"])
+      await sql`alter index ${sql.id(index)} set (fillfactor = 100)`.execute(db);
+  }
+  await createExperimentIndex(db, engine);
+});
 
 /**
  * Which layout `flagpost_events` has: "named" (the name in `event`, before this migration),

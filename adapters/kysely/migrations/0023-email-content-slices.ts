@@ -1,6 +1,5 @@
-import type { Migration } from "kysely";
-import { columnTypes, detectEngine, type AnyKysely } from "../dialect.js";
 import { addColumnIfAbsent, createIndexIfAbsent, createTableIfAbsent } from "./schema-steps.js";
+import { schemaStep } from "./schema-step.js";
 
 /**
  * Large email content in slices (docs/emails.md, "How a large email is stored"):
@@ -11,20 +10,16 @@ import { addColumnIfAbsent, createIndexIfAbsent, createTableIfAbsent } from "./s
  *   whole content is in `content` (small emails, and every email stored before this migration).
  * Safe to run again (MySQL cannot roll DDL back).
  */
-export const emailContentSlicesMigration: Migration = {
-  async up(db: AnyKysely): Promise<void> {
-    const engine = detectEngine(db);
-    const t = columnTypes(engine);
-    await createTableIfAbsent(db, engine, "flagpost_email_content_slices")
-      .addColumn("email_id", t.exactText(64), (c) => c.notNull())
-      .addColumn("seq", t.bigint, (c) => c.notNull())
-      .addColumn("bytes", t.bytes, (c) => c.notNull())
-      .addColumn("created_at", t.bigint, (c) => c.notNull())
-      .addPrimaryKeyConstraint("flagpost_email_content_slices_pk", ["email_id", "seq"])
-      .execute();
-    await createIndexIfAbsent(db, engine, "flagpost_email_content_slices_created", "flagpost_email_content_slices", [
-      "created_at",
-    ]);
-    await addColumnIfAbsent(db, engine, "flagpost_emails", "content_slice_bytes", t.bigint);
-  },
-};
+export const emailContentSlicesMigration = schemaStep(async (db, engine, t) => {
+  await createTableIfAbsent(db, engine, "flagpost_email_content_slices")
+    .addColumn("email_id", t.exactText(64), (c) => c.notNull())
+    .addColumn("seq", t.bigint, (c) => c.notNull())
+    .addColumn("bytes", t.bytes, (c) => c.notNull())
+    .addColumn("created_at", t.bigint, (c) => c.notNull())
+    .addPrimaryKeyConstraint("flagpost_email_content_slices_pk", ["email_id", "seq"])
+    .execute();
+  await createIndexIfAbsent(db, engine, "flagpost_email_content_slices_created", "flagpost_email_content_slices", [
+    "created_at",
+  ]);
+  await addColumnIfAbsent(db, engine, "flagpost_emails", "content_slice_bytes", t.bigint);
+});
