@@ -3,6 +3,7 @@ import type { Engine, AnyKysely, AnyExpressionBuilder } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import { relaxTransaction, withRelaxedCommit } from "./relaxed-durability.js";
 import { inTransaction } from "./transaction.js";
+import { type Bind, compiledOnce } from "./compiled-once.js";
 
 /**
  * Claims and lease renewals for any "jobs-shaped" table: the outbox, webhook deliveries,
@@ -24,6 +25,16 @@ export interface JobTableSpec {
 
 /** What a claim returns of each row: column names and computed values; default every column. */
 export type ClaimColumns = readonly (string | AliasedExpression<unknown, string>)[];
+
+/**
+ * Returned columns whose statement text is kept (compiled-once.ts): `key` names the set, `build`
+ * makes it with slots for its values, `values` fills them.
+ */
+export interface BoundColumns {
+  key: string;
+  build(bind: Bind): ClaimColumns;
+  values: Readonly<Record<string, unknown>>;
+}
 
 /** Column values stored by a claim: the lease, and `attempts` + 1 (each claim is one attempt). */
 function claimSet(owner: string, leaseUntil: number) {
@@ -111,7 +122,7 @@ export async function claimDueRows<Row>(
   limit: number,
   leaseUntil: number,
   owner: string,
-  columns?: ClaimColumns,
+  columns?: ClaimColumns | BoundColumns,
   quota?: GroupQuota,
 ): Promise<Row[]> {
   if (limit <= 0) return [];
@@ -120,7 +131,7 @@ export async function claimDueRows<Row>(
 
   /** The claim itself, on the connection the relaxed commit holds. */
   async function claimOn(held: AnyKysely): Promise<Row[]> {
-    if (quota) return claimWithinQuota<Row>(held, engine, spec, at, limit, leaseUntil, owner, columns, quota);
+    if (quota) return claimWithinQuota<Row>(held, engine, spec, at, limit, leaseUntil, owner, unbound(columns), quota);
     // SQLite's one statement is atomic on its own; elsewhere the claim needs a transaction.
     if (engineTraits(engine).oneWriter)
       return claimDueRowsIn<Row>(held, engine, spec, at, limit, leaseUntil, owner, columns);
@@ -144,19 +155,76 @@ export async function claimDueRowsIn<Row>(
   limit: number,
   leaseUntil: number,
   owner: string,
-  columns?: ClaimColumns,
+  columns?: ClaimColumns | BoundColumns,
 ): Promise<Row[]> {
   if (limit <= 0) return [];
+  if (Array.isArray(columns)) return claimBuilt<Row>(trx, engine, spec, at, limit, leaseUntil, owner, columns);
+  const bound = columns as BoundColumns | undefined;
+  const key = `${engine} ${shapeKey(spec)} ${bound?.key ?? "*"}`;
+  const values = { ...bound?.values, at, limit, leaseUntil, owner };
+  const returning = (bind: Bind) => bound?.build(bind);
+  if (engineTraits(engine).oneWriter) {
+    const update = compiledOnce(
+      `claim ${key}`,
+      (bind) => {
+        const query = trx
+          .updateTable(spec.table)
+          .set(claimSet(bind("owner"), bind("leaseUntil")))
+          .where("id", "in", dueIds(trx, spec, bind("at"), bind("limit")));
+        const columns = returning(bind);
+        return columns ? query.returning(columns as never) : query.returningAll();
+      },
+      values,
+    );
+    return (await trx.executeQuery(update)).rows as Row[];
+  }
+  const select = compiledOnce(
+    `due ${key}`,
+    (bind) => dueIds(trx, spec, bind("at"), bind("limit")).forUpdate().skipLocked(),
+    values,
+  );
+  const ids = ((await trx.executeQuery(select)).rows as { id: unknown }[]).map((r) => r.id as string);
+  if (ids.length === 0) return [];
+  return leaseLocked<Row>(trx, engine, spec, ids, at, leaseUntil, owner, unbound(columns));
+}
+
+/** claimDueRowsIn with columns given as built expressions: the query is built for this call. */
+async function claimBuilt<Row>(
+  trx: AnyKysely,
+  engine: Engine,
+  spec: JobTableSpec,
+  at: number,
+  limit: number,
+  leaseUntil: number,
+  owner: string,
+  columns: ClaimColumns,
+): Promise<Row[]> {
   if (engineTraits(engine).oneWriter) {
     const update = trx
       .updateTable(spec.table)
       .set(claimSet(owner, leaseUntil))
       .where("id", "in", dueIds(trx, spec, at, limit));
-    return (await (columns ? update.returning(columns as never) : update.returningAll()).execute()) as Row[];
+    return (await update.returning(columns as never).execute()) as Row[];
   }
   const ids = (await dueIds(trx, spec, at, limit).forUpdate().skipLocked().execute()).map((r) => r.id as string);
   if (ids.length === 0) return [];
   return leaseLocked<Row>(trx, engine, spec, ids, at, leaseUntil, owner, columns);
+}
+
+/** Columns as built expressions, the bound ones built with their values. */
+function unbound(columns: ClaimColumns | BoundColumns | undefined): ClaimColumns | undefined {
+  if (columns === undefined || Array.isArray(columns)) return columns as ClaimColumns | undefined;
+  const bound = columns as BoundColumns;
+  return bound.build(((name: string) => bound.values[name]) as Bind);
+}
+
+/** A name per table spec for compiled-once keys: two specs of one table (ready conditions differ) get two. */
+const specKeys = new WeakMap<JobTableSpec, string>();
+let specCount = 0;
+function shapeKey(spec: JobTableSpec): string {
+  let key = specKeys.get(spec);
+  if (key === undefined) specKeys.set(spec, (key = `${spec.table}#${++specCount}`));
+  return key;
 }
 
 /**
