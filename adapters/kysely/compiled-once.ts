@@ -47,3 +47,28 @@ export function compiledOnce(
 }
 
 const shapes = new Map<string, CompiledQuery>();
+
+/**
+ * A part of a statement (returned columns, say) that can go into a compiled-once shape: `key`
+ * names it in the shape's key, `build` makes it with slots, `values` fills them.
+ */
+export interface Bound<T> {
+  key: string;
+  build(bind: Bind): T;
+  values: Readonly<Record<string, unknown>>;
+}
+
+/** The part built with its values in place, for a statement that is built per call. */
+export function boundValues<T>(bound: Bound<T>): T {
+  return bound.build(((name: string) => bound.values[name]) as Bind);
+}
+
+const objectKeys = new WeakMap<object, string>();
+let objectCount = 0;
+
+/** A name for an object in shape keys (a table spec, two of which may share a table): its identity. */
+export function objectKey(object: object): string {
+  let key = objectKeys.get(object);
+  if (key === undefined) objectKeys.set(object, (key = `#${++objectCount}`));
+  return key;
+}

@@ -3,7 +3,8 @@ import type { Engine, AnyKysely, AnyExpressionBuilder } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import { relaxTransaction, withRelaxedCommit } from "./relaxed-durability.js";
 import { inTransaction } from "./transaction.js";
-import { type Bind, compiledOnce } from "./compiled-once.js";
+import { claimSet, dueIds, isDue } from "./job-due-rows.js";
+import { type Bind, type Bound, boundValues, compiledOnce, objectKey } from "./compiled-once.js";
 
 /**
  * Claims and lease renewals for any "jobs-shaped" table: the outbox, webhook deliveries,
@@ -25,46 +26,6 @@ export interface JobTableSpec {
 
 /** What a claim returns of each row: column names and computed values; default every column. */
 export type ClaimColumns = readonly (string | AliasedExpression<unknown, string>)[];
-
-/**
- * Returned columns whose statement text is kept (compiled-once.ts): `key` names the set, `build`
- * makes it with slots for its values, `values` fills them.
- */
-export interface BoundColumns {
-  key: string;
-  build(bind: Bind): ClaimColumns;
-  values: Readonly<Record<string, unknown>>;
-}
-
-/** Column values stored by a claim: the lease, and `attempts` + 1 (each claim is one attempt). */
-function claimSet(owner: string, leaseUntil: number) {
-  return (eb: AnyExpressionBuilder) => ({
-    lease_owner: owner,
-    lease_until: leaseUntil,
-    attempts: eb("attempts", "+", 1),
-  });
-}
-
-/** Whether a row is due at `at`: ready, `next_attempt_at <= at`, and free or with a lease that ended. */
-function isDue(eb: AnyExpressionBuilder, spec: JobTableSpec, at: number): Expression<SqlBool> {
-  const due: Expression<SqlBool>[] = [
-    eb("next_attempt_at", "<=", at),
-    eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", at)]),
-  ];
-  if (spec.ready) due.push(spec.ready(eb));
-  return eb.and(due);
-}
-
-/** Due rows, longest-due first. */
-function dueIds(db: AnyKysely, spec: JobTableSpec, at: number, limit: number) {
-  return db
-    .selectFrom(spec.table)
-    .select("id")
-    .where((eb) => isDue(eb, spec, at))
-    .orderBy("next_attempt_at")
-    .orderBy("id")
-    .limit(limit);
-}
 
 /**
  * A cap per group (a webhook endpoint) on what one claim may take: rows of a group in `full` are
@@ -122,7 +83,7 @@ export async function claimDueRows<Row>(
   limit: number,
   leaseUntil: number,
   owner: string,
-  columns?: ClaimColumns | BoundColumns,
+  columns?: Bound<ClaimColumns>,
   quota?: GroupQuota,
 ): Promise<Row[]> {
   if (limit <= 0) return [];
@@ -131,7 +92,18 @@ export async function claimDueRows<Row>(
 
   /** The claim itself, on the connection the relaxed commit holds. */
   async function claimOn(held: AnyKysely): Promise<Row[]> {
-    if (quota) return claimWithinQuota<Row>(held, engine, spec, at, limit, leaseUntil, owner, unbound(columns), quota);
+    if (quota)
+      return claimWithinQuota<Row>(
+        held,
+        engine,
+        spec,
+        at,
+        limit,
+        leaseUntil,
+        owner,
+        columns && boundValues(columns),
+        quota,
+      );
     // SQLite's one statement is atomic on its own; elsewhere the claim needs a transaction.
     if (engineTraits(engine).oneWriter)
       return claimDueRowsIn<Row>(held, engine, spec, at, limit, leaseUntil, owner, columns);
@@ -155,14 +127,12 @@ export async function claimDueRowsIn<Row>(
   limit: number,
   leaseUntil: number,
   owner: string,
-  columns?: ClaimColumns | BoundColumns,
+  columns?: Bound<ClaimColumns>,
 ): Promise<Row[]> {
   if (limit <= 0) return [];
-  if (Array.isArray(columns)) return claimBuilt<Row>(trx, engine, spec, at, limit, leaseUntil, owner, columns);
-  const bound = columns as BoundColumns | undefined;
-  const key = `${engine} ${shapeKey(spec)} ${bound?.key ?? "*"}`;
-  const values = { ...bound?.values, at, limit, leaseUntil, owner };
-  const returning = (bind: Bind) => bound?.build(bind);
+  const key = `${engine} ${objectKey(spec)} ${columns?.key ?? "*"}`;
+  const values = { ...columns?.values, at, limit, leaseUntil, owner };
+  const returning = (bind: Bind) => columns?.build(bind);
   if (engineTraits(engine).oneWriter) {
     const update = compiledOnce(
       `claim ${key}`,
@@ -185,46 +155,7 @@ export async function claimDueRowsIn<Row>(
   );
   const ids = ((await trx.executeQuery(select)).rows as { id: unknown }[]).map((r) => r.id as string);
   if (ids.length === 0) return [];
-  return leaseLocked<Row>(trx, engine, spec, ids, at, leaseUntil, owner, unbound(columns));
-}
-
-/** claimDueRowsIn with columns given as built expressions: the query is built for this call. */
-async function claimBuilt<Row>(
-  trx: AnyKysely,
-  engine: Engine,
-  spec: JobTableSpec,
-  at: number,
-  limit: number,
-  leaseUntil: number,
-  owner: string,
-  columns: ClaimColumns,
-): Promise<Row[]> {
-  if (engineTraits(engine).oneWriter) {
-    const update = trx
-      .updateTable(spec.table)
-      .set(claimSet(owner, leaseUntil))
-      .where("id", "in", dueIds(trx, spec, at, limit));
-    return (await update.returning(columns as never).execute()) as Row[];
-  }
-  const ids = (await dueIds(trx, spec, at, limit).forUpdate().skipLocked().execute()).map((r) => r.id as string);
-  if (ids.length === 0) return [];
-  return leaseLocked<Row>(trx, engine, spec, ids, at, leaseUntil, owner, columns);
-}
-
-/** Columns as built expressions, the bound ones built with their values. */
-function unbound(columns: ClaimColumns | BoundColumns | undefined): ClaimColumns | undefined {
-  if (columns === undefined || Array.isArray(columns)) return columns as ClaimColumns | undefined;
-  const bound = columns as BoundColumns;
-  return bound.build(((name: string) => bound.values[name]) as Bind);
-}
-
-/** A name per table spec for compiled-once keys: two specs of one table (ready conditions differ) get two. */
-const specKeys = new WeakMap<JobTableSpec, string>();
-let specCount = 0;
-function shapeKey(spec: JobTableSpec): string {
-  let key = specKeys.get(spec);
-  if (key === undefined) specKeys.set(spec, (key = `${spec.table}#${++specCount}`));
-  return key;
+  return leaseLocked<Row>(trx, engine, spec, ids, at, leaseUntil, owner, columns && boundValues(columns));
 }
 
 /**
