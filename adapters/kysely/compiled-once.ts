@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery } from "kysely";
+import type { AnyKysely, Engine } from "./dialect.js";
 
 /** Stands for a value while a query's shape is compiled: the compiled parameters are matched against it. */
 class Slot {
@@ -71,4 +72,26 @@ export function objectKey(object: object): string {
   let key = objectKeys.get(object);
   if (key === undefined) objectKeys.set(object, (key = `#${++objectCount}`));
   return key;
+}
+
+/**
+ * A multi-row INSERT of plain values whose text is kept per table, columns and row count: the
+ * hot inserts (an accepted group of emails and their first events, a worker's outcome events).
+ * Every row has the columns of the first.
+ */
+export async function insertRows(
+  db: AnyKysely,
+  engine: Engine,
+  table: string,
+  rows: readonly Readonly<Record<string, unknown>>[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]!);
+  const values: Record<string, unknown> = {};
+  rows.forEach((row, i) => {
+    for (const column of columns) values[`${i} ${column}`] = row[column];
+  });
+  const build = (bind: Bind) =>
+    db.insertInto(table).values(rows.map((_, i) => Object.fromEntries(columns.map((c) => [c, bind(`${i} ${c}`)]))));
+  await db.executeQuery(compiledOnce(`${engine} insert ${table} ${columns.join(",")} ${rows.length}`, build, values));
 }
