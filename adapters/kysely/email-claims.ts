@@ -28,7 +28,13 @@ export async function claimEmails(
     claim.limit,
     at + claim.leaseMs,
     claim.owner,
-    max === undefined ? undefined : claimColumns(max),
+    max === undefined
+      ? undefined
+      : {
+          key: "email headline",
+          build: (bind) => claimColumns(bind("maxContentBytes")),
+          values: { maxContentBytes: max },
+        },
   );
   const claimed = max === undefined ? await wholeRecords(db, rows as EmailRow[]) : (rows as ClaimRow[]).map(toClaimed);
   return claimed.sort((a, b) =>

@@ -1,11 +1,12 @@
 import type { Insertable } from "kysely";
 import type { DomainEvent, EmailOutcomeWrite, EmailTransition } from "../../src/storage/index.js";
-import type { Engine } from "./dialect.js";
+import type { AnyKysely, Engine } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import { recordDomainEvents } from "./domain-events.js";
 import { eventRow, INSERT_CHUNK, type Trx } from "./email-rows.js";
 import { groupTransition, retryUpdate, transitionKind, transitionUpdate, updatedVersion } from "./email-updates.js";
 import type { EmailEventsTable } from "./tables.js";
+import { insertRows } from "./compiled-once.js";
 
 /**
  * A worker's outcomes in one transaction: the conditional UPDATEs, then every event in one
@@ -60,10 +61,7 @@ export async function recordOutcomesIn(
     domainEvents.push(...(change.events ?? []));
   }
   for (let i = 0; i < events.length; i += INSERT_CHUNK)
-    await trx
-      .insertInto("flagpost_email_events")
-      .values(events.slice(i, i + INSERT_CHUNK))
-      .execute();
+    await insertRows(trx as unknown as AnyKysely, engine, "flagpost_email_events", events.slice(i, i + INSERT_CHUNK));
   await recordDomainEvents(trx, domainEvents);
   return applied;
 }

@@ -44,6 +44,8 @@ import { countReputation, markReputation } from "./domain-reputation.js";
 import { type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
 import { relaxTransaction, withRelaxedCommit } from "./relaxed-durability.js";
 import { inTransaction } from "./transaction.js";
+import { insertRows } from "./compiled-once.js";
+import type { AnyKysely } from "./dialect.js";
 import { pageQuery } from "./webhook-repository.js";
 import { EngineRepository } from "./engine-repository.js";
 
@@ -123,14 +125,13 @@ export class KyselyEmailRepository extends EngineRepository implements EmailRepo
   ): Promise<void> {
     await inTransaction(this.db, this.engine, async (trx) => {
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-        await trx
-          .insertInto("flagpost_emails")
-          .values(rows.slice(i, i + INSERT_CHUNK))
-          .execute();
-        await trx
-          .insertInto("flagpost_email_events")
-          .values(events.slice(i, i + INSERT_CHUNK))
-          .execute();
+        await insertRows(trx as unknown as AnyKysely, this.engine, "flagpost_emails", rows.slice(i, i + INSERT_CHUNK));
+        await insertRows(
+          trx as unknown as AnyKysely,
+          this.engine,
+          "flagpost_email_events",
+          events.slice(i, i + INSERT_CHUNK),
+        );
       }
       if (completion) await completeClaim(trx, this.engine, completion);
       await recordDomainEvents(trx, domainEvents);

@@ -3,6 +3,8 @@ import type { Engine, AnyKysely, AnyExpressionBuilder } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import { relaxTransaction, withRelaxedCommit } from "./relaxed-durability.js";
 import { inTransaction } from "./transaction.js";
+import { claimSet, dueIds, isDue } from "./job-due-rows.js";
+import { type Bind, type Bound, boundValues, compiledOnce, objectKey } from "./compiled-once.js";
 
 /**
  * Claims and lease renewals for any "jobs-shaped" table: the outbox, webhook deliveries,
@@ -24,36 +26,6 @@ export interface JobTableSpec {
 
 /** What a claim returns of each row: column names and computed values; default every column. */
 export type ClaimColumns = readonly (string | AliasedExpression<unknown, string>)[];
-
-/** Column values stored by a claim: the lease, and `attempts` + 1 (each claim is one attempt). */
-function claimSet(owner: string, leaseUntil: number) {
-  return (eb: AnyExpressionBuilder) => ({
-    lease_owner: owner,
-    lease_until: leaseUntil,
-    attempts: eb("attempts", "+", 1),
-  });
-}
-
-/** Whether a row is due at `at`: ready, `next_attempt_at <= at`, and free or with a lease that ended. */
-function isDue(eb: AnyExpressionBuilder, spec: JobTableSpec, at: number): Expression<SqlBool> {
-  const due: Expression<SqlBool>[] = [
-    eb("next_attempt_at", "<=", at),
-    eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", at)]),
-  ];
-  if (spec.ready) due.push(spec.ready(eb));
-  return eb.and(due);
-}
-
-/** Due rows, longest-due first. */
-function dueIds(db: AnyKysely, spec: JobTableSpec, at: number, limit: number) {
-  return db
-    .selectFrom(spec.table)
-    .select("id")
-    .where((eb) => isDue(eb, spec, at))
-    .orderBy("next_attempt_at")
-    .orderBy("id")
-    .limit(limit);
-}
 
 /**
  * A cap per group (a webhook endpoint) on what one claim may take: rows of a group in `full` are
@@ -111,7 +83,7 @@ export async function claimDueRows<Row>(
   limit: number,
   leaseUntil: number,
   owner: string,
-  columns?: ClaimColumns,
+  columns?: Bound<ClaimColumns>,
   quota?: GroupQuota,
 ): Promise<Row[]> {
   if (limit <= 0) return [];
@@ -120,7 +92,18 @@ export async function claimDueRows<Row>(
 
   /** The claim itself, on the connection the relaxed commit holds. */
   async function claimOn(held: AnyKysely): Promise<Row[]> {
-    if (quota) return claimWithinQuota<Row>(held, engine, spec, at, limit, leaseUntil, owner, columns, quota);
+    if (quota)
+      return claimWithinQuota<Row>(
+        held,
+        engine,
+        spec,
+        at,
+        limit,
+        leaseUntil,
+        owner,
+        columns && boundValues(columns),
+        quota,
+      );
     // SQLite's one statement is atomic on its own; elsewhere the claim needs a transaction.
     if (engineTraits(engine).oneWriter)
       return claimDueRowsIn<Row>(held, engine, spec, at, limit, leaseUntil, owner, columns);
@@ -144,19 +127,35 @@ export async function claimDueRowsIn<Row>(
   limit: number,
   leaseUntil: number,
   owner: string,
-  columns?: ClaimColumns,
+  columns?: Bound<ClaimColumns>,
 ): Promise<Row[]> {
   if (limit <= 0) return [];
+  const key = `${engine} ${objectKey(spec)} ${columns?.key ?? "*"}`;
+  const values = { ...columns?.values, at, limit, leaseUntil, owner };
+  const returning = (bind: Bind) => columns?.build(bind);
   if (engineTraits(engine).oneWriter) {
-    const update = trx
-      .updateTable(spec.table)
-      .set(claimSet(owner, leaseUntil))
-      .where("id", "in", dueIds(trx, spec, at, limit));
-    return (await (columns ? update.returning(columns as never) : update.returningAll()).execute()) as Row[];
+    const update = compiledOnce(
+      `claim ${key}`,
+      (bind) => {
+        const query = trx
+          .updateTable(spec.table)
+          .set(claimSet(bind("owner"), bind("leaseUntil")))
+          .where("id", "in", dueIds(trx, spec, bind("at"), bind("limit")));
+        const columns = returning(bind);
+        return columns ? query.returning(columns as never) : query.returningAll();
+      },
+      values,
+    );
+    return (await trx.executeQuery(update)).rows as Row[];
   }
-  const ids = (await dueIds(trx, spec, at, limit).forUpdate().skipLocked().execute()).map((r) => r.id as string);
+  const select = compiledOnce(
+    `due ${key}`,
+    (bind) => dueIds(trx, spec, bind("at"), bind("limit")).forUpdate().skipLocked(),
+    values,
+  );
+  const ids = ((await trx.executeQuery(select)).rows as { id: unknown }[]).map((r) => r.id as string);
   if (ids.length === 0) return [];
-  return leaseLocked<Row>(trx, engine, spec, ids, at, leaseUntil, owner, columns);
+  return leaseLocked<Row>(trx, engine, spec, ids, at, leaseUntil, owner, columns && boundValues(columns));
 }
 
 /**

@@ -51,12 +51,17 @@ export class EmailService {
    * `send` stores its email together with the others sent meanwhile: one write (one commit) for
    * all the calls that arrive in the same turn of the event loop or while the previous write runs.
    * Each call still resolves only once its email is stored; if a group's write fails, its emails
-   * are written one by one, so each call gets its own answer.
+   * are written one by one, so each call gets its own answer. The reputation guard then looks at
+   * the group once (one read of each sending domain, not one per email); its answer is handed to
+   * each call rather than thrown by the write, so a failure there never writes the emails again.
    */
-  readonly #inserts = new GroupCommit<EmailRecord, void>(
+  readonly #inserts = new GroupCommit<EmailRecord, { noted: Promise<void> }>(
     async (records) => {
       await this.#storage.emails.insertEmails(records, undefined, scheduledEvents(records));
-      return records.map(() => undefined);
+      const noted = this.#reputation?.noteAccepted(records) ?? Promise.resolve();
+      // Every call awaits it; this keeps a failure from being reported unhandled before they do.
+      noted.catch(() => {});
+      return records.map(() => ({ noted }));
     },
     { maxBatch: MAX_BATCH, onGroupFailure: "one-by-one" },
   );
@@ -118,8 +123,9 @@ export class EmailService {
     if (options.idempotencyKey === undefined) {
       const pending = this.#record(parsed.value, now);
       const record = pending instanceof Promise ? await pending : pending;
-      await this.#inserts.add(record);
-      await this.#reputation?.noteAccepted([record]);
+      await (
+        await this.#inserts.add(record)
+      ).noted;
       this.worker?.wake();
       return toSummary(record);
     }

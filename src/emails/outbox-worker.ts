@@ -14,6 +14,7 @@ import type { Outcome } from "./outcome.js";
 import { refusalBounces, suppressRefused } from "./refusals.js";
 import { emailBounce } from "./report-envelope.js";
 import { sendAttempt, type SendAttemptDeps } from "./send-attempt.js";
+import { SuppressionLookups } from "./suppression-lookups.js";
 import { emailDomainEvent, transitionDomainEvents } from "./webhook-events.js";
 import type { SuppressionPolicy } from "./suppression-policy.js";
 import type { VerpTags } from "./verp-tag.js";
@@ -82,6 +83,7 @@ export class OutboxWorker {
     if (!(largeEmailBytes >= 0)) throw new FlagpostError("validation_error", "largeEmailBytes must be 0 or more");
     this.#sending = {
       storage: deps.storage,
+      suppressions: new SuppressionLookups(deps.storage),
       transport: deps.transport,
       budget: new ByteBudget(options.sendingBytes ?? DEFAULT_SENDING_BYTES, "sendingBytes"),
       sendTimeoutMs,

@@ -5,9 +5,12 @@ import { emailRecipients, envelopeRecipients, toOutgoing } from "./message.js";
 import { failureOutcome, type Outcome, successOutcome } from "./outcome.js";
 import type { VerpTags } from "./verp-tag.js";
 import type { DomainSigner } from "../domains/sending-domains.js";
+import type { SuppressionLookups } from "./suppression-lookups.js";
 
 export interface SendAttemptDeps {
   storage: Storage;
+  /** The suppression check at send time, shared by the attempts that start together. */
+  suppressions: Pick<SuppressionLookups, "suppressedAmong">;
   transport: MailTransport;
   /** Bounds the content of large emails (claimed without it) being sent at once. */
   budget: ByteBudget;
@@ -84,7 +87,7 @@ async function attempt(deps: SendAttemptDeps, email: EmailRecord): Promise<Outco
       ? settledEarlier(await deps.storage.emails.listEmailEvents(email.id))
       : { accepted: new Set(), refused: new Set(), refusals: [] };
   const open = emailRecipients(email).filter((r) => !earlier.accepted.has(r) && !earlier.refused.has(r));
-  const suppressed = await deps.storage.suppressions.suppressedAmong(open);
+  const suppressed = await deps.suppressions.suppressedAmong(open);
   if (suppressed.length >= open.length) {
     if (earlier.accepted.size > 0) return reachedEarlier(email, earlier, { suppressed: suppressed.sort() });
     const error = "every recipient is on the suppression list";

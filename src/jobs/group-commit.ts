@@ -11,7 +11,8 @@
  * Writes never overlap: items added during a write form the next group.
  *
  * Used by the email outbox (outcomes), `emails.send` (inserts) and the job workers of webhook
- * deliveries and scheduled flag changes: build one per kind of write.
+ * deliveries and scheduled flag changes: build one per kind of write. A read that many callers
+ * make at once can share a round the same way (the send path's suppression check).
  *
  * ```ts
  * const outcomes = new GroupCommit((writes: Outcome[]) => storage.jobs.recordOutcomes(writes), {

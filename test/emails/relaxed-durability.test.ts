@@ -39,6 +39,35 @@ describe("relaxed commits for claims and outcomes", () => {
     }
   });
 
+  it("SQLite: a relaxed commit adds three statements (one read of both settings, NORMAL, the restore); a rollback journal is left at FULL", async () => {
+    dir = await mkdtemp(join(tmpdir(), "flagpost-relaxed-"));
+    for (const mode of ["WAL", "DELETE"]) {
+      const file = new Database(join(dir, `${mode}.db`));
+      file.pragma(`journal_mode = ${mode}`);
+      file.pragma("synchronous = FULL");
+      const statements: string[] = [];
+      const db = new Kysely<FlagpostTables>({
+        dialect: new SqliteDialect({ database: file }),
+        log: (event) => {
+          statements.push(event.query.sql);
+        },
+      });
+      try {
+        const inside = await withRelaxedCommit(db, "sqlite", async (held) => {
+          const before = statements.length;
+          const level = (await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(held)).rows[0]!.synchronous;
+          statements.splice(before);
+          return level;
+        });
+        expect(inside).toBe(mode === "WAL" ? 1 : 2);
+        expect(statements).toHaveLength(mode === "WAL" ? 3 : 1);
+        expect(file.pragma("synchronous", { simple: true })).toBe(2);
+      } finally {
+        await db.destroy();
+      }
+    }
+  });
+
   it.skipIf(!process.env.FLAGPOST_TEST_PG_URL)(
     "PostgreSQL: synchronous_commit off for that transaction only",
     async () => {
