@@ -1,7 +1,7 @@
 import type { MysqlPool, PostgresPool } from "kysely";
 import type * as Mysql2 from "mysql2";
 import type PgModule from "pg";
-import { errorFields, type Logger } from "../src/internal.js";
+import { errorFields, type Logger } from "../src/ports/logger.js";
 
 /**
  * The PostgreSQL and MySQL pools `flagpost serve` hands to Kysely, made so that no database

@@ -1,4 +1,4 @@
-import { type DomainOptions, resolverFor } from "../src/internal.js";
+import { type DomainOptions, resolverFor } from "../src/domains/index.js";
 import { UsageError } from "./args.js";
 
 /**

@@ -1,4 +1,5 @@
-import { type Flagpost, FlagpostError } from "../src/internal.js";
+import type { Flagpost } from "../src/flagpost.js";
+import { FlagpostError } from "../src/errors.js";
 import { UsageError } from "./args.js";
 import type { Output } from "./keys.js";
 

@@ -1,5 +1,6 @@
-import type { ExperimentResults, Flagpost } from "../src/internal.js";
-import { FlagpostError } from "../src/internal.js";
+import type { ExperimentResults } from "../src/experiments/index.js";
+import type { Flagpost } from "../src/flagpost.js";
+import { FlagpostError } from "../src/errors.js";
 import { UsageError } from "./args.js";
 import type { Output } from "./keys.js";
 

@@ -1,4 +1,4 @@
-import type { Flagpost } from "../src/internal.js";
+import type { Flagpost } from "../src/flagpost.js";
 import { UsageError } from "./args.js";
 import type { Output } from "./keys.js";
 

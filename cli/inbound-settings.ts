@@ -1,6 +1,8 @@
 import { PROVIDER_INTAKES, type ProviderIntake } from "../adapters/inbound/providers/index.js";
 import type { InboundSmtp } from "../adapters/inbound/index.js";
-import type { DeliveryReport, Logger, ReportSource } from "../src/internal.js";
+import type { DeliveryReport } from "../src/emails/index.js";
+import type { Logger } from "../src/ports/logger.js";
+import type { ReportSource } from "../src/ports/report-source.js";
 import { UsageError } from "./args.js";
 
 /**

@@ -1,4 +1,5 @@
-import { type Flagpost, isScope, type Scope } from "../src/internal.js";
+import type { Flagpost } from "../src/flagpost.js";
+import { isScope, type Scope } from "../src/auth/index.js";
 import { UsageError } from "./args.js";
 
 export interface Output {

@@ -1,4 +1,6 @@
-import type { Logger, MailTransport, OutboxWorkerOptions } from "../src/internal.js";
+import type { Logger } from "../src/ports/logger.js";
+import type { MailTransport } from "../src/ports/transport.js";
+import type { OutboxWorkerOptions } from "../src/emails/index.js";
 import { importWithPeers } from "../src/optional-peer.js";
 import { UsageError } from "./args.js";
 import { positiveFromEnv } from "./env-number.js";

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
-import { DEFAULT_STALE_AFTER_DAYS, type Flagpost, type FlagpostOptions, jsonLogger } from "../src/internal.js";
+import { DEFAULT_STALE_AFTER_DAYS } from "../src/flags/insights/index.js";
+import type { Flagpost, FlagpostOptions } from "../src/flagpost.js";
+import { jsonLogger } from "../src/ports/logger.js";
 import { commandOf, helpFor, parseCommand, USAGE, UsageError } from "./args.js";
 import { deleteUserEvents, parseBefore, purgeEvents } from "./events.js";
 import { experimentResults, resultsOptions } from "./experiments.js";

@@ -3,7 +3,7 @@ import type { PgListenConnect } from "../adapters/kysely/postgres-flag-watch.js"
 import { withStatementCache } from "../adapters/kysely/sqlite-statements.js";
 import { resolve } from "node:path";
 import { FlagpostError } from "../src/errors.js";
-import { silentLogger, type Logger } from "../src/internal.js";
+import { silentLogger, type Logger } from "../src/ports/logger.js";
 import { importWithPeers } from "../src/optional-peer.js";
 import { closeOnFailure } from "./close-on-failure.js";
 import { positiveFromEnv } from "./env-number.js";

@@ -1,5 +1,7 @@
 import { resolve } from "node:path";
-import { createFlagpost, type Flagpost, FlagpostError, type FlagpostOptions, type Logger } from "../src/internal.js";
+import { createFlagpost, type Flagpost, type FlagpostOptions } from "../src/flagpost.js";
+import { FlagpostError } from "../src/errors.js";
+import type { Logger } from "../src/ports/logger.js";
 import { closeOnFailure } from "./close-on-failure.js";
 import { maskUrl } from "./mail-transport.js";
 import {

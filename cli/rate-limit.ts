@@ -1,5 +1,7 @@
 import type { RateLimitOptions } from "../adapters/http/index.js";
-import { errorFields, FlagpostError, type Logger, type RateLimitStore } from "../src/internal.js";
+import { errorFields, type Logger } from "../src/ports/logger.js";
+import { FlagpostError } from "../src/errors.js";
+import type { RateLimitStore } from "../src/ports/rate-limit-store.js";
 import { UsageError } from "./args.js";
 import { positiveFromEnv } from "./env-number.js";
 import { maskUrl } from "./mail-transport.js";

@@ -1,4 +1,4 @@
-import type { FlagpostOptions } from "../src/internal.js";
+import type { FlagpostOptions } from "../src/flagpost.js";
 import { UsageError } from "./args.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Logger } from "../src/internal.js";
+import type { Logger } from "../src/ports/logger.js";
 import { positiveFromEnv } from "./env-number.js";
 
 /**

@@ -2,9 +2,10 @@ import { setTimeout as delay } from "node:timers/promises";
 import { sql } from "kysely";
 import type { AnyKysely } from "../adapters/kysely/dialect.js";
 import { describeDriverError, isWorthWaitingFor } from "../adapters/kysely/driver-errors.js";
-import { backoffDelay, exponential } from "../src/jobs/backoff.js";
-import { errorFields, FlagpostError, type Logger } from "../src/internal.js";
-import { redactCredentials } from "../src/logger.js";
+import { backoffDelay, exponential } from "../src/jobs/index.js";
+import { errorFields, type Logger } from "../src/ports/logger.js";
+import { FlagpostError } from "../src/errors.js";
+import { redactCredentials } from "../src/ports/logger.js";
 
 /**
  * The first contact with the database, before flagpost migrates it: one `select 1`. Its error is

@@ -1,5 +1,6 @@
-import { FlagpostError, type WebhookOptions } from "../src/internal.js";
-import { parseSchedule } from "../src/jobs/backoff.js";
+import { FlagpostError } from "../src/errors.js";
+import type { WebhookOptions } from "../src/webhooks/index.js";
+import { parseSchedule } from "../src/jobs/index.js";
 import { UsageError } from "./args.js";
 
 /**

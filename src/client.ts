@@ -3,8 +3,8 @@
  * (another service, a worker, an edge function). It loads no storage code and no Node-only module
  * (a bootstrap file path is the one exception, read with node:fs only when given).
  */
-export { createRemoteFlagClient, type RemoteFlagClientOptions } from "./flags/remote-flag-client.js";
-export { parseSnapshot } from "./flags/snapshot.js";
+export { createRemoteFlagClient, type RemoteFlagClientOptions } from "./flags/remote/remote-flag-client.js";
+export { parseSnapshot } from "./flags/client/snapshot.js";
 export {
   FlagClient,
   type FlagClientEvent,
@@ -13,8 +13,8 @@ export {
   type FlagContext,
   type FlagEvaluation,
   type FlagEvaluationReason,
-} from "./flags/flag-client.js";
-export type { SnapshotFlag } from "./flags/compile.js";
-export { EXPOSURE_EVENT, type EventSink, type ExposureEvent, type ExposureOptions } from "./flags/exposures.js";
+} from "./flags/client/flag-client.js";
+export type { SnapshotFlag } from "./flags/evaluation/compile.js";
+export { EXPOSURE_EVENT, type EventSink, type ExposureEvent, type ExposureOptions } from "./flags/client/exposures.js";
 export { FlagpostError, type ErrorCode } from "./errors.js";
-export type { Logger } from "./logger.js";
+export type { Logger } from "./ports/logger.js";

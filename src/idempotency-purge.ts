@@ -1,10 +1,10 @@
-import type { Clock } from "./clock.js";
+import type { Clock } from "./ports/clock.js";
 import { FlagpostError } from "./errors.js";
 import type { LeasedJob } from "./jobs/job-queue.js";
 import { LeaseWorker } from "./jobs/lease-worker.js";
 import { periodicQueue } from "./jobs/periodic-queue.js";
-import type { Logger } from "./logger.js";
-import type { Storage } from "./storage/index.js";
+import type { Logger } from "./ports/logger.js";
+import type { Storage } from "./ports/storage/index.js";
 
 export interface IdempotencyPurgeOptions {
   /** How often expired Idempotency-Keys (older than 24 h) are deleted. Default 1 h. */

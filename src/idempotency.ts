@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import type { Clock } from "./clock.js";
+import type { Clock } from "./ports/clock.js";
 import { FlagpostError } from "./errors.js";
 import { textProblem } from "./input-policy.js";
-import type { IdempotencyCompletion, Storage } from "./storage/index.js";
+import type { IdempotencyCompletion, Storage } from "./ports/storage/index.js";
 
 /**
  * Idempotency-Key handling shared by every operation that accepts one (emails, events).

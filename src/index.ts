@@ -1,18 +1,24 @@
 /**
  * `flagpost`: the public surface. The facade (`createFlagpost`, `memoryStorage`, the pure
  * `evaluate`), the one error type, the services' types and the ports an outside adapter
- * implements. Everything else is internal (src/internal.ts). The list of names is pinned by
+ * implements. Everything else is internal (the ports in src/ports and each feature's index.ts, which adapters use). The list of names is pinned by
  * test/package/public-surface.test.ts: changing it is a deliberate decision, not a side effect.
  */
 export { createFlagpost, type Flagpost, type FlagpostOptions } from "./flagpost.js";
 export type { MetricsSnapshot } from "./metrics/counters.js";
 export type { Overview, OverviewView } from "./metrics/overview.js";
 export { memoryStorage } from "./memory/memory-storage.js";
-export { evaluate } from "./flags/evaluate.js";
+export { evaluate } from "./flags/evaluation/evaluate.js";
 export { FlagpostError, isFlagpostError, type ErrorCode, type ErrorDetail } from "./errors.js";
 
 // The services behind `fp.flags`, `fp.emails`, `fp.events`, `fp.experiments`, `fp.keys`, `fp.flagClient`, `fp.flagInsights`.
-export type { FlagStore, FlagChange, FlagChangeListener, FlagPage, ListFlagsOptions } from "./flags/flag-store.js";
+export type {
+  FlagStore,
+  FlagChange,
+  FlagChangeListener,
+  FlagPage,
+  ListFlagsOptions,
+} from "./flags/store/flag-store.js";
 export type {
   FlagClient,
   FlagClientEvent,
@@ -24,7 +30,7 @@ export type {
   ValueContext,
   ValueEvaluation,
   VariantContext,
-} from "./flags/flag-client.js";
+} from "./flags/client/flag-client.js";
 export type { EmailService, IdempotencyOptions, SendBatchOptions } from "./emails/email-service.js";
 export type { ReportResult } from "./emails/report-application.js";
 export type { UpdateEmailRequest } from "./emails/email-changes.js";
@@ -41,16 +47,16 @@ export type { ExperimentService } from "./experiments/experiment-results.js";
 export type { ApiKeys, ApiKeyInfo, CreatedApiKey, CreateKeyInput } from "./auth/api-keys.js";
 export type { StreamTokens, StreamTokenCheck } from "./auth/stream-tokens.js";
 export type { Scope } from "./auth/scopes.js";
-export type { ExposureOptions, ExposureEvent, EventSink } from "./flags/exposures.js";
-export type { StoreSyncOptions } from "./flags/store-sync.js";
+export type { ExposureOptions, ExposureEvent, EventSink } from "./flags/client/exposures.js";
+export type { StoreSyncOptions } from "./flags/client/store-sync.js";
 export type {
   CreateScheduleInput,
   FlagSchedulePage,
   FlagSchedules,
   FlagScheduleView,
   ListSchedulesOptions,
-} from "./flags/flag-schedules.js";
-export type { ScheduleWorkerOptions } from "./flags/schedule-worker.js";
+} from "./flags/schedules/flag-schedules.js";
+export type { ScheduleWorkerOptions } from "./flags/schedules/schedule-worker.js";
 export type { IdempotencyPurgeOptions } from "./idempotency-purge.js";
 export type {
   FlagStream,
@@ -60,7 +66,7 @@ export type {
   FlagStreamStart,
   FlagStreamSubscriber,
   FlagStreamSubscription,
-} from "./flags/flag-stream.js";
+} from "./flags/store/flag-stream.js";
 export type {
   FlagInsights,
   FlagInsightsView,
@@ -69,8 +75,8 @@ export type {
   StaleFlag,
   StaleReason,
   Staleness,
-} from "./flags/flag-insights.js";
-export type { InsightsOptions } from "./flags/insights-recorder.js";
+} from "./flags/insights/flag-insights.js";
+export type { InsightsOptions } from "./flags/insights/insights-recorder.js";
 export type { OutboxWorkerOptions } from "./emails/outbox-options.js";
 export type { RetryPolicy } from "./jobs/retry-policy.js";
 export type { WebhookService } from "./webhooks/webhook-service.js";
@@ -111,7 +117,7 @@ export type {
 } from "./webhooks/views.js";
 
 // The ports: storage, mail transport, report intake (parser and source), logger, clock.
-export type * from "./storage/index.js";
+export type * from "./ports/storage/index.js";
 export type { ReportParser } from "./ports/report-parser.js";
 export type { InboundRequest, ReportSource, SignatureChecks } from "./ports/report-source.js";
 export {
@@ -125,6 +131,6 @@ export {
   type TransportErrorKind,
   type TransportErrorOptions,
   type TransportResult,
-} from "./transport.js";
-export type { Logger } from "./logger.js";
-export type { Clock } from "./clock.js";
+} from "./ports/transport.js";
+export type { Logger } from "./ports/logger.js";
+export type { Clock } from "./ports/clock.js";

@@ -1,4 +1,4 @@
-import type { IdempotencyRepository } from "./storage/index.js";
+import type { IdempotencyRepository } from "./ports/storage/index.js";
 
 /**
  * Remembers single-use tokens (a Mailgun webhook's `signature.token`) in the idempotency store,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { PageRequest } from "./storage/index.js";
+import type { PageRequest } from "./ports/storage/index.js";
 import { parseInput } from "./validation.js";
 
 /**

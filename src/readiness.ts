@@ -1,5 +1,5 @@
-import { errorFields } from "./logger.js";
-import type { Storage } from "./storage/index.js";
+import { errorFields } from "./ports/logger.js";
+import type { Storage } from "./ports/storage/index.js";
 
 /**
  * Readiness (`GET /ready`): whether this process can serve requests that need storage. Two checks,

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
-import type { Storage } from "./storage/index.js";
+import type { Storage } from "./ports/storage/index.js";
 
 /** Where a generated secret is kept when none is configured. */
 const SETTING = "server_secret";

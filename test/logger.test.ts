@@ -3,7 +3,9 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { createHandler } from "../adapters/http/index.js";
-import { createFlagpost, errorFields, jsonLogger, memoryStorage } from "../src/internal.js";
+import { createFlagpost } from "../src/flagpost.js";
+import { errorFields, jsonLogger } from "../src/ports/logger.js";
+import { memoryStorage } from "../src/memory/index.js";
 
 /** A stream that keeps what was written, line by line. */
 function lines(): { stream: Writable; lines: string[] } {

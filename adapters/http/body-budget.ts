@@ -1,4 +1,4 @@
-import { FlagpostError } from "../../src/internal.js";
+import { FlagpostError } from "../../src/errors.js";
 
 /**
  * Bytes of request bodies held at once by one handler (a ByteBudget: a body is read only once its

@@ -1,4 +1,4 @@
-import { type ErrorCode, FlagpostError } from "../../src/internal.js";
+import { type ErrorCode, FlagpostError } from "../../src/errors.js";
 import { OFREP_ERROR_STATUSES, ofrepErrorBody, ofrepErrorStatus } from "./ofrep/errors.js";
 import { STATUS_BY_CODE } from "./status.js";
 import type { ErrorStyle, HttpResponse } from "./types.js";

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type ErrorCode, type Flagpost, FlagpostError } from "../../src/internal.js";
+import { type ErrorCode, FlagpostError } from "../../src/errors.js";
+import type { Flagpost } from "../../src/flagpost.js";
 import { createHandler, type HttpOptions } from "./handler.js";
 import { fromNodeRequest, writeNodeResponse } from "./node.js";
 import { bytesBody, failedBody, hasBody, nodeStreamBody } from "./read-body.js";

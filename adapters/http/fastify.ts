@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
-import { type Flagpost, FlagpostError } from "../../src/internal.js";
+import type { Flagpost } from "../../src/flagpost.js";
+import { FlagpostError } from "../../src/errors.js";
 import { DEFAULT_DASHBOARD_PATH, normalizeDashboardPath } from "./dashboard/serve.js";
 import { HEALTH_PATH, READY_PATH } from "./probes.js";
 import { notFoundResponse } from "./error-body.js";

@@ -1,4 +1,4 @@
-import type { Flagpost } from "../../src/internal.js";
+import type { Flagpost } from "../../src/flagpost.js";
 import { notFoundResponse } from "./error-body.js";
 import { createHandler, type HttpOptions } from "./handler.js";
 import { unmatchedResponse } from "./unmatched.js";

@@ -1,4 +1,7 @@
-import { type ApiKeyInfo, errorFields, FlagpostError, type Flagpost, type Logger } from "../../src/internal.js";
+import type { ApiKeyInfo } from "../../src/auth/index.js";
+import { errorFields, type Logger } from "../../src/ports/logger.js";
+import { FlagpostError } from "../../src/errors.js";
+import type { Flagpost } from "../../src/flagpost.js";
 import { errorResponse } from "./error-body.js";
 import { addressOf, type KeyCheck } from "./key-check.js";
 import type { RequestMetrics } from "./metrics.js";

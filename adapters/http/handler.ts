@@ -1,4 +1,7 @@
-import { asLogger, ByteBudget, type Flagpost, type Logger, type ReportSource } from "../../src/internal.js";
+import { asLogger, type Logger } from "../../src/ports/logger.js";
+import { ByteBudget } from "../../src/jobs/index.js";
+import type { Flagpost } from "../../src/flagpost.js";
+import type { ReportSource } from "../../src/ports/report-source.js";
 import type { DashboardOptions } from "./dashboard/serve.js";
 import { DEFAULT_BODY_BUDGET } from "./body-budget.js";
 import { composeStages, type HandlerParts, handlerStages } from "./handler-stages.js";

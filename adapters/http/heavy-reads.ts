@@ -1,7 +1,7 @@
 import type { RouteContext, RouteResult } from "./types.js";
 
 // One definition for the HTTP limit here and the storage's own connections (adapters/kysely/heavy-reads.ts).
-export { isHeavyEventQuery } from "../../src/internal.js";
+export { isHeavyEventQuery } from "../../src/events/index.js";
 
 /**
  * Reads that scan many rows (experiment results, event queries over a long window) hold a storage

@@ -1,4 +1,4 @@
-import type { Flagpost } from "../../src/internal.js";
+import type { Flagpost } from "../../src/flagpost.js";
 import { createHandler, type HttpOptions } from "./handler.js";
 import { bytesBody } from "./read-body.js";
 import { fromWebRequest, normalizeBasePath, splitUrl, stripBasePath, toWebResponse } from "./web.js";

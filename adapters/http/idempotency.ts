@@ -1,4 +1,4 @@
-import type { IdempotencyOptions } from "../../src/internal.js";
+import type { IdempotencyOptions } from "../../src/emails/index.js";
 import type { RouteContext } from "./types.js";
 
 /**

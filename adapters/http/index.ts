@@ -21,5 +21,5 @@ export { toHono, type HonoMiddleware, type HonoContextLike, type HonoOptions } f
 export { DEFAULT_DASHBOARD_PATH, type DashboardOptions } from "./dashboard/serve.js";
 export { STATUS_BY_CODE } from "./status.js";
 export type { RateLimitOptions } from "./rate-limit.js";
-export type { RateLimitStore, SharedLimit, SharedTake } from "../../src/rate-limit-store.js";
+export type { RateLimitStore, SharedLimit, SharedTake } from "../../src/ports/rate-limit-store.js";
 export type { HttpRequest, HttpResponse, RequestBody, Route, RouteContext, RouteResult, ErrorStyle } from "./types.js";

@@ -1,4 +1,6 @@
-import { type ApiKeyInfo, type Flagpost, FlagpostError } from "../../src/internal.js";
+import type { ApiKeyInfo } from "../../src/auth/index.js";
+import type { Flagpost } from "../../src/flagpost.js";
+import { FlagpostError } from "../../src/errors.js";
 import { errorResponse } from "./error-body.js";
 import type { RateLimiter } from "./rate-limit.js";
 import type { RouteMatch, Router } from "./router.js";

@@ -1,5 +1,8 @@
 import { bearerToken } from "./request-json.js";
-import { type Flagpost, FlagpostError, hasScope, type MetricsSnapshot } from "../../src/internal.js";
+import type { Flagpost } from "../../src/flagpost.js";
+import { FlagpostError } from "../../src/errors.js";
+import { hasScope } from "../../src/auth/index.js";
+import type { MetricsSnapshot } from "../../src/metrics/index.js";
 import { importWithPeers } from "../../src/optional-peer.js";
 import { errorResponse } from "./error-body.js";
 import { outboxReader, pendingDeliveriesReader } from "./outbox-reading.js";

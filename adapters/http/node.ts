@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Flagpost } from "../../src/internal.js";
+import type { Flagpost } from "../../src/flagpost.js";
 import { errorResponse } from "./error-body.js";
 import { unmatchedResponse } from "./unmatched.js";
 import { createHandler, type HttpOptions } from "./handler.js";

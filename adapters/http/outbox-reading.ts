@@ -1,4 +1,5 @@
-import type { Flagpost, OutboxDepth } from "../../src/internal.js";
+import type { Flagpost } from "../../src/flagpost.js";
+import type { OutboxDepth } from "../../src/ports/storage/emails.js";
 
 /** A scrape waits at most this long for a storage count; past it that count's series are left out. */
 export const OUTBOX_READ_TIMEOUT_MS = 2_000;

@@ -1,4 +1,6 @@
-import { type Flagpost, type Logger, readinessChecker } from "../../src/internal.js";
+import type { Flagpost } from "../../src/flagpost.js";
+import type { Logger } from "../../src/ports/logger.js";
+import { readinessChecker } from "../../src/readiness.js";
 import { jsonResponse, UNAVAILABLE_RETRY_AFTER } from "./error-body.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 

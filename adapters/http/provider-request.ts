@@ -1,4 +1,6 @@
-import { type ByteBudget, errorFields, FlagpostError, type Logger } from "../../src/internal.js";
+import type { ByteBudget } from "../../src/jobs/index.js";
+import { errorFields, type Logger } from "../../src/ports/logger.js";
+import { FlagpostError } from "../../src/errors.js";
 import { BODY_RETRY_AFTER, budgetExceeded, bytesToHold } from "./body-budget.js";
 import { errorResponse, jsonResponse } from "./error-body.js";
 import type { RateLimiter } from "./rate-limit.js";

@@ -1,4 +1,5 @@
-import type { Flagpost, Logger } from "../../src/internal.js";
+import type { Flagpost } from "../../src/flagpost.js";
+import type { Logger } from "../../src/ports/logger.js";
 import { createDashboard } from "./dashboard/serve.js";
 import type { HttpOptions } from "./handler.js";
 import { createMetricsEndpoint, type RequestMetrics } from "./metrics.js";

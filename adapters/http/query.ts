@@ -1,4 +1,4 @@
-import { FlagpostError } from "../../src/internal.js";
+import { FlagpostError } from "../../src/errors.js";
 
 /** Query parameters as an object for a zod schema; a parameter given twice is refused, not guessed. */
 export function queryObject(query: URLSearchParams): Record<string, string> {

@@ -1,4 +1,6 @@
-import { type Clock, FlagpostError, type RateLimitStore } from "../../src/internal.js";
+import type { Clock } from "../../src/ports/clock.js";
+import { FlagpostError } from "../../src/errors.js";
+import type { RateLimitStore } from "../../src/ports/rate-limit-store.js";
 
 export interface RateLimitOptions {
   /** Bucket size: requests a key may make in a burst. Default 2000. */

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Readable } from "node:stream";
-import { FlagpostError } from "../../src/internal.js";
+import { FlagpostError } from "../../src/errors.js";
 import type { RequestBody } from "./types.js";
 
 function tooLarge(limit: number): FlagpostError {

@@ -1,4 +1,4 @@
-import { FlagpostError } from "../../src/internal.js";
+import { FlagpostError } from "../../src/errors.js";
 import { InvalidJson, parseJsonInThread, THREAD_JSON_BYTES } from "./json-thread.js";
 import type { HttpRequest, RequestBody } from "./types.js";
 

@@ -1,4 +1,4 @@
-import type { Logger } from "../../src/internal.js";
+import type { Logger } from "../../src/ports/logger.js";
 import type { HttpRequest } from "./types.js";
 
 export const REQUEST_LOGGING = ["off", "sampled", "all"] as const;

@@ -1,12 +1,8 @@
-import {
-  type ApiKeyInfo,
-  type ByteBudget,
-  errorFields,
-  FlagpostError,
-  hasScope,
-  isStorableText,
-  type Logger,
-} from "../../src/internal.js";
+import { type ApiKeyInfo, hasScope } from "../../src/auth/index.js";
+import type { ByteBudget } from "../../src/jobs/index.js";
+import { errorFields, type Logger } from "../../src/ports/logger.js";
+import { FlagpostError } from "../../src/errors.js";
+import { isStorableText } from "../../src/input-policy.js";
 import { BODY_RETRY_AFTER, budgetExceeded, bytesToHold } from "./body-budget.js";
 import { errorResponse, jsonResponse, jsonTextResponse } from "./error-body.js";
 import { readJson } from "./request-json.js";

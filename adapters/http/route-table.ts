@@ -1,4 +1,4 @@
-import type { Scope } from "../../src/internal.js";
+import type { Scope } from "../../src/auth/index.js";
 import { nextLink } from "./query.js";
 import type { KeyRoute, RouteContext, RouteResult } from "./types.js";
 

@@ -1,4 +1,6 @@
-import { type Clock, errorFields, type Logger, type RateLimitStore, windowFor } from "../../src/internal.js";
+import type { Clock } from "../../src/ports/clock.js";
+import { errorFields, type Logger } from "../../src/ports/logger.js";
+import { type RateLimitStore, windowFor } from "../../src/ports/rate-limit-store.js";
 import type { RateDecision, RateLimiter } from "./rate-limit.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { ErrorCode } from "../../src/internal.js";
+import type { ErrorCode } from "../../src/errors.js";
 
 /** The one table from error code to HTTP status (docs/api.md, "Errors"). */
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {

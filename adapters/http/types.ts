@@ -1,4 +1,4 @@
-import type { ApiKeyInfo, Scope } from "../../src/internal.js";
+import type { ApiKeyInfo, Scope } from "../../src/auth/index.js";
 
 /**
  * The framework-free request and response. Translators (node.ts, express.ts, fastify.ts,

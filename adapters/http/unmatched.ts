@@ -1,4 +1,4 @@
-import { FlagpostError } from "../../src/internal.js";
+import { FlagpostError } from "../../src/errors.js";
 import { DEFAULT_DASHBOARD_PATH, type DashboardOptions, normalizeDashboardPath } from "./dashboard/serve.js";
 import { errorResponse, jsonResponse, notFoundResponse } from "./error-body.js";
 import type { HttpResponse } from "./types.js";

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { errorFields, type Flagpost, FlagpostError } from "../../src/internal.js";
+import { errorFields } from "../../src/ports/logger.js";
+import type { Flagpost } from "../../src/flagpost.js";
+import { FlagpostError } from "../../src/errors.js";
 import { errorResponse } from "./error-body.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 

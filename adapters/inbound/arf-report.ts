@@ -1,4 +1,4 @@
-import { type DeliveryReport, firstVerpId, isoTime, normalMessageId, normalRecipient } from "../../src/internal.js";
+import { type DeliveryReport, firstVerpId, isoTime, normalMessageId, normalRecipient } from "../../src/emails/index.js";
 import { field, parseFieldBlocks } from "./field-blocks.js";
 import type { ReportMessage } from "./report-parser.js";
 

@@ -7,7 +7,7 @@ import {
   normalMessageId,
   normalRecipient,
   readFields,
-} from "../../src/internal.js";
+} from "../../src/emails/index.js";
 import type { ReportMessage } from "./report-parser.js";
 
 /**

@@ -11,7 +11,7 @@ import {
   normalRecipient,
   readFields,
   smtpCommandFor,
-} from "../../src/internal.js";
+} from "../../src/emails/index.js";
 import { field, type FieldBlock, parseFieldBlocks } from "./field-blocks.js";
 import type { ReportMessage } from "./report-parser.js";
 

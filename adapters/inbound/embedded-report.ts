@@ -1,4 +1,4 @@
-import type { DeliveryReport } from "../../src/internal.js";
+import type { DeliveryReport } from "../../src/emails/index.js";
 import { dsnReports } from "./dsn-report.js";
 import { parseHeaderBlock } from "./field-blocks.js";
 import type { ReportMessage } from "./report-parser.js";

@@ -9,7 +9,7 @@ import {
   normalMessageId,
   normalRecipient,
   readFields,
-} from "../../src/internal.js";
+} from "../../src/emails/index.js";
 import { field, parseHeaderBlock } from "./field-blocks.js";
 import { BOUNCE_READERS, type BounceMessage, type ReaderRecipient } from "./readers/index.js";
 import type { ReportMessage } from "./report-parser.js";

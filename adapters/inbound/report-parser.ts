@@ -1,5 +1,6 @@
 import { type Attachment, type ParsedMail, simpleParser } from "mailparser";
-import type { DeliveryReport, ReportParser } from "../../src/internal.js";
+import type { DeliveryReport } from "../../src/emails/index.js";
+import type { ReportParser } from "../../src/ports/report-parser.js";
 import { arfReports } from "./arf-report.js";
 import { autoReplyReports, unsubscribeReports } from "./auto-reply.js";
 import { dsnReports } from "./dsn-report.js";

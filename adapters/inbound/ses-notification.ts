@@ -7,7 +7,7 @@ import {
   normalMessageId,
   normalRecipient,
   readFields,
-} from "../../src/internal.js";
+} from "../../src/emails/index.js";
 import { reportOf } from "./plain-bounce.js";
 import type { ReportMessage } from "./report-parser.js";
 

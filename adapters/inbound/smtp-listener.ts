@@ -1,13 +1,8 @@
 import type { AddressInfo } from "node:net";
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
-import {
-  asLogger,
-  type DeliveryReport,
-  errorFields,
-  type Logger,
-  type ReportParser,
-  silentLogger,
-} from "../../src/internal.js";
+import { asLogger, errorFields, type Logger, silentLogger } from "../../src/ports/logger.js";
+import type { DeliveryReport } from "../../src/emails/index.js";
+import type { ReportParser } from "../../src/ports/report-parser.js";
 import { mailReportParser } from "./report-parser.js";
 
 /**

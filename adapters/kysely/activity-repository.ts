@@ -4,7 +4,7 @@ import type {
   EmailActivityBucket,
   EventCountBucket,
   FailingWebhook,
-} from "../../src/storage/index.js";
+} from "../../src/ports/storage/index.js";
 import { FlagpostError } from "../../src/errors.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";
@@ -22,7 +22,7 @@ function bucketStart(column: "sent_at" | "at" | "ts", size: number): RawBuilder<
 }
 
 /**
- * The overview's counts (src/storage/activity.ts), each one GROUP BY over a range of an index:
+ * The overview's counts (src/ports/storage/activity.ts), each one GROUP BY over a range of an index:
  * `flagpost_emails_sent_at`, `flagpost_email_events_type_at` (migration 0021) and
  * `flagpost_events_ts`. Endpoints are few; the failing ones are read from their table.
  */

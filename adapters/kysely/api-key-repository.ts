@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
-import type { Scope } from "../../src/auth/scopes.js";
-import type { ApiKeyRecord, ApiKeyRepository } from "../../src/storage/index.js";
+import type { Scope } from "../../src/auth/index.js";
+import type { ApiKeyRecord, ApiKeyRepository } from "../../src/ports/storage/index.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso } from "./row-codec.js";
 import type { ApiKeysTable } from "./tables.js";

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from "kysely";
-import type { DeliveryReport } from "../../src/emails/reports.js";
-import type { DeliveryReportRepository, PageRequest, UnmatchedReportRecord } from "../../src/storage/index.js";
+import type { DeliveryReport } from "../../src/emails/index.js";
+import type { DeliveryReportRepository, PageRequest, UnmatchedReportRecord } from "../../src/ports/storage/index.js";
 import type { Engine } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso } from "./row-codec.js";

@@ -1,6 +1,6 @@
 import type { Insertable, Transaction } from "kysely";
 import { uuidv7 } from "../../src/ids.js";
-import type { DomainEvent } from "../../src/storage/index.js";
+import type { DomainEvent } from "../../src/ports/storage/index.js";
 import { toEpochMs } from "./row-codec.js";
 import type { FlagpostTables, WebhookDeliveriesTable, WebhookEventsTable } from "./tables.js";
 import { markDeliveriesStored } from "./transaction.js";

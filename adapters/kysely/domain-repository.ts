@@ -5,7 +5,7 @@ import type {
   SendingDomainDnsRecord,
   SendingDomainRecord,
   SendingDomainStatus,
-} from "../../src/storage/index.js";
+} from "../../src/ports/storage/index.js";
 import { encodeBoolean, type Engine } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toBoolean, toEpochMs, toIso } from "./row-codec.js";

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { DomainReputationCounts, ReputationMark } from "../../src/storage/index.js";
+import type { DomainReputationCounts, ReputationMark } from "../../src/ports/storage/index.js";
 import type { AnyExpressionBuilder } from "./dialect.js";
 import type { JobTableSpec } from "./job-claims.js";
 import { toNumber } from "./row-codec.js";

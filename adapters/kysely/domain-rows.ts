@@ -1,5 +1,5 @@
 import type { Transaction } from "kysely";
-import type { DomainRowStore, SendingDomainRecord } from "../../src/storage/index.js";
+import type { DomainRowStore, SendingDomainRecord } from "../../src/ports/storage/index.js";
 import type { Engine } from "./dialect.js";
 import { type DomainTables, toDomain, toDomainRow } from "./domain-repository.js";
 import { engineTraits } from "./engines/index.js";

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { FlagpostError } from "../../src/errors.js";
-import { redactCredentials } from "../../src/logger.js";
+import { redactCredentials } from "../../src/ports/logger.js";
 import type { Engine, AnyKysely } from "./dialect.js";
 import { type CodedError, codes } from "./engines/driver-codes.js";
 import { engineTraits } from "./engines/index.js";

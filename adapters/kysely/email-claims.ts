@@ -1,4 +1,4 @@
-import type { ClaimedEmail, EmailClaimRequest, EmailRecord } from "../../src/storage/index.js";
+import type { ClaimedEmail, EmailClaimRequest, EmailRecord } from "../../src/ports/storage/index.js";
 import type { AnyKysely, Engine } from "./dialect.js";
 import { CLAIMABLE_OUTBOX } from "./domain-reputation.js";
 import { claimColumns, type ClaimRow, type Db, type EmailRow, toClaimed, toRecord } from "./email-rows.js";
@@ -6,7 +6,7 @@ import { claimDueRows, claimDueRowsIn } from "./job-claims.js";
 import { toEpochMs } from "./row-codec.js";
 
 /**
- * claimDueEmails (src/storage/emails.ts): on its own, with a commit of its own (`within` false,
+ * claimDueEmails (src/ports/storage/emails.ts): on its own, with a commit of its own (`within` false,
  * `db` the storage's Kysely), or as part of the transaction `db` is (`within` true: the claim
  * that rides on a worker's outcomes, recordOutcomesAndClaim). Returns the claimed emails
  * longest-due first.

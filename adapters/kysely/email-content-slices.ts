@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import type { EmailContent } from "../../src/storage/index.js";
+import type { EmailContent } from "../../src/ports/storage/index.js";
 import type { Engine } from "./dialect.js";
 import { relaxTransaction, withRelaxedCommit } from "./relaxed-durability.js";
 import type { Db } from "./tables.js";

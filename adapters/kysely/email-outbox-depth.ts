@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { OutboxDepth } from "../../src/storage/index.js";
+import type { OutboxDepth } from "../../src/ports/storage/index.js";
 import type { Db } from "./email-rows.js";
 import { toIso } from "./row-codec.js";
 

@@ -1,5 +1,5 @@
 import type { Insertable } from "kysely";
-import type { DomainEvent, EmailOutcomeWrite, EmailTransition } from "../../src/storage/index.js";
+import type { DomainEvent, EmailOutcomeWrite, EmailTransition } from "../../src/ports/storage/index.js";
 import type { AnyKysely, Engine } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import { recordDomainEvents } from "./domain-events.js";

@@ -17,7 +17,7 @@ import type {
   DomainReputationCounts,
   ReputationMark,
   RecordedOutcomesAndClaim,
-} from "../../src/storage/index.js";
+} from "../../src/ports/storage/index.js";
 import type { Insertable } from "kysely";
 import { deleteOrphanSlices, splitContent, writeSlices } from "./email-content-slices.js";
 import type { EmailEventsTable, EmailsTable } from "./tables.js";

@@ -16,9 +16,9 @@ import type {
   EmailRecord,
   EmailStatus,
   NewEmailEvent,
-} from "../../src/storage/index.js";
-import { headlineOf } from "../../src/storage/email-headline.js";
-import { sendingDomainOf } from "../../src/domains/reputation-window.js";
+} from "../../src/ports/storage/index.js";
+import { headlineOf } from "../../src/ports/storage/email-headline.js";
+import { sendingDomainOf } from "../../src/domains/index.js";
 import { joinSlices } from "./email-content-slices.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";
 import type { EmailEventsTable, EmailsTable, FlagpostTables } from "./tables.js";

@@ -6,7 +6,7 @@ import type {
   EmailRetry,
   EmailTransition,
   NewEmailEvent,
-} from "../../src/storage/index.js";
+} from "../../src/ports/storage/index.js";
 import type { Engine } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import { recordDomainEvents } from "./domain-events.js";

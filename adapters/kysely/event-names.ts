@@ -1,5 +1,5 @@
 import { FlagpostError } from "../../src/errors.js";
-import { exponential, retrying } from "../../src/jobs/backoff.js";
+import { exponential, retrying } from "../../src/jobs/index.js";
 import { insertIfAbsent } from "./dialect.js";
 import { isTransientConflict } from "./driver-errors.js";
 import { toNumber } from "./row-codec.js";

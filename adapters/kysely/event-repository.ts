@@ -6,7 +6,7 @@ import type {
   EventRepository,
   IdempotencyCompletion,
   NewEvent,
-} from "../../src/storage/index.js";
+} from "../../src/ports/storage/index.js";
 import type { Engine } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import type { StorageActions } from "./storage-errors.js";

@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from "kysely";
-import type { ExperimentQuery, ExperimentRepository, ExperimentTotals } from "../../src/storage/index.js";
+import type { ExperimentQuery, ExperimentRepository, ExperimentTotals } from "../../src/ports/storage/index.js";
 import type { Engine } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toNumber } from "./row-codec.js";

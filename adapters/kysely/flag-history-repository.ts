@@ -1,5 +1,10 @@
 import type { Selectable, Transaction } from "kysely";
-import type { FlagActor, FlagHistoryAction, FlagHistoryEntry, FlagHistoryRepository } from "../../src/storage/index.js";
+import type {
+  FlagActor,
+  FlagHistoryAction,
+  FlagHistoryEntry,
+  FlagHistoryRepository,
+} from "../../src/ports/storage/index.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso } from "./row-codec.js";
 import type { FlagHistoryTable, FlagpostTables } from "./tables.js";

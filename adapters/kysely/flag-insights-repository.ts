@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { FlagInsightCount, FlagInsightRepository, FlagInsightTotal } from "../../src/storage/index.js";
+import type { FlagInsightCount, FlagInsightRepository, FlagInsightTotal } from "../../src/ports/storage/index.js";
 import { engineTraits } from "./engines/index.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from "kysely";
-import type { FlagRecord, FlagRepository } from "../../src/storage/index.js";
+import type { FlagRecord, FlagRepository } from "../../src/ports/storage/index.js";
 import { type Engine, encodeBoolean } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toBoolean, toEpochMs, toIso, toNumber } from "./row-codec.js";

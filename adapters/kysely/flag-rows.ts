@@ -1,6 +1,6 @@
 import type { Transaction } from "kysely";
 import { FlagpostError } from "../../src/errors.js";
-import type { FlagRecord, FlagRowStore, StoredPrerequisiteGraph } from "../../src/storage/index.js";
+import type { FlagRecord, FlagRowStore, StoredPrerequisiteGraph } from "../../src/ports/storage/index.js";
 import type { Engine } from "./dialect.js";
 import { isUniqueViolation } from "./driver-errors.js";
 import { engineTraits } from "./engines/index.js";

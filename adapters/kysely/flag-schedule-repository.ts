@@ -7,7 +7,7 @@ import type {
   FlagScheduleRecord,
   FlagScheduleRepository,
   FlagScheduleStatus,
-} from "../../src/storage/index.js";
+} from "../../src/ports/storage/index.js";
 import type { StorageActions } from "./storage-errors.js";
 import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";

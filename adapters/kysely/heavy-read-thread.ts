@@ -3,7 +3,13 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { type ErrorCode, type ErrorDetail, FlagpostError } from "../../src/errors.js";
-import type { EventFilter, EventKey, EventRecord, ExperimentQuery, ExperimentTotals } from "../../src/storage/index.js";
+import type {
+  EventFilter,
+  EventKey,
+  EventRecord,
+  ExperimentQuery,
+  ExperimentTotals,
+} from "../../src/ports/storage/index.js";
 import type { HeavyReader } from "./heavy-reads.js";
 
 export interface HeavyReadWorkerData {

@@ -7,8 +7,8 @@ import type {
   ExperimentQuery,
   ExperimentRepository,
   ExperimentTotals,
-} from "../../src/storage/index.js";
-import { isHeavyEventQuery } from "../../src/internal.js";
+} from "../../src/ports/storage/index.js";
+import { isHeavyEventQuery } from "../../src/events/index.js";
 import type { Engine } from "./dialect.js";
 import { KyselyEventRepository } from "./event-repository.js";
 import { KyselyExperimentRepository } from "./experiment-repository.js";

@@ -4,7 +4,7 @@ import type {
   IdempotencyClaim,
   IdempotencyCompletion,
   IdempotencyRepository,
-} from "../../src/storage/index.js";
+} from "../../src/ports/storage/index.js";
 import { type Engine, encodeBoolean, insertIfAbsent } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toBoolean, toEpochMs, toNumber } from "./row-codec.js";

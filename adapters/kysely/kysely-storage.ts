@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import { FlagpostError } from "../../src/errors.js";
-import type { Storage } from "../../src/storage/index.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { KyselyActivityRepository } from "./activity-repository.js";
 import { KyselyApiKeyRepository } from "./api-key-repository.js";
 import { KyselyDeliveryReportRepository } from "./delivery-report-repository.js";

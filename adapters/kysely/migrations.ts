@@ -1,5 +1,5 @@
 import { type DatabaseIntrospector, type Migration, Migrator, sql } from "kysely";
-import { exponential, retrying } from "../../src/jobs/backoff.js";
+import { exponential, retrying } from "../../src/jobs/index.js";
 import type { Engine, AnyKysely } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import { isSqliteBusy } from "./driver-errors.js";

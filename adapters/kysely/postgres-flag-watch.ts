@@ -1,7 +1,7 @@
 import type { AnyKysely } from "./dialect.js";
 import { sql } from "kysely";
-import { backoffDelay, exponential } from "../../src/jobs/backoff.js";
-import type { FlagWatcher, FlagWatchListener } from "../../src/storage/index.js";
+import { backoffDelay, exponential } from "../../src/jobs/index.js";
+import type { FlagWatcher, FlagWatchListener } from "../../src/ports/storage/index.js";
 
 /**
  * Flag change notifications on PostgreSQL. Migration 0004 adds a trigger that runs

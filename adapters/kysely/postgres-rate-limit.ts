@@ -1,6 +1,6 @@
 import { CompiledQuery } from "kysely";
 import { FlagpostError } from "../../src/errors.js";
-import { flexibleRateLimitStore, type RateLimitStore } from "../../src/rate-limit-store.js";
+import { flexibleRateLimitStore, type RateLimitStore } from "../../src/ports/rate-limit-store.js";
 import { detectEngine, type AnyKysely } from "./dialect.js";
 import { RATE_LIMIT_TABLE } from "./migrations/0016-rate-limits.js";
 

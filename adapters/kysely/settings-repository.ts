@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { SettingsRepository } from "../../src/storage/index.js";
+import type { SettingsRepository } from "../../src/ports/storage/index.js";
 import { type Engine, insertIfAbsent } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import type { FlagpostTables } from "./tables.js";

@@ -6,7 +6,7 @@ import type {
   SuppressionOrigin,
   SuppressionRecord,
   SuppressionRepository,
-} from "../../src/storage/index.js";
+} from "../../src/ports/storage/index.js";
 import { insertIfAbsent } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs, toIso } from "./row-codec.js";

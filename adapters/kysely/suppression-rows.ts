@@ -1,5 +1,5 @@
 import type { Transaction } from "kysely";
-import type { SuppressionRecord, SuppressionRowStore } from "../../src/storage/index.js";
+import type { SuppressionRecord, SuppressionRowStore } from "../../src/ports/storage/index.js";
 import { type Engine, insertIfAbsent } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import { toEpochMs } from "./row-codec.js";

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from "kysely";
-import { exponential, retrying } from "../../src/jobs/backoff.js";
+import { exponential, retrying } from "../../src/jobs/index.js";
 import type { Engine } from "./dialect.js";
 import { isTransientConflict } from "./driver-errors.js";
 

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import { FlagpostError } from "../../src/errors.js";
-import type { Storage, StorageTransaction } from "../../src/storage/index.js";
+import type { Storage, StorageTransaction } from "../../src/ports/storage/index.js";
 import type { Engine } from "./dialect.js";
 import { recordDomainEvents } from "./domain-events.js";
 import { KyselyDomainRows } from "./domain-rows.js";

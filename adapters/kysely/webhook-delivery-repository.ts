@@ -8,7 +8,7 @@ import type {
   DomainEvent,
   PageRequest,
   WebhookDeliveryRepository,
-} from "../../src/storage/index.js";
+} from "../../src/ports/storage/index.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toEpochMs } from "./row-codec.js";
 import type { FlagpostTables, WebhookAttemptsTable, WebhookDeliveriesTable } from "./tables.js";

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from "kysely";
-import type { AttemptRecord, DeliveryRecord, DeliveryStatus, DomainEvent } from "../../src/storage/index.js";
+import type { AttemptRecord, DeliveryRecord, DeliveryStatus, DomainEvent } from "../../src/ports/storage/index.js";
 import { toEpochMs, toIso, toNumber } from "./row-codec.js";
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable } from "./tables.js";
 

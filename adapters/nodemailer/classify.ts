@@ -1,4 +1,4 @@
-import { type RecipientRejection, TransportError, type TransportErrorKind } from "../../src/internal.js";
+import { type RecipientRejection, TransportError, type TransportErrorKind } from "../../src/ports/transport.js";
 
 /**
  * nodemailer's errors as TransportErrors (docs/emails.md, "Outcomes"). An SMTP reply decides by

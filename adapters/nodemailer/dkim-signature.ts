@@ -1,5 +1,5 @@
 import { createHash, sign } from "node:crypto";
-import type { DkimSigning } from "../../src/internal.js";
+import type { DkimSigning } from "../../src/ports/transport.js";
 import { headerFields, relaxedBody, relaxedField, signedFields, splitMessage } from "./dkim-canonical.js";
 
 /** Folded lines stay within this many characters (RFC 5322 recommends 78). */

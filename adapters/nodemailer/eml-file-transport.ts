@@ -1,7 +1,12 @@
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import nodemailer from "nodemailer";
-import { type MailTransport, type OutgoingMessage, TransportError, type TransportResult } from "../../src/internal.js";
+import {
+  type MailTransport,
+  type OutgoingMessage,
+  TransportError,
+  type TransportResult,
+} from "../../src/ports/transport.js";
 import { recipientsOf, toMailOptions } from "./mail-options.js";
 
 export interface EmlFileTransportOptions {

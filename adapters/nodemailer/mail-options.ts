@@ -1,5 +1,5 @@
 import type { SendMailOptions } from "nodemailer";
-import type { MailAddress, OutgoingMessage } from "../../src/internal.js";
+import type { MailAddress, OutgoingMessage } from "../../src/ports/transport.js";
 import { signedMailOptions } from "./signed-mail.js";
 
 /** Always a pair (name "" when there is none): a bare string would go through nodemailer's address parser again. */

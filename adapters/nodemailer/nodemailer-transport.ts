@@ -1,5 +1,5 @@
 import type { SendMailOptions } from "nodemailer";
-import type { MailTransport, OutgoingMessage, TransportResult } from "../../src/internal.js";
+import type { MailTransport, OutgoingMessage, TransportResult } from "../../src/ports/transport.js";
 import { classifyError, rejectionsOf } from "./classify.js";
 import { recipientsOf, toMailOptions, unsignedMailOptions } from "./mail-options.js";
 import { providerMessageIdOf } from "./provider-id.js";

@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import type { SendMailOptions } from "nodemailer";
-import type { DkimSigning, TransportError } from "../../src/internal.js";
+import type { DkimSigning, TransportError } from "../../src/ports/transport.js";
 import { signingFailure } from "./signed-mail.js";
 import { signInThread } from "./signing-threads.js";
 

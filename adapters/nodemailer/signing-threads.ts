@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { DkimSigning } from "../../src/internal.js";
+import type { DkimSigning } from "../../src/ports/transport.js";
 
 /** What a signing thread is asked: sign `message` (transferred) with key `keyId`. */
 export interface SigningRequest {

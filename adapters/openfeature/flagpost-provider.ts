@@ -11,9 +11,9 @@ import {
   StandardResolutionReasons,
   type TrackingEventDetails,
 } from "@openfeature/server-sdk";
-import type { EventSink } from "../../src/flags/exposures.js";
-import type { FlagClient, FlagClientEvent, FlagEvaluation } from "../../src/flags/flag-client.js";
-import { asLogger, errorFields, type Logger, silentLogger } from "../../src/logger.js";
+import type { EventSink } from "../../src/flags/client/index.js";
+import type { FlagClient, FlagClientEvent, FlagEvaluation } from "../../src/flags/client/index.js";
+import { asLogger, errorFields, type Logger, silentLogger } from "../../src/ports/logger.js";
 import { resolveValue, servedReason } from "./value-resolution.js";
 
 /**

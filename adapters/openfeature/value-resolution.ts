@@ -5,8 +5,8 @@ import {
   StandardResolutionReasons,
   TypeMismatchError,
 } from "@openfeature/server-sdk";
-import type { FlagClient, FlagEvaluation } from "../../src/flags/flag-client.js";
-import { type JsonType, jsonTypeOf } from "../../src/flags/values.js";
+import type { FlagClient, FlagEvaluation } from "../../src/flags/client/index.js";
+import { type JsonType, jsonTypeOf } from "../../src/flags/index.js";
 
 /**
  * How the provider resolves a string, number or object flag from its variants' values (docs/flags.md

@@ -1,5 +1,5 @@
 import { importWithPeers } from "../../src/optional-peer.js";
-import { flexibleRateLimitStore, type RateLimitStore } from "../../src/rate-limit-store.js";
+import { flexibleRateLimitStore, type RateLimitStore } from "../../src/ports/rate-limit-store.js";
 
 /**
  * The part of an ioredis client (`new Redis(url)`) the store relies on: rate-limiter-flexible

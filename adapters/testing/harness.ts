@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Storage } from "../../src/internal.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 
 /**
  * What a backend hands the conformance suite. `create` returns a migrated, empty storage for one

@@ -1,6 +1,6 @@
 import type { ParsedMail } from "mailparser";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { MailTransport, OutgoingMessage } from "../../src/internal.js";
+import type { MailTransport, OutgoingMessage } from "../../src/ports/transport.js";
 import { importWithPeers } from "../../src/optional-peer.js";
 
 /** One message as it reached the other end: its bytes (RFC 5322) and the envelope recipients. */

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ports/clock.js";
 import { FlagpostError } from "../errors.js";
 import { uuidv7 } from "../ids.js";
 import { isStorableText } from "../input-policy.js";
-import type { ApiKeyRecord, Storage } from "../storage/index.js";
+import type { ApiKeyRecord, Storage } from "../ports/storage/index.js";
 import { parseInput } from "../validation.js";
 import { digestBytes, digestsEqual, generatePlainKey, hashKey } from "./key-hash.js";
 import { SCOPES, type Scope } from "./scopes.js";

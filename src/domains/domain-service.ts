@@ -1,8 +1,8 @@
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ports/clock.js";
 import { notFound } from "../errors.js";
 import { uuidv7 } from "../ids.js";
 import { type ListView, type PageQuery, readPage } from "../pagination.js";
-import type { DomainEvent, SendingDomainChanges, SendingDomainRecord, Storage } from "../storage/index.js";
+import type { DomainEvent, SendingDomainChanges, SendingDomainRecord, Storage } from "../ports/storage/index.js";
 import { parseInput } from "../validation.js";
 import { generateDkimKey } from "./dkim-key.js";
 import { recordsFor } from "./dns-records.js";

@@ -1,4 +1,4 @@
-import type { DomainEvent, SendingDomainRecord, Storage } from "../storage/index.js";
+import type { DomainEvent, SendingDomainRecord, Storage } from "../ports/storage/index.js";
 
 /**
  * What a change makes of the domain as read under its lock: the domain to store, or null for

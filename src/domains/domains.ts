@@ -1,13 +1,13 @@
 import { Resolver } from "node:dns/promises";
 import { hostname } from "node:os";
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ports/clock.js";
 import { FlagpostError } from "../errors.js";
 import type { LeasedJob } from "../jobs/job-queue.js";
 import { LeaseWorker } from "../jobs/lease-worker.js";
 import { periodicQueue } from "../jobs/periodic-queue.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../ports/logger.js";
 import { ServerSecret } from "../server-secret.js";
-import type { Storage } from "../storage/index.js";
+import type { Storage } from "../ports/storage/index.js";
 import type { DnsResolver } from "./dns-verification.js";
 import { DomainService } from "./domain-service.js";
 import { SendingDomains } from "./sending-domains.js";

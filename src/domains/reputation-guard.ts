@@ -1,7 +1,7 @@
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ports/clock.js";
 import { uuidv7 } from "../ids.js";
 import { changeDomain, type DomainChange } from "./domain-writes.js";
-import type { EmailRecord, ReputationMark, SendingDomainRecord, Storage } from "../storage/index.js";
+import type { EmailRecord, ReputationMark, SendingDomainRecord, Storage } from "../ports/storage/index.js";
 import {
   exceedsThresholds,
   type ReputationSettings,

@@ -1,6 +1,6 @@
 import { asciiDomain, parseAddress } from "../emails/addresses.js";
 import { FlagpostError } from "../errors.js";
-import type { DomainReputationCounts, EmailContent } from "../storage/index.js";
+import type { DomainReputationCounts, EmailContent } from "../ports/storage/index.js";
 
 /** The reputation guard's settings (docs/domains.md, "Reputation guard"). */
 export interface ReputationOptions {

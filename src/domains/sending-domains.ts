@@ -1,8 +1,8 @@
 import { createPrivateKey, type KeyObject } from "node:crypto";
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ports/clock.js";
 import { asciiDomain, mailAddress } from "../emails/addresses.js";
-import type { SendingDomainRecord, Storage } from "../storage/index.js";
-import type { DkimSigning } from "../transport.js";
+import type { SendingDomainRecord, Storage } from "../ports/storage/index.js";
+import type { DkimSigning } from "../ports/transport.js";
 import { openPrivateKey } from "./key-sealing.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { SendingDomainDnsRecord, SendingDomainRecord } from "../storage/index.js";
+import type { SendingDomainDnsRecord, SendingDomainRecord } from "../ports/storage/index.js";
 import type { ReputationSettings, ReputationView } from "./reputation-window.js";
 
 /**

@@ -1,5 +1,5 @@
 import { domainToASCII } from "node:url";
-import type { MailAddress } from "../transport.js";
+import type { MailAddress } from "../ports/transport.js";
 
 /**
  * Email address syntax accepted by flagpost (docs/emails.md, "Addresses"): `local@domain`,

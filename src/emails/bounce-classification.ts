@@ -3,8 +3,6 @@ import { decideReason } from "./classification/decide.js";
 import { enhancedStatus } from "./report-fields.js";
 import type { BounceReason, BounceSummary, DeliveryAction, DeliveryReport } from "./reports.js";
 
-export { smtpCommandFor } from "./classification/codes.js";
-
 /**
  * What one report says of one recipient, before classification: every report source (DSN,
  * plain-text bounce reader, provider webhook) gathers these facts and asks `classifyRecipient`,

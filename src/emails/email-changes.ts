@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ports/clock.js";
 import { FlagpostError, notFound } from "../errors.js";
 import { isStorableText } from "../input-policy.js";
-import type { EmailRecord, Storage } from "../storage/index.js";
+import type { EmailRecord, Storage } from "../ports/storage/index.js";
 import { parseInput } from "../validation.js";
 import { applyTransition } from "./lifecycle.js";
 import { instantSchema, scheduleProblem } from "./instants.js";

@@ -1,9 +1,9 @@
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ports/clock.js";
 import { type ErrorDetail, FlagpostError, notFound } from "../errors.js";
 import { fingerprint, runIdempotent } from "../idempotency.js";
 import { isStorableText } from "../input-policy.js";
 import { GroupCommit } from "../jobs/group-commit.js";
-import type { EmailRecord, IdempotencyCompletion, Storage } from "../storage/index.js";
+import type { EmailRecord, IdempotencyCompletion, Storage } from "../ports/storage/index.js";
 import { detailText, validationError } from "../validation.js";
 import { checkSendRequest, newEmailRecord, scheduledEvents } from "./new-email.js";
 import { ReportApplier, type ReportResult } from "./report-application.js";

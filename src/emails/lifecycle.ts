@@ -1,4 +1,4 @@
-import type { EmailRecord, EmailStatus } from "../storage/index.js";
+import type { EmailRecord, EmailStatus } from "../ports/storage/index.js";
 
 /**
  * docs/api.md's status lifecycle as data. Each status lists the statuses it may move to; anything

@@ -1,5 +1,5 @@
-import type { EmailRecord } from "../storage/index.js";
-import type { DkimSigning, OutgoingMessage } from "../transport.js";
+import type { EmailRecord } from "../ports/storage/index.js";
+import type { DkimSigning, OutgoingMessage } from "../ports/transport.js";
 import { asciiDomain, mailAddress } from "./addresses.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { ErrorDetail } from "../errors.js";
 import { uuidv7 } from "../ids.js";
-import type { DomainEvent, EmailRecord } from "../storage/index.js";
+import type { DomainEvent, EmailRecord } from "../ports/storage/index.js";
 import { checkInput } from "../validation.js";
 import { messageIdFor } from "./message.js";
 import { scheduleProblem } from "./instants.js";

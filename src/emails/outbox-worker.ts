@@ -1,13 +1,13 @@
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ports/clock.js";
 import { FlagpostError } from "../errors.js";
 import { GroupCommit } from "../jobs/group-commit.js";
 import type { JobQueue } from "../jobs/job-queue.js";
 import { LeaseWorker } from "../jobs/lease-worker.js";
 import { checkRetryPolicy, DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay } from "../jobs/retry-policy.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../ports/logger.js";
 import { ByteBudget } from "../jobs/byte-budget.js";
-import type { ClaimedEmail, EmailOutcomeWrite, EmailRecord, Storage } from "../storage/index.js";
-import type { MailTransport } from "../transport.js";
+import type { ClaimedEmail, EmailOutcomeWrite, EmailRecord, Storage } from "../ports/storage/index.js";
+import type { MailTransport } from "../ports/transport.js";
 import { applyTransition } from "./lifecycle.js";
 import { isAddress } from "./addresses.js";
 import type { Outcome } from "./outcome.js";

@@ -1,4 +1,4 @@
-import { type RecipientRejection, TransportError, type TransportResult } from "../transport.js";
+import { type RecipientRejection, TransportError, type TransportResult } from "../ports/transport.js";
 import { classifyRecipient } from "./bounce-classification.js";
 
 /**

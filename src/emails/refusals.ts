@@ -1,4 +1,4 @@
-import { errorFields, type Logger } from "../logger.js";
+import { errorFields, type Logger } from "../ports/logger.js";
 import { type RecipientBounceFacts, recipientFacts } from "./report-envelope.js";
 import type { SuppressionPolicy } from "./suppression-policy.js";
 import type { BounceReason, BounceSummary } from "./reports.js";

@@ -1,8 +1,8 @@
 import type { ReputationGuard } from "../domains/reputation-guard.js";
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ports/clock.js";
 import { FlagpostError } from "../errors.js";
 import { uuidv7 } from "../ids.js";
-import type { EmailEvent, EmailRecord, EmailStatus, EmailTransition, Storage } from "../storage/index.js";
+import type { EmailEvent, EmailRecord, EmailStatus, EmailTransition, Storage } from "../ports/storage/index.js";
 import { parseIsoInstant } from "../time.js";
 import { parseInput } from "../validation.js";
 import { applyTransition } from "./lifecycle.js";

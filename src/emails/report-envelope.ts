@@ -1,4 +1,4 @@
-import type { EmailEvent, EmailRecord } from "../storage/index.js";
+import type { EmailEvent, EmailRecord } from "../ports/storage/index.js";
 import { emailRecipients } from "./message.js";
 import type { BounceReason, BounceSummary } from "./reports.js";
 

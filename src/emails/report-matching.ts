@@ -1,5 +1,5 @@
 import { isStorableText } from "../input-policy.js";
-import type { EmailRecord, Storage } from "../storage/index.js";
+import type { EmailRecord, Storage } from "../ports/storage/index.js";
 import type { DeliveryReport } from "./reports.js";
 import { normalMessageId } from "./report-fields.js";
 import { splitVerpKey } from "./verp-tag.js";

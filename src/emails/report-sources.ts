@@ -1,8 +1,8 @@
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ports/clock.js";
 import { FlagpostError } from "../errors.js";
 import { firstUse } from "../once-tokens.js";
 import type { ReportSource, SignatureChecks } from "../ports/report-source.js";
-import type { IdempotencyRepository } from "../storage/index.js";
+import type { IdempotencyRepository } from "../ports/storage/index.js";
 
 /**
  * The registry of report sources: the list an app hands in, checked once, looked up by name. It

@@ -1,6 +1,6 @@
 import type { ByteBudget } from "../jobs/byte-budget.js";
-import type { ClaimedEmail, EmailEvent, EmailRecord, Storage } from "../storage/index.js";
-import type { MailTransport, OutgoingMessage, TransportResult } from "../transport.js";
+import type { ClaimedEmail, EmailEvent, EmailRecord, Storage } from "../ports/storage/index.js";
+import type { MailTransport, OutgoingMessage, TransportResult } from "../ports/transport.js";
 import { emailRecipients, envelopeRecipients, toOutgoing } from "./message.js";
 import { failureOutcome, type Outcome, successOutcome } from "./outcome.js";
 import type { VerpTags } from "./verp-tag.js";

@@ -1,5 +1,5 @@
 import { GroupCommit } from "../jobs/group-commit.js";
-import type { Storage } from "../storage/index.js";
+import type { Storage } from "../ports/storage/index.js";
 
 /** Most recipient lists answered by one read: far below every engine's bound-parameter limit once chunked. */
 const MAX_LISTS_PER_READ = 200;

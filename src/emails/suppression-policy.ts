@@ -1,7 +1,7 @@
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ports/clock.js";
 import { FlagpostError } from "../errors.js";
 import { uuidv7 } from "../ids.js";
-import type { Storage, SuppressionRecord } from "../storage/index.js";
+import type { Storage, SuppressionRecord } from "../ports/storage/index.js";
 import { isRecipientCaused } from "./bounce-classification.js";
 import type { BounceReason, BounceSummary } from "./reports.js";
 import { suppressionWrites } from "./suppression-writes.js";

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ports/clock.js";
 import { notFound } from "../errors.js";
 import { uuidv7 } from "../ids.js";
 import { isStorableText } from "../input-policy.js";
 import { type ListView, ONE_CURSOR, oneCursor, pageFields, readPage } from "../pagination.js";
-import type { Storage, SuppressionOrigin, SuppressionRecord } from "../storage/index.js";
+import type { Storage, SuppressionOrigin, SuppressionRecord } from "../ports/storage/index.js";
 import { parseInput } from "../validation.js";
 import { ADDRESS_RULE } from "./schema.js";
 import { parseAddress } from "./addresses.js";

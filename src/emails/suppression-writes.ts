@@ -1,4 +1,4 @@
-import type { Storage, SuppressionRecord } from "../storage/index.js";
+import type { Storage, SuppressionRecord } from "../ports/storage/index.js";
 import { suppressionDomainEvent } from "./webhook-events.js";
 
 /** Addresses per row-store call, so a 1,000-address batch holds its locks through few statements. */

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { type ErrorDetail, FlagpostError } from "../errors.js";
 import type { ServerSecret } from "../server-secret.js";
-import type { EmailRecord } from "../storage/index.js";
+import type { EmailRecord } from "../ports/storage/index.js";
 import { parseAddress } from "./addresses.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { EmailEvent, EmailEventType, EmailListEntry, EmailRecord, EmailStatus } from "../storage/index.js";
+import type { EmailEvent, EmailEventType, EmailListEntry, EmailRecord, EmailStatus } from "../ports/storage/index.js";
 import type { EmailBounce } from "./report-envelope.js";
 
 /**

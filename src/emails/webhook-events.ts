@@ -1,5 +1,5 @@
 import { uuidv7 } from "../ids.js";
-import type { DomainEvent, EmailRecord, SuppressionRecord } from "../storage/index.js";
+import type { DomainEvent, EmailRecord, SuppressionRecord } from "../ports/storage/index.js";
 import type { EmailBounce } from "./report-envelope.js";
 
 /** The email event types webhooks carry, as the resend SDK's `WebhookEvent` names them. */

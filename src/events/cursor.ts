@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { FlagpostError } from "../errors.js";
 import { UUID_PATTERN } from "../ids.js";
-import type { EventKey } from "../storage/index.js";
+import type { EventKey } from "../ports/storage/index.js";
 
 /**
  * The event list's keyset cursor: base64url of `e1.<timestamp ms>.<id>.<filter hash>`. Opaque to

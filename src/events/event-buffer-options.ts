@@ -1,5 +1,5 @@
 import { FlagpostError } from "../errors.js";
-import type { NewEvent } from "../storage/index.js";
+import type { NewEvent } from "../ports/storage/index.js";
 
 /** The options of the event buffer behind `events.enqueue` (event-buffer.ts), and its counters. */
 

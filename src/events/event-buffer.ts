@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { FlagpostError, isFlagpostError } from "../errors.js";
 import { backoffDelay, exponential } from "../jobs/backoff.js";
-import { errorFields, type Logger } from "../logger.js";
-import type { NewEvent } from "../storage/index.js";
+import { errorFields, type Logger } from "../ports/logger.js";
+import type { NewEvent } from "../ports/storage/index.js";
 import { FlushWaiters } from "./flush-waiters.js";
 import {
   bufferSettings,

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { ErrorDetail } from "../errors.js";
 import { uuidv7 } from "../ids.js";
 import { breaksNoRule, inputProblem } from "../input-policy.js";
-import type { NewEvent } from "../storage/index.js";
+import type { NewEvent } from "../ports/storage/index.js";
 import { isoFromMs, parseUtcInstant } from "../time.js";
 import { checkInput } from "../validation.js";
 import {

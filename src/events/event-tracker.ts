@@ -1,8 +1,8 @@
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ports/clock.js";
 import { type ErrorDetail, FlagpostError } from "../errors.js";
 import { fingerprint, runIdempotent } from "../idempotency.js";
-import { errorFields, type Logger } from "../logger.js";
-import type { NewEvent, Storage } from "../storage/index.js";
+import { errorFields, type Logger } from "../ports/logger.js";
+import type { NewEvent, Storage } from "../ports/storage/index.js";
 import { checkShape, parseInput, validationError } from "../validation.js";
 import { decodeEventCursor, encodeEventCursor, filterHash } from "./cursor.js";
 import { EventBuffer } from "./event-buffer.js";

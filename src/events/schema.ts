@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { limitField } from "../pagination.js";
 import { parseIsoInstant } from "../time.js";
-import type { EventRecord } from "../storage/events.js";
+import type { EventRecord } from "../ports/storage/events.js";
 
 /**
  * The wire shapes of events and event queries. Limits that docs/api.md leaves open are decided here and

@@ -1,6 +1,6 @@
 import { FlagpostError } from "../errors.js";
 import type { Variant } from "../flags/schema.js";
-import type { Storage, VariantTotals } from "../storage/index.js";
+import type { Storage, VariantTotals } from "../ports/storage/index.js";
 import { parseInput } from "../validation.js";
 import {
   type ExperimentResults,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { limitField } from "../pagination.js";
 import { RESERVED_KEY } from "../input-policy.js";
-import { ATTRIBUTE_OPERATORS, OPERATORS } from "./operators.js";
+import { ATTRIBUTE_OPERATORS, OPERATORS } from "./evaluation/operators.js";
 import { variantValueIssues, variantValueSchema } from "./values.js";
 
 /**
@@ -23,7 +23,7 @@ export const flagKeySchema = z.string().regex(FLAG_KEY_PATTERN, {
 
 const userIdSchema = z.string().min(1).max(MAX_ID_LENGTH);
 
-export { ATTRIBUTE_OPERATORS, type AttributeOperator } from "./operators.js";
+export type { AttributeOperator } from "./evaluation/operators.js";
 
 const scalarSchema = z.union([z.string().max(MAX_VALUE_LENGTH), z.number(), z.boolean()], {
   error: "must be a string, a number or a boolean",

@@ -1,5 +1,5 @@
 import { FlagpostError } from "../errors.js";
-import { errorFields, type Logger } from "../logger.js";
+import { errorFields, type Logger } from "../ports/logger.js";
 import type { JobQueue, LeasedJob } from "./job-queue.js";
 import { deadLocalOwners } from "./owner.js";
 

@@ -1,6 +1,6 @@
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ports/clock.js";
 import { FlagpostError } from "../errors.js";
-import { errorFields, type Logger } from "../logger.js";
+import { errorFields, type Logger } from "../ports/logger.js";
 import type { JobClaim, JobHandler, JobQueue, LeasedJob, LeaseWorkerOptions } from "./job-queue.js";
 import { checkWorkerTimes, releaseDeadOwners, renewHeld } from "./lease-upkeep.js";
 import { jobOwner, ownerOfThisProcess } from "./owner.js";

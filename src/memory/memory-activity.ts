@@ -1,4 +1,9 @@
-import type { ActivityRepository, EmailActivityBucket, EventCountBucket, FailingWebhook } from "../storage/index.js";
+import type {
+  ActivityRepository,
+  EmailActivityBucket,
+  EventCountBucket,
+  FailingWebhook,
+} from "../ports/storage/index.js";
 import type { MemoryEmailRepository } from "./memory-emails.js";
 import { epochMs, type MemoryEventRepository } from "./memory-events.js";
 import type { MemoryWebhookState } from "./memory-webhook-state.js";

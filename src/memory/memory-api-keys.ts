@@ -1,5 +1,5 @@
 import { FlagpostError } from "../errors.js";
-import type { ApiKeyRecord, ApiKeyRepository } from "../storage/index.js";
+import type { ApiKeyRecord, ApiKeyRepository } from "../ports/storage/index.js";
 
 export class MemoryApiKeyRepository implements ApiKeyRepository {
   readonly #byId = new Map<string, ApiKeyRecord>();

@@ -1,4 +1,4 @@
-import type { DeliveryReportRepository, PageRequest, UnmatchedReportRecord } from "../storage/index.js";
+import type { DeliveryReportRepository, PageRequest, UnmatchedReportRecord } from "../ports/storage/index.js";
 import { MemoryTable } from "./memory-table.js";
 
 /** Unmatched delivery reports in memory. */

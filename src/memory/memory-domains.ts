@@ -1,5 +1,5 @@
 import { FlagpostError } from "../errors.js";
-import type { DomainRepository, DomainRowStore, PageRequest, SendingDomainRecord } from "../storage/index.js";
+import type { DomainRepository, DomainRowStore, PageRequest, SendingDomainRecord } from "../ports/storage/index.js";
 import { ascending, copy, MemoryTable, StagedTable } from "./memory-table.js";
 
 /** Sending domains in memory, by id. Changes arrive from a committing transaction (memory-transaction.ts). */

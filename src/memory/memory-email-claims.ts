@@ -1,5 +1,5 @@
-import type { ClaimedEmail, EmailRecord } from "../storage/index.js";
-import { headlineOf } from "../storage/email-headline.js";
+import type { ClaimedEmail, EmailRecord } from "../ports/storage/index.js";
+import { headlineOf } from "../ports/storage/email-headline.js";
 import { copy } from "./memory-table.js";
 
 /** The stored size of each email's content (its JSON's length, as the SQL adapters measure it), computed once. */

@@ -19,9 +19,9 @@ import type {
   EmailTransition,
   IdempotencyCompletion,
   NewEmailEvent,
-} from "../storage/index.js";
+} from "../ports/storage/index.js";
 import type { MemoryIdempotencyRepository } from "./memory-idempotency.js";
-import { headlineOf } from "../storage/email-headline.js";
+import { headlineOf } from "../ports/storage/email-headline.js";
 import { claimedCopy } from "./memory-email-claims.js";
 import { sendingDomainOf } from "../domains/reputation-window.js";
 import { MemoryLeases, unlease } from "./memory-leases.js";

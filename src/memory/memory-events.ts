@@ -6,7 +6,7 @@ import type {
   EventRepository,
   IdempotencyCompletion,
   NewEvent,
-} from "../storage/index.js";
+} from "../ports/storage/index.js";
 import type { MemoryIdempotencyRepository } from "./memory-idempotency.js";
 
 interface Row {

@@ -1,4 +1,4 @@
-import type { ExperimentQuery, ExperimentRepository, ExperimentTotals, VariantTotals } from "../storage/index.js";
+import type { ExperimentQuery, ExperimentRepository, ExperimentTotals, VariantTotals } from "../ports/storage/index.js";
 import { epochMs, type MemoryEventRepository } from "./memory-events.js";
 
 interface Assignment {

@@ -1,4 +1,4 @@
-import type { FlagHistoryEntry, FlagHistoryRepository } from "../storage/index.js";
+import type { FlagHistoryEntry, FlagHistoryRepository } from "../ports/storage/index.js";
 
 /** The memory twin of the history table: appended to when a flag write's transaction commits. */
 export class MemoryFlagHistoryRepository implements FlagHistoryRepository {

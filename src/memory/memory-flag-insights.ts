@@ -1,4 +1,4 @@
-import type { FlagInsightCount, FlagInsightRepository, FlagInsightTotal } from "../storage/index.js";
+import type { FlagInsightCount, FlagInsightRepository, FlagInsightTotal } from "../ports/storage/index.js";
 
 /** One row's identity: flag, hour and result (a variant key cannot start with "_"). */
 function rowKey(count: FlagInsightCount): string {

@@ -4,7 +4,7 @@ import type {
   FlagScheduleRecord,
   FlagScheduleRepository,
   FlagScheduleStatus,
-} from "../storage/index.js";
+} from "../ports/storage/index.js";
 
 /** `a` before `b` in the list order: by `at`, then `id`. */
 function before(a: { at: string; id: string }, b: { at: string; id: string }): boolean {

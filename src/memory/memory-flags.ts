@@ -1,5 +1,5 @@
 import { FlagpostError } from "../errors.js";
-import type { FlagRecord, FlagRepository, FlagRowStore, StoredPrerequisiteGraph } from "../storage/index.js";
+import type { FlagRecord, FlagRepository, FlagRowStore, StoredPrerequisiteGraph } from "../ports/storage/index.js";
 
 /** Flags in memory: read here, written only by a committing transaction (memory-transaction.ts). */
 export class MemoryFlagRepository implements FlagRepository {

@@ -3,7 +3,7 @@ import type {
   IdempotencyClaim,
   IdempotencyCompletion,
   IdempotencyRepository,
-} from "../storage/index.js";
+} from "../ports/storage/index.js";
 import { copy } from "./memory-table.js";
 
 interface Entry {

@@ -1,5 +1,5 @@
 import { sendingDomainOf } from "../domains/reputation-window.js";
-import type { DomainReputationCounts, EmailRecord, ReputationMark } from "../storage/index.js";
+import type { DomainReputationCounts, EmailRecord, ReputationMark } from "../ports/storage/index.js";
 
 /** The reputation marks of the emails in memory, and the window count the SQL adapters do with one query. */
 export class ReputationMarks {

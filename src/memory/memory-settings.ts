@@ -1,4 +1,4 @@
-import type { SettingsRepository } from "../storage/index.js";
+import type { SettingsRepository } from "../ports/storage/index.js";
 
 /** Settings in memory: the first value stored under a name stays. */
 export class MemorySettingsRepository implements SettingsRepository {

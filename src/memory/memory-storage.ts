@@ -1,4 +1,4 @@
-import type { Storage } from "../storage/index.js";
+import type { Storage } from "../ports/storage/index.js";
 import { MemoryActivityRepository } from "./memory-activity.js";
 import { MemoryApiKeyRepository } from "./memory-api-keys.js";
 import { MemoryDeliveryReportRepository } from "./memory-delivery-reports.js";

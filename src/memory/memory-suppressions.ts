@@ -5,7 +5,7 @@ import type {
   SuppressionRecord,
   SuppressionRepository,
   SuppressionRowStore,
-} from "../storage/index.js";
+} from "../ports/storage/index.js";
 import { copy, MemoryTable, StagedTable } from "./memory-table.js";
 
 /** The suppression list in memory, by address: read here, written only by a committing transaction. */

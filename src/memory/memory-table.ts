@@ -1,7 +1,7 @@
 import { FlagpostError } from "../errors.js";
-import type { PageRequest } from "../storage/index.js";
+import type { PageRequest } from "../ports/storage/index.js";
 
-/** A fresh copy: the port hands out records the caller may keep or change (src/storage/index.ts). */
+/** A fresh copy: the port hands out records the caller may keep or change (src/ports/storage/index.ts). */
 export const copy = <T>(value: T): T => structuredClone(value);
 
 /** Ascending order of two strings (ids, ISO times). */

@@ -1,5 +1,5 @@
 import { FlagpostError } from "../errors.js";
-import type { DomainEvent, FlagHistoryEntry, Storage, StorageTransaction } from "../storage/index.js";
+import type { DomainEvent, FlagHistoryEntry, Storage, StorageTransaction } from "../ports/storage/index.js";
 import { type MemoryDomainRepository, MemoryDomainRows } from "./memory-domains.js";
 import type { MemoryFlagHistoryRepository } from "./memory-flag-history.js";
 import type { MemoryFlagScheduleRepository } from "./memory-flag-schedules.js";

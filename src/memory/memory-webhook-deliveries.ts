@@ -7,7 +7,7 @@ import type {
   DomainEvent,
   PageRequest,
   WebhookDeliveryRepository,
-} from "../storage/index.js";
+} from "../ports/storage/index.js";
 import { MemoryLeases, unlease } from "./memory-leases.js";
 import { copy } from "./memory-table.js";
 import type { MemoryWebhookState } from "./memory-webhook-state.js";

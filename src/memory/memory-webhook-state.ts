@@ -1,5 +1,5 @@
 import { uuidv7 } from "../ids.js";
-import type { AttemptRecord, DeliveryRecord, DomainEvent, WebhookRecord } from "../storage/index.js";
+import type { AttemptRecord, DeliveryRecord, DomainEvent, WebhookRecord } from "../ports/storage/index.js";
 import { copy, MemoryTable } from "./memory-table.js";
 
 /**

@@ -4,7 +4,7 @@ import type {
   WebhookChanges,
   WebhookRecord,
   WebhookRepository,
-} from "../storage/index.js";
+} from "../ports/storage/index.js";
 import type { MemoryWebhookState } from "./memory-webhook-state.js";
 import { copy } from "./memory-table.js";
 

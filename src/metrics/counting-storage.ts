@@ -1,7 +1,7 @@
 import { FlagpostError } from "../errors.js";
-import type { EmailOutcomeWrite, EmailTransition } from "../storage/emails.js";
-import type { DomainEvent, Storage, StorageTransaction } from "../storage/index.js";
-import type { DeliveryOutcome } from "../storage/webhooks.js";
+import type { EmailOutcomeWrite, EmailTransition } from "../ports/storage/emails.js";
+import type { DomainEvent, Storage, StorageTransaction } from "../ports/storage/index.js";
+import type { DeliveryOutcome } from "../ports/storage/webhooks.js";
 import type { MetricsCounters } from "./counters.js";
 
 /**

@@ -1,5 +1,5 @@
-import type { Clock } from "../clock.js";
-import type { Storage } from "../storage/index.js";
+import type { Clock } from "../ports/clock.js";
+import type { Storage } from "../ports/storage/index.js";
 import type { MetricsSnapshot } from "./counters.js";
 
 /**

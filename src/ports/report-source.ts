@@ -1,4 +1,4 @@
-import type { Clock } from "../clock.js";
+import type { Clock } from "./clock.js";
 import type { DeliveryReport } from "../emails/reports.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ports/clock.js";
 import { FlagpostError } from "../errors.js";
 import { uuidv7 } from "../ids.js";
 import { parseSchedule } from "../jobs/backoff.js";
@@ -6,8 +6,8 @@ import { GroupCommit } from "../jobs/group-commit.js";
 import type { JobQueue } from "../jobs/job-queue.js";
 import { LeaseWorker } from "../jobs/lease-worker.js";
 import { checkRetryPolicy, type RetryPolicy, retryDelay } from "../jobs/retry-policy.js";
-import type { Logger } from "../logger.js";
-import type { ClaimedDelivery, DeliveryOutcome, Storage } from "../storage/index.js";
+import type { Logger } from "../ports/logger.js";
+import type { ClaimedDelivery, DeliveryOutcome, Storage } from "../ports/storage/index.js";
 import type { SendResult, WebhookSender } from "./sender.js";
 import { signedHeaders } from "./signing.js";
 

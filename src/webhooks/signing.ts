@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
-import type { WebhookRecord } from "../storage/index.js";
+import type { WebhookRecord } from "../ports/storage/index.js";
 
 /**
  * Standard Webhooks signing (https://www.standardwebhooks.com), which the resend SDK's

@@ -1,4 +1,4 @@
-import type { AttemptRecord, DeliveryRecord, DomainEvent, WebhookRecord } from "../storage/index.js";
+import type { AttemptRecord, DeliveryRecord, DomainEvent, WebhookRecord } from "../ports/storage/index.js";
 
 /**
  * What callers see of webhooks, shaped as the resend SDK's response types

@@ -1,7 +1,7 @@
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ports/clock.js";
 import { notFound } from "../errors.js";
 import { uuidv7 } from "../ids.js";
-import type { Storage, WebhookChanges, WebhookRecord } from "../storage/index.js";
+import type { Storage, WebhookChanges, WebhookRecord } from "../ports/storage/index.js";
 import { type ListView, type PageQuery, readPage } from "../pagination.js";
 import { parseInput } from "../validation.js";
 import { checkEndpoint, type Resolver } from "./address-policy.js";

@@ -1,6 +1,6 @@
-import type { Clock } from "../clock.js";
-import type { Logger } from "../logger.js";
-import type { Storage } from "../storage/index.js";
+import type { Clock } from "../ports/clock.js";
+import type { Logger } from "../ports/logger.js";
+import type { Storage } from "../ports/storage/index.js";
 import { type Resolver, systemResolver } from "./address-policy.js";
 import { WebhookWorker, type WebhookWorkerOptions } from "./delivery-worker.js";
 import { WebhookSender } from "./sender.js";

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ApiKeys, memoryStorage, type Storage } from "../../src/internal.js";
+import { ApiKeys } from "../../src/auth/index.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { fakeClock } from "../support/fake-clock.js";
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ApiKeys, memoryStorage } from "../../src/internal.js";
+import { ApiKeys } from "../../src/auth/index.js";
+import { memoryStorage } from "../../src/memory/index.js";
 import { digestBytes, digestsEqual, hashKey } from "../../src/auth/key-hash.js";
 import { fakeClock } from "../support/fake-clock.js";
 

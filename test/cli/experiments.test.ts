@@ -5,7 +5,9 @@ import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
-import { createFlagpost, type ExperimentResults, type Flagpost, silentLogger } from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import type { ExperimentResults } from "../../src/experiments/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { runCli } from "../support/cli.js";
 
 // `flagpost experiments results` against a SQLite file the test fills through the library: the

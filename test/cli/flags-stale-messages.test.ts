@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { listStaleFlags } from "../../cli/flags.js";
-import { createFlagpost, type Flagpost, memoryStorage, silentLogger } from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { fakeClock } from "../support/fake-clock.js";
 
 let fp: Flagpost | undefined;

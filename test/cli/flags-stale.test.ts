@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
 import { openDatabase } from "../../cli/open-database.js";
-import type { FlagRecord } from "../../src/internal.js";
-import { flagWrites } from "../../src/internal.js";
+import type { FlagRecord } from "../../src/ports/storage/flags.js";
+import { flagWrites } from "../../src/flags/store/index.js";
 import { waitUntil } from "../flags/support/wait.js";
 import { runCli, spawnCli, waitForOutput } from "../support/cli.js";
 

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { helpFor, parseCommand, USAGE, UsageError } from "../../cli/args.js";
 import { listKeys } from "../../cli/keys.js";
-import { createFlagpost, type Flagpost, memoryStorage, silentLogger } from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { runCli } from "../support/cli.js";
 
 let fp: Flagpost | undefined;

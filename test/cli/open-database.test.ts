@@ -5,7 +5,7 @@ import { type Kysely, sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
 import { openDatabase, parseDatabaseUrl } from "../../cli/open-database.js";
-import { FlagpostError } from "../../src/internal.js";
+import { FlagpostError } from "../../src/errors.js";
 import { backendUrl, describeIfBackend } from "../support/databases.js";
 
 describe("parseDatabaseUrl", () => {

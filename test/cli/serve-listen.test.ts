@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
-import { createFlagpost, type Flagpost } from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
 import { spawnCli, waitForOutput } from "../support/cli.js";
 import { createTestDatabase, describeIfBackend, type TestDatabase } from "../support/databases.js";
 

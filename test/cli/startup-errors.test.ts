@@ -7,7 +7,8 @@ import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
-import { createFlagpost, silentLogger } from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { runCli } from "../support/cli.js";
 import { describeIfBackend } from "../support/databases.js";
 

@@ -2,7 +2,9 @@ import { randomBytes } from "node:crypto";
 import { afterEach, expect, it } from "vitest";
 import { writeSlices } from "../../adapters/kysely/email-content-slices.js";
 import { idempotencyPurger } from "../../src/idempotency-purge.js";
-import { type EmailRecord, silentLogger, type Storage } from "../../src/internal.js";
+import type { EmailRecord } from "../../src/ports/storage/emails.js";
+import { silentLogger } from "../../src/ports/logger.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { BACKENDS, createTestStorage, describeIfBackend, type TestDatabase } from "../support/databases.js";
 import { fakeClock } from "../support/fake-clock.js";
 

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
 import { migrateTo } from "../../adapters/kysely/migrations.js";
-import type { NewEvent } from "../../src/internal.js";
+import type { NewEvent } from "../../src/ports/storage/events.js";
 import { BACKENDS, createTestDatabase, describeIfBackend } from "../support/databases.js";
 
 /**

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
 import { MIGRATION_TABLE, migrateTo } from "../../adapters/kysely/migrations.js";
-import type { EventRecord } from "../../src/internal.js";
+import type { EventRecord } from "../../src/ports/storage/events.js";
 import { type Backend, BACKENDS, createTestDatabase, describeIfBackend } from "../support/databases.js";
 
 /**

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
 import { MIGRATION_TABLE, migrateTo } from "../../adapters/kysely/migrations.js";
 import { eventsMigration } from "../../adapters/kysely/migrations/0002-events.js";
-import type { EventRecord } from "../../src/internal.js";
+import type { EventRecord } from "../../src/ports/storage/events.js";
 import { type Backend, BACKENDS, createTestDatabase, describeIfBackend } from "../support/databases.js";
 
 /**

@@ -3,13 +3,13 @@ import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type LogEvent } f
 import pg from "pg";
 import { afterEach, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
-import { systemClock } from "../../src/internal.js";
-import { FlagStore } from "../../src/flags/flag-store.js";
+import { systemClock } from "../../src/ports/clock.js";
+import { FlagStore } from "../../src/flags/store/flag-store.js";
 import { createTestDatabase, describeIfBackend, type TestDatabase } from "../support/databases.js";
 
 /**
  * A flag update reads the flag's row once, under its lock, and builds the history entry, the
- * flag.updated event and its answer from that one read (src/flags/flag-writes.ts). Counted with
+ * flag.updated event and its answer from that one read (src/flags/store/flag-writes.ts). Counted with
  * Kysely's query log on a storage of its own, so no other part of flagpost adds statements.
  */
 

@@ -9,7 +9,9 @@ import {
 } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
-import { flagWrites, FlagpostError, type FlagRecord } from "../../src/internal.js";
+import { flagWrites } from "../../src/flags/store/index.js";
+import { FlagpostError } from "../../src/errors.js";
+import type { FlagRecord } from "../../src/ports/storage/flags.js";
 import { createTestDatabase, createTestStorage, describeIfBackend, type TestDatabase } from "../support/databases.js";
 
 /** What kyselyStorage promises beyond the port: ownership of the instance, dialects, error shapes. */

@@ -1,4 +1,4 @@
-import { memoryStorage } from "../../src/internal.js";
+import { memoryStorage } from "../../src/memory/index.js";
 import { describeStorageConformance } from "../../adapters/testing/index.js";
 
 describeStorageConformance({

@@ -5,7 +5,8 @@ import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { kyselyStorage, withStatementCache } from "../../adapters/kysely/index.js";
-import { createFlagpost, silentLogger } from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { silentLogger } from "../../src/ports/logger.js";
 
 /** A better-sqlite3 database that counts how often each SQL text is prepared. */
 function countingDatabase(file: string) {

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { type StorageActions, translatedRepository } from "../../adapters/kysely/storage-errors.js";
-import { FlagpostError } from "../../src/internal.js";
+import { FlagpostError } from "../../src/errors.js";
 
 /**
  * adapters/kysely/storage-errors.ts: the one wrapper that turns what a repository method throws into

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
-import { FlagpostError, type Storage } from "../../src/internal.js";
+import { FlagpostError } from "../../src/errors.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { createTestStorage, type TestDatabase } from "../support/databases.js";
 
 /**

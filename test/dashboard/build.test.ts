@@ -5,7 +5,8 @@ import { pathToFileURL } from "node:url";
 import { build } from "tsup";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as Http from "../../adapters/http/index.js";
-import type * as Core from "../../src/internal.js";
+import type * as Core from "../../src/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import config from "../../tsup.config.js";
 import { listen, type Running } from "../support/servers.js";
 import { ARTIFACTS } from "./browser.js";
@@ -32,7 +33,7 @@ describe("dashboard: from the package build", () => {
     await build({ ...js, config: false, outDir, dts: false, sourcemap: false, silent: true, clean: true });
     const core = (await import(pathToFileURL(join(outDir, "index.js")).href)) as typeof Core;
     const http = (await import(pathToFileURL(join(outDir, "http.js")).href)) as typeof Http;
-    fp = core.createFlagpost({ storage: core.memoryStorage(), logger: core.silentLogger });
+    fp = core.createFlagpost({ storage: core.memoryStorage(), logger: silentLogger });
     await fp.ready();
     running = await listen(createServer(http.toNodeHandler(fp)));
   }, 60_000);

@@ -1,7 +1,7 @@
 import nodemailer from "nodemailer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
-import type { SendEmailRequest } from "../../src/internal.js";
+import type { SendEmailRequest } from "../../src/emails/index.js";
 import { createTestStorage, type TestDatabase } from "../support/databases.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";

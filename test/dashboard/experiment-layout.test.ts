@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TrackEventInput } from "../../src/internal.js";
+import type { TrackEventInput } from "../../src/events/index.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import { artifactPath, type Browser, connect, launchBrowser } from "./browser.js";
 

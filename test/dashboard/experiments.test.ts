@@ -1,6 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ExperimentResults, TrackEventInput } from "../../src/internal.js";
+import type { ExperimentResults } from "../../src/experiments/index.js";
+import type { TrackEventInput } from "../../src/events/index.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import { artifactPath, type Browser, connect, launchBrowser } from "./browser.js";
 

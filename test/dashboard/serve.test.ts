@@ -3,7 +3,10 @@ import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DASHBOARD_FILES } from "../../adapters/http/dashboard/files.js";
 import { createHandler, toNodeHandler } from "../../adapters/http/index.js";
-import { ATTRIBUTE_OPERATORS, createFlagpost, memoryStorage, silentLogger } from "../../src/internal.js";
+import { ATTRIBUTE_OPERATORS } from "../../src/flags/evaluation/index.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { listenUnderApi, startApp, type TestApp } from "../support/servers.js";
 
 const PUBLIC = new URL("../../adapters/http/dashboard/public/", import.meta.url);

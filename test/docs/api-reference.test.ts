@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { allRoutes } from "../../adapters/http/routes/index.js";
-import { createFlagpost, memoryStorage } from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
 
 const API_MD = new URL("../../docs/api.md", import.meta.url);
 

@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { generateDkimKey } from "../../src/domains/dkim-key.js";
 import { sealPrivateKey } from "../../src/domains/key-sealing.js";
 import { DOMAIN_LOOKUP_TTL_MS, SendingDomains } from "../../src/domains/sending-domains.js";
-import { changeDomain, type Storage } from "../../src/internal.js";
-import type { SendingDomainRecord } from "../../src/storage/index.js";
+import { changeDomain } from "../../src/domains/index.js";
+import type { Storage } from "../../src/ports/storage/index.js";
+import type { SendingDomainRecord } from "../../src/ports/storage/index.js";
 import { fakeClock } from "../support/fake-clock.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 

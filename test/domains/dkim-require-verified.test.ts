@@ -1,7 +1,7 @@
 import { Resend } from "resend";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { splitTxt } from "../../src/domains/dns-records.js";
-import type { Storage } from "../../src/internal.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 import { startTestDns } from "./support/test-dns.js";

@@ -6,7 +6,7 @@ import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
 import { signingThreads, signInThread } from "../../adapters/nodemailer/signing-threads.js";
 import { splitTxt } from "../../src/domains/dns-records.js";
 import { SIGNED_HEADERS } from "../../src/domains/sending-domains.js";
-import type { OutgoingMessage } from "../../src/internal.js";
+import type { OutgoingMessage } from "../../src/ports/transport.js";
 
 /**
  * The signing threads (adapters/nodemailer/signing-threads.ts): none start until something is

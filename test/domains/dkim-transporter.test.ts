@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
 import { splitTxt } from "../../src/domains/dns-records.js";
 import { SIGNED_HEADERS } from "../../src/domains/sending-domains.js";
-import { type OutgoingMessage, TransportError } from "../../src/internal.js";
+import { type OutgoingMessage, TransportError } from "../../src/ports/transport.js";
 import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";
 
 /**

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
-import type { DeliveryReport, Storage } from "../../src/internal.js";
+import type { DeliveryReport } from "../../src/emails/index.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { reportHarness } from "../emails/support/report-harness.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 import { allVerified, type Receiver, startReceiver } from "../webhooks/support/receiver.js";

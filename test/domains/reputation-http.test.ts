@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { domainSettingsFrom } from "../../cli/domain-settings.js";
-import { changeDomain, createFlagpost, memoryStorage, silentLogger } from "../../src/internal.js";
+import { changeDomain } from "../../src/domains/index.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { startApp, type TestApp } from "../support/servers.js";
 
 /**

@@ -1,6 +1,6 @@
 import { Resend } from "resend";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
-import type { Storage } from "../../src/internal.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { splitTxt } from "../../src/domains/dns-records.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import { describeEachStorage } from "../support/storage-backends.js";

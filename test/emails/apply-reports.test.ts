@@ -1,5 +1,7 @@
 import { expect, it } from "vitest";
-import { type DeliveryReport, FlagpostError, type Storage } from "../../src/internal.js";
+import type { DeliveryReport } from "../../src/emails/index.js";
+import { FlagpostError } from "../../src/errors.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 import { reportHarness } from "./support/report-harness.js";
 

@@ -7,7 +7,7 @@ import {
   type RecipientFacts,
   SENDER_SIDE_REASONS,
   smtpCommandFor,
-} from "../../src/internal.js";
+} from "../../src/emails/index.js";
 
 import { CASES, failed } from "./support/bounce-phrasings.js";
 

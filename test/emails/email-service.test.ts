@@ -1,13 +1,10 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import {
-  createFlagpost,
-  type Flagpost,
-  FlagpostError,
-  memoryStorage,
-  type SendEmailRequest,
-  silentLogger,
-  type Storage,
-} from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { FlagpostError } from "../../src/errors.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import type { SendEmailRequest } from "../../src/emails/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { type FakeClock, fakeClock } from "../support/fake-clock.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 

@@ -1,15 +1,11 @@
 import nodemailer from "nodemailer";
 import { afterEach, expect, it } from "vitest";
 import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
-import {
-  createFlagpost,
-  type Flagpost,
-  type OutboxWorkerOptions,
-  silentLogger,
-  type Storage,
-  suppressionWrites,
-  uuidv7,
-} from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { type OutboxWorkerOptions, suppressionWrites } from "../../src/emails/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
+import type { Storage } from "../../src/ports/storage/index.js";
+import { uuidv7 } from "../../src/ids.js";
 import { type SmtpSink, type SmtpSinkOptions, startSmtpSink } from "../support/smtp-sink.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 

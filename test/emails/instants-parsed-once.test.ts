@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createFlagpost, memoryStorage, silentLogger } from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import * as time from "../../src/time.js";
 import { fakeClock } from "../support/fake-clock.js";
 

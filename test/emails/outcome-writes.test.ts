@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createFlagpost, type Flagpost, silentLogger } from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { waitUntil } from "../flags/support/wait.js";
 import { fakeClock } from "../support/fake-clock.js";
 import { gatedTransport, request, watchedStorage } from "./support/outbox.js";

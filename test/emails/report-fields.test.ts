@@ -6,7 +6,7 @@ import {
   isoTime,
   normalMessageId,
   normalRecipient,
-} from "../../src/internal.js";
+} from "../../src/emails/index.js";
 
 const ID = "0192b3c4-d5e6-7f80-9a1b-2c3d4e5f6a71";
 

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import type { Storage } from "../../src/internal.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 import { reportHarness } from "./support/report-harness.js";
 

@@ -1,5 +1,8 @@
 import { expect, it } from "vitest";
-import { createFlagpost, memoryStorage, type DeliveryReport, type Storage } from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import type { DeliveryReport } from "../../src/emails/index.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 import { reportHarness } from "./support/report-harness.js";
 

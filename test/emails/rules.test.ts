@@ -1,16 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  applyTransition,
-  DEFAULT_RETRY_POLICY,
-  delayCeiling,
-  EMAIL_STATUSES,
-  type EmailStatus,
-  parseAddress,
-  retryDelay,
-  sourcesOf,
-  TRANSITIONS,
-} from "../../src/internal.js";
+import { applyTransition, EMAIL_STATUSES, parseAddress, sourcesOf, TRANSITIONS } from "../../src/emails/index.js";
+import { DEFAULT_RETRY_POLICY, delayCeiling, retryDelay } from "../../src/jobs/index.js";
+import type { EmailStatus } from "../../src/ports/storage/emails.js";
 
 describe("addresses", () => {
   it.each([

@@ -1,12 +1,10 @@
 import { describe, expect, it } from "vitest";
-import {
-  createFlagpost,
-  type EmailRecord,
-  FlagpostError,
-  memoryStorage,
-  silentLogger,
-  type Storage,
-} from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import type { EmailRecord } from "../../src/ports/storage/emails.js";
+import { FlagpostError } from "../../src/errors.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { request } from "./support/outbox.js";
 
 // Concurrent send() calls share one write (group commit); each still answers only once its own

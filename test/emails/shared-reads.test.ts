@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createFlagpost, memoryStorage, silentLogger, type Storage } from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { gatedTransport, request } from "./support/outbox.js";
 
 // The per-email reads of the send path are shared by the emails that go together: one

@@ -1,13 +1,10 @@
 import nodemailer from "nodemailer";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
-import {
-  createFlagpost,
-  type Flagpost,
-  type SendEmailRequest,
-  silentLogger,
-  type Storage,
-} from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import type { SendEmailRequest } from "../../src/emails/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { type FakeClock, fakeClock } from "../support/fake-clock.js";
 import { closedPort, type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";
 import { describeEachStorage } from "../support/storage-backends.js";

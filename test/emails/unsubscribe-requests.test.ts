@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFlagpost, FlagpostError, memoryStorage, silentLogger } from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { FlagpostError } from "../../src/errors.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { startApp, type TestApp } from "../support/servers.js";
 
 /**

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { emailIdFromVerp } from "../../src/emails/report-fields.js";
 import { splitVerpKey, VerpTags } from "../../src/emails/verp-tag.js";
-import type { Storage } from "../../src/internal.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { ServerSecret } from "../../src/server-secret.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 

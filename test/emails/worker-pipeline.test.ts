@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createFlagpost, type Flagpost, type OutboxWorkerOptions, silentLogger } from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import type { OutboxWorkerOptions } from "../../src/emails/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { waitUntil } from "../flags/support/wait.js";
 import { fakeClock } from "../support/fake-clock.js";
 import { gatedTransport, request, watchedStorage } from "./support/outbox.js";

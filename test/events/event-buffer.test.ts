@@ -1,14 +1,10 @@
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import {
-  createFlagpost,
-  type EventBufferOptions,
-  type Flagpost,
-  FlagpostError,
-  jsonLogger,
-  type NewEvent,
-  type UnstoredReason,
-} from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import type { EventBufferOptions, UnstoredReason } from "../../src/events/index.js";
+import { FlagpostError } from "../../src/errors.js";
+import { jsonLogger } from "../../src/ports/logger.js";
+import type { NewEvent } from "../../src/ports/storage/events.js";
 import { eventIdText } from "../../adapters/kysely/row-codec.js";
 import { createTestStorage, type TestDatabase } from "../support/databases.js";
 

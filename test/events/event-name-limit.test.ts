@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import { expect, it } from "vitest";
 import { MAX_EVENT_NAMES } from "../../adapters/kysely/event-names.js";
-import { FlagpostError, type NewEvent } from "../../src/internal.js";
+import { FlagpostError } from "../../src/errors.js";
+import type { NewEvent } from "../../src/ports/storage/events.js";
 import { BACKENDS, createTestStorage, describeIfBackend } from "../support/databases.js";
 
 /**

@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
-import { fingerprint, TRACK_OPERATION } from "../../src/internal.js";
+import { fingerprint } from "../../src/idempotency.js";
+import { TRACK_OPERATION } from "../../src/events/index.js";
 import { createTestDatabase, describeIfBackend, type TestDatabase } from "../support/databases.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import { type Accepted, type ErrorBody, json, storedCount, validEvent } from "./support.js";

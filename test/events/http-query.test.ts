@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EventRecord } from "../../src/internal.js";
+import type { EventRecord } from "../../src/ports/storage/events.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import { type Accepted, type ErrorBody, json } from "./support.js";
 

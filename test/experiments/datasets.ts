@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import type { ExperimentResults, NewEvent } from "../../src/internal.js";
+import type { ExperimentResults } from "../../src/experiments/index.js";
+import type { NewEvent } from "../../src/ports/storage/events.js";
 
 /** One user as generate.py writes it: [id, variant, exposure second, [[second, revenue | null]], other variant | null]. */
 type CompactUser = [string, string, number, [number, number | null][], string | null];

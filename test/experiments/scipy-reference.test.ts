@@ -1,5 +1,8 @@
 import { afterAll, expect, it } from "vitest";
-import { flagWrites, createFlagpost, type ExperimentResults, silentLogger } from "../../src/internal.js";
+import { flagWrites } from "../../src/flags/store/index.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import type { ExperimentResults } from "../../src/experiments/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 import { datasets, eventsOf } from "./datasets.js";
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compare, moments, sampleRatioMismatch } from "../../src/internal.js";
+import { compare, moments, sampleRatioMismatch } from "../../src/experiments/index.js";
 
 // Amounts in cents, as revenue is; and 0/1 conversions.
 const sample = fc.oneof(

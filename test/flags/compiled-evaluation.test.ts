@@ -1,9 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compileFlag, OUTCOME_DISABLED, OUTCOME_NO_MATCH, OUTCOME_NO_RULES } from "../../src/flags/compile.js";
-import { outcomeOf } from "../../src/flags/prerequisite-plan.js";
-import { hashPrefix, murmur3WithPrefix } from "../../src/flags/murmur3-prefix.js";
-import { ATTRIBUTE_OPERATORS, type EvaluationResult, evaluate, murmur3Utf8, type Rule } from "../../src/internal.js";
+import {
+  compileFlag,
+  OUTCOME_DISABLED,
+  OUTCOME_NO_MATCH,
+  OUTCOME_NO_RULES,
+} from "../../src/flags/evaluation/compile.js";
+import { outcomeOf } from "../../src/flags/evaluation/prerequisite-plan.js";
+import { hashPrefix, murmur3WithPrefix } from "../../src/flags/evaluation/murmur3-prefix.js";
+import { ATTRIBUTE_OPERATORS, evaluate, murmur3Utf8 } from "../../src/flags/evaluation/index.js";
+import type { EvaluationResult, Rule } from "../../src/flags/index.js";
 import { bucketCases } from "./fixtures/index.js";
 
 // The compiled evaluator (what FlagClient runs) against the reference evaluate(), beyond the

@@ -1,12 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  evaluationContextSchema,
-  FlagpostError,
-  MAX_ID_LENGTH,
-  parseEvaluationContext,
-  parseInput,
-} from "../../src/internal.js";
+import { evaluationContextSchema, MAX_ID_LENGTH } from "../../src/flags/index.js";
+import { FlagpostError } from "../../src/errors.js";
+import { parseEvaluationContext } from "../../src/flags/evaluation/index.js";
+import { parseInput } from "../../src/validation.js";
 
 // parseEvaluationContext checks the common shape without zod: it must accept exactly what the
 // schema accepts, give an equal value, and refuse with the same details and message.

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { bucketOf, evaluate, murmur3Utf8, parseInput, ruleSchema } from "../../src/internal.js";
+import { bucketOf, evaluate, murmur3Utf8 } from "../../src/flags/evaluation/index.js";
+import { parseInput } from "../../src/validation.js";
+import { ruleSchema } from "../../src/flags/index.js";
 import { murmur3Bytes } from "../support/murmur3-reference.js";
 import { bucketCases, evaluationCases } from "./fixtures/index.js";
 

@@ -1,7 +1,9 @@
 import { OpenFeature } from "@openfeature/server-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FlagpostProvider } from "../../adapters/openfeature/index.js";
-import { evaluate, type EvaluationResult, FlagClient } from "../../src/internal.js";
+import { evaluate } from "../../src/flags/evaluation/index.js";
+import type { EvaluationResult } from "../../src/flags/index.js";
+import { FlagClient } from "../../src/flags/client/index.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import { bucketCases, type EvaluationCase, evaluationCases, prerequisiteCases } from "./fixtures/index.js";
 

@@ -1,13 +1,9 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import {
-  createFlagpost,
-  type EventSink,
-  EXPOSURE_EVENT,
-  ExposureRecorder,
-  memoryStorage,
-  silentLogger,
-} from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { type EventSink, EXPOSURE_EVENT, ExposureRecorder } from "../../src/flags/client/index.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { waitUntil } from "./support/wait.js";
 
 type Enqueued = Parameters<EventSink["enqueue"]>[0];

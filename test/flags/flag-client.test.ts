@@ -1,13 +1,9 @@
 import { describe, expect, it } from "vitest";
-import {
-  createFlagpost,
-  FlagClient,
-  type FlagClientEvent,
-  type FlagContext,
-  memoryStorage,
-  type SnapshotFlag,
-  silentLogger,
-} from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { FlagClient, type FlagClientEvent, type FlagContext } from "../../src/flags/client/index.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import type { SnapshotFlag } from "../../src/flags/evaluation/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 
 const beta = { key: "beta", enabled: true, rules: [{ type: "users" as const, userIds: ["u1"] }] };
 

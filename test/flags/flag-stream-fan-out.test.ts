@@ -1,11 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  createFlagpost,
-  type Flagpost,
-  type FlagStreamBatch,
-  memoryStorage,
-  silentLogger,
-} from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import type { FlagStreamBatch } from "../../src/flags/store/index.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 
 /**
  * Issue 24 item 11: with thousands of open flag streams, one batch told to every subscriber in one

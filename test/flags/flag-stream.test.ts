@@ -1,14 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
-import {
-  createFlagpost,
-  type Flagpost,
-  type FlagpostOptions,
-  type FlagStreamBatch,
-  type FlagStreamStart,
-  memoryStorage,
-  silentLogger,
-} from "../../src/internal.js";
+import { createFlagpost, type Flagpost, type FlagpostOptions } from "../../src/flagpost.js";
+import type { FlagStreamBatch, FlagStreamStart } from "../../src/flags/store/index.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { createTestDatabase, enabledBackends, type TestDatabase } from "../support/databases.js";
 
 /** A subscriber that records what it is told. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { flagChanges } from "../../src/flags/history-diff.js";
+import { flagChanges } from "../../src/flags/store/history-diff.js";
 
 const base = {
   id: "i",

@@ -1,14 +1,11 @@
 import { OpenFeature } from "@openfeature/server-sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { FlagpostProvider } from "../../adapters/openfeature/index.js";
-import {
-  flagWrites,
-  createFlagpost,
-  type Flagpost,
-  memoryStorage,
-  silentLogger,
-  type Storage,
-} from "../../src/internal.js";
+import { flagWrites } from "../../src/flags/store/index.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { startApp } from "../support/servers.js";
 
 // Insights (docs/flags.md "Insights"): every evaluation path counted in memory, stored per hour

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { operatorTableScript } from "../../adapters/http/dashboard/operator-table.js";
-import { ATTRIBUTE_OPERATORS, type OperatorDefinition, OPERATORS } from "../../src/flags/operators.js";
+import { ATTRIBUTE_OPERATORS, type OperatorDefinition, OPERATORS } from "../../src/flags/evaluation/operators.js";
 import { startApp } from "../support/servers.js";
 
-// One operator table (src/flags/operators.ts) read by the schema, evaluate(), the compiled client
+// One operator table (src/flags/evaluation/operators.ts) read by the schema, evaluate(), the compiled client
 // and the dashboard. The evaluators' agreement is the shared fixtures' job (evaluators.test.ts);
 // this file holds the table to its other readers.
 

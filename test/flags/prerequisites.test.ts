@@ -1,12 +1,9 @@
 import { describe, expect, it } from "vitest";
-import {
-  createFlagpost,
-  evaluate,
-  FlagClient,
-  memoryStorage,
-  silentLogger,
-  type SnapshotFlag,
-} from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { evaluate, type SnapshotFlag } from "../../src/flags/evaluation/index.js";
+import { FlagClient } from "../../src/flags/client/index.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 
 // Prerequisites beyond the shared fixtures: what only a snapshot can hold (a missing flag, a
 // cycle from data written elsewhere), and a snapshot kept linked as flags change.

@@ -5,16 +5,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/http/index.js";
-import {
-  createFlagpost,
-  createRemoteFlagClient,
-  type FlagClient,
-  type FlagClientEvent,
-  type Flagpost,
-  memoryStorage,
-  parseSnapshot,
-  silentLogger,
-} from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { createRemoteFlagClient } from "../../src/flags/remote/index.js";
+import { type FlagClient, type FlagClientEvent, parseSnapshot } from "../../src/flags/client/index.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { waitUntil } from "./support/wait.js";
 
 // createRemoteFlagClient against a real flagpost server (node:http on 127.0.0.1) that is stopped

@@ -2,14 +2,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/http/index.js";
-import {
-  createFlagpost,
-  createRemoteFlagClient,
-  type FlagClient,
-  type Flagpost,
-  memoryStorage,
-  silentLogger,
-} from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { createRemoteFlagClient } from "../../src/flags/remote/index.js";
+import type { FlagClient } from "../../src/flags/client/index.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { waitUntil } from "./support/wait.js";
 
 // Issue 25 item 8: the remote client's default logger is the core's (warnings and errors as JSON

@@ -6,7 +6,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { waitUntil } from "./support/wait.js";
-import { createRemoteFlagClient, type Logger } from "../../src/internal.js";
+import { createRemoteFlagClient } from "../../src/flags/remote/index.js";
+import type { Logger } from "../../src/ports/logger.js";
 
 /** Issue 16 §5: the remote client's start never hangs or ends the process silently. */
 

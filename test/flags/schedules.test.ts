@@ -1,13 +1,10 @@
 import { expect, it } from "vitest";
-import {
-  createFlagpost,
-  type Flagpost,
-  FlagpostError,
-  memoryStorage,
-  ScheduleWorker,
-  silentLogger,
-  type Storage,
-} from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { FlagpostError } from "../../src/errors.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { ScheduleWorker } from "../../src/flags/schedules/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { deliveriesOf, webhook } from "../../adapters/testing/cases/webhook-fixtures.js";
 import { fakeClock } from "../support/fake-clock.js";
 import { describeEachStorage } from "../support/storage-backends.js";

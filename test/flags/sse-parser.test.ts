@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SseParser } from "../../src/flags/sse-parser.js";
+import { SseParser } from "../../src/flags/remote/sse-parser.js";
 
 describe("SseParser", () => {
   it("reads events split anywhere, with CRLF, LF or CR line ends, comments and multi-line data", () => {

@@ -3,7 +3,9 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FlagpostProvider } from "../../adapters/openfeature/index.js";
 import type { CreateFlagInput } from "../../src/flags/schema.js";
-import { createRemoteFlagClient, type FlagClient, silentLogger } from "../../src/internal.js";
+import { createRemoteFlagClient } from "../../src/flags/remote/index.js";
+import type { FlagClient } from "../../src/flags/client/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { jsonTypeOf } from "../../src/flags/values.js";
 import { startApp, type TestApp } from "../support/servers.js";
 

@@ -1,5 +1,8 @@
 import { expect, it } from "vitest";
-import { createFlagpost, type Flagpost, ScheduleWorker, silentLogger, type Storage } from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { ScheduleWorker } from "../../src/flags/schedules/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { fakeClock } from "../support/fake-clock.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 

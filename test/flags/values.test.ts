@@ -1,14 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  createFlagpost,
-  evaluate,
-  FlagClient,
-  type FlagpostError,
-  memoryStorage,
-  silentLogger,
-} from "../../src/internal.js";
-import type { SnapshotFlag } from "../../src/flags/compile.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { evaluate } from "../../src/flags/evaluation/index.js";
+import { FlagClient } from "../../src/flags/client/index.js";
+import type { FlagpostError } from "../../src/errors.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
+import type { SnapshotFlag } from "../../src/flags/evaluation/compile.js";
 
 // Flag values (issue 27): what the schema accepts and refuses, and what getValue, getValueDetail,
 // getVariant and evaluate() answer for them.

@@ -1,16 +1,11 @@
 import fc from "fast-check";
 import murmurhash from "murmurhash-js";
 import { describe, expect, it } from "vitest";
-import {
-  createFlagpost,
-  evaluate,
-  FlagClient,
-  FlagpostError,
-  memoryStorage,
-  type SnapshotFlag,
-  variantBucketOf,
-  variantOf,
-} from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { evaluate, type SnapshotFlag, variantBucketOf, variantOf } from "../../src/flags/evaluation/index.js";
+import { FlagClient } from "../../src/flags/client/index.js";
+import { FlagpostError } from "../../src/errors.js";
+import { memoryStorage } from "../../src/memory/index.js";
 import { murmur3Bytes } from "../support/murmur3-reference.js";
 import { variantBuckets } from "./fixtures/index.js";
 

@@ -3,7 +3,9 @@ import { createHandler } from "../../adapters/http/index.js";
 import { Router } from "../../adapters/http/router.js";
 import { allRoutes } from "../../adapters/http/routes/index.js";
 import { type HttpRequest, PROVIDER_AUTH, type Route } from "../../adapters/http/types.js";
-import { createFlagpost, type Flagpost, memoryStorage, silentLogger } from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 
 /**
  * A route's `style` is the one place an error body's shape is chosen: every answer on its

@@ -1,13 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
-import {
-  createFlagpost,
-  type EventSink,
-  FlagClient,
-  type Flagpost,
-  memoryStorage,
-  silentLogger,
-} from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { type EventSink, FlagClient } from "../../src/flags/client/index.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { waitUntil } from "../flags/support/wait.js";
 import { createTestDatabase, type TestDatabase } from "../support/databases.js";
 import { startApp, type TestApp } from "../support/servers.js";

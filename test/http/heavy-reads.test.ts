@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { memoryStorage } from "../../src/internal.js";
+import { memoryStorage } from "../../src/memory/index.js";
 import { startApp, type TestApp } from "../support/servers.js";
 
 /**

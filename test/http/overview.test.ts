@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { FlagpostError, memoryStorage, type Scope, type Storage } from "../../src/internal.js";
+import { FlagpostError } from "../../src/errors.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import type { Scope } from "../../src/auth/index.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { EXPECTED, NOW, overviewScenario } from "../support/overview-scenario.js";
 import { startApp } from "../support/servers.js";
 import { describeEachStorage } from "../support/storage-backends.js";

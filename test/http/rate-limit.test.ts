@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createHandler } from "../../adapters/http/index.js";
 import { RateLimiter } from "../../adapters/http/rate-limit.js";
-import { createFlagpost, memoryStorage } from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
 
 /** The token bucket on a fake clock: refill, headers, and options it refuses. */
 describe("RateLimiter", () => {

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Logger, memoryStorage, type Storage } from "../../src/internal.js";
+import type { Logger } from "../../src/ports/logger.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { requestLoggingFrom } from "../../cli/request-logging.js";
 import { UsageError } from "../../cli/args.js";
 import { startApp, type TestApp } from "../support/servers.js";

@@ -2,7 +2,7 @@ import nodemailer from "nodemailer";
 import { Resend } from "resend";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
-import type { Storage } from "../../src/internal.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { type FakeClock, fakeClock } from "../support/fake-clock.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";

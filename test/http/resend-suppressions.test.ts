@@ -1,6 +1,6 @@
 import { Resend } from "resend";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import type { Storage } from "../../src/internal.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 

@@ -3,14 +3,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createHandler, type Handler, type RateLimitOptions } from "../../adapters/http/index.js";
 import { kyselyStorage, postgresRateLimitStore } from "../../adapters/kysely/index.js";
 import { redisRateLimitStore } from "../../adapters/redis/index.js";
-import {
-  createFlagpost,
-  type Flagpost,
-  type Logger,
-  memoryStorage,
-  type RateLimitStore,
-  silentLogger,
-} from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { type Logger, silentLogger } from "../../src/ports/logger.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import type { RateLimitStore } from "../../src/ports/rate-limit-store.js";
 import { closedPort } from "../support/smtp-sink.js";
 import { fakeClock } from "../support/fake-clock.js";
 import { createTestDatabase, describeIfBackend, type TestDatabase } from "../support/databases.js";

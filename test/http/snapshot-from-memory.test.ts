@@ -2,7 +2,10 @@ import { request as httpRequest } from "node:http";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { negotiateCoding } from "../../adapters/http/compression.js";
-import { createFlagpost, memoryStorage, silentLogger, type Storage } from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { startApp, type TestApp } from "../support/servers.js";
 
 /** Memory storage counting every read that a snapshot or a key check could make. */

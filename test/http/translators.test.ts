@@ -7,7 +7,9 @@ import Fastify from "fastify";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
 import { toExpress, toFastify, toFetchHandler, toHono } from "../../adapters/http/index.js";
-import { createFlagpost, type Flagpost, memoryStorage, silentLogger } from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { listen, type Running } from "../support/servers.js";
 
 /** What the shared cases cannot reach: how each translator meets its framework's own habits. */

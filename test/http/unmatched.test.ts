@@ -2,7 +2,9 @@ import { createServer } from "node:http";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toFetchHandler, toNodeHandler } from "../../adapters/http/index.js";
-import { createFlagpost, memoryStorage, silentLogger } from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { listen, startApp, type TestApp } from "../support/servers.js";
 
 let app: TestApp;

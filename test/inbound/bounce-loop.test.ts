@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import type { Storage } from "../../src/internal.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import type { ReceivedMessage } from "../support/smtp-sink.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 import { BOUNCE_DOMAIN, FROM as from, reportLoop } from "./support/report-loop.js";

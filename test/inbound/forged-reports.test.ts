@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/http/index.js";
 import { postmarkSource } from "../../adapters/inbound/providers/index.js";
-import type { Storage } from "../../src/internal.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { listen } from "../support/servers.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 import { BOUNCE_DOMAIN, reportLoop } from "./support/report-loop.js";

@@ -3,7 +3,11 @@ import { toFetchHandler } from "../../adapters/http/index.js";
 import { PROVIDER_INTAKES, type ProviderIntake } from "../../adapters/inbound/providers/index.js";
 import { USAGE } from "../../cli/args.js";
 import { inboundSourcesFrom } from "../../cli/inbound-settings.js";
-import { createFlagpost, FlagpostError, memoryStorage, type ReportSource, silentLogger } from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { FlagpostError } from "../../src/errors.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import type { ReportSource } from "../../src/ports/report-source.js";
+import { silentLogger } from "../../src/ports/logger.js";
 
 /**
  * `flagpost serve` knows its providers only through the list of intakes: a provider added to the

@@ -4,7 +4,8 @@ import { mailgunSource } from "../../adapters/inbound/providers/mailgun.js";
 import { postmarkSource } from "../../adapters/inbound/providers/postmark.js";
 import { sendgridSource } from "../../adapters/inbound/providers/sendgrid.js";
 import { sesSource } from "../../adapters/inbound/providers/ses.js";
-import { FlagpostError, type ReportSource } from "../../src/internal.js";
+import { FlagpostError } from "../../src/errors.js";
+import type { ReportSource } from "../../src/ports/report-source.js";
 import { fakeClock } from "../support/fake-clock.js";
 import { EMAIL_ID, MAILGUN, MESSAGE_ID, POSTMARK, SENDGRID_EVENTS, SES } from "./support/provider-payloads.js";
 import {

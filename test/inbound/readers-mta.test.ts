@@ -5,7 +5,7 @@ import { mailReportParser } from "../../adapters/inbound/index.js";
 import { bounceMessage } from "../../adapters/inbound/plain-bounce.js";
 import { isAddress, replyCodeIn } from "../../adapters/inbound/readers/mta/common.js";
 import { MTA_READERS } from "../../adapters/inbound/readers/mta-readers.js";
-import type { DeliveryReport } from "../../src/internal.js";
+import type { DeliveryReport } from "../../src/emails/index.js";
 
 /**
  * The plain-text bounces of MTAs (adapters/inbound/readers/mta/): every fixture written after a

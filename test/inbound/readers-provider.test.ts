@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { mailReportParser } from "../../adapters/inbound/index.js";
 import { bounceMessage } from "../../adapters/inbound/plain-bounce.js";
 import { PROVIDER_READERS } from "../../adapters/inbound/readers/provider-readers.js";
-import type { DeliveryReport } from "../../src/internal.js";
+import type { DeliveryReport } from "../../src/emails/index.js";
 import { acmeMessageId, fixture, id, withoutVerdict } from "./support/pinned-reports.js";
 
 /**

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { postmarkSource } from "../../adapters/inbound/providers/postmark.js";
 import { sesSource } from "../../adapters/inbound/providers/ses.js";
-import { FlagpostError, type ReportSource } from "../../src/internal.js";
+import { FlagpostError } from "../../src/errors.js";
+import type { ReportSource } from "../../src/ports/report-source.js";
 import { POSTMARK, SES } from "./support/provider-payloads.js";
 import { fakeSns, postmarkRequest, type SignedRequest, snsRequest, TOPIC_ARN } from "./support/provider-requests.js";
 

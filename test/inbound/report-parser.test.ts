@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mailReportParser } from "../../adapters/inbound/index.js";
-import type { DeliveryReport } from "../../src/internal.js";
+import type { DeliveryReport } from "../../src/emails/index.js";
 import { pinnedFixtureNames, withoutVerdict } from "./support/pinned-reports.js";
 
 /**

@@ -3,7 +3,8 @@ import { memorySignatureChecks } from "../../adapters/inbound/providers/freshnes
 import { mailgunSource } from "../../adapters/inbound/providers/mailgun.js";
 import { sendgridSource } from "../../adapters/inbound/providers/sendgrid.js";
 import { sesSource } from "../../adapters/inbound/providers/ses.js";
-import { FlagpostError, type ReportSource } from "../../src/internal.js";
+import { FlagpostError } from "../../src/errors.js";
+import type { ReportSource } from "../../src/ports/report-source.js";
 import { fakeClock } from "../support/fake-clock.js";
 import { MAILGUN, SENDGRID_EVENTS, SES } from "./support/provider-payloads.js";
 import {

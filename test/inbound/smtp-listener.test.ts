@@ -2,7 +2,8 @@ import { readFile } from "node:fs/promises";
 import nodemailer from "nodemailer";
 import { afterEach, describe, expect, it } from "vitest";
 import { type InboundSmtp, mailReportParser, startInboundSmtp } from "../../adapters/inbound/index.js";
-import type { DeliveryReport, ReportParser } from "../../src/internal.js";
+import type { DeliveryReport } from "../../src/emails/index.js";
+import type { ReportParser } from "../../src/ports/report-parser.js";
 
 /**
  * The inbound listener over real SMTP (nodemailer as the sending MTA, 127.0.0.1): what it takes,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fingerprint, IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_RENEW_MS, runIdempotent } from "../../src/idempotency.js";
-import { memoryStorage } from "../../src/internal.js";
+import { memoryStorage } from "../../src/memory/index.js";
 import { fakeClock } from "../support/fake-clock.js";
 
 // An in-flight idempotency claim lives as long as the process working on it: renewed while the

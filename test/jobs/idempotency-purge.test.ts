@@ -2,14 +2,10 @@ import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, expect, it } from "vitest";
 import { idempotencyPurger } from "../../src/idempotency-purge.js";
 import { fingerprint, IDEMPOTENCY_TTL_MS, runIdempotent } from "../../src/idempotency.js";
-import {
-  createFlagpost,
-  type Flagpost,
-  type FlagpostOptions,
-  memoryStorage,
-  silentLogger,
-  type Storage,
-} from "../../src/internal.js";
+import { createFlagpost, type Flagpost, type FlagpostOptions } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { periodicQueue } from "../../src/jobs/periodic-queue.js";
 import { createTestStorage, type TestDatabase } from "../support/databases.js";
 import { type FakeClock, fakeClock } from "../support/fake-clock.js";

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/internal.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import type { JobQueue } from "../../src/jobs/job-queue.js";
 import { LeaseWorker } from "../../src/jobs/lease-worker.js";
 import { deadLocalOwners, jobOwner } from "../../src/jobs/owner.js";

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { createFlagpost, FlagpostError, memoryStorage, silentLogger, type Storage } from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { FlagpostError } from "../../src/errors.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 
 /** flagpost_storage_errors_total counts storage failures by repository, and not the answers it gives (a conflict). */
 describe("storage errors in fp.metrics()", () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createFlagpost, memoryStorage, silentLogger } from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 
 /** flagpost_suppressions_added_total counts addresses the list gained, once each, when the write commits. */
 describe("suppressionsAdded in fp.metrics()", () => {

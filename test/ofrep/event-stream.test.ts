@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/http/index.js";
-import { createFlagpost, FlagpostError, memoryStorage } from "../../src/internal.js";
+import { createFlagpost } from "../../src/flagpost.js";
+import { FlagpostError } from "../../src/errors.js";
+import { memoryStorage } from "../../src/memory/index.js";
 import { fakeClock, type FakeClock } from "../support/fake-clock.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import { SseReader } from "./support/sse-reader.js";

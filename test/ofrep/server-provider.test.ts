@@ -1,7 +1,7 @@
 import { OFREPProvider } from "@openfeature/ofrep-provider";
 import { OpenFeature } from "@openfeature/server-sdk";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import type { Storage } from "../../src/internal.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 import { createValuedFlag } from "./support/valued-flag.js";

@@ -7,7 +7,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorResponse } from "../../adapters/http/error-body.js";
 import { ofrepReason } from "../../adapters/http/ofrep/answer.js";
-import type { EvaluationResult } from "../../src/internal.js";
+import type { EvaluationResult } from "../../src/flags/index.js";
 import { startApp, type TestApp } from "../support/servers.js";
 import {
   BULK,

@@ -1,7 +1,10 @@
 import type { OpenFeature, ProviderEvents } from "@openfeature/web-sdk";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createFlagpost, type Flagpost, memoryStorage, silentLogger, type Storage } from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { type Browser, launchBrowser } from "../dashboard/browser.js";
 import type { Running } from "../support/servers.js";
 import { describeEachStorage } from "../support/storage-backends.js";

@@ -8,15 +8,11 @@ import {
 } from "@openfeature/server-sdk";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { FlagpostProvider } from "../../adapters/openfeature/index.js";
-import {
-  createFlagpost,
-  createRemoteFlagClient,
-  type EventSink,
-  FlagClient,
-  type Flagpost,
-  memoryStorage,
-  silentLogger,
-} from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { createRemoteFlagClient } from "../../src/flags/remote/index.js";
+import { type EventSink, FlagClient } from "../../src/flags/client/index.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { waitUntil } from "../flags/support/wait.js";
 import { startApp } from "../support/servers.js";
 

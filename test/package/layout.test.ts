@@ -58,6 +58,22 @@ describe("the layout docs/architecture.md describes", () => {
     expect(offending).toEqual([]);
   });
 
+  it("lets adapters and the CLI reach src/ only through its seams: ports, top-level files, index.ts", () => {
+    const offending: string[] = [];
+    const seams: string[] = [];
+    for (const file of [...filesUnder("adapters"), ...filesUnder("cli")]) {
+      for (const specifier of specifiers(file).filter((s) => s.startsWith("."))) {
+        const target = join(file, "..", specifier).split(sep).join("/");
+        if (!target.startsWith("src/")) continue;
+        const parts = target.split("/");
+        const seam = parts[1] === "ports" || parts.length === 2 || parts.at(-1) === "index.js";
+        (seam ? seams : offending).push(`${file} → ${specifier}`);
+      }
+    }
+    expect(seams.length).toBeGreaterThan(100);
+    expect(offending).toEqual([]);
+  });
+
   it("keeps each adapter out of the others (they meet in src/ and in the CLI)", () => {
     const offending: string[] = [];
     for (const file of filesUnder("adapters")) {

@@ -6,7 +6,7 @@ import * as publicEntry from "../../src/index.js";
 /**
  * The names `flagpost` exports, pinned. A change here is a decision about the public surface
  * (README's "Install" and docs/api.md say what users may rely on): update the list on purpose.
- * Internals shared with adapters and tests live in src/internal.ts, which package.json does not export.
+ * Internals shared with adapters and tests are reached through src/ports and each feature's index.ts, which package.json does not export.
  */
 const RUNTIME_NAMES = [
   "FlagpostError",

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
 import { allRoutes } from "../../adapters/http/routes/index.js";
 import { PROVIDER_AUTH, type ProviderRoute } from "../../adapters/http/types.js";
-import { hasScope, SCOPES, type Scope } from "../../src/internal.js";
+import { hasScope, SCOPES, type Scope } from "../../src/auth/index.js";
 import { mailgunSource, postmarkSource, sendgridSource, sesSource } from "../../adapters/inbound/providers/index.js";
 import { sendgridKeys } from "../inbound/support/provider-requests.js";
 import { answerOf } from "./support/answers.js";

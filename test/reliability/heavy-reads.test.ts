@@ -4,7 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/http/index.js";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
 import { openFlagpost } from "../../cli/open-flagpost.js";
-import { createFlagpost, type Flagpost, type NewEvent, silentLogger } from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import type { NewEvent } from "../../src/ports/storage/events.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { type Backend, createTestDatabase, describeIfBackend, type TestDatabase } from "../support/databases.js";
 import { listen, type Running } from "../support/servers.js";
 

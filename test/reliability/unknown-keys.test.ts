@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { memoryStorage, type Storage } from "../../src/internal.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { startApp, type TestApp } from "../support/servers.js";
 
 /** A real memory storage whose key lookups are counted (the read an unknown key used to cost). */

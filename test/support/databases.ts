@@ -8,7 +8,7 @@ import { createPool, type PoolOptions } from "mysql2";
 import pg from "pg";
 import { describe, it } from "vitest";
 import { kyselyStorage, withStatementCache } from "../../adapters/kysely/index.js";
-import type { Storage } from "../../src/internal.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 
 /**
  * Database plumbing for tests that run against real engines: which backends are switched on by

@@ -1,4 +1,4 @@
-import type { Clock } from "../../src/internal.js";
+import type { Clock } from "../../src/ports/clock.js";
 
 /** A clock that moves only when told to: retries and leases are tested without waiting. */
 export interface FakeClock extends Clock {

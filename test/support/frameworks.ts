@@ -12,15 +12,10 @@ import {
   toHono,
   toNodeHandler,
 } from "../../adapters/http/index.js";
-import {
-  createFlagpost,
-  type Flagpost,
-  type FlagpostOptions,
-  type Logger,
-  memoryStorage,
-  silentLogger,
-  type Storage,
-} from "../../src/internal.js";
+import { createFlagpost, type Flagpost, type FlagpostOptions } from "../../src/flagpost.js";
+import { type Logger, silentLogger } from "../../src/ports/logger.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { listen, type Running } from "./servers.js";
 
 /**

@@ -1,7 +1,7 @@
 import nodemailer from "nodemailer";
 import { expect } from "vitest";
 import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
-import type { Storage } from "../../src/internal.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { startReceiver, type Receiver } from "../webhooks/support/receiver.js";
 import { type FakeClock, fakeClock } from "./fake-clock.js";
 import { startApp, type TestApp } from "./servers.js";

@@ -1,13 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type HttpOptions, toNodeHandler } from "../../adapters/http/index.js";
-import {
-  createFlagpost,
-  type Flagpost,
-  type FlagpostOptions,
-  memoryStorage,
-  silentLogger,
-} from "../../src/internal.js";
+import { createFlagpost, type Flagpost, type FlagpostOptions } from "../../src/flagpost.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 
 export interface Running {
   url: string;

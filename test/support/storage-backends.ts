@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe } from "vitest";
-import { memoryStorage, type Storage } from "../../src/internal.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { useStorage } from "../../adapters/testing/cases/use-storage.js";
 import { kyselyHarness } from "../conformance/kysely-harness.js";
 import { BACKENDS, describeIfBackend } from "./databases.js";

@@ -1,6 +1,8 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { createFlagpost, type Flagpost, silentLogger, type Storage } from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { silentLogger } from "../../src/ports/logger.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 import { allVerified, type Receiver, startReceiver } from "./support/receiver.js";
 

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
-import { createFlagpost, type Flagpost, silentLogger, type Storage } from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { silentLogger } from "../../src/ports/logger.js";
+import type { Storage } from "../../src/ports/storage/index.js";
 import { type FakeClock, fakeClock } from "../support/fake-clock.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 import { allVerified, type Receiver, startReceiver } from "./support/receiver.js";

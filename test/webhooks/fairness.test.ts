@@ -1,5 +1,6 @@
 import { afterEach, expect, it } from "vitest";
-import { createFlagpost, type Flagpost, silentLogger } from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { describeEachStorage } from "../support/storage-backends.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 

@@ -1,7 +1,8 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
-import { createFlagpost, type Flagpost, silentLogger } from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { createTestDatabase, describeIfBackend, type TestDatabase } from "../support/databases.js";
 import { allVerified, type Receiver, startReceiver } from "./support/receiver.js";
 

@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createFlagpost, type Flagpost, type FlagpostError, memoryStorage, silentLogger } from "../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
+import type { FlagpostError } from "../../src/errors.js";
+import { memoryStorage } from "../../src/memory/index.js";
+import { silentLogger } from "../../src/ports/logger.js";
 import { isPrivateAddress, type Resolver } from "../../src/webhooks/address-policy.js";
 import { type Receiver, startReceiver } from "./support/receiver.js";
 

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { FLAG_KEY_PATTERN, FlagpostError } from "../../../src/internal.js";
+import { FLAG_KEY_PATTERN } from "../../../src/flags/index.js";
+import { FlagpostError } from "../../../src/errors.js";
 import type { HttpRequest, HttpResponse } from "../types.js";
 import { loadDashboardFiles } from "./assets.js";
 import { DASHBOARD_FILES, type DashboardFile } from "./files.js";

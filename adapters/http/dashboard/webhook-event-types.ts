@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENT_TYPES } from "../../../src/webhooks/event-types.js";
+import { WEBHOOK_EVENT_TYPES } from "../../../src/webhooks/index.js";
 
 /**
  * The dashboard's copy of the webhook event types (src/webhooks/event-types.ts), built like the

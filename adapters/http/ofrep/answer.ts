@@ -1,4 +1,4 @@
-import type { EvaluationResult } from "../../../src/internal.js";
+import type { EvaluationResult } from "../../../src/flags/index.js";
 
 /** What the answer needs of the flag: its rules (the matched rule's kind) and whether it has values. */
 interface FlagShape {

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { FlagpostError, parseEvaluationContext } from "../../../src/internal.js";
+import { FlagpostError } from "../../../src/errors.js";
+import { parseEvaluationContext } from "../../../src/flags/evaluation/index.js";
 
 /** openapi.yaml `evaluationRequest`: `{context: {targetingKey?, ...attributes}}`, context optional. */
 const requestSchema = z.object({ context: z.record(z.string(), z.unknown()).optional() }).passthrough();

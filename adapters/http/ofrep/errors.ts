@@ -1,4 +1,4 @@
-import type { ErrorCode } from "../../../src/internal.js";
+import type { ErrorCode } from "../../../src/errors.js";
 
 /**
  * Errors found before or around an OFREP route's own answer (a body that is not JSON, a refused

@@ -1,10 +1,8 @@
-import {
-  errorFields,
-  type Flagpost,
-  FlagpostError,
-  hasScope,
-  type FlagStreamSubscription,
-} from "../../../src/internal.js";
+import { errorFields } from "../../../src/ports/logger.js";
+import type { Flagpost } from "../../../src/flagpost.js";
+import { FlagpostError } from "../../../src/errors.js";
+import { hasScope } from "../../../src/auth/index.js";
+import type { FlagStreamSubscription } from "../../../src/flags/store/index.js";
 import { errorResponse } from "../error-body.js";
 import type { HttpRequest, HttpResponse } from "../types.js";
 import type { FlagsVersion } from "./flags-version.js";

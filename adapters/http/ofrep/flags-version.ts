@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Flagpost } from "../../../src/internal.js";
+import type { Flagpost } from "../../../src/flagpost.js";
 
 /**
  * A hash of every flag at the current revision, computed once per revision: the part of the bulk

@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
-import { canonicalJson, type Flagpost, FlagpostError } from "../../../src/internal.js";
+import { canonicalJson } from "../../../src/idempotency.js";
+import type { Flagpost } from "../../../src/flagpost.js";
+import { FlagpostError } from "../../../src/errors.js";
 import { FlagsVersion } from "./flags-version.js";
 import { type OfrepStreamOptions, STREAM_DEFAULTS, StreamLinks } from "./stream-links.js";
 import { ifNoneMatchHits } from "../etag.js";

@@ -1,4 +1,5 @@
-import { errorFields, type Flagpost } from "../../../src/internal.js";
+import { errorFields } from "../../../src/ports/logger.js";
+import type { Flagpost } from "../../../src/flagpost.js";
 
 /**
  * The OFREP event streams open in this process, by key: at most `max` per key, and every

@@ -1,4 +1,5 @@
-import { errorFields, type Flagpost } from "../../../src/internal.js";
+import { errorFields } from "../../../src/ports/logger.js";
+import type { Flagpost } from "../../../src/flagpost.js";
 
 /** The OFREP event stream's path (docs/ofrep.md "Event streams"). */
 export const OFREP_STREAM_PATH = "/ofrep/v1/stream";

@@ -1,4 +1,5 @@
-import type { CreateDomainInput, Flagpost, ResumeDomainInput, UpdateDomainInput } from "../../../src/internal.js";
+import type { CreateDomainInput, ResumeDomainInput, UpdateDomainInput } from "../../../src/domains/index.js";
+import type { Flagpost } from "../../../src/flagpost.js";
 import { routeTable } from "../route-table.js";
 import type { Route } from "../types.js";
 import { resendResourceRoutes } from "./resend-resource.js";

@@ -1,11 +1,11 @@
 import type {
   BatchValidation,
   EmailEventRequest,
-  Flagpost,
-  PageQuery,
   SendEmailRequest,
   UpdateEmailRequest,
-} from "../../../src/internal.js";
+} from "../../../src/emails/index.js";
+import type { Flagpost } from "../../../src/flagpost.js";
+import type { PageQuery } from "../../../src/pagination.js";
 import { idempotencyOf } from "../idempotency.js";
 import { queryObject } from "../query.js";
 import { routeTable } from "../route-table.js";

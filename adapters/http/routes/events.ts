@@ -1,10 +1,6 @@
-import {
-  type AcceptedEvent,
-  batchBodySchema,
-  type Flagpost,
-  parseShape,
-  type TrackEventInput,
-} from "../../../src/internal.js";
+import { type AcceptedEvent, batchBodySchema, type TrackEventInput } from "../../../src/events/index.js";
+import type { Flagpost } from "../../../src/flagpost.js";
+import { parseShape } from "../../../src/validation.js";
 import { nextLink, queryObject } from "../query.js";
 import { idempotencyOf } from "../idempotency.js";
 import { type HeavyReads, isHeavyEventQuery } from "../heavy-reads.js";

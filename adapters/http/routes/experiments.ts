@@ -1,4 +1,5 @@
-import type { ExperimentResultsInput, Flagpost } from "../../../src/internal.js";
+import type { ExperimentResultsInput } from "../../../src/experiments/index.js";
+import type { Flagpost } from "../../../src/flagpost.js";
 import type { HeavyReads } from "../heavy-reads.js";
 import { queryObject } from "../query.js";
 import type { Route } from "../types.js";

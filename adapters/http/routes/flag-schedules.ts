@@ -1,4 +1,5 @@
-import type { CreateScheduleInput, Flagpost } from "../../../src/internal.js";
+import type { CreateScheduleInput } from "../../../src/flags/schedules/index.js";
+import type { Flagpost } from "../../../src/flagpost.js";
 import { queryObject } from "../query.js";
 import { pageResult, routeTable } from "../route-table.js";
 import type { Route } from "../types.js";

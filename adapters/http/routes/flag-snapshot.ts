@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
-import type { Flag, FlagSnapshotBody, Flagpost } from "../../../src/internal.js";
+import type { Flag } from "../../../src/flags/index.js";
+import type { FlagSnapshotBody } from "../../../src/flags/client/index.js";
+import type { Flagpost } from "../../../src/flagpost.js";
 import { type Coding, EncodedBody, negotiateCoding } from "../compression.js";
 import { JSON_TYPE } from "../error-body.js";
 import { ifNoneMatchHits } from "../etag.js";

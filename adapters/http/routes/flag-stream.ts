@@ -1,9 +1,5 @@
-import {
-  type Flagpost,
-  type FlagStreamBatch,
-  type FlagStreamStart,
-  type FlagStreamSubscription,
-} from "../../../src/internal.js";
+import type { Flagpost } from "../../../src/flagpost.js";
+import type { FlagStreamBatch, FlagStreamStart, FlagStreamSubscription } from "../../../src/flags/store/index.js";
 import { refuseQuery } from "../query.js";
 import type { Route } from "../types.js";
 import { buildSnapshot } from "./flag-snapshot.js";

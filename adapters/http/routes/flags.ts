@@ -1,4 +1,5 @@
-import { type CreateFlagInput, type Flagpost, type UpdateFlagInput } from "../../../src/internal.js";
+import type { CreateFlagInput, UpdateFlagInput } from "../../../src/flags/index.js";
+import type { Flagpost } from "../../../src/flagpost.js";
 import { queryObject } from "../query.js";
 import { pageResult, routeTable } from "../route-table.js";
 import type { Route, RouteContext } from "../types.js";

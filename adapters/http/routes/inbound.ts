@@ -1,11 +1,6 @@
-import {
-  type DeliveryReport,
-  FlagpostError,
-  REPORT_SOURCE_NAME,
-  type ReportSource,
-  reportSourceRegistry,
-  type SignatureChecks,
-} from "../../../src/internal.js";
+import { type DeliveryReport, REPORT_SOURCE_NAME, reportSourceRegistry } from "../../../src/emails/index.js";
+import { FlagpostError } from "../../../src/errors.js";
+import type { ReportSource, SignatureChecks } from "../../../src/ports/report-source.js";
 import { PROVIDER_AUTH, type ProviderRoute, type RouteResult } from "../types.js";
 
 /** Applies reports and says what became of each; `fp.emails.applyReports`. */

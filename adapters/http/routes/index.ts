@@ -1,4 +1,6 @@
-import { type Flagpost, type ReportSource, storedSignatureChecks } from "../../../src/internal.js";
+import type { Flagpost } from "../../../src/flagpost.js";
+import type { ReportSource } from "../../../src/ports/report-source.js";
+import { storedSignatureChecks } from "../../../src/emails/index.js";
 import type { Route } from "../types.js";
 import { domainRoutes } from "./domains.js";
 import { emailRoutes } from "./emails.js";

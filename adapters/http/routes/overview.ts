@@ -1,4 +1,5 @@
-import { type Flagpost, hasScope } from "../../../src/internal.js";
+import type { Flagpost } from "../../../src/flagpost.js";
+import { hasScope } from "../../../src/auth/index.js";
 import { refuseQuery } from "../query.js";
 import type { Route } from "../types.js";
 

@@ -1,4 +1,4 @@
-import type { PageQuery } from "../../../src/internal.js";
+import type { PageQuery } from "../../../src/pagination.js";
 import { queryObject } from "../query.js";
 import type { RouteLine, TableEntry } from "../route-table.js";
 

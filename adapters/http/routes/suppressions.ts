@@ -1,4 +1,5 @@
-import type { Flagpost, ListSuppressionsInput } from "../../../src/internal.js";
+import type { Flagpost } from "../../../src/flagpost.js";
+import type { ListSuppressionsInput } from "../../../src/emails/index.js";
 import { queryObject } from "../query.js";
 import { routeTable } from "../route-table.js";
 import type { Route } from "../types.js";

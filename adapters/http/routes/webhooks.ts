@@ -1,4 +1,6 @@
-import type { CreateWebhookInput, Flagpost, PageQuery, UpdateWebhookInput } from "../../../src/internal.js";
+import type { CreateWebhookInput, UpdateWebhookInput } from "../../../src/webhooks/index.js";
+import type { Flagpost } from "../../../src/flagpost.js";
+import type { PageQuery } from "../../../src/pagination.js";
 import { queryObject } from "../query.js";
 import { routeTable } from "../route-table.js";
 import type { Route, RouteContext } from "../types.js";

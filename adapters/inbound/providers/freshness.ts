@@ -1,4 +1,5 @@
-import type { Clock, SignatureChecks } from "../../../src/internal.js";
+import type { Clock } from "../../../src/ports/clock.js";
+import type { SignatureChecks } from "../../../src/ports/report-source.js";
 import { invalidSignature } from "./provider-request.js";
 
 /**

@@ -12,12 +12,11 @@ import {
   normalMessageId,
   normalRecipient,
   readFields,
-  parseInput,
-  type ReportSource,
-  sameSecret,
-  type SignatureChecks,
-  systemClock,
-} from "../../../src/internal.js";
+} from "../../../src/emails/index.js";
+import { parseInput } from "../../../src/validation.js";
+import type { ReportSource, SignatureChecks } from "../../../src/ports/report-source.js";
+import { sameSecret } from "../../../src/auth/index.js";
+import { systemClock } from "../../../src/ports/clock.js";
 import { assertFresh, memorySignatureChecks, TOKEN_MEMORY_MS, unixSecondsMs } from "./freshness.js";
 import { invalidSignature, jsonOf, missingSignature } from "./provider-request.js";
 import type { ProviderIntake } from "./provider-intake.js";

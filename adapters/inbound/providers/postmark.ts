@@ -3,18 +3,18 @@ import {
   type BounceReason,
   classifiedFields,
   classifyRecipient,
-  FlagpostError,
   clippedText,
   definedFields,
   type DeliveryReport,
   isoTime,
   normalRecipient,
-  parseInput,
   providerBounce,
-  type ReportSource,
-  sameSecret,
   withoutDiagnosticType,
-} from "../../../src/internal.js";
+} from "../../../src/emails/index.js";
+import { FlagpostError } from "../../../src/errors.js";
+import { parseInput } from "../../../src/validation.js";
+import type { ReportSource } from "../../../src/ports/report-source.js";
+import { sameSecret } from "../../../src/auth/index.js";
 import { jsonOf, missingSignature } from "./provider-request.js";
 import type { ProviderIntake } from "./provider-intake.js";
 

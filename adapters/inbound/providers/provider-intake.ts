@@ -1,4 +1,4 @@
-import type { ReportSource } from "../../../src/internal.js";
+import type { ReportSource } from "../../../src/ports/report-source.js";
 
 /**
  * How `flagpost serve` turns its settings into one provider's ReportSource. Each provider file

@@ -1,4 +1,4 @@
-import { FlagpostError } from "../../../src/internal.js";
+import { FlagpostError } from "../../../src/errors.js";
 
 /**
  * What every provider source (a ReportSource, src/ports/report-source.ts) says the same way: the

@@ -7,16 +7,15 @@ import {
   definedFields,
   type DeliveryReport,
   providerBounce,
-  FlagpostError,
   isoTime,
   normalMessageId,
   normalRecipient,
   readFields,
-  parseInput,
-  type ReportSource,
-  type SignatureChecks,
-  systemClock,
-} from "../../../src/internal.js";
+} from "../../../src/emails/index.js";
+import { FlagpostError } from "../../../src/errors.js";
+import { parseInput } from "../../../src/validation.js";
+import type { ReportSource, SignatureChecks } from "../../../src/ports/report-source.js";
+import { systemClock } from "../../../src/ports/clock.js";
 import { assertFresh, memorySignatureChecks, unixSecondsMs } from "./freshness.js";
 import { invalidSignature, jsonOf, missingSignature } from "./provider-request.js";
 import type { ProviderIntake } from "./provider-intake.js";

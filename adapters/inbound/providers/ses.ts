@@ -10,12 +10,12 @@ import {
   isoTime,
   normalMessageId,
   normalRecipient,
-  parseInput,
   providerBounce,
   type RecipientFacts,
-  type ReportSource,
   withoutDiagnosticType,
-} from "../../../src/internal.js";
+} from "../../../src/emails/index.js";
+import { parseInput } from "../../../src/validation.js";
+import type { ReportSource } from "../../../src/ports/report-source.js";
 import type { ProviderIntake } from "./provider-intake.js";
 import { SnsVerifier, type SnsOptions } from "./sns-envelope.js";
 

@@ -1,6 +1,7 @@
 import { type KeyObject, verify, X509Certificate } from "node:crypto";
 import { z } from "zod";
-import { type Clock, FlagpostError, systemClock } from "../../../src/internal.js";
+import { type Clock, systemClock } from "../../../src/ports/clock.js";
+import { FlagpostError } from "../../../src/errors.js";
 import { assertFresh } from "./freshness.js";
 import { invalidSignature, jsonOf, missingSignature } from "./provider-request.js";
 

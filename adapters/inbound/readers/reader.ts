@@ -1,4 +1,4 @@
-import type { DeliveryAction, RecipientFacts } from "../../../src/internal.js";
+import type { DeliveryAction, RecipientFacts } from "../../../src/emails/index.js";
 
 /**
  * A reader of one family of bounce messages (an MTA's or a mailbox provider's own plain-text

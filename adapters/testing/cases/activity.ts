@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { EmailStatus, EmailEventType, Storage } from "../../../src/internal.js";
+import type { EmailStatus, EmailEventType } from "../../../src/ports/storage/emails.js";
+import type { Storage } from "../../../src/ports/storage/index.js";
 import type { StorageHarness } from "../harness.js";
 import { email, iso, T0 } from "./email-fixtures.js";
 import { event } from "./event-fixtures.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type ApiKeyRecord, FlagpostError } from "../../../src/internal.js";
+import type { ApiKeyRecord } from "../../../src/ports/storage/api-keys.js";
+import { FlagpostError } from "../../../src/errors.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 

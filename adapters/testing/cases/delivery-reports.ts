@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { type DeliveryReport, FlagpostError, type UnmatchedReportRecord } from "../../../src/internal.js";
+import type { DeliveryReport } from "../../../src/emails/index.js";
+import { FlagpostError } from "../../../src/errors.js";
+import type { UnmatchedReportRecord } from "../../../src/ports/storage/delivery-reports.js";
 import type { StorageHarness } from "../harness.js";
 import { sentOutcome } from "./email-fixtures.js";
 import { useStorage } from "./use-storage.js";

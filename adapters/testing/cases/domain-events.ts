@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { flagWrites, FlagpostError } from "../../../src/internal.js";
+import { flagWrites } from "../../../src/flags/store/index.js";
+import { FlagpostError } from "../../../src/errors.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 import { deliveriesOf, domainEvent, email, flag, iso, T0, webhook } from "./webhook-fixtures.js";

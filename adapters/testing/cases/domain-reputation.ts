@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { changeDomain, type DomainChange, type SendingDomainRecord } from "../../../src/internal.js";
+import { changeDomain, type DomainChange } from "../../../src/domains/index.js";
+import type { SendingDomainRecord } from "../../../src/ports/storage/domains.js";
 import type { StorageHarness } from "../harness.js";
 import { email, id, iso, LEASE, T0 } from "./email-fixtures.js";
 import { useStorage } from "./use-storage.js";

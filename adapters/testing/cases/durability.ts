@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
-import type { IdempotencyClaim } from "../../../src/internal.js";
-import { flagWrites } from "../../../src/internal.js";
+import type { IdempotencyClaim } from "../../../src/ports/storage/idempotency.js";
+import { flagWrites } from "../../../src/flags/store/index.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { flagRecord } from "./flag-fixtures.js";
 import { useReopenedStorage } from "./use-storage.js";

@@ -1,4 +1,4 @@
-import type { EmailOutcomeWrite, EmailRecord, EmailTransition } from "../../../src/internal.js";
+import type { EmailOutcomeWrite, EmailRecord, EmailTransition } from "../../../src/ports/storage/emails.js";
 
 export const T0 = Date.parse("2026-06-01T10:00:00.000Z");
 export const iso = (ms: number) => new Date(ms).toISOString();

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { FlagpostError, type EmailRecord } from "../../../src/internal.js";
+import { FlagpostError } from "../../../src/errors.js";
+import type { EmailRecord } from "../../../src/ports/storage/emails.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 import { email, id, iso, LEASE, T0 } from "./email-fixtures.js";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { EmailOutcomeWrite } from "../../../src/internal.js";
+import type { EmailOutcomeWrite } from "../../../src/ports/storage/emails.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { email, iso, LEASE, T0 } from "./email-fixtures.js";
 import { useStorage } from "./use-storage.js";

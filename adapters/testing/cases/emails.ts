@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { FlagpostError, type IdempotencyClaim } from "../../../src/internal.js";
+import { FlagpostError } from "../../../src/errors.js";
+import type { IdempotencyClaim } from "../../../src/ports/storage/idempotency.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { useReopenedStorage, useSharedStorages, useStorage } from "./use-storage.js";
 import { email, id, iso, LEASE, T0 } from "./email-fixtures.js";

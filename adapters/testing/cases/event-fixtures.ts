@@ -1,5 +1,7 @@
 import { expect } from "vitest";
-import { type EventRecord, FlagpostError, type NewEvent, type Storage } from "../../../src/internal.js";
+import type { EventRecord, NewEvent } from "../../../src/ports/storage/events.js";
+import { FlagpostError } from "../../../src/errors.js";
+import type { Storage } from "../../../src/ports/storage/index.js";
 
 export const T0 = Date.UTC(2026, 2, 4, 5, 6, 7, 89);
 export const iso = (ms: number) => new Date(ms).toISOString();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { NewEvent, Storage } from "../../../src/internal.js";
+import type { NewEvent } from "../../../src/ports/storage/events.js";
+import type { Storage } from "../../../src/ports/storage/index.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { all, event, ids, idOf, iso, record, T0 } from "./event-fixtures.js";
 import { useSharedStorages, useStorage } from "./use-storage.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createFlagpost, silentLogger } from "../../../src/internal.js";
+import { createFlagpost } from "../../../src/flagpost.js";
+import { silentLogger } from "../../../src/ports/logger.js";
 import type { StorageHarness } from "../harness.js";
 import { failure, iso, T0 } from "./event-fixtures.js";
 import { useStorage } from "./use-storage.js";

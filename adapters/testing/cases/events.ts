@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EventKey, EventRecord } from "../../../src/internal.js";
+import type { EventKey, EventRecord } from "../../../src/ports/storage/events.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { all, event, failure, ids, idOf, iso, random, record, T0 } from "./event-fixtures.js";
 import { eventNameCases } from "./event-names.js";

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ExperimentQuery, ExperimentTotals, NewEvent, Storage, VariantTotals } from "../../../src/internal.js";
+import type { ExperimentQuery, ExperimentTotals, VariantTotals } from "../../../src/ports/storage/experiments.js";
+import type { NewEvent } from "../../../src/ports/storage/events.js";
+import type { Storage } from "../../../src/ports/storage/index.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 

@@ -1,4 +1,4 @@
-import type { FlagRecord } from "../../../src/internal.js";
+import type { FlagRecord } from "../../../src/ports/storage/flags.js";
 
 const CREATED = "2026-01-02T03:04:05.006Z";
 

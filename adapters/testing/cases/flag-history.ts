@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { flagWrites, type FlagAudit, type FlagRecord, FlagpostError } from "../../../src/internal.js";
+import { flagWrites } from "../../../src/flags/store/index.js";
+import type { FlagAudit } from "../../../src/ports/storage/flag-history.js";
+import type { FlagRecord } from "../../../src/ports/storage/flags.js";
+import { FlagpostError } from "../../../src/errors.js";
 import type { StorageHarness } from "../harness.js";
 import { flagIds, flagRecord } from "./flag-fixtures.js";
 import { useStorage } from "./use-storage.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { FlagInsightCount, Storage } from "../../../src/internal.js";
+import type { FlagInsightCount } from "../../../src/ports/storage/flag-insights.js";
+import type { Storage } from "../../../src/ports/storage/index.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { useSharedStorages, useStorage } from "./use-storage.js";
 
@@ -13,7 +14,7 @@ function count(fields: Partial<FlagInsightCount> & Pick<FlagInsightCount, "flagK
 const byResult = (a: FlagInsightCount | { enabled: boolean; variant: string | null }, b: typeof a) =>
   `${a.enabled}:${a.variant}`.localeCompare(`${b.enabled}:${b.variant}`);
 
-/** The FlagInsightRepository contract (src/storage/flag-insights.ts). */
+/** The FlagInsightRepository contract (src/ports/storage/flag-insights.ts). */
 export function flagInsightCases(harness: StorageHarness): void {
   describe("flag insights", () => {
     const storage = useStorage(harness);

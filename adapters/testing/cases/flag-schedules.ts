@@ -1,13 +1,11 @@
 import { describe, expect, it } from "vitest";
-import {
-  flagWrites,
-  type DomainEvent,
-  type FlagAudit,
-  type FlagRecord,
-  type FlagScheduleRecord,
-  FlagpostError,
-  type Storage,
-} from "../../../src/internal.js";
+import { flagWrites } from "../../../src/flags/store/index.js";
+import type { DomainEvent } from "../../../src/ports/storage/domain-events.js";
+import type { FlagAudit } from "../../../src/ports/storage/flag-history.js";
+import type { FlagRecord } from "../../../src/ports/storage/flags.js";
+import type { FlagScheduleRecord } from "../../../src/ports/storage/flag-schedules.js";
+import { FlagpostError } from "../../../src/errors.js";
+import type { Storage } from "../../../src/ports/storage/index.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { flagRecord } from "./flag-fixtures.js";
 import { useSharedStorages, useStorage } from "./use-storage.js";

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { flagWrites, createFlagpost, type FlagRecord, silentLogger } from "../../../src/internal.js";
+import { flagWrites } from "../../../src/flags/store/index.js";
+import { createFlagpost } from "../../../src/flagpost.js";
+import type { FlagRecord } from "../../../src/ports/storage/flags.js";
+import { silentLogger } from "../../../src/ports/logger.js";
 import type { StorageHarness } from "../harness.js";
 import { flagIds, flagRecord } from "./flag-fixtures.js";
 import { useStorage } from "./use-storage.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { firstUse, type IdempotencyClaim } from "../../../src/internal.js";
+import { firstUse } from "../../../src/once-tokens.js";
+import type { IdempotencyClaim } from "../../../src/ports/storage/idempotency.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 

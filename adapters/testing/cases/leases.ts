@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EmailRecord } from "../../../src/internal.js";
+import type { EmailRecord } from "../../../src/ports/storage/emails.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 

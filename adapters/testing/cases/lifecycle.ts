@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { flagWrites } from "../../../src/internal.js";
+import { flagWrites } from "../../../src/flags/store/index.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 

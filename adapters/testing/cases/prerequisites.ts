@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { flagWrites, FlagpostError, type Prerequisite } from "../../../src/internal.js";
+import { flagWrites } from "../../../src/flags/store/index.js";
+import { FlagpostError } from "../../../src/errors.js";
+import type { Prerequisite } from "../../../src/flags/index.js";
 import type { StorageHarness } from "../harness.js";
 import { flagIds, flagRecord } from "./flag-fixtures.js";
 import { useStorage } from "./use-storage.js";
@@ -21,7 +23,7 @@ async function refusal(work: Promise<unknown>): Promise<FlagpostError> {
   return error as FlagpostError;
 }
 
-/** The port's prerequisite contract (src/storage/flags.ts), checked inside each write. */
+/** The port's prerequisite contract (src/ports/storage/flags.ts), checked inside each write. */
 export function prerequisiteCases(harness: StorageHarness): void {
   describe("flag prerequisites", () => {
     const storage = useStorage(harness);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { changeDomain, FlagpostError, type SendingDomainRecord } from "../../../src/internal.js";
+import { changeDomain } from "../../../src/domains/index.js";
+import { FlagpostError } from "../../../src/errors.js";
+import type { SendingDomainRecord } from "../../../src/ports/storage/domains.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 import { deliveriesOf, domainEvent, iso, sortedId, T0, webhook } from "./webhook-fixtures.js";

@@ -1,6 +1,8 @@
 import { expect, it } from "vitest";
-import type { FlagRecord, IdempotencyClaim, Storage } from "../../../src/internal.js";
-import { flagWrites } from "../../../src/internal.js";
+import type { FlagRecord } from "../../../src/ports/storage/flags.js";
+import type { IdempotencyClaim } from "../../../src/ports/storage/idempotency.js";
+import type { Storage } from "../../../src/ports/storage/index.js";
+import { flagWrites } from "../../../src/flags/store/index.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { flagRecord } from "./flag-fixtures.js";
 import { useSharedStorages } from "./use-storage.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type SuppressionRecord, suppressionWrites } from "../../../src/internal.js";
+import type { SuppressionRecord } from "../../../src/ports/storage/suppressions.js";
+import { suppressionWrites } from "../../../src/emails/index.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 import { deliveriesOf, iso, sortedId, T0, webhook } from "./webhook-fixtures.js";

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { flagWrites, type FlagRecord, inputProblem, MAX_NESTING_DEPTH, type NewEvent } from "../../../src/internal.js";
+import { flagWrites } from "../../../src/flags/store/index.js";
+import type { FlagRecord } from "../../../src/ports/storage/flags.js";
+import { inputProblem, MAX_NESTING_DEPTH } from "../../../src/input-policy.js";
+import type { NewEvent } from "../../../src/ports/storage/events.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 

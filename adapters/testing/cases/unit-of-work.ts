@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FlagpostError } from "../../../src/internal.js";
+import { FlagpostError } from "../../../src/errors.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 import { deliveriesOf, domainEvent, flag, iso, sortedId, T0, webhook } from "./webhook-fixtures.js";
@@ -14,7 +14,7 @@ const AUDIT_ENTRY = {
   changes: [],
 } as const;
 
-/** The port's unit of work (src/storage/unit-of-work.ts): all of a transaction commits, or none. */
+/** The port's unit of work (src/ports/storage/unit-of-work.ts): all of a transaction commits, or none. */
 export function unitOfWorkCases(harness: StorageHarness): void {
   describe("unit of work", () => {
     const storage = useStorage(harness);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach } from "vitest";
-import type { Storage } from "../../../src/internal.js";
+import type { Storage } from "../../../src/ports/storage/index.js";
 import type { StorageHarness } from "../harness.js";
 
 /** A fresh storage for each test of the enclosing describe block. */

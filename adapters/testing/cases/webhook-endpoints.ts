@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { FlagpostError } from "../../../src/internal.js";
-import { flagWrites } from "../../../src/internal.js";
+import type { FlagpostError } from "../../../src/errors.js";
+import { flagWrites } from "../../../src/flags/store/index.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 import { attemptOf, domainEvent, flag, iso, LEASE, T0, webhook, withDeliveries } from "./webhook-fixtures.js";

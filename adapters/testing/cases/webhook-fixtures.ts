@@ -1,12 +1,9 @@
-import type {
-  DeliveryOutcome,
-  DomainEvent,
-  EmailRecord,
-  FlagRecord,
-  Storage,
-  WebhookRecord,
-} from "../../../src/internal.js";
-import { flagWrites } from "../../../src/internal.js";
+import type { DeliveryOutcome, WebhookRecord } from "../../../src/ports/storage/webhooks.js";
+import type { DomainEvent } from "../../../src/ports/storage/domain-events.js";
+import type { EmailRecord } from "../../../src/ports/storage/emails.js";
+import type { FlagRecord } from "../../../src/ports/storage/flags.js";
+import type { Storage } from "../../../src/ports/storage/index.js";
+import { flagWrites } from "../../../src/flags/store/index.js";
 import { flagRecord } from "./flag-fixtures.js";
 
 export const T0 = Date.parse("2026-06-01T10:00:00.000Z");

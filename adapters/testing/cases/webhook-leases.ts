@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Storage } from "../../../src/internal.js";
-import { flagWrites } from "../../../src/internal.js";
+import type { Storage } from "../../../src/ports/storage/index.js";
+import { flagWrites } from "../../../src/flags/store/index.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 import { deliveriesOf, domainEvent, flag, iso, T0, webhook } from "./webhook-fixtures.js";

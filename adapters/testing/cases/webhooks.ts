@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { DeliveryOutcome, Storage } from "../../../src/internal.js";
+import type { DeliveryOutcome } from "../../../src/ports/storage/webhooks.js";
+import type { Storage } from "../../../src/ports/storage/index.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 import { attemptOf, iso, LEASE, T0, withDeliveries } from "./webhook-fixtures.js";

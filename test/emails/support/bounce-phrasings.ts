@@ -1,4 +1,4 @@
-import type { BounceReason, RecipientFacts } from "../../../src/internal.js";
+import type { BounceReason, RecipientFacts } from "../../../src/emails/index.js";
 
 /**
  * Diagnostics as real servers write them (after Postfix, Sendmail, Exim, Exchange/Office 365,

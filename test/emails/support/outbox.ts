@@ -1,12 +1,9 @@
-import type {
-  EmailClaimRequest,
-  EmailOutcomeWrite,
-  MailTransport,
-  OutgoingMessage,
-  SendEmailRequest,
-  Storage,
-} from "../../../src/internal.js";
-import { memoryStorage } from "../../../src/internal.js";
+import type { EmailClaimRequest } from "../../../src/ports/storage/email-claims.js";
+import type { EmailOutcomeWrite } from "../../../src/ports/storage/emails.js";
+import type { MailTransport, OutgoingMessage } from "../../../src/ports/transport.js";
+import type { SendEmailRequest } from "../../../src/emails/index.js";
+import type { Storage } from "../../../src/ports/storage/index.js";
+import { memoryStorage } from "../../../src/memory/index.js";
 
 // A transport and a storage the outbox worker tests drive by hand.
 

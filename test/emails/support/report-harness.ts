@@ -1,14 +1,10 @@
 import nodemailer from "nodemailer";
 import { afterEach, beforeEach, expect } from "vitest";
 import { nodemailerTransport } from "../../../adapters/nodemailer/index.js";
-import {
-  createFlagpost,
-  type Flagpost,
-  type FlagpostOptions,
-  silentLogger,
-  type Storage,
-  uuidv7,
-} from "../../../src/internal.js";
+import { createFlagpost, type Flagpost, type FlagpostOptions } from "../../../src/flagpost.js";
+import { silentLogger } from "../../../src/ports/logger.js";
+import type { Storage } from "../../../src/ports/storage/index.js";
+import { uuidv7 } from "../../../src/ids.js";
 import { type FakeClock, fakeClock } from "../../support/fake-clock.js";
 import { type SmtpSink, startSmtpSink } from "../../support/smtp-sink.js";
 

@@ -1,7 +1,8 @@
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { kyselyStorage } from "../../../adapters/kysely/index.js";
-import { createFlagpost, silentLogger } from "../../../src/internal.js";
+import { createFlagpost } from "../../../src/flagpost.js";
+import { silentLogger } from "../../../src/ports/logger.js";
 
 /**
  * Another process for the cross-process freshness test: opens the PostgreSQL schema given, and

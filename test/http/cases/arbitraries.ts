@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { ATTRIBUTE_OPERATORS } from "../../../src/internal.js";
+import { ATTRIBUTE_OPERATORS } from "../../../src/flags/evaluation/index.js";
 
 /** Random HTTP requests against the flag routes: mostly wrong, sometimes right, never polite. */
 

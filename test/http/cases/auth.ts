@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SCOPES, type Scope } from "../../../src/internal.js";
+import { SCOPES, type Scope } from "../../../src/auth/index.js";
 import type { Start, Target } from "../../support/frameworks.js";
 import { call, type CallOptions, expectError, expectResendError } from "./client.js";
 

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { ERROR_CODES } from "../../../src/internal.js";
+import { ERROR_CODES } from "../../../src/errors.js";
 import { STATUS_BY_CODE } from "../../../adapters/http/index.js";
 import type { Target } from "../../support/frameworks.js";
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memoryStorage, type Storage } from "../../../src/internal.js";
+import { memoryStorage } from "../../../src/memory/index.js";
+import type { Storage } from "../../../src/ports/storage/index.js";
 import type { Start, Target } from "../../support/frameworks.js";
 import { call, expectError, expectResendError, type Reply } from "./client.js";
 

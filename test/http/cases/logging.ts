@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Logger } from "../../../src/internal.js";
+import type { Logger } from "../../../src/ports/logger.js";
 import type { Start, Target } from "../../support/frameworks.js";
 import { call } from "./client.js";
 

@@ -1,5 +1,5 @@
 import { readdir, readFile } from "node:fs/promises";
-import type { DeliveryReport } from "../../../src/internal.js";
+import type { DeliveryReport } from "../../../src/emails/index.js";
 
 /**
  * Pinned reports of the fixtures in test/inbound/fixtures/, shared by the pin tables of

@@ -2,7 +2,9 @@ import nodemailer from "nodemailer";
 import { afterEach, beforeEach, expect } from "vitest";
 import { type InboundSmtp, startInboundSmtp } from "../../../adapters/inbound/index.js";
 import { nodemailerTransport } from "../../../adapters/nodemailer/index.js";
-import { createFlagpost, type Flagpost, silentLogger, type Storage } from "../../../src/internal.js";
+import { createFlagpost, type Flagpost } from "../../../src/flagpost.js";
+import { silentLogger } from "../../../src/ports/logger.js";
+import type { Storage } from "../../../src/ports/storage/index.js";
 import { type ReceivedMessage, type SmtpSink, startSmtpSink } from "../../support/smtp-sink.js";
 
 export const BOUNCE_DOMAIN = "bounce.acme.example";

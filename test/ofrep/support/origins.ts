@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { type HttpOptions, toNodeHandler } from "../../../adapters/http/index.js";
 import { parseCorsOrigins } from "../../../adapters/http/ofrep/cors.js";
-import type { Flagpost } from "../../../src/internal.js";
+import type { Flagpost } from "../../../src/flagpost.js";
 import { listen, type Running } from "../../support/servers.js";
 
 /** A page's own origin: serves one HTML page that loads the bundled web client. */

@@ -1,4 +1,4 @@
-import type { Flagpost } from "../../../src/internal.js";
+import type { Flagpost } from "../../../src/flagpost.js";
 
 /**
  * A valued flag as the OFREP tests read it: variants "a" and "b" weighted 50/50 with values `a`

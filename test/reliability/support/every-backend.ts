@@ -1,6 +1,6 @@
 import { kyselyStorage } from "../../../adapters/kysely/index.js";
 import type { HttpOptions } from "../../../adapters/http/index.js";
-import { type Storage } from "../../../src/internal.js";
+import type { Storage } from "../../../src/ports/storage/index.js";
 import { createTestDatabase, enabledBackends, type TestDatabase } from "../../support/databases.js";
 import { startApp, type TestApp } from "../../support/servers.js";
 

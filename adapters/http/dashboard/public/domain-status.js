@@ -5,7 +5,7 @@
 import { h } from "./dom.js";
 import { chip } from "./page-kit.js";
 
-// A domain's and a record's `status` (src/storage/domains.ts).
+// A domain's and a record's `status` (src/ports/storage/domains.ts).
 const STATUS_LABELS = {
   not_started: "Not started",
   pending: "Pending",

@@ -1,5 +1,5 @@
 // Attribute rule operators (docs/api.md "Flags"). Names, value kinds and which take a list come
-// from the server's operator table (operator-table.js, generated from src/flags/operators.ts);
+// from the server's operator table (operator-table.js, generated from src/flags/evaluation/operators.ts);
 // this file adds only what a person reads: the labels, and how typed text becomes JSON.
 
 import { OPERATOR_TABLE } from "./operator-table.js";

@@ -20,7 +20,7 @@ import { PagedList } from "./paged-list.js";
 import { NO_WEBHOOK_SCOPE } from "./webhook-list.js";
 import { WebhookSettings } from "./webhook-settings.js";
 
-// pending: not tried yet (or replayed); attempting: tried, a retry is scheduled (src/storage/webhooks.ts).
+// pending: not tried yet (or replayed); attempting: tried, a retry is scheduled (src/ports/storage/webhooks.ts).
 const DELIVERY_LABELS = { pending: "Pending", attempting: "Retrying", success: "Delivered", failed: "Failed" };
 const POLL_MS = 1000;
 const MAX_POLLS = 30;

@@ -1,4 +1,4 @@
-import type { BounceReason, DeliveryAction } from "../../../../src/internal.js";
+import type { BounceReason, DeliveryAction } from "../../../../src/emails/index.js";
 import type { BounceMessage, ReaderRecipient, ReaderResult } from "../reader.js";
 
 /**

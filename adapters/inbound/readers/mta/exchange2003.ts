@@ -1,4 +1,4 @@
-import type { BounceReason } from "../../../../src/internal.js";
+import type { BounceReason } from "../../../../src/emails/index.js";
 import type { BounceMessage, BounceReader, ReaderResult } from "../reader.js";
 import { addWords, type Found, header, headers, isAddress, openNotice, reportOf } from "./common.js";
 
