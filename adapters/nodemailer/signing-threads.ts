@@ -1,9 +1,8 @@
 import type { KeyObject } from "node:crypto";
-import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { DkimSigning } from "../../src/internal.js";
+import { startModuleWorker } from "../../src/module-worker.js";
 
 /** What a signing thread is asked: sign `message` (transferred) with key `keyId`. */
 export interface SigningRequest {
@@ -37,22 +36,6 @@ interface SigningThread {
 /** A pool that has signed nothing for this long ends its threads (a new signature starts them again). */
 const IDLE_MS = 30_000;
 
-/**
- * Starts the thread's entry beside this module: signing-worker.js in the built package, where tsup
- * emits it as an entry next to every chunk; signing-worker.ts from sources (tests, tsx), through a
- * bootstrap that registers tsx in the thread first (as adapters/kysely/heavy-read-thread.ts does).
- */
-function startWorker(): Worker {
-  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./signing-worker.js", import.meta.url));
-  const tsxApi = new URL(
-    "dist/esm/api/index.mjs",
-    pathToFileURL(createRequire(import.meta.url).resolve("tsx/package.json")),
-  ).href;
-  const entry = new URL("./signing-worker.ts", import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true });
-}
-
 const threads: SigningThread[] = [];
 /** One thread per core the event loop leaves spare, at least one. */
 let size: number | undefined;
@@ -69,7 +52,11 @@ function numberOf(thing: object): number {
 }
 
 function start(): SigningThread {
-  const thread: SigningThread = { worker: startWorker(), pending: new Map(), holds: new Set() };
+  const thread: SigningThread = {
+    worker: startModuleWorker(import.meta.url, "signing-worker"),
+    pending: new Map(),
+    holds: new Set(),
+  };
   // Idle, a thread must not keep the process alive; a signature in flight refs it (see signInThread).
   thread.worker.unref();
   thread.worker.on("message", (reply: SigningReply) => {
