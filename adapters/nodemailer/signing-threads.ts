@@ -1,5 +1,4 @@
 import type { KeyObject } from "node:crypto";
-import { availableParallelism } from "node:os";
 import type { Worker } from "node:worker_threads";
 import type { DkimSigning } from "../../src/internal.js";
 import { startModuleWorker } from "../../src/module-worker.js";
@@ -37,8 +36,6 @@ interface SigningThread {
 const IDLE_MS = 30_000;
 
 const threads: SigningThread[] = [];
-/** One thread per core the event loop leaves spare, at least one. */
-let size: number | undefined;
 let nextId = 0;
 let signedSoFar = 0;
 let idleCheck: NodeJS.Timeout | undefined;
@@ -93,9 +90,8 @@ function endIfIdle(): void {
   idleCheck = undefined;
 }
 
-/** The least busy thread, or a new one while every thread is busy and the pool is not full. */
-function pick(): SigningThread {
-  size ??= Math.max(1, availableParallelism() - 1);
+/** The least busy thread, or a new one while every thread is busy and fewer than `size` run. */
+function pick(size: number): SigningThread {
   let best: SigningThread | undefined;
   for (const t of threads) if (best === undefined || t.pending.size < best.pending.size) best = t;
   if (best === undefined || (best.pending.size > 0 && threads.length < size)) return start();
@@ -122,11 +118,11 @@ function ownBuffer(chunks: readonly Uint8Array[]): Uint8Array {
  * The message made of `chunks` (complete, as it goes on the wire) with its DKIM-Signature field
  * in front, made in a signing thread: the event loop only hands the bytes over (transferred, not
  * copied) and takes them back. Rejects when the key cannot sign or the thread stops meanwhile;
- * the caller must then not send the message.
+ * the caller must then not send the message. At most `size` threads run (see signing-place.ts).
  */
-export function signInThread(chunks: readonly Uint8Array[], dkim: DkimSigning): Promise<Buffer> {
+export function signInThread(chunks: readonly Uint8Array[], dkim: DkimSigning, size: number): Promise<Buffer> {
   const message = ownBuffer(chunks);
-  const thread = pick();
+  const thread = pick(size);
   const id = nextId++;
   const keyId = numberOf(dkim.privateKey);
   const headersId = numberOf(dkim.signedHeaders);
