@@ -99,7 +99,13 @@ describe("DKIM signing threads", () => {
   it("fail the signatures a stopped thread held, naming it, and replace it for the next", async () => {
     await signInThread(chunks(1), dkim, 1);
     const [first] = signingThreads();
-    const held = signInThread(chunks(2), dkim, 1);
+    // 24 MiB of body: the thread is still canonicalizing it when terminate() lands (a small
+    // message could be signed and answered first, and the case would race).
+    const held = signInThread(
+      [chunks(2)[0]!, Buffer.from("A line of body text to canonicalize.\r\n".repeat(640 * 1024))],
+      dkim,
+      1,
+    );
     await first!.terminate();
     await expect(held).rejects.toThrow(/DKIM signing thread stopped/);
     expect(signingThreads()).not.toContain(first);
