@@ -40,6 +40,8 @@ export interface SendRun {
    * event loop's core.
    */
   spreadPool?: boolean;
+  /** The transport's signingThreads (unset: its default, one per core the process may use, less one). */
+  signingThreads?: number;
 }
 
 export interface SendResult {
@@ -123,7 +125,10 @@ interface Open {
 let open: Open | undefined;
 
 async function openFlagpost(run: SendRun): Promise<Open> {
-  const transport = nodemailerTransport(transporter(run.port), { closeTransporter: true });
+  const transport = nodemailerTransport(transporter(run.port), {
+    closeTransporter: true,
+    ...(run.signingThreads === undefined ? {} : { signingThreads: run.signingThreads }),
+  });
   const { db, cleanup } = await freshDatabase(run.engine ?? "sqlite", run.pgUrl);
   const fp = createFlagpost({
     storage: kyselyStorage(db, { destroyOnClose: true }),

@@ -32,6 +32,9 @@ export const ENVIRONMENT_HELP = `  FLAGPOST_DB       ./flagpost.db (default), :m
   FLAGPOST_EMAIL_RETRY_BASE_MS, FLAGPOST_EMAIL_RETRY_MAX_MS
                     outbox worker: sends at once (10), lease (30000), attempts (8),
                     first retry delay ceiling (5000), largest (1800000)
+  FLAGPOST_DKIM_SIGNING_THREADS
+                    worker threads that DKIM-sign at once (cores - 1); 0: none, the event
+                    loop hashes and libuv's pool signs (cheaper on one core)
   FLAGPOST_REQUEST_TIMEOUT_MS, FLAGPOST_HEADERS_TIMEOUT_MS
                     time a client has to send a whole request (60000) and its headers (10000)
   FLAGPOST_DB_CONNECT_TIMEOUT_MS, FLAGPOST_DB_STATEMENT_TIMEOUT_MS

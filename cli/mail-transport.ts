@@ -42,7 +42,23 @@ async function loadNodemailer() {
   return { nodemailer, ...(await import("../adapters/nodemailer/index.js")) };
 }
 
+/**
+ * FLAGPOST_DKIM_SIGNING_THREADS: how many worker threads may DKIM-sign at once, a whole number of
+ * 0 or more (0: on the event loop with the RSA operation on libuv's pool); unset or blank: the
+ * transport's default, one per spare core (docs/domains.md, "Signing").
+ */
+export function signingThreadsFrom(env: NodeJS.ProcessEnv): number | undefined {
+  const text = env.FLAGPOST_DKIM_SIGNING_THREADS?.trim();
+  if (!text) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0)
+    throw new UsageError(`FLAGPOST_DKIM_SIGNING_THREADS must be a whole number of 0 or more, not "${text}"`);
+  return value;
+}
+
 export async function openMailTransport(env: NodeJS.ProcessEnv, logger: Logger): Promise<MailSetup> {
+  const signingThreads = signingThreadsFrom(env);
+  const threads = signingThreads === undefined ? {} : { signingThreads };
   const url = env.FLAGPOST_SMTP_URL?.trim();
   if (url) {
     const scheme = /^([a-z]+):\/\//i.exec(url)?.[1]?.toLowerCase();
@@ -58,7 +74,7 @@ export async function openMailTransport(env: NodeJS.ProcessEnv, logger: Logger):
       socketTimeout: 45_000,
     });
     return {
-      transport: nodemailerTransport(transporter, { name: "smtp", closeTransporter: true }),
+      transport: nodemailerTransport(transporter, { name: "smtp", closeTransporter: true, ...threads }),
       description: maskUrl(url),
     };
   }
@@ -66,6 +82,7 @@ export async function openMailTransport(env: NodeJS.ProcessEnv, logger: Logger):
   const { emlFileTransport } = await loadNodemailer();
   const transport = emlFileTransport({
     directory,
+    ...threads,
     onWritten: (file, message, recipients) =>
       logger.info("email written", { id: message.id, file, envelope_to: recipients }),
   });

@@ -1,7 +1,6 @@
-import { createRequire } from "node:module";
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { startModuleWorker } from "../../src/module-worker.js";
 import { type ErrorCode, type ErrorDetail, FlagpostError } from "../../src/errors.js";
 import type {
   EventFilter,
@@ -34,25 +33,6 @@ type Pending = { resolve(value: unknown): void; reject(error: unknown): void };
 const BUSY_TIMEOUT_MS = 5_000;
 
 /**
- * Starts the worker's entry beside this module: heavy-read-worker.js in the built package, where
- * tsup emits it as an entry next to every chunk; heavy-read-worker.ts when running from sources
- * (tests, tsx), through a bootstrap that registers tsx in the thread first: a worker inherits
- * neither vitest's transform nor, on Node 20, the hooks `--import tsx` installed in its parent.
- */
-function startWorker(data: HeavyReadWorkerData): Worker {
-  if (!import.meta.url.endsWith(".ts"))
-    return new Worker(new URL("./heavy-read-worker.js", import.meta.url), { workerData: data });
-  // The ES module build of tsx's API (require.resolve would give its CommonJS one).
-  const tsxApi = new URL(
-    "dist/esm/api/index.mjs",
-    pathToFileURL(createRequire(import.meta.url).resolve("tsx/package.json")),
-  ).href;
-  const entry = new URL("./heavy-read-worker.ts", import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: data });
-}
-
-/**
  * SQLite's heavy reads in a worker thread with its own read-only connection to `file`, so a scan of a
  * million events leaves the event loop free for evaluation and ingestion. One thread: its reads run
  * one after another (the HTTP layer lets each key run 2 at once); a thread that dies fails the reads
@@ -71,7 +51,7 @@ export function sqliteHeavyReadThread(file: string): HeavyReader {
   };
 
   const start = (): Worker => {
-    const started = startWorker(data);
+    const started = startModuleWorker(import.meta.url, "heavy-read-worker", { workerData: data });
     // Idle, the thread must not keep the process alive; a read in flight refs it (see run).
     started.unref();
     started.on("message", (reply: HeavyReadReply) => {

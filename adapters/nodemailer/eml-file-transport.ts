@@ -8,12 +8,15 @@ import {
   type TransportResult,
 } from "../../src/ports/transport.js";
 import { recipientsOf, toMailOptions } from "./mail-options.js";
+import { checkedSigningThreads } from "./signing-place.js";
 
 export interface EmlFileTransportOptions {
   /** Where the files go; created when missing. */
   directory: string;
   /** Called after each file is written (the CLI logs the path). */
   onWritten?: (file: string, message: OutgoingMessage, recipients: string[]) => void;
+  /** How many worker threads may DKIM-sign at once, as for nodemailerTransport (0: none). */
+  signingThreads?: number;
 }
 
 /**
@@ -24,6 +27,7 @@ export interface EmlFileTransportOptions {
  */
 export function emlFileTransport(options: EmlFileTransportOptions): MailTransport {
   const directory = resolve(options.directory);
+  const threads = checkedSigningThreads(options.signingThreads);
   // nodemailer's stream transport builds the message as SMTP would send it (CRLF line ends).
   const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" });
   let made: Promise<unknown> | undefined;
@@ -35,7 +39,7 @@ export function emlFileTransport(options: EmlFileTransportOptions): MailTranspor
       try {
         // The stream transport keeps a Bcc header (it has no envelope of its own): Bcc recipients
         // go into an explicit envelope instead, so the file holds what recipients would see.
-        const { bcc: _bcc, ...mail } = await toMailOptions(message);
+        const { bcc: _bcc, ...mail } = await toMailOptions(message, threads);
         const info = await composer.sendMail({
           ...mail,
           envelope: { from: message.envelope?.from ?? message.from.address, to: recipients },

@@ -1,6 +1,7 @@
 import type { SendMailOptions } from "nodemailer";
 import type { MailAddress, OutgoingMessage } from "../../src/ports/transport.js";
 import { signedMailOptions } from "./signed-mail.js";
+import { checkedSigningThreads } from "./signing-place.js";
 
 /** Always a pair (name "" when there is none): a bare string would go through nodemailer's address parser again. */
 function address(a: MailAddress): { name: string; address: string } {
@@ -12,11 +13,12 @@ function address(a: MailAddress): { name: string; address: string } {
  * strings nodemailer would parse again. Bcc recipients are in the envelope only (nodemailer
  * leaves the Bcc header out). File and URL access are off: contents are given inline. A message
  * with `dkim` comes back composed and signed, as `raw` (signed-mail.ts), so that the RSA signature
- * runs off the event loop; it rejects when the message cannot be signed.
+ * runs off the event loop, in up to `signingThreads` threads (default: one per spare core; 0: on
+ * libuv's pool, see docs/domains.md "Signing"); it rejects when the message cannot be signed.
  */
-export async function toMailOptions(message: OutgoingMessage): Promise<SendMailOptions> {
+export async function toMailOptions(message: OutgoingMessage, signingThreads?: number): Promise<SendMailOptions> {
   const options = unsignedMailOptions(message);
-  return message.dkim ? signedMailOptions(options, message.dkim) : options;
+  return message.dkim ? signedMailOptions(options, message.dkim, checkedSigningThreads(signingThreads)) : options;
 }
 
 /** The nodemailer message for an outgoing email, without its signature (`dkim` is not looked at). */

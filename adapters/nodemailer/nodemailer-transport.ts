@@ -3,6 +3,7 @@ import type { MailTransport, OutgoingMessage, TransportResult } from "../../src/
 import { classifyError, rejectionsOf } from "./classify.js";
 import { recipientsOf, toMailOptions, unsignedMailOptions } from "./mail-options.js";
 import { providerMessageIdOf } from "./provider-id.js";
+import { checkedSigningThreads } from "./signing-place.js";
 import { signingFailureIn, signsInPipeline, toBeSigned } from "./signing-plugin.js";
 
 /** The part of a nodemailer transporter (`nodemailer.createTransport(…)`) that flagpost uses. */
@@ -21,6 +22,13 @@ export interface NodemailerTransportOptions {
   reports?: "sent" | "delivered";
   /** Close the transporter (its SMTP pool) in `close()`. Default false: it stays the caller's. */
   closeTransporter?: boolean;
+  /**
+   * How many worker threads may DKIM-sign at once. Default: one per core the event loop leaves
+   * spare (`os.availableParallelism() - 1`). 0: no thread; the event loop canonicalizes and hashes
+   * and the RSA operation runs on libuv's pool, which costs less CPU when the process has one core
+   * (docs/domains.md, "Signing").
+   */
+  signingThreads?: number;
 }
 
 interface SentInfo {
@@ -48,11 +56,12 @@ export function nodemailerTransport(
 ): MailTransport {
   const status = options.reports ?? "sent";
   let closed = false;
+  const threads = checkedSigningThreads(options.signingThreads);
   const signsInTransporter = signsInPipeline(transporter);
   const mailOptions = async (message: OutgoingMessage) =>
     message.dkim && signsInTransporter
-      ? toBeSigned(unsignedMailOptions(message), message.dkim)
-      : toMailOptions(message);
+      ? toBeSigned(unsignedMailOptions(message), message.dkim, threads)
+      : toMailOptions(message, threads);
   return {
     name: options.name ?? "nodemailer",
     async send(message: OutgoingMessage): Promise<TransportResult> {

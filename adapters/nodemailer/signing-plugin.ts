@@ -2,20 +2,26 @@ import { Readable } from "node:stream";
 import type { SendMailOptions } from "nodemailer";
 import type { DkimSigning, TransportError } from "../../src/ports/transport.js";
 import { signingFailure } from "./signed-mail.js";
-import { signInThread } from "./signing-threads.js";
+import { signMessage } from "./signing-place.js";
 
 /**
  * Signing inside nodemailer's own pipeline: a "stream" plugin on the transporter adds, to each
  * message that carries flagpost's DKIM key, a process function (MimeNode.processFunc, the hook
  * nodemailer's own signer uses) that reads the message as sendMail composed it, signs it and
  * hands on the DKIM-Signature field followed by the message (the signing itself runs in a
- * signing thread, signing-threads.ts). The message is composed once, with
+ * signing thread or on the loop, signing-place.ts). The message is composed once, with
  * the transporter's defaults (default headers, X-Mailer) applied, where composing it beforehand
  * and handing sendMail `raw` composed it twice and left the defaults out.
  */
 
 /** The mail data key the plugin reads: plain data, so nodemailer copies it with the rest. */
 const DKIM_KEY = "flagpostDkim";
+
+/** What the plugin finds under {@link DKIM_KEY}: the key, and how many signing threads may sign. */
+interface ToSign {
+  dkim: DkimSigning;
+  threads: number;
+}
 
 interface PluginMail {
   data: Record<string, unknown>;
@@ -40,8 +46,8 @@ export function signsInPipeline(transporter: object): boolean {
   const pluggable = transporter as Partial<PluggableTransporter>;
   if (typeof pluggable.use !== "function" || pluggable.transporter?.name === "JSONTransport") return false;
   pluggable.use.call(transporter, "stream", (mail, done) => {
-    const dkim = mail.data[DKIM_KEY] as DkimSigning | undefined;
-    if (dkim !== undefined) mail.message.processFunc((input) => signingStream(input, dkim));
+    const toSign = mail.data[DKIM_KEY] as ToSign | undefined;
+    if (toSign !== undefined) mail.message.processFunc((input) => signingStream(input, toSign));
     done();
   });
   withPlugin.add(transporter);
@@ -65,18 +71,18 @@ export function signingFailureIn(error: unknown): TransportError | undefined {
   return error instanceof UnsignedMessage ? error.failure : undefined;
 }
 
-/** `options` marked for the plugin to sign with `dkim`. */
-export function toBeSigned(options: SendMailOptions, dkim: DkimSigning): SendMailOptions {
-  return Object.assign(options, { [DKIM_KEY]: dkim });
+/** `options` marked for the plugin to sign with `dkim`, in up to `threads` signing threads. */
+export function toBeSigned(options: SendMailOptions, dkim: DkimSigning, threads: number): SendMailOptions {
+  return Object.assign(options, { [DKIM_KEY]: { dkim, threads } satisfies ToSign });
 }
 
 /**
  * The message read from `input`, with its DKIM-Signature field in front. Nothing comes out before
  * the signature exists: a message that cannot be signed ends the stream with the error, so the
  * transport aborts it (SMTP never finishes DATA) instead of sending it unsigned. The event loop
- * only gathers the bytes into one buffer, which goes to a signing thread and comes back signed.
+ * only gathers the bytes, which a signing thread (or, with none, the loop and libuv's pool) signs.
  */
-function signingStream(input: Readable, dkim: DkimSigning): Readable {
+function signingStream(input: Readable, { dkim, threads }: ToSign): Readable {
   const output = new Readable({ read() {} });
   const chunks: Buffer[] = [];
   input.on("data", (chunk: Buffer | string) =>
@@ -84,9 +90,9 @@ function signingStream(input: Readable, dkim: DkimSigning): Readable {
   );
   input.once("error", (error) => output.destroy(error));
   input.once("end", () => {
-    signInThread(chunks, dkim).then(
+    signMessage(chunks, dkim, threads).then(
       (signed) => {
-        output.push(signed);
+        for (const part of signed) output.push(part);
         output.push(null);
       },
       (error: unknown) => output.destroy(new UnsignedMessage(signingFailure(dkim, error))),

@@ -1,9 +1,7 @@
 import type { KeyObject } from "node:crypto";
-import { createRequire } from "node:module";
-import { availableParallelism } from "node:os";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
-import type { DkimSigning } from "../../src/ports/transport.js";
+import type { Worker } from "node:worker_threads";
+import type { DkimSigning } from "../../src/internal.js";
+import { startModuleWorker } from "../../src/module-worker.js";
 
 /** What a signing thread is asked: sign `message` (transferred) with key `keyId`. */
 export interface SigningRequest {
@@ -37,25 +35,7 @@ interface SigningThread {
 /** A pool that has signed nothing for this long ends its threads (a new signature starts them again). */
 const IDLE_MS = 30_000;
 
-/**
- * Starts the thread's entry beside this module: signing-worker.js in the built package, where tsup
- * emits it as an entry next to every chunk; signing-worker.ts from sources (tests, tsx), through a
- * bootstrap that registers tsx in the thread first (as adapters/kysely/heavy-read-thread.ts does).
- */
-function startWorker(): Worker {
-  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./signing-worker.js", import.meta.url));
-  const tsxApi = new URL(
-    "dist/esm/api/index.mjs",
-    pathToFileURL(createRequire(import.meta.url).resolve("tsx/package.json")),
-  ).href;
-  const entry = new URL("./signing-worker.ts", import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true });
-}
-
 const threads: SigningThread[] = [];
-/** One thread per core the event loop leaves spare, at least one. */
-let size: number | undefined;
 let nextId = 0;
 let signedSoFar = 0;
 let idleCheck: NodeJS.Timeout | undefined;
@@ -69,7 +49,11 @@ function numberOf(thing: object): number {
 }
 
 function start(): SigningThread {
-  const thread: SigningThread = { worker: startWorker(), pending: new Map(), holds: new Set() };
+  const thread: SigningThread = {
+    worker: startModuleWorker(import.meta.url, "signing-worker"),
+    pending: new Map(),
+    holds: new Set(),
+  };
   // Idle, a thread must not keep the process alive; a signature in flight refs it (see signInThread).
   thread.worker.unref();
   thread.worker.on("message", (reply: SigningReply) => {
@@ -106,9 +90,8 @@ function endIfIdle(): void {
   idleCheck = undefined;
 }
 
-/** The least busy thread, or a new one while every thread is busy and the pool is not full. */
-function pick(): SigningThread {
-  size ??= Math.max(1, availableParallelism() - 1);
+/** The least busy thread, or a new one while every thread is busy and fewer than `size` run. */
+function pick(size: number): SigningThread {
   let best: SigningThread | undefined;
   for (const t of threads) if (best === undefined || t.pending.size < best.pending.size) best = t;
   if (best === undefined || (best.pending.size > 0 && threads.length < size)) return start();
@@ -135,11 +118,11 @@ function ownBuffer(chunks: readonly Uint8Array[]): Uint8Array {
  * The message made of `chunks` (complete, as it goes on the wire) with its DKIM-Signature field
  * in front, made in a signing thread: the event loop only hands the bytes over (transferred, not
  * copied) and takes them back. Rejects when the key cannot sign or the thread stops meanwhile;
- * the caller must then not send the message.
+ * the caller must then not send the message. At most `size` threads run (see signing-place.ts).
  */
-export function signInThread(chunks: readonly Uint8Array[], dkim: DkimSigning): Promise<Buffer> {
+export function signInThread(chunks: readonly Uint8Array[], dkim: DkimSigning, size: number): Promise<Buffer> {
   const message = ownBuffer(chunks);
-  const thread = pick();
+  const thread = pick(size);
   const id = nextId++;
   const keyId = numberOf(dkim.privateKey);
   const headersId = numberOf(dkim.signedHeaders);

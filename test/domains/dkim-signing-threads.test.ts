@@ -3,6 +3,7 @@ import { dkimVerify } from "mailauth";
 import nodemailer from "nodemailer";
 import { describe, expect, it } from "vitest";
 import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
+import { signMessage } from "../../adapters/nodemailer/signing-place.js";
 import { signingThreads, signInThread } from "../../adapters/nodemailer/signing-threads.js";
 import { splitTxt } from "../../src/domains/dns-records.js";
 import { SIGNED_HEADERS } from "../../src/domains/sending-domains.js";
@@ -12,7 +13,8 @@ import type { OutgoingMessage } from "../../src/ports/transport.js";
  * The signing threads (adapters/nodemailer/signing-threads.ts): none start until something is
  * signed; many messages at once come back each signed, whole and its own; a message that cannot
  * be signed fails alone; a thread that stops fails what it held, clearly, and is replaced.
- * The cases run in order: the first needs a process that has signed nothing yet.
+ * With signingThreads 0 none starts at all. The cases run in order: the first two need a process
+ * that has signed nothing yet.
  */
 
 const DOMAIN = "acme.example";
@@ -58,8 +60,20 @@ function message(id: string, signing: OutgoingMessage["dkim"] | null): OutgoingM
 }
 
 describe("DKIM signing threads", () => {
+  it("start none with signingThreads 0: the message is signed on the loop and libuv's pool", async () => {
+    const transport = nodemailerTransport(nodemailer.createTransport({ streamTransport: true, buffer: true }), {
+      signingThreads: 0,
+    });
+    await transport.send(message("e0", dkim));
+    const signed = Buffer.concat(await signMessage(chunks(0), dkim, 0));
+    expect(await verdict(signed)).toBe("pass");
+    expect(signingThreads()).toHaveLength(0);
+  });
+
   it("start none while nothing is signed, then one for the first signed message", async () => {
-    const transport = nodemailerTransport(nodemailer.createTransport({ streamTransport: true, buffer: true }));
+    const transport = nodemailerTransport(nodemailer.createTransport({ streamTransport: true, buffer: true }), {
+      signingThreads: 1,
+    });
     await transport.send(message("e1", null));
     expect(signingThreads()).toHaveLength(0);
     await transport.send(message("e2", dkim));
@@ -68,7 +82,7 @@ describe("DKIM signing threads", () => {
 
   it("give back every message of a burst signed, whole and its own; one that cannot be signed fails alone", async () => {
     const results = await Promise.allSettled(
-      Array.from({ length: 40 }, (_, i) => signInThread(chunks(i, i === 13 ? "" : undefined), dkim)),
+      Array.from({ length: 40 }, (_, i) => signInThread(chunks(i, i === 13 ? "" : undefined), dkim, 1)),
     );
     expect(results[13]).toMatchObject({ status: "rejected", reason: { message: expect.stringContaining("From") } });
     for (const [i, result] of results.entries()) {
@@ -83,13 +97,19 @@ describe("DKIM signing threads", () => {
   });
 
   it("fail the signatures a stopped thread held, naming it, and replace it for the next", async () => {
-    await signInThread(chunks(1), dkim);
+    await signInThread(chunks(1), dkim, 1);
     const [first] = signingThreads();
-    const held = signInThread(chunks(2), dkim);
+    // 24 MiB of body: the thread is still canonicalizing it when terminate() lands (a small
+    // message could be signed and answered first, and the case would race).
+    const held = signInThread(
+      [chunks(2)[0]!, Buffer.from("A line of body text to canonicalize.\r\n".repeat(640 * 1024))],
+      dkim,
+      1,
+    );
     await first!.terminate();
     await expect(held).rejects.toThrow(/DKIM signing thread stopped/);
     expect(signingThreads()).not.toContain(first);
-    const next = await signInThread(chunks(3), dkim);
+    const next = await signInThread(chunks(3), dkim, 1);
     expect(await verdict(next)).toBe("pass");
     expect(signingThreads()).toHaveLength(1);
     expect(signingThreads()[0]).not.toBe(first);

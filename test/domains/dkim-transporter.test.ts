@@ -11,7 +11,8 @@ import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";
 /**
  * Signed mail through a real nodemailer transporter: signed in sendMail's own pipeline, so the
  * transporter's defaults are part of the signed message; never sent when it cannot be signed;
- * and through a stand-in with sendMail only, handed over composed and signed.
+ * and through a stand-in with sendMail only, handed over composed and signed. Each case runs with
+ * a signing thread and with none (the event loop and libuv's pool), docs/domains.md "Signing".
  */
 
 const DOMAIN = "acme.example";
@@ -56,7 +57,10 @@ function signedNames(raw: string): string[] {
   return (/ h=([^;]*);/.exec(field.replace(/\r\n/g, ""))?.[1] ?? "").split(":");
 }
 
-describe("signed mail through a nodemailer transporter", () => {
+describe.each([
+  { signingThreads: 1, where: "in a signing thread" },
+  { signingThreads: 0, where: "on the event loop and libuv's pool" },
+])("signed mail through a nodemailer transporter, $where", ({ signingThreads }) => {
   let sink: SmtpSink;
   let transporters: { close(): void }[] = [];
   beforeEach(async () => (sink = await startSmtpSink()));
@@ -72,7 +76,9 @@ describe("signed mail through a nodemailer transporter", () => {
   };
 
   it("carries the transporter's defaults (default headers, X-Mailer), signed over the same header list", async () => {
-    const transport = nodemailerTransport(smtp({ xMailer: "acme-mailer 2.1", headers: { "X-Campaign": "spring" } }));
+    const transport = nodemailerTransport(smtp({ xMailer: "acme-mailer 2.1", headers: { "X-Campaign": "spring" } }), {
+      signingThreads,
+    });
     await transport.send(message("e1"));
     await transport.send(message("e2", null));
     await sink.waitFor(2);
@@ -96,7 +102,7 @@ describe("signed mail through a nodemailer transporter", () => {
   });
 
   it("does not send a message its key cannot sign over a pooled connection; the pool goes on signing", async () => {
-    const transport = nodemailerTransport(smtp());
+    const transport = nodemailerTransport(smtp(), { signingThreads });
     // A public key cannot make a signature: node:crypto refuses it.
     const error = await transport.send(message("e1", { ...dkim, privateKey: publicKey })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransportError);
@@ -111,15 +117,27 @@ describe("signed mail through a nodemailer transporter", () => {
   it("hands a transporter without plugins (sendMail only) the message composed and signed", async () => {
     const real = smtp();
     const given: Record<string, unknown>[] = [];
-    const transport = nodemailerTransport({
-      sendMail: (mail) => {
-        given.push(mail as Record<string, unknown>);
-        return real.sendMail(mail);
+    const transport = nodemailerTransport(
+      {
+        sendMail: (mail) => {
+          given.push(mail as Record<string, unknown>);
+          return real.sendMail(mail);
+        },
       },
-    });
+      { signingThreads },
+    );
     await transport.send(message("e1"));
     await sink.waitFor(1);
     expect(Buffer.isBuffer(given[0]!.raw)).toBe(true);
     expect(await verdict(sink.received[0]!.raw)).toBe("pass");
+  });
+});
+
+describe("the signingThreads option", () => {
+  it("takes a whole number of 0 or more and refuses anything else, naming the option", () => {
+    const transporter = { sendMail: async () => ({}) };
+    for (const bad of [-1, 1.5, Number.NaN])
+      expect(() => nodemailerTransport(transporter, { signingThreads: bad })).toThrow(/signingThreads must be/);
+    expect(() => nodemailerTransport(transporter, { signingThreads: 0 })).not.toThrow();
   });
 });
