@@ -30,11 +30,15 @@ export function pageOf<T>(items: Iterable<T>, id: (item: T) => string, page: Pag
  * A table in memory: a Map of rows by key. Rows stay inside (callers in src/memory change them in
  * place, with no await in between, so each write is atomic in this process); reads hand out copies.
  * With an `order` (its SQL twin's index), `scan` and `pageAfter` walk the rows in it: sorted on the
- * first scan after a write, so a run of inserts costs one sort, and keyset pages start by binary
- * search. A row changed in place must keep its sort key.
+ * first scan after a write, re-sorting only the rows written since (a run of inserts costs one
+ * sort of the run), and keyset pages start by binary search. A row changed in place must keep its
+ * sort key.
  */
 export class MemoryTable<T> extends Map<string, T> {
-  #ordered: [SortKey, T][] | undefined;
+  /** Key, sort key and row, in order as of the last scan. */
+  #ordered: [string, SortKey, T][] = [];
+  /** Keys written or deleted since the last scan; "all" when none was yet or too many to track. */
+  #stale: Set<string> | "all" = "all";
 
   constructor(
     readonly keyOf: (row: T) => string,
@@ -44,13 +48,19 @@ export class MemoryTable<T> extends Map<string, T> {
   }
 
   override set(key: string, row: T): this {
-    this.#ordered = undefined;
+    this.#touch(key);
     return super.set(key, row);
   }
 
   override delete(key: string): boolean {
-    this.#ordered = undefined;
+    this.#touch(key);
     return super.delete(key);
+  }
+
+  #touch(key: string): void {
+    if (this.order === undefined || this.#stale === "all") return;
+    this.#stale.add(key);
+    if (this.#stale.size > this.#ordered.length + this.size) this.#stale = "all";
   }
 
   /** A copy of the row with this key. */
@@ -94,18 +104,33 @@ export class MemoryTable<T> extends Map<string, T> {
 
   /** The stored rows in the table's order, strictly after the sort key `after` when given. */
   *scan(after?: SortKey): Iterable<T> {
-    const { by, descending } = this.order!;
-    const direction = descending ? -1 : 1;
-    const ordered = (this.#ordered ??= [...this.values()]
-      .map((row): [SortKey, T] => [by(row), row])
-      .sort(([a], [b]) => direction * compareKeys(a, b)));
+    const direction = this.order!.descending ? -1 : 1;
+    const ordered = this.#sorted(direction);
     let [start, end] = [0, after === undefined ? 0 : ordered.length];
     while (start < end) {
       const middle = (start + end) >>> 1;
-      if (direction * compareKeys(ordered[middle]![0], after!) <= 0) start = middle + 1;
+      if (direction * compareKeys(ordered[middle]![1], after!) <= 0) start = middle + 1;
       else end = middle;
     }
-    for (let i = start; i < ordered.length; i++) yield ordered[i]![1];
+    for (let i = start; i < ordered.length; i++) yield ordered[i]![2];
+  }
+
+  /** The order brought up to date: the rows kept in place, the stale ones taken out or re-placed. */
+  #sorted(direction: number): [string, SortKey, T][] {
+    const { by } = this.order!;
+    const stale = this.#stale;
+    if (stale === "all") this.#ordered = [...this].map(([key, row]) => [key, by(row), row]);
+    else if (stale.size === 0) return this.#ordered;
+    else {
+      this.#ordered = this.#ordered.filter(([key]) => !stale.has(key));
+      for (const key of stale) {
+        const row = this.get(key);
+        if (row !== undefined) this.#ordered.push([key, by(row), row]);
+      }
+    }
+    this.#stale = new Set();
+    // Array#sort finds the sorted run kept in place: a few written rows cost little more than their own sort.
+    return this.#ordered.sort(([, a], [, b]) => direction * compareKeys(a, b));
   }
 
   /** Copies of up to `limit` rows `where` accepts, in the table's order, strictly after the sort key `after`. */
