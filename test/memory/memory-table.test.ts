@@ -31,6 +31,17 @@ describe("MemoryTable", () => {
     expect(ids(table.scan())).toEqual(["d", "a"]);
   });
 
+  it("keeps its order when more keys were written since the last scan than it tracks", () => {
+    const table = newestFirst();
+    table.set("a", { id: "a", at: 1 });
+    expect(ids(table.scan())).toEqual(["a"]);
+    for (let i = 0; i < 5; i++) table.set(`x${i}`, { id: `x${i}`, at: i });
+    for (let i = 0; i < 5; i++) table.delete(`x${i}`);
+    table.set("b", { id: "b", at: 0 });
+    table.set("c", { id: "c", at: 2 });
+    expect(ids(table.scan([2, "c"]))).toEqual(["a", "b"]);
+  });
+
   it("hands out copies and refuses a taken key", () => {
     const table = newestFirst();
     table.insert([{ id: "a", at: 1 }], (key) => `taken: ${key}`);
