@@ -24,33 +24,56 @@ export class MemoryExperimentRepository implements ExperimentRepository {
     const from = query.from === undefined ? -Infinity : epochMs(query.from, "from");
     const to = query.to === undefined ? Infinity : epochMs(query.to, "to");
     const users = new Map<string, Assignment>();
-    const metricEvents: { userId: string; ts: number; revenue: number }[] = [];
-    for (const { event, userId, ts, propertiesJson } of this.#events.scan()) {
-      if (ts < from || ts >= to) continue;
-      const { experimentId, variant, revenue } = JSON.parse(propertiesJson) as Record<string, unknown>;
-      if (event === query.metric) metricEvents.push({ userId, ts, revenue: typeof revenue === "number" ? revenue : 0 });
-      if (experimentId !== query.experimentId || typeof variant !== "string") continue;
-      const seen = users.get(userId) ?? { variant, mixed: false, exposedAt: ts, converted: false, revenue: 0 };
-      users.set(userId, seen);
-      seen.mixed ||= seen.variant !== variant;
-      seen.exposedAt = Math.min(seen.exposedAt, ts);
+    const metricEvents: { userId: string; ts: number; revenue: number | undefined }[] = [];
+    for (const row of this.#events.scan()) {
+      if (row.ts < from || row.ts >= to) continue;
+      const properties = JSON.parse(row.propertiesJson) as Record<string, unknown>;
+      if (row.event === query.metric) {
+        const revenue = properties.revenue;
+        metricEvents.push({
+          userId: row.userId,
+          ts: row.ts,
+          revenue: typeof revenue === "number" ? revenue : undefined,
+        });
+      }
+      if (properties.experimentId !== query.experimentId || typeof properties.variant !== "string") continue;
+      const seen = users.get(row.userId);
+      if (seen === undefined) {
+        users.set(row.userId, {
+          variant: properties.variant,
+          mixed: false,
+          exposedAt: row.ts,
+          converted: false,
+          revenue: 0,
+        });
+      } else {
+        if (seen.variant !== properties.variant) seen.mixed = true;
+        seen.exposedAt = Math.min(seen.exposedAt, row.ts);
+      }
     }
     for (const event of metricEvents) {
       const user = users.get(event.userId);
       if (user === undefined || event.ts < user.exposedAt) continue;
       user.converted = true;
-      user.revenue += event.revenue;
+      if (event.revenue !== undefined) user.revenue += event.revenue;
     }
     const totals = new Map<string, VariantTotals>();
-    const counted = [...users.values()].filter((user) => !user.mixed);
-    for (const { variant, converted, revenue } of counted) {
-      const sums = totals.get(variant) ?? { variant, users: 0, conversions: 0, revenue: 0, revenueSquares: 0 };
-      totals.set(variant, sums);
-      sums.users += 1;
-      sums.conversions += converted ? 1 : 0;
-      sums.revenue += revenue;
-      sums.revenueSquares += revenue * revenue;
+    let excludedUsers = 0;
+    for (const user of users.values()) {
+      if (user.mixed) {
+        excludedUsers += 1;
+        continue;
+      }
+      let variant = totals.get(user.variant);
+      if (variant === undefined) {
+        variant = { variant: user.variant, users: 0, conversions: 0, revenue: 0, revenueSquares: 0 };
+        totals.set(user.variant, variant);
+      }
+      variant.users += 1;
+      if (user.converted) variant.conversions += 1;
+      variant.revenue += user.revenue;
+      variant.revenueSquares += user.revenue * user.revenue;
     }
-    return { variants: [...totals.values()], excludedUsers: users.size - counted.length };
+    return { variants: [...totals.values()], excludedUsers };
   }
 }
