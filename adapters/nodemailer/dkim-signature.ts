@@ -1,6 +1,6 @@
 import { createHash, sign } from "node:crypto";
 import { promisify } from "node:util";
-import type { DkimSigning } from "../../src/internal.js";
+import type { DkimSigning } from "../../src/ports/transport.js";
 import { headerFields, relaxedBody, relaxedField, signedFields, splitMessage } from "./dkim-canonical.js";
 
 /** Folded lines stay within this many characters (RFC 5322 recommends 78). */

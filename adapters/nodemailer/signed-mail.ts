@@ -1,6 +1,6 @@
 import type { SendMailOptions } from "nodemailer";
 import type MailComposer from "nodemailer/lib/mail-composer";
-import { type DkimSigning, TransportError } from "../../src/internal.js";
+import { type DkimSigning, TransportError } from "../../src/ports/transport.js";
 import { signMessage } from "./signing-place.js";
 
 // Loaded with the first signed message rather than at import: by then flagpost/nodemailer's index

@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import type { DkimSigning } from "../../src/internal.js";
+import type { DkimSigning } from "../../src/ports/transport.js";
 import { dkimSignatureFieldOnLoop } from "./dkim-signature.js";
 import { signInThread } from "./signing-threads.js";
 

@@ -1,6 +1,6 @@
 import type { KeyObject } from "node:crypto";
 import type { Worker } from "node:worker_threads";
-import type { DkimSigning } from "../../src/internal.js";
+import type { DkimSigning } from "../../src/ports/transport.js";
 import { startModuleWorker } from "../../src/module-worker.js";
 
 /** What a signing thread is asked: sign `message` (transferred) with key `keyId`. */

@@ -1,37 +1,32 @@
 import { FlagpostError } from "../errors.js";
 import type { ApiKeyRecord, ApiKeyRepository } from "../ports/storage/index.js";
+import { copy, MemoryTable } from "./memory-table.js";
 
 export class MemoryApiKeyRepository implements ApiKeyRepository {
-  readonly #byId = new Map<string, ApiKeyRecord>();
+  readonly #keys = new MemoryTable<ApiKeyRecord>((r) => r.id, { by: (r) => [r.createdAt, r.id] });
 
   async insert(record: ApiKeyRecord): Promise<void> {
-    for (const existing of this.#byId.values()) {
-      if (existing.id === record.id || existing.hash === record.hash)
-        throw new FlagpostError("conflict", "That API key already exists");
-    }
-    this.#byId.set(record.id, structuredClone(record));
+    const taken = "That API key already exists";
+    if (this.#keys.find((r) => r.hash === record.hash)) throw new FlagpostError("conflict", taken);
+    this.#keys.insert([record], () => taken);
   }
 
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    for (const record of this.#byId.values()) if (record.hash === hash) return structuredClone(record);
-    return undefined;
+    const record = this.#keys.find((r) => r.hash === hash);
+    return record && copy(record);
   }
 
   async findById(id: string): Promise<ApiKeyRecord | undefined> {
-    const record = this.#byId.get(id);
-    return record && structuredClone(record);
+    return this.#keys.read(id);
   }
 
   async list(): Promise<ApiKeyRecord[]> {
-    return [...this.#byId.values()]
-      .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1))
-      .map((r) => structuredClone(r));
+    return this.#keys.pageAfter(undefined, Infinity);
   }
 
   async revoke(id: string, at: string): Promise<boolean> {
-    const record = this.#byId.get(id);
-    if (!record) return false;
-    record.revokedAt ??= at;
-    return true;
+    const record = this.#keys.get(id);
+    if (record) record.revokedAt ??= at;
+    return record !== undefined;
   }
 }

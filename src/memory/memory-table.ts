@@ -7,6 +7,14 @@ export const copy = <T>(value: T): T => structuredClone(value);
 /** Ascending order of two strings (ids, ISO times). */
 export const ascending = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** A row's place in an ordered table, compared element by element (strings by UTF-16 code unit). */
+export type SortKey = readonly (string | number)[];
+
+function compareKeys(a: SortKey, b: SortKey): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  return a.length - b.length;
+}
+
 /** A page of copies, newest first by `id(item)`, as the kysely adapter's pageQuery gives it. */
 export function pageOf<T>(items: Iterable<T>, id: (item: T) => string, page: PageRequest): T[] {
   const { after, before, limit } = page;
@@ -21,10 +29,38 @@ export function pageOf<T>(items: Iterable<T>, id: (item: T) => string, page: Pag
 /**
  * A table in memory: a Map of rows by key. Rows stay inside (callers in src/memory change them in
  * place, with no await in between, so each write is atomic in this process); reads hand out copies.
+ * With an `order` (its SQL twin's index), `scan` and `pageAfter` walk the rows in it: sorted on the
+ * first scan after a write, re-sorting only the rows written since (a run of inserts costs one
+ * sort of the run), and keyset pages start by binary search. A row changed in place must keep its
+ * sort key.
  */
 export class MemoryTable<T> extends Map<string, T> {
-  constructor(readonly keyOf: (row: T) => string) {
+  /** Key, sort key and row, in order as of the last scan. */
+  #ordered: [string, SortKey, T][] = [];
+  /** Keys written or deleted since the last scan; "all" when none was yet or too many to track. */
+  #stale: Set<string> | "all" = "all";
+
+  constructor(
+    readonly keyOf: (row: T) => string,
+    readonly order?: { by: (row: T) => SortKey; descending?: boolean },
+  ) {
     super();
+  }
+
+  override set(key: string, row: T): this {
+    this.#touch(key);
+    return super.set(key, row);
+  }
+
+  override delete(key: string): boolean {
+    this.#touch(key);
+    return super.delete(key);
+  }
+
+  #touch(key: string): void {
+    if (this.order === undefined || this.#stale === "all") return;
+    this.#stale.add(key);
+    if (this.#stale.size > this.#ordered.length + this.size) this.#stale = "all";
   }
 
   /** A copy of the row with this key. */
@@ -44,6 +80,13 @@ export class MemoryTable<T> extends Map<string, T> {
     return undefined;
   }
 
+  /** Removes every row `test` accepts; how many. */
+  deleteWhere(test: (row: T) => boolean): number {
+    const keys = [...this.entries()].filter(([, row]) => test(row)).map(([key]) => key);
+    for (const key of keys) this.delete(key);
+    return keys.length;
+  }
+
   /** Stores copies of `rows`, all or none: a key stored already or twice → `FlagpostError("conflict", conflict(key))`. */
   insert(rows: readonly T[], conflict: (key: string) => string): void {
     const keys = new Set<string>();
@@ -57,6 +100,47 @@ export class MemoryTable<T> extends Map<string, T> {
   /** A page of the rows that pass `test`, newest first by `id` (the key unless given). */
   page(page: PageRequest, test: (row: T) => boolean = () => true, id: (row: T) => string = this.keyOf): T[] {
     return pageOf(this.where(test), id, page);
+  }
+
+  /** The stored rows in the table's order, strictly after the sort key `after` when given. */
+  *scan(after?: SortKey): Iterable<T> {
+    const direction = this.order!.descending ? -1 : 1;
+    const ordered = this.#sorted(direction);
+    let [start, end] = [0, after === undefined ? 0 : ordered.length];
+    while (start < end) {
+      const middle = (start + end) >>> 1;
+      if (direction * compareKeys(ordered[middle]![1], after!) <= 0) start = middle + 1;
+      else end = middle;
+    }
+    for (let i = start; i < ordered.length; i++) yield ordered[i]![2];
+  }
+
+  /** The order brought up to date: the rows kept in place, the stale ones taken out or re-placed. */
+  #sorted(direction: number): [string, SortKey, T][] {
+    const { by } = this.order!;
+    const stale = this.#stale;
+    if (stale === "all") this.#ordered = [...this].map(([key, row]) => [key, by(row), row]);
+    else if (stale.size === 0) return this.#ordered;
+    else {
+      this.#ordered = this.#ordered.filter(([key]) => !stale.has(key));
+      for (const key of stale) {
+        const row = this.get(key);
+        if (row !== undefined) this.#ordered.push([key, by(row), row]);
+      }
+    }
+    this.#stale = new Set();
+    // Array#sort finds the sorted run kept in place: a few written rows cost little more than their own sort.
+    return this.#ordered.sort(([, a], [, b]) => direction * compareKeys(a, b));
+  }
+
+  /** Copies of up to `limit` rows `where` accepts, in the table's order, strictly after the sort key `after`. */
+  pageAfter(after: SortKey | undefined, limit: number, where: (row: T) => boolean = () => true): T[] {
+    const page: T[] = [];
+    for (const row of this.scan(after)) {
+      if (page.length >= limit) break;
+      if (where(row)) page.push(copy(row));
+    }
+    return page;
   }
 }
 
@@ -89,12 +173,13 @@ export class StagedTable<T> {
 
   /**
    * Applies the writes. With `replaceOnly`, a row deleted outside the transaction meanwhile stays
-   * deleted, as it would after waiting for the transaction's row lock in a database.
+   * deleted, as it would after waiting for the transaction's row lock in a database. How many writes.
    */
-  commit(replaceOnly = false): void {
+  commit(replaceOnly = false): number {
     for (const [key, row] of this.#written) {
       if (row === null) this.table.delete(key);
       else if (!replaceOnly || this.table.has(key)) this.table.set(key, row);
     }
+    return this.#written.size;
   }
 }

@@ -36,7 +36,7 @@ export function memoryTransactions(stores: Stores): Storage["transaction"] {
 }
 
 async function runOne<T>(stores: Stores, fn: (tx: StorageTransaction) => Promise<T>): Promise<T> {
-  const rows = new MemoryFlagRows(stores.flags);
+  const rows = new MemoryFlagRows(stores.flags.rows);
   const suppressions = new MemorySuppressionRows(stores.suppressions.rows);
   const domains = new MemoryDomainRows(stores.domains.rows);
   const history: FlagHistoryEntry[] = [];
@@ -58,7 +58,7 @@ async function runOne<T>(stores: Stores, fn: (tx: StorageTransaction) => Promise
   // The commit: checked again (a lease can expire and be claimed while fn awaits), then applied whole.
   for (const c of completions) if (!stores.flagSchedules.held(c.id, c.leaseOwner)) throw lostSchedule(c.id);
   for (const c of completions) stores.flagSchedules.complete(c.id, c.at);
-  stores.flags.commit(rows.written);
+  stores.flags.commit(rows);
   suppressions.commit();
   domains.commit(true);
   for (const entry of history) stores.flagHistory.append(entry);
