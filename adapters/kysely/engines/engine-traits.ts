@@ -86,6 +86,11 @@ export interface EngineTraits {
    */
   resetIndexFill(db: AnyKysely, index: string): Promise<void>;
   /**
+   * Keeps the index's pages full when they split (PostgreSQL: fillfactor 100), for an index whose
+   * entries arrive in key order; nothing where the engine has no such setting.
+   */
+  packIndex(db: AnyKysely, index: string): Promise<void>;
+  /**
    * ADD COLUMN failed because the column exists: MySQL cannot roll DDL back, so a rerun meets the
    * columns of an interrupted run; elsewhere the migration's transaction or write lock covers it.
    */

@@ -57,6 +57,7 @@ export const mysqlEngine: EngineTraits = {
   },
   // InnoDB's page fill (innodb_fill_factor) is server-wide: there is no per-index setting to reset.
   resetIndexFill: async () => undefined,
+  packIndex: async () => undefined,
   isDuplicateColumn: (error) => {
     const { code, errno } = codes(error);
     return code === "ER_DUP_FIELDNAME" || errno === 1060;

@@ -39,6 +39,9 @@ export const postgresEngine: EngineTraits = {
   resetIndexFill: async (db, index) => {
     await sql`alter index ${sql.id(index)} reset (fillfactor)`.execute(db);
   },
+  packIndex: async (db, index) => {
+    await sql`alter index ${sql.id(index)} set (fillfactor = 100)`.execute(db);
+  },
   isDuplicateColumn: () => false,
   encodeBoolean: (value) => value,
   insertIfAbsent: (query) => query.onConflict((conflict) => conflict.doNothing()),

@@ -42,6 +42,7 @@ export const sqliteEngine: EngineTraits = {
   createIndexIfAbsent: createIndexIfNotExists,
   // VACUUM packs SQLite's pages full; a split is never told how full to leave them.
   resetIndexFill: async () => undefined,
+  packIndex: async () => undefined,
   isDuplicateColumn: () => false,
   encodeBoolean: (value) => (value ? 1 : 0),
   insertIfAbsent: (query) => query.onConflict((conflict) => conflict.doNothing()),

@@ -1,4 +1,5 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
+import type { Engine } from "../dialect.js";
 import { schemaStep } from "./schema-step.js";
 
 /**
@@ -10,13 +11,13 @@ import { schemaStep } from "./schema-step.js";
  *
  * The price is paid on insert: SQLite and PostgreSQL read the JSON once more per event stored.
  */
+const RESULTS_INDEX: Record<Engine, RawBuilder<unknown> | undefined> = {
+  sqlite: sql`create index if not exists flagpost_events_experiment on flagpost_events (json_extract(properties, '$.experimentId'), user_id)`,
+  postgres: sql`create index if not exists flagpost_events_experiment on flagpost_events ((properties::json ->> 'experimentId'), user_id)
+      where (properties::json ->> 'experimentId') is not null`,
+  mysql: undefined,
+};
+
 export const experimentIndexMigration = schemaStep(async (db, engine) => {
-  if (engine === "sqlite") {
-    await sql`create index if not exists flagpost_events_experiment on flagpost_events (json_extract(properties, '$.experimentId'), user_id)`.execute(
-      db,
-    );
-  } else if (engine === "postgres") {
-    await sql`create index if not exists flagpost_events_experiment on flagpost_events ((properties::json ->> 'experimentId'), user_id)
-      where (properties::json ->> 'experimentId') is not null`.execute(db);
-  }
+  await RESULTS_INDEX[engine]?.execute(db);
 });

@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
 import { type Engine, type AnyKysely } from "../dialect.js";
+import { engineTraits } from "../engines/index.js";
 // The id and properties keep the types migration 0017 gave them.
 import { EVENT_ID_TYPE, EVENT_PROPERTIES_TYPE } from "./0017-compact-events.js";
 import { createExperimentIndex, createIndexIfAbsent, createTableIfAbsent, skipCopiedRows } from "./schema-steps.js";
@@ -78,13 +79,12 @@ export const eventNamesMigration = schemaStep(async (db, engine, t) => {
   await createIndexIfAbsent(db, engine, "flagpost_events_user_ts", "flagpost_events", ["user_id", "ts"]);
   await createIndexIfAbsent(db, engine, "flagpost_events_name_ts", "flagpost_events", ["name_id", "ts"]);
   await createIndexIfAbsent(db, engine, "flagpost_events_ts", "flagpost_events", ["ts"]);
-  if (engine === "postgres") {
-    // Entries of these three arrive in key order (UUIDv7 ids, times moving forward, each name's
-    // times): a page that splits at its end can stay full (the default keeps 10% free for
-    // inserts that never come). Out-of-order entries split pages in half either way.
-    for (const index of ["flagpost_events_0022_pkey", "flagpost_events_name_ts", "flagpost_events_ts"])
-      await sql`alter index ${sql.id(index)} set (fillfactor = 100)`.execute(db);
-  }
+  // Entries of these three arrive in key order (UUIDv7 ids, times moving forward, each name's
+  // times): a page that splits at its end can stay full (PostgreSQL's default keeps 10% free for
+  // inserts that never come). Out-of-order entries split pages in half either way (0024 undoes
+  // it for the two time indexes).
+  for (const index of ["flagpost_events_0022_pkey", "flagpost_events_name_ts", "flagpost_events_ts"])
+    await engineTraits(engine).packIndex(db, index);
   await createExperimentIndex(db, engine);
 });
 
