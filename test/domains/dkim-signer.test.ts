@@ -1,14 +1,11 @@
-import { generateKeyPairSync } from "node:crypto";
-import { dkimVerify } from "mailauth";
 import nodemailer from "nodemailer";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { relaxedBody, relaxedField } from "../../adapters/nodemailer/dkim-canonical.js";
 import { dkimSignatureField } from "../../adapters/nodemailer/dkim-signature.js";
 import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
-import { splitTxt } from "../../src/domains/dns-records.js";
-import { SIGNED_HEADERS } from "../../src/domains/sending-domains.js";
 import { type OutgoingMessage, TransportError } from "../../src/ports/transport.js";
 import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";
+import { DOMAIN, dkim, publicKey, verdict } from "./support/dkim-fixture.js";
 
 /**
  * flagpost's DKIM signer (adapters/nodemailer/dkim-signature.ts) on messages written by hand to
@@ -16,26 +13,9 @@ import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";
  * (mailauth) against the public key; and a message whose key cannot sign is not sent at all.
  */
 
-const DOMAIN = "acme.example";
-const SELECTOR = "flagpost1";
-const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-const record = `v=DKIM1; k=rsa; p=${publicKey.export({ type: "spki", format: "der" }).toString("base64")}`;
-const dkim = { domainName: DOMAIN, keySelector: SELECTOR, privateKey, signedHeaders: SIGNED_HEADERS };
-
 function sign(message: string | Buffer): Buffer {
   const raw = Buffer.isBuffer(message) ? message : Buffer.from(message, "latin1");
   return Buffer.concat([Buffer.from(dkimSignatureField(raw, dkim), "latin1"), raw]);
-}
-
-/** mailauth's DKIM verdict, with DNS answering only the selector's TXT record. */
-async function verdict(signed: Buffer): Promise<string | undefined> {
-  const result = await dkimVerify(signed, {
-    resolver: async (name: string, type: string) => {
-      if (type === "TXT" && name === `${SELECTOR}._domainkey.${DOMAIN}`) return [splitTxt(record)];
-      throw Object.assign(new Error(`no ${type} for ${name}`), { code: "ENOTFOUND" });
-    },
-  });
-  return result.results[0]?.status.result;
 }
 
 const crlf = (lines: string[]) => lines.join("\r\n");

@@ -1,13 +1,10 @@
-import { generateKeyPairSync } from "node:crypto";
-import { dkimVerify } from "mailauth";
 import nodemailer from "nodemailer";
 import { describe, expect, it } from "vitest";
 import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
 import { signMessage } from "../../adapters/nodemailer/signing-place.js";
 import { signingThreads, signInThread } from "../../adapters/nodemailer/signing-threads.js";
-import { splitTxt } from "../../src/domains/dns-records.js";
-import { SIGNED_HEADERS } from "../../src/domains/sending-domains.js";
 import type { OutgoingMessage } from "../../src/ports/transport.js";
+import { DOMAIN, dkim, verdict } from "./support/dkim-fixture.js";
 
 /**
  * The signing threads (adapters/nodemailer/signing-threads.ts): none start until something is
@@ -16,22 +13,6 @@ import type { OutgoingMessage } from "../../src/ports/transport.js";
  * With signingThreads 0 none starts at all. The cases run in order: the first two need a process
  * that has signed nothing yet.
  */
-
-const DOMAIN = "acme.example";
-const SELECTOR = "flagpost1";
-const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-const record = `v=DKIM1; k=rsa; p=${publicKey.export({ type: "spki", format: "der" }).toString("base64")}`;
-const dkim = { domainName: DOMAIN, keySelector: SELECTOR, privateKey, signedHeaders: SIGNED_HEADERS };
-
-async function verdict(signed: Buffer): Promise<string | undefined> {
-  const result = await dkimVerify(signed, {
-    resolver: async (name: string, type: string) => {
-      if (type === "TXT" && name === `${SELECTOR}._domainkey.${DOMAIN}`) return [splitTxt(record)];
-      throw Object.assign(new Error(`no ${type} for ${name}`), { code: "ENOTFOUND" });
-    },
-  });
-  return result.results[0]?.status.result;
-}
 
 /** A message in two chunks, the way a stream hands it over, with `i` in its subject and body. */
 function chunks(i: number, from = `From: ann@${DOMAIN}\r\n`): Buffer[] {

@@ -1,12 +1,9 @@
-import { generateKeyPairSync } from "node:crypto";
-import { dkimVerify } from "mailauth";
 import nodemailer from "nodemailer";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { nodemailerTransport } from "../../adapters/nodemailer/index.js";
-import { splitTxt } from "../../src/domains/dns-records.js";
-import { SIGNED_HEADERS } from "../../src/domains/sending-domains.js";
 import { type OutgoingMessage, TransportError } from "../../src/ports/transport.js";
 import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";
+import { DOMAIN, dkim, publicKey, verdict } from "./support/dkim-fixture.js";
 
 /**
  * Signed mail through a real nodemailer transporter: signed in sendMail's own pipeline, so the
@@ -14,22 +11,6 @@ import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";
  * and through a stand-in with sendMail only, handed over composed and signed. Each case runs with
  * a signing thread and with none (the event loop and libuv's pool), docs/domains.md "Signing".
  */
-
-const DOMAIN = "acme.example";
-const SELECTOR = "flagpost1";
-const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-const record = `v=DKIM1; k=rsa; p=${publicKey.export({ type: "spki", format: "der" }).toString("base64")}`;
-const dkim = { domainName: DOMAIN, keySelector: SELECTOR, privateKey, signedHeaders: SIGNED_HEADERS };
-
-async function verdict(signed: Buffer): Promise<string | undefined> {
-  const result = await dkimVerify(signed, {
-    resolver: async (name: string, type: string) => {
-      if (type === "TXT" && name === `${SELECTOR}._domainkey.${DOMAIN}`) return [splitTxt(record)];
-      throw Object.assign(new Error(`no ${type} for ${name}`), { code: "ENOTFOUND" });
-    },
-  });
-  return result.results[0]?.status.result;
-}
 
 /** An email from the signing domain; `signing` null leaves it unsigned. */
 function message(id: string, signing: OutgoingMessage["dkim"] | null = dkim): OutgoingMessage {
