@@ -113,10 +113,7 @@ export class KyselyEventRepository extends EngineRepository implements EventRepo
       .select(traits.fromJsonColumn("properties", "properties"));
     // One name: the order of the (name_id, ts) index where the engine needs it said (engines/event-name.ts).
     if (nameId !== undefined && traits.eventName.orderByName) query = query.orderBy("name_id", "desc");
-    query = query
-      .orderBy("ts", "desc")
-      .orderBy("id", "desc")
-      .limit(limit);
+    query = query.orderBy("ts", "desc").orderBy("id", "desc").limit(limit);
     if (filter.userId !== undefined) query = query.where((eb) => this.#exactly(eb, "user_id", filter.userId!));
     if (nameId !== undefined) query = query.where((eb) => traits.eventName.where(eb as never, nameId));
     if (from !== undefined) query = query.where("ts", ">=", from);
