@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { codes } from "./driver-codes.js";
 import type { EngineTraits } from "./engine-traits.js";
+import { plainEventName } from "./event-name.js";
 import { withSqliteNormalSync } from "./sqlite-synchronous.js";
 import { createIndexIfNotExists } from "./create-index.js";
 
@@ -30,6 +31,7 @@ export const sqliteEngine: EngineTraits = {
   toJsonColumn: (json) => sql<string>`jsonb(${json})`,
   fromJsonColumn: (column, alias) => sql<string>`json(${sql.ref(column)})`.as(alias),
   exactly: (eb, column, value) => eb(column, "=", value),
+  eventName: plainEventName,
   upsert: (query, keys, set) =>
     query.onConflict((conflict) => conflict.columns(keys as never).doUpdateSet(set as never)),
   skipDuplicateId: () => sql`on conflict (id) do nothing`,
