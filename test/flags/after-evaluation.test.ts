@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FlagClient } from "../../src/flags/client/index.js";
 import type { AfterEvaluation } from "../../src/flags/client/after-evaluation.js";
-import { isOn, outcomeOfDecision, variantIndexOf } from "../../src/flags/client/decision.js";
+import { isOn } from "../../src/flags/client/decision.js";
 import { ExposureRecorder } from "../../src/flags/client/exposures.js";
 import { silentLogger } from "../../src/ports/logger.js";
 
@@ -18,9 +18,8 @@ interface Seen {
 
 function recording(): { seen: Seen[]; listener: AfterEvaluation } {
   const seen: Seen[] = [];
-  const listener: AfterEvaluation = (flag, userId, attributes, decision, forCaller) => {
-    const enabled = isOn(outcomeOfDecision(decision));
-    seen.push({ key: flag.key, userId, attributes, enabled, variantIndex: variantIndexOf(decision), forCaller });
+  const listener: AfterEvaluation = (flag, userId, attributes, outcome, variantIndex, forCaller) => {
+    seen.push({ key: flag.key, userId, attributes, enabled: isOn(outcome), variantIndex, forCaller });
   };
   return { seen, listener };
 }

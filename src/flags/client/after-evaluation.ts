@@ -10,8 +10,9 @@ import { errorFields, type Logger } from "../../ports/logger.js";
 
 /**
  * Called with the evaluated flag, the context's user id and attributes (undefined when absent or
- * not of the right type), the packed decision (decision.ts: read it with outcomeOfDecision and
- * variantIndexOf) and whether the caller asked for itself (`isEnabled`, `getValue`, …) rather than
+ * not of the right type), the outcome (a matching rule's index ≥ 0 or an OUTCOME_* constant of
+ * compile.ts; decision.ts's isOn and reasonOf read it), the served variant's index (-1 for none)
+ * and whether the caller asked for itself (`isEnabled`, `getValue`, …) rather than
  * on a client's behalf (`snapshotEvaluate`, the HTTP evaluate route). Not called for an unknown flag
  * or one that could not be compiled.
  */
@@ -19,7 +20,8 @@ export type AfterEvaluation = (
   flag: CompiledFlag,
   userId: string | undefined,
   attributes: Record<string, unknown> | undefined,
-  decision: number,
+  outcome: number,
+  variantIndex: number,
   forCaller: boolean,
 ) => void;
 
@@ -38,13 +40,14 @@ export class AfterEvaluationList {
     flag: CompiledFlag,
     userId: string | undefined,
     attributes: Record<string, unknown> | undefined,
-    decision: number,
+    outcome: number,
+    variantIndex: number,
     forCaller: boolean,
   ): void {
     const listeners = this.#listeners;
     for (let i = 0; i < listeners.length; i++) {
       try {
-        listeners[i]!(flag, userId, attributes, decision, forCaller);
+        listeners[i]!(flag, userId, attributes, outcome, variantIndex, forCaller);
       } catch (error) {
         this.#failed(flag.key, error);
       }

@@ -2,7 +2,7 @@ import type { Clock } from "../../ports/clock.js";
 import { errorFields, type Logger } from "../../ports/logger.js";
 import type { EvaluationReason } from "../schema.js";
 import type { AfterEvaluation } from "./after-evaluation.js";
-import { isOn, outcomeOfDecision, reasonOf, variantIndexOf } from "./decision.js";
+import { isOn, reasonOf } from "./decision.js";
 
 /**
  * Opt-in `$exposure` events: which user saw which value of which flag, for experiment analysis.
@@ -201,10 +201,8 @@ export class ExposureRecorder {
  * evaluation a caller made for itself with a user id. Made once per client, not per call.
  */
 export function exposureListener(recorder: ExposureRecorder): AfterEvaluation {
-  return (flag, userId, _attributes, decision, forCaller) => {
+  return (flag, userId, _attributes, outcome, variantIndex, forCaller) => {
     if (!forCaller || userId === undefined) return;
-    const outcome = outcomeOfDecision(decision);
-    const variantIndex = variantIndexOf(decision);
     recorder.record(
       flag.key,
       userId,

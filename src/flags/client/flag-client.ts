@@ -250,9 +250,8 @@ export class FlagClient {
     const outcome = outcomeOf(flag, id, attrs);
     if (outcome === OUTCOME_BROKEN) return OUTCOME_BROKEN * SLOTS;
     const variant = isOn(outcome) ? servedVariantIndex(flag, outcome, id) : -1;
-    const decision = outcome * SLOTS + variant + 1;
-    this.#afterEvaluation.run(flag, id, attrs, decision, forCaller);
-    return decision;
+    this.#afterEvaluation.run(flag, id, attrs, outcome, variant, forCaller);
+    return outcome * SLOTS + variant + 1;
   }
 
   /** The decision in evaluate()'s shape; undefined when the flag is missing or broken. */

@@ -1,5 +1,5 @@
 import type { AfterEvaluation } from "../client/after-evaluation.js";
-import { isOn, outcomeOfDecision, variantIndexOf } from "../client/decision.js";
+import { isOn } from "../client/decision.js";
 import { countEvaluation } from "../evaluation/prerequisite-plan.js";
 
 /**
@@ -7,6 +7,6 @@ import { countEvaluation } from "../evaluation/prerequisite-plan.js";
  * the evaluated flag's integer for this result, which the InsightsRecorder takes and stores.
  * Evaluations on a client's behalf count too: the flag was evaluated all the same.
  */
-export const countForInsights: AfterEvaluation = (flag, _userId, _attributes, decision) => {
-  countEvaluation(flag, isOn(outcomeOfDecision(decision)), variantIndexOf(decision));
+export const countForInsights: AfterEvaluation = (flag, _userId, _attributes, outcome, variantIndex) => {
+  countEvaluation(flag, isOn(outcome), variantIndex);
 };
