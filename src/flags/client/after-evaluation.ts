@@ -36,14 +36,8 @@ export class AfterEvaluationList {
     this.#logger = logger;
   }
 
-  run(
-    flag: CompiledFlag,
-    userId: string | undefined,
-    attributes: Record<string, unknown> | undefined,
-    outcome: number,
-    variantIndex: number,
-    forCaller: boolean,
-  ): void {
+  /** Calls every listener in order with the evaluation; a listener itself, so typed as one. */
+  readonly run: AfterEvaluation = (flag, userId, attributes, outcome, variantIndex, forCaller) => {
     const listeners = this.#listeners;
     for (let i = 0; i < listeners.length; i++) {
       try {
@@ -52,7 +46,7 @@ export class AfterEvaluationList {
         this.#failed(flag.key, error);
       }
     }
-  }
+  };
 
   /** Listener calls that threw. */
   get failures(): number {
