@@ -1,22 +1,25 @@
-import type { Storage } from "../ports/storage/index.js";
+import type { FlagHistoryEntry, Storage } from "../ports/storage/index.js";
 import { MemoryActivityRepository } from "./memory-activity.js";
-import { MemoryApiKeyRepository } from "./memory-api-keys.js";
-import { MemoryDeliveryReportRepository } from "./memory-delivery-reports.js";
 import { MemoryDomainRepository } from "./memory-domains.js";
 import { MemoryEventRepository } from "./memory-events.js";
 import { MemoryEmailRepository } from "./memory-emails.js";
-import { MemoryFlagHistoryRepository } from "./memory-flag-history.js";
 import { MemoryFlagScheduleRepository } from "./memory-flag-schedules.js";
 import { MemoryFlagInsightRepository } from "./memory-flag-insights.js";
 import { MemoryExperimentRepository } from "./memory-experiments.js";
 import { MemoryFlagRepository } from "./memory-flags.js";
 import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
-import { MemorySettingsRepository } from "./memory-settings.js";
+import {
+  memoryApiKeys,
+  memoryDeliveryReports,
+  memoryFlagHistory,
+  memorySettings,
+  memoryWebhooks,
+} from "./memory-row-stores.js";
+import { MemoryTable } from "./memory-table.js";
 import { MemorySuppressionRepository } from "./memory-suppressions.js";
 import { memoryTransactions } from "./memory-transaction.js";
 import { MemoryWebhookDeliveryRepository } from "./memory-webhook-deliveries.js";
 import { MemoryWebhookState } from "./memory-webhook-state.js";
-import { MemoryWebhookRepository } from "./memory-webhooks.js";
 
 /**
  * Storage in this process's memory, for tests and ephemeral use. Every contract of the port
@@ -25,7 +28,7 @@ import { MemoryWebhookRepository } from "./memory-webhooks.js";
  */
 export function memoryStorage(): Storage {
   const idempotency = new MemoryIdempotencyRepository();
-  const flagHistory = new MemoryFlagHistoryRepository();
+  const flagHistory = new MemoryTable<FlagHistoryEntry>((e) => e.id, { by: (e) => [e.id], descending: true });
   const events = new MemoryEventRepository(idempotency);
   const webhooks = new MemoryWebhookState();
   const flagSchedules = new MemoryFlagScheduleRepository();
@@ -36,18 +39,18 @@ export function memoryStorage(): Storage {
   return {
     name: "memory",
     flags,
-    flagHistory,
+    flagHistory: memoryFlagHistory(flagHistory),
     flagSchedules,
     flagInsights: new MemoryFlagInsightRepository(),
-    apiKeys: new MemoryApiKeyRepository(),
+    apiKeys: memoryApiKeys(),
     idempotency,
     events,
     experiments: new MemoryExperimentRepository(events),
     emails,
     suppressions,
-    settings: new MemorySettingsRepository(),
-    deliveryReports: new MemoryDeliveryReportRepository(),
-    webhooks: new MemoryWebhookRepository(webhooks),
+    settings: memorySettings(),
+    deliveryReports: memoryDeliveryReports(),
+    webhooks: memoryWebhooks(webhooks),
     webhookDeliveries: new MemoryWebhookDeliveryRepository(webhooks),
     domains,
     activity: new MemoryActivityRepository(emails, events, webhooks),

@@ -80,6 +80,12 @@ export class MemoryTable<T> extends Map<string, T> {
     return undefined;
   }
 
+  /** A copy of the first stored row that passes `test`. */
+  readWhere(test: (row: T) => boolean): T | undefined {
+    const row = this.find(test);
+    return row && copy(row);
+  }
+
   /** Removes every row `test` accepts; how many. */
   deleteWhere(test: (row: T) => boolean): number {
     const keys = [...this.entries()].filter(([, row]) => test(row)).map(([key]) => key);

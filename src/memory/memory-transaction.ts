@@ -1,15 +1,15 @@
 import { FlagpostError } from "../errors.js";
 import type { DomainEvent, FlagHistoryEntry, Storage, StorageTransaction } from "../ports/storage/index.js";
 import { type MemoryDomainRepository, MemoryDomainRows } from "./memory-domains.js";
-import type { MemoryFlagHistoryRepository } from "./memory-flag-history.js";
 import type { MemoryFlagScheduleRepository } from "./memory-flag-schedules.js";
 import { type MemoryFlagRepository, MemoryFlagRows } from "./memory-flags.js";
 import { type MemorySuppressionRepository, MemorySuppressionRows } from "./memory-suppressions.js";
+import { copy, type MemoryTable } from "./memory-table.js";
 import type { MemoryWebhookState } from "./memory-webhook-state.js";
 
 interface Stores {
   flags: MemoryFlagRepository;
-  flagHistory: MemoryFlagHistoryRepository;
+  flagHistory: MemoryTable<FlagHistoryEntry>;
   flagSchedules: MemoryFlagScheduleRepository;
   suppressions: MemorySuppressionRepository;
   domains: MemoryDomainRepository;
@@ -61,7 +61,7 @@ async function runOne<T>(stores: Stores, fn: (tx: StorageTransaction) => Promise
   stores.flags.commit(rows);
   suppressions.commit();
   domains.commit(true);
-  for (const entry of history) stores.flagHistory.append(entry);
+  for (const entry of history) stores.flagHistory.set(entry.id, copy(entry));
   stores.webhooks.recordDomainEvents(events);
   return result;
 }
