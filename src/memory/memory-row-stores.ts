@@ -3,13 +3,19 @@ import type {
   ApiKeyRecord,
   ApiKeyRepository,
   DeliveryReportRepository,
+  DomainRepository,
   FlagHistoryEntry,
   FlagHistoryRepository,
+  FlagRecord,
+  FlagRepository,
+  SendingDomainRecord,
   SettingsRepository,
+  SuppressionRecord,
+  SuppressionRepository,
   UnmatchedReportRecord,
   WebhookRepository,
 } from "../ports/storage/index.js";
-import { copy, MemoryTable } from "./memory-table.js";
+import { ascending, copy, MemoryTable } from "./memory-table.js";
 import type { MemoryWebhookState } from "./memory-webhook-state.js";
 
 // The repositories that only store and read rows, each over one MemoryTable. A method runs
@@ -53,6 +59,15 @@ export function memoryApiKeys(): ApiKeyRepository {
   };
 }
 
+/** Flags, read here and written by a committing memory transaction, which grows `revision.value`. */
+export function memoryFlags(flags: MemoryTable<FlagRecord>, revision: { value: number }): FlagRepository {
+  return {
+    get: async (key) => flags.read(key),
+    list: async ({ after, limit }) => flags.pageAfter(after === undefined ? undefined : [after], limit),
+    revision: async () => revision.value,
+  };
+}
+
 /** The history table, newest first: the memory transaction appends to `entries` as it commits. */
 export function memoryFlagHistory(entries: MemoryTable<FlagHistoryEntry>): FlagHistoryRepository {
   return {
@@ -91,5 +106,49 @@ export function memoryWebhooks(state: MemoryWebhookState): WebhookRepository {
         Object.assign(webhook, { previousSecret: webhook.secret, previousSecretExpiresAt, secret, updatedAt }),
       );
     },
+  };
+}
+
+/** Sending domains by id; a memory transaction replaces rows (memory-transaction.ts). */
+export function memoryDomains(domains: MemoryTable<SendingDomainRecord>): DomainRepository {
+  return {
+    async insertDomain(domain) {
+      const conflict = `The domain "${domain.name}" already exists`;
+      if (domains.find((d) => d.name === domain.name)) throw new FlagpostError("conflict", conflict);
+      domains.insert([domain], () => conflict);
+    },
+    getDomain: async (id) => domains.read(id),
+    getDomainByName: async (name) => domains.readWhere((d) => d.name === name),
+    listDomains: async (page) => domains.page(page),
+    deleteDomain: async (id) => domains.delete(id),
+    listDomainsToRecheck: async (checkedBefore, limit) =>
+      [...domains.where((d) => d.status !== "not_started" && d.checkedAt !== undefined && d.checkedAt < checkedBefore)]
+        .sort((a, b) => ascending(a.checkedAt!, b.checkedAt!))
+        .slice(0, limit)
+        .map(copy),
+  };
+}
+
+/** The suppression list by address, written only by a committing memory transaction; soft bounces beside it. */
+export function memorySuppressions(suppressions: MemoryTable<SuppressionRecord>): SuppressionRepository {
+  /** Soft bounces by address, each an email id and when. */
+  const softBounces = new Map<string, Map<string, string>>();
+  return {
+    getSuppression: async (idOrEmail) =>
+      suppressions.read(idOrEmail) ?? suppressions.readWhere((s) => s.id === idOrEmail),
+    listSuppressions: async ({ origin }, page) =>
+      suppressions.page(
+        page,
+        (s) => origin === undefined || s.origin === origin,
+        (s) => s.id,
+      ),
+    async countSoftBounce(bounce, since) {
+      const byEmail = softBounces.get(bounce.email) ?? new Map<string, string>();
+      softBounces.set(bounce.email, byEmail);
+      if (!byEmail.has(bounce.emailId)) byEmail.set(bounce.emailId, bounce.at);
+      for (const [emailId, at] of byEmail) if (at < since) byEmail.delete(emailId);
+      return byEmail.size;
+    },
+    suppressedAmong: async (emails) => [...new Set(emails)].filter((email) => suppressions.has(email)),
   };
 }

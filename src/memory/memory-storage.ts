@@ -1,22 +1,28 @@
-import type { FlagHistoryEntry, Storage } from "../ports/storage/index.js";
+import type {
+  FlagHistoryEntry,
+  FlagRecord,
+  SendingDomainRecord,
+  Storage,
+  SuppressionRecord,
+} from "../ports/storage/index.js";
 import { MemoryActivityRepository } from "./memory-activity.js";
-import { MemoryDomainRepository } from "./memory-domains.js";
 import { MemoryEventRepository } from "./memory-events.js";
 import { MemoryEmailRepository } from "./memory-emails.js";
 import { MemoryFlagScheduleRepository } from "./memory-flag-schedules.js";
 import { MemoryFlagInsightRepository } from "./memory-flag-insights.js";
 import { MemoryExperimentRepository } from "./memory-experiments.js";
-import { MemoryFlagRepository } from "./memory-flags.js";
 import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
 import {
   memoryApiKeys,
   memoryDeliveryReports,
+  memoryDomains,
   memoryFlagHistory,
+  memoryFlags,
   memorySettings,
+  memorySuppressions,
   memoryWebhooks,
 } from "./memory-row-stores.js";
 import { MemoryTable } from "./memory-table.js";
-import { MemorySuppressionRepository } from "./memory-suppressions.js";
 import { memoryTransactions } from "./memory-transaction.js";
 import { MemoryWebhookDeliveryRepository } from "./memory-webhook-deliveries.js";
 import { MemoryWebhookState } from "./memory-webhook-state.js";
@@ -27,18 +33,22 @@ import { MemoryWebhookState } from "./memory-webhook-state.js";
  * restart and nothing is shared between processes: use SQLite for anything you cannot lose.
  */
 export function memoryStorage(): Storage {
-  const idempotency = new MemoryIdempotencyRepository();
+  const flags = new MemoryTable<FlagRecord>((flag) => flag.key, { by: (flag) => [flag.key] });
+  const flagRevision = { value: 0 };
   const flagHistory = new MemoryTable<FlagHistoryEntry>((e) => e.id, { by: (e) => [e.id], descending: true });
+  const suppressions = new MemoryTable<SuppressionRecord>((s) => s.email);
+  const domains = new MemoryTable<SendingDomainRecord>((d) => d.id);
+  const idempotency = new MemoryIdempotencyRepository();
   const events = new MemoryEventRepository(idempotency);
   const webhooks = new MemoryWebhookState();
   const flagSchedules = new MemoryFlagScheduleRepository();
-  const domains = new MemoryDomainRepository();
-  const suppressions = new MemorySuppressionRepository();
-  const emails = new MemoryEmailRepository(idempotency, webhooks, (name) => domains.isPaused(name));
-  const flags = new MemoryFlagRepository();
+  /** Whether mail from this sending domain waits (paused by the reputation guard): the outbox's claim filter. */
+  const paused = (name: string | undefined) =>
+    name !== undefined && domains.find((d) => d.name === name)?.pausedAt !== undefined;
+  const emails = new MemoryEmailRepository(idempotency, webhooks, paused);
   return {
     name: "memory",
-    flags,
+    flags: memoryFlags(flags, flagRevision),
     flagHistory: memoryFlagHistory(flagHistory),
     flagSchedules,
     flagInsights: new MemoryFlagInsightRepository(),
@@ -47,14 +57,22 @@ export function memoryStorage(): Storage {
     events,
     experiments: new MemoryExperimentRepository(events),
     emails,
-    suppressions,
+    suppressions: memorySuppressions(suppressions),
     settings: memorySettings(),
     deliveryReports: memoryDeliveryReports(),
     webhooks: memoryWebhooks(webhooks),
     webhookDeliveries: new MemoryWebhookDeliveryRepository(webhooks),
-    domains,
+    domains: memoryDomains(domains),
     activity: new MemoryActivityRepository(emails, events, webhooks),
-    transaction: memoryTransactions({ flags, flagHistory, flagSchedules, suppressions, domains, webhooks }),
+    transaction: memoryTransactions({
+      flags,
+      flagRevision,
+      flagHistory,
+      flagSchedules,
+      suppressions,
+      domains,
+      webhooks,
+    }),
     async migrate() {},
     async close() {},
   };

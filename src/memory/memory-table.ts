@@ -177,6 +177,17 @@ export class StagedTable<T> {
     this.#written.set(key, row && copy(row));
   }
 
+  /** A copy of the row as this transaction sees it: a row store's `lock`, as memory transactions run one at a time. */
+  async lock(key: string): Promise<T | undefined> {
+    const row = this.get(key);
+    return row && copy(row);
+  }
+
+  /** Stores `row` under its key: a row store's `replace`. */
+  async replace(row: T): Promise<void> {
+    this.set(this.table.keyOf(row), row);
+  }
+
   /**
    * Applies the writes. With `replaceOnly`, a row deleted outside the transaction meanwhile stays
    * deleted, as it would after waiting for the transaction's row lock in a database. How many writes.
