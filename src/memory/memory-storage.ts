@@ -5,12 +5,10 @@ import type {
   Storage,
   SuppressionRecord,
 } from "../ports/storage/index.js";
-import { MemoryActivityRepository } from "./memory-activity.js";
 import { MemoryEventRepository } from "./memory-events.js";
 import { MemoryEmailRepository } from "./memory-emails.js";
 import { MemoryFlagScheduleRepository } from "./memory-flag-schedules.js";
 import { MemoryFlagInsightRepository } from "./memory-flag-insights.js";
-import { MemoryExperimentRepository } from "./memory-experiments.js";
 import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
 import {
   memoryApiKeys,
@@ -22,6 +20,7 @@ import {
   memorySuppressions,
   memoryWebhooks,
 } from "./memory-row-stores.js";
+import { memoryActivity, memoryExperiments } from "./memory-sums.js";
 import { MemoryTable } from "./memory-table.js";
 import { memoryTransactions } from "./memory-transaction.js";
 import { MemoryWebhookDeliveryRepository } from "./memory-webhook-deliveries.js";
@@ -55,7 +54,7 @@ export function memoryStorage(): Storage {
     apiKeys: memoryApiKeys(),
     idempotency,
     events,
-    experiments: new MemoryExperimentRepository(events),
+    experiments: memoryExperiments(events),
     emails,
     suppressions: memorySuppressions(suppressions),
     settings: memorySettings(),
@@ -63,7 +62,7 @@ export function memoryStorage(): Storage {
     webhooks: memoryWebhooks(webhooks),
     webhookDeliveries: new MemoryWebhookDeliveryRepository(webhooks),
     domains: memoryDomains(domains),
-    activity: new MemoryActivityRepository(emails, events, webhooks),
+    activity: memoryActivity(emails, events, webhooks),
     transaction: memoryTransactions({
       flags,
       flagRevision,
