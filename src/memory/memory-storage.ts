@@ -6,7 +6,7 @@ import type {
   SuppressionRecord,
 } from "../ports/storage/index.js";
 import { MemoryEventRepository } from "./memory-events.js";
-import { MemoryEmailRepository } from "./memory-emails.js";
+import { memoryEmails } from "./memory-emails.js";
 import { MemoryFlagScheduleRepository } from "./memory-flag-schedules.js";
 import { MemoryFlagInsightRepository } from "./memory-flag-insights.js";
 import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
@@ -44,7 +44,7 @@ export function memoryStorage(): Storage {
   /** Whether mail from this sending domain waits (paused by the reputation guard): the outbox's claim filter. */
   const paused = (name: string | undefined) =>
     name !== undefined && domains.find((d) => d.name === name)?.pausedAt !== undefined;
-  const emails = new MemoryEmailRepository(idempotency, webhooks, paused);
+  const emails = memoryEmails(idempotency, webhooks, paused);
   return {
     name: "memory",
     flags: memoryFlags(flags, flagRevision),

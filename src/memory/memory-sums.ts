@@ -5,7 +5,7 @@ import type {
   ExperimentRepository,
   VariantTotals,
 } from "../ports/storage/index.js";
-import type { MemoryEmailRepository } from "./memory-emails.js";
+import type { MemoryEmails } from "./memory-emails.js";
 import { epochMs, type MemoryEventRepository } from "./memory-events.js";
 import { ascending } from "./memory-table.js";
 import type { MemoryWebhookState } from "./memory-webhook-state.js";
@@ -87,7 +87,7 @@ function bucketed<T extends { start: string }>(
 }
 
 export function memoryActivity(
-  emails: MemoryEmailRepository,
+  emails: MemoryEmails,
   events: MemoryEventRepository,
   webhooks: MemoryWebhookState,
 ): ActivityRepository {
