@@ -16,7 +16,7 @@ import type {
   ReputationMark,
 } from "../ports/storage/index.js";
 import { MemoryLeases, unlease } from "./memory-leases.js";
-import type { MemoryIdempotencyRepository } from "./memory-idempotency.js";
+import type { MemoryIdempotency } from "./memory-idempotency.js";
 import { copy, MemoryTable, pageOf } from "./memory-table.js";
 import type { MemoryWebhookState } from "./memory-webhook-state.js";
 
@@ -50,7 +50,7 @@ export type MemoryEmails = EmailRepository & {
  * by the reputation guard).
  */
 export function memoryEmails(
-  idempotency: MemoryIdempotencyRepository,
+  idempotency: MemoryIdempotency,
   webhooks: MemoryWebhookState,
   paused: (domain: string | undefined) => boolean,
 ): MemoryEmails {

@@ -7,7 +7,7 @@ import type {
   IdempotencyCompletion,
   NewEvent,
 } from "../ports/storage/index.js";
-import type { MemoryIdempotencyRepository } from "./memory-idempotency.js";
+import type { MemoryIdempotency } from "./memory-idempotency.js";
 
 interface Row {
   id: string;
@@ -46,9 +46,9 @@ export class MemoryEventRepository implements EventRepository {
   #sorted = true;
   #lastReceivedAt: string | undefined;
   #lastReceivedMs = 0;
-  readonly #idempotency: MemoryIdempotencyRepository;
+  readonly #idempotency: MemoryIdempotency;
 
-  constructor(idempotency: MemoryIdempotencyRepository) {
+  constructor(idempotency: MemoryIdempotency) {
     this.#idempotency = idempotency;
   }
 

@@ -9,7 +9,7 @@ import { MemoryEventRepository } from "./memory-events.js";
 import { memoryEmails } from "./memory-emails.js";
 import { MemoryFlagScheduleRepository } from "./memory-flag-schedules.js";
 import { MemoryFlagInsightRepository } from "./memory-flag-insights.js";
-import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
+import { memoryIdempotency } from "./memory-idempotency.js";
 import {
   memoryApiKeys,
   memoryDeliveryReports,
@@ -23,7 +23,7 @@ import {
 import { memoryActivity, memoryExperiments } from "./memory-sums.js";
 import { MemoryTable } from "./memory-table.js";
 import { memoryTransactions } from "./memory-transaction.js";
-import { MemoryWebhookDeliveryRepository } from "./memory-webhook-deliveries.js";
+import { memoryWebhookDeliveries } from "./memory-webhook-deliveries.js";
 import { MemoryWebhookState } from "./memory-webhook-state.js";
 
 /**
@@ -37,7 +37,7 @@ export function memoryStorage(): Storage {
   const flagHistory = new MemoryTable<FlagHistoryEntry>((e) => e.id, { by: (e) => [e.id], descending: true });
   const suppressions = new MemoryTable<SuppressionRecord>((s) => s.email);
   const domains = new MemoryTable<SendingDomainRecord>((d) => d.id);
-  const idempotency = new MemoryIdempotencyRepository();
+  const idempotency = memoryIdempotency();
   const events = new MemoryEventRepository(idempotency);
   const webhooks = new MemoryWebhookState();
   const flagSchedules = new MemoryFlagScheduleRepository();
@@ -60,7 +60,7 @@ export function memoryStorage(): Storage {
     settings: memorySettings(),
     deliveryReports: memoryDeliveryReports(),
     webhooks: memoryWebhooks(webhooks),
-    webhookDeliveries: new MemoryWebhookDeliveryRepository(webhooks),
+    webhookDeliveries: memoryWebhookDeliveries(webhooks),
     domains: memoryDomains(domains),
     activity: memoryActivity(emails, events, webhooks),
     transaction: memoryTransactions({
