@@ -5,9 +5,9 @@ import type {
   Storage,
   SuppressionRecord,
 } from "../ports/storage/index.js";
-import { MemoryEventRepository } from "./memory-events.js";
+import { memoryEvents } from "./memory-events.js";
 import { memoryEmails } from "./memory-emails.js";
-import { MemoryFlagScheduleRepository } from "./memory-flag-schedules.js";
+import { memoryFlagSchedules } from "./memory-flag-schedules.js";
 import { MemoryFlagInsightRepository } from "./memory-flag-insights.js";
 import { memoryIdempotency } from "./memory-idempotency.js";
 import {
@@ -38,9 +38,9 @@ export function memoryStorage(): Storage {
   const suppressions = new MemoryTable<SuppressionRecord>((s) => s.email);
   const domains = new MemoryTable<SendingDomainRecord>((d) => d.id);
   const idempotency = memoryIdempotency();
-  const events = new MemoryEventRepository(idempotency);
+  const events = memoryEvents(idempotency);
   const webhooks = new MemoryWebhookState();
-  const flagSchedules = new MemoryFlagScheduleRepository();
+  const flagSchedules = memoryFlagSchedules();
   /** Whether mail from this sending domain waits (paused by the reputation guard): the outbox's claim filter. */
   const paused = (name: string | undefined) =>
     name !== undefined && domains.find((d) => d.name === name)?.pausedAt !== undefined;

@@ -6,7 +6,7 @@ import type {
   VariantTotals,
 } from "../ports/storage/index.js";
 import type { MemoryEmails } from "./memory-emails.js";
-import { epochMs, type MemoryEventRepository } from "./memory-events.js";
+import { epochMs, type MemoryEvents } from "./memory-events.js";
 import { ascending } from "./memory-table.js";
 import type { MemoryWebhookState } from "./memory-webhook-state.js";
 
@@ -22,7 +22,7 @@ interface Assignment {
 }
 
 /** Experiment totals in two passes over the events in the window: assignments, then metric events. */
-export function memoryExperiments(events: MemoryEventRepository): ExperimentRepository {
+export function memoryExperiments(events: MemoryEvents): ExperimentRepository {
   return {
     async experimentTotals({ experimentId, metric, from, to }) {
       const start = from === undefined ? -Infinity : epochMs(from, "from");
@@ -88,7 +88,7 @@ function bucketed<T extends { start: string }>(
 
 export function memoryActivity(
   emails: MemoryEmails,
-  events: MemoryEventRepository,
+  events: MemoryEvents,
   webhooks: MemoryWebhookState,
 ): ActivityRepository {
   return {

@@ -8,7 +8,7 @@ import type {
   StorageTransaction,
   SuppressionRecord,
 } from "../ports/storage/index.js";
-import type { MemoryFlagScheduleRepository } from "./memory-flag-schedules.js";
+import type { MemoryFlagSchedules } from "./memory-flag-schedules.js";
 import { copy, type MemoryTable, StagedTable } from "./memory-table.js";
 import type { MemoryWebhookState } from "./memory-webhook-state.js";
 
@@ -17,7 +17,7 @@ interface Stores {
   /** The flags revision: grown once by each transaction that writes a flag. */
   flagRevision: { value: number };
   flagHistory: MemoryTable<FlagHistoryEntry>;
-  flagSchedules: MemoryFlagScheduleRepository;
+  flagSchedules: MemoryFlagSchedules;
   suppressions: MemoryTable<SuppressionRecord>;
   domains: MemoryTable<SendingDomainRecord>;
   webhooks: MemoryWebhookState;
