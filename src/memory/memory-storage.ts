@@ -8,7 +8,7 @@ import type {
 import { memoryEvents } from "./memory-events.js";
 import { memoryEmails } from "./memory-emails.js";
 import { memoryFlagSchedules } from "./memory-flag-schedules.js";
-import { MemoryFlagInsightRepository } from "./memory-flag-insights.js";
+import { memoryFlagInsights } from "./memory-flag-insights.js";
 import { memoryIdempotency } from "./memory-idempotency.js";
 import {
   memoryApiKeys,
@@ -50,7 +50,7 @@ export function memoryStorage(): Storage {
     flags: memoryFlags(flags, flagRevision),
     flagHistory: memoryFlagHistory(flagHistory),
     flagSchedules,
-    flagInsights: new MemoryFlagInsightRepository(),
+    flagInsights: memoryFlagInsights(),
     apiKeys: memoryApiKeys(),
     idempotency,
     events,
