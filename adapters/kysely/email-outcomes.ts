@@ -41,6 +41,7 @@ export async function recordOutcomesIn(
   for (const group of groups.values()) {
     const versions = await groupTransition(
       trx,
+      engine,
       group.map((g) => g.o),
     );
     for (const { o, i } of group) {

@@ -156,10 +156,12 @@ export function transitionKind(t: EmailTransition): string {
 
 /**
  * One UPDATE … RETURNING for transitions of one kind ({@link transitionKind}; SQLite and
- * PostgreSQL): the new version of each row it changed, by id.
+ * PostgreSQL): the new version of each row it changed, by id. The rows are found by id: the
+ * status it re-checks is kept off the status index (engine-traits.ts, `notIndexed`).
  */
 export async function groupTransition(
   trx: Trx,
+  engine: Engine,
   items: { id: string; transition: EmailTransition }[],
 ): Promise<Map<string, number>> {
   const t = items[0]!.transition;
@@ -207,7 +209,7 @@ export async function groupTransition(
       ...(t.providerMessageId === undefined ? {} : { provider_message_id: providerIds }),
     }))
     .where("id", "in", ids)
-    .where("status", "in", [...t.from]);
+    .where(engineTraits(engine).notIndexed<string>("status"), "in", [...t.from]);
   update = unleasedWhere(leaseWhere(update, t.leaseOwner), t.unleasedAt);
   const rows = await update.returning(["id", "version"]).execute();
   return new Map(rows.map((row) => [row.id, toNumber(row.version)]));

@@ -102,6 +102,14 @@ export interface EngineTraits {
    * says whether this caller inserted the row, which is how races are decided without a read.
    */
   insertIfAbsent<DB, TB extends keyof DB, O>(query: InsertQueryBuilder<DB, TB, O>): InsertQueryBuilder<DB, TB, O>;
+  /**
+   * `column` as a WHERE term the planner will not answer from an index on it. For an UPDATE of an
+   * id list that also re-checks `status`: SQLite, without statistics, prefers the equality on
+   * the (status, next_attempt_at) index over the primary key's IN list, and so walks every queued
+   * email (the whole backlog) to change 20; its unary `+` leaves the value as it is but takes the
+   * term off the index. PostgreSQL and MySQL plan with statistics: the column as it is.
+   */
+  notIndexed<T>(column: string): RawBuilder<T>;
   /** A read that locks its rows until the transaction ends (SQLite has one writer: no lock clause). */
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** A read that locks its rows and skips rows another transaction holds: how workers claim jobs. */

@@ -45,6 +45,7 @@ export const postgresEngine: EngineTraits = {
   isDuplicateColumn: () => false,
   encodeBoolean: (value) => value,
   insertIfAbsent: (query) => query.onConflict((conflict) => conflict.doNothing()),
+  notIndexed: <T>(column: string) => sql<T>`${sql.ref(column)}`,
   lockRows: (query) => query.forUpdate(),
   claimRows: (query) => query.forUpdate().skipLocked(),
   relaxedCommit: (db, work) => work(db),
