@@ -107,7 +107,9 @@ export interface EngineTraits {
    * id list that also re-checks `status`: SQLite, without statistics, prefers the equality on
    * the (status, next_attempt_at) index over the primary key's IN list, and so walks every queued
    * email (the whole backlog) to change 20; its unary `+` leaves the value as it is but takes the
-   * term off the index. PostgreSQL and MySQL plan with statistics: the column as it is.
+   * term off the index. PostgreSQL, before its statistics come in, ANDs a bitmap of that whole
+   * index run with the primary key's: an expression (coalesce of the column with itself) keeps it
+   * to the key. MySQL takes no such list in one UPDATE (no RETURNING): the column as it is.
    */
   notIndexed<T>(column: string): RawBuilder<T>;
   /** A read that locks its rows until the transaction ends (SQLite has one writer: no lock clause). */
