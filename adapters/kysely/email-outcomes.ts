@@ -35,12 +35,15 @@ export async function recordOutcomesIn(
     else if (!engineTraits(engine).updateReturning) single.push(entry);
     else {
       const kind = transitionKind(o.transition);
-      groups.set(kind, [...(groups.get(kind) ?? []), { o, i: entry.i }]);
+      const group = groups.get(kind);
+      if (group === undefined) groups.set(kind, [{ o, i: entry.i }]);
+      else group.push({ o, i: entry.i });
     }
   }
   for (const group of groups.values()) {
     const versions = await groupTransition(
       trx,
+      engine,
       group.map((g) => g.o),
     );
     for (const { o, i } of group) {

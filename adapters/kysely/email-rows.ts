@@ -34,10 +34,6 @@ export type EmailUpdate = UpdateQueryBuilder<FlagpostTables, "flagpost_emails", 
 /** Rows per INSERT statement: far below every engine's limit on bound parameters. */
 export const INSERT_CHUNK = 100;
 
-function optionalIso(value: number | string | bigint | null): string | undefined {
-  return value === null ? undefined : toIso(value);
-}
-
 /** Every column but the content (and its summary): what a list reads besides the headline. */
 export const LIST_COLUMNS = [
   "id",
@@ -60,7 +56,7 @@ export const LIST_COLUMNS = [
 
 type ListRow = Pick<EmailRow, (typeof LIST_COLUMNS)[number]>;
 
-/** Everything of a row but the content. */
+/** Everything of a row but the content: the optional fields only where the row has them (claims map 20 rows at a time). */
 function fieldsOf(row: ListRow): Omit<EmailRecord, "content"> {
   const record: Omit<EmailRecord, "content"> = {
     id: row.id,
@@ -70,19 +66,15 @@ function fieldsOf(row: ListRow): Omit<EmailRecord, "content"> {
     attempts: toNumber(row.attempts),
     nextAttemptAt: toIso(row.next_attempt_at),
   };
-  const optional = {
-    scheduledAt: optionalIso(row.scheduled_at),
-    sentAt: optionalIso(row.sent_at),
-    deliveredAt: optionalIso(row.delivered_at),
-    lastError: row.last_error ?? undefined,
-    failureReason: row.failure_reason ?? undefined,
-    providerMessageId: row.provider_message_id ?? undefined,
-    lastEvent: (row.last_event ?? undefined) as EmailEventType | undefined,
-    leaseOwner: row.lease_owner ?? undefined,
-    leaseUntil: optionalIso(row.lease_until),
-  };
-  for (const [key, value] of Object.entries(optional))
-    if (value !== undefined) (record as unknown as Record<string, unknown>)[key] = value;
+  if (row.scheduled_at !== null) record.scheduledAt = toIso(row.scheduled_at);
+  if (row.sent_at !== null) record.sentAt = toIso(row.sent_at);
+  if (row.delivered_at !== null) record.deliveredAt = toIso(row.delivered_at);
+  if (row.last_error !== null) record.lastError = row.last_error;
+  if (row.failure_reason !== null) record.failureReason = row.failure_reason;
+  if (row.provider_message_id !== null) record.providerMessageId = row.provider_message_id;
+  if (row.last_event !== null) record.lastEvent = row.last_event as EmailEventType;
+  if (row.lease_owner !== null) record.leaseOwner = row.lease_owner;
+  if (row.lease_until !== null) record.leaseUntil = toIso(row.lease_until);
   return record;
 }
 

@@ -12,6 +12,7 @@ import { engineTraits } from "./engines/index.js";
 import { recordDomainEvents } from "./domain-events.js";
 import { type EmailRow, type EmailUpdate, eventRow, toRecord, type Trx } from "./email-rows.js";
 import { toEpochMs, toNumber } from "./row-codec.js";
+import { type Bind, compiledOnce } from "./compiled-once.js";
 
 /**
  * The conditional UPDATEs behind transitions and retries. Each re-checks in its WHERE what the
@@ -156,59 +157,83 @@ export function transitionKind(t: EmailTransition): string {
 
 /**
  * One UPDATE … RETURNING for transitions of one kind ({@link transitionKind}; SQLite and
- * PostgreSQL): the new version of each row it changed, by id.
+ * PostgreSQL): the new version of each row it changed, by id. The rows are found by id: the
+ * status it re-checks is kept off the status index (engine-traits.ts, `notIndexed`). Its text
+ * depends only on what the kind has and on the number of rows, so it is compiled once per such
+ * shape (compiled-once.ts) and afterwards only given the values.
  */
 export async function groupTransition(
   trx: Trx,
-  items: { id: string; transition: EmailTransition }[],
+  engine: Engine,
+  items: readonly { id: string; transition: EmailTransition }[],
 ): Promise<Map<string, number>> {
   const t = items[0]!.transition;
-  const ids = items.map((item) => item.id);
-  /** CASE id WHEN … THEN … END: each row's own time, typed as the column. */
-  const timeById = (pick: (transition: EmailTransition) => string | undefined, field: string): RawBuilder<number> =>
-    sql<number>`case ${sql.ref("id")} ${sql.join(
-      items.map((item) => sql`when ${item.id} then cast(${toEpochMs(pick(item.transition)!, field)} as bigint)`),
+  const values: Record<string, unknown> = {
+    to: t.to,
+    lastEvent: t.event.type,
+    leaseOwner: t.leaseOwner,
+    failureReason: t.failureReason,
+    unleasedAt: t.unleasedAt === undefined ? undefined : toEpochMs(t.unleasedAt, "unleasedAt"),
+  };
+  t.from.forEach((from, i) => (values[`from ${i}`] = from));
+  items.forEach(({ id, transition }, i) => {
+    values[`id ${i}`] = id;
+    if (t.sentAt !== undefined) values[`sentAt ${i}`] = toEpochMs(transition.sentAt!, "sentAt");
+    if (t.deliveredAt !== undefined) values[`deliveredAt ${i}`] = toEpochMs(transition.deliveredAt!, "deliveredAt");
+    values[`providerMessageId ${i}`] = transition.providerMessageId ?? null;
+  });
+  const shape = [t.sentAt, t.deliveredAt, t.failureReason, t.providerMessageId, t.leaseOwner, t.unleasedAt]
+    .map((value) => (value === undefined ? "-" : "+"))
+    .join("");
+  const key = `${engine} group transition ${shape} ${t.from.length} ${items.length}`;
+  const query = compiledOnce(key, (bind) => groupUpdate(trx, engine, t, items.length, bind), values);
+  const { rows } = await trx.executeQuery<{ id: string; version: number | string | bigint }>(query);
+  return new Map(rows.map((row) => [row.id, toNumber(row.version)]));
+}
+
+/** {@link groupTransition}'s statement for `count` rows, with slots where its values go. */
+function groupUpdate(trx: Trx, engine: Engine, t: EmailTransition, count: number, bind: Bind) {
+  const slots = Array.from({ length: count }, (_, i) => i);
+  /** CASE id WHEN … THEN … END: each row's own value, typed as the column. */
+  const byId = <T>(name: string, cast: boolean): RawBuilder<T> =>
+    sql<T>`case ${sql.ref("id")} ${sql.join(
+      slots.map((i) =>
+        cast
+          ? sql`when ${bind(`id ${i}`)} then cast(${bind(`${name} ${i}`)} as bigint)`
+          : sql`when ${bind(`id ${i}`)} then ${bind(`${name} ${i}`)}`,
+      ),
       sql` `,
     )} end`;
-  const providerIds = sql<string>`case ${sql.ref("id")} ${sql.join(
-    items.map((item) => sql`when ${item.id} then ${item.transition.providerMessageId ?? null}`),
-    sql` `,
-  )} end`;
   let update = trx
     .updateTable("flagpost_emails")
     .set((eb) => ({
-      status: t.to,
+      status: bind("to"),
       lease_owner: null,
       lease_until: null,
-      last_event: t.event.type,
+      last_event: bind("lastEvent"),
       version: eb("version", "+", 1).$castTo<number>(),
       // Timestamps are set once: an existing value wins.
       ...(t.sentAt === undefined
         ? {}
-        : {
-            sent_at: eb.fn
-              .coalesce(
-                "sent_at",
-                timeById((x) => x.sentAt, "sentAt"),
-              )
-              .$castTo<number>(),
-          }),
+        : { sent_at: eb.fn.coalesce("sent_at", byId<number>("sentAt", true)).$castTo<number>() }),
       ...(t.deliveredAt === undefined
         ? {}
-        : {
-            delivered_at: eb.fn
-              .coalesce(
-                "delivered_at",
-                timeById((x) => x.deliveredAt, "deliveredAt"),
-              )
-              .$castTo<number>(),
-          }),
-      ...(t.failureReason === undefined ? {} : { failure_reason: t.failureReason }),
-      ...(t.providerMessageId === undefined ? {} : { provider_message_id: providerIds }),
+        : { delivered_at: eb.fn.coalesce("delivered_at", byId<number>("deliveredAt", true)).$castTo<number>() }),
+      ...(t.failureReason === undefined ? {} : { failure_reason: bind("failureReason") }),
+      ...(t.providerMessageId === undefined ? {} : { provider_message_id: byId<string>("providerMessageId", false) }),
     }))
-    .where("id", "in", ids)
-    .where("status", "in", [...t.from]);
-  update = unleasedWhere(leaseWhere(update, t.leaseOwner), t.unleasedAt);
-  const rows = await update.returning(["id", "version"]).execute();
-  return new Map(rows.map((row) => [row.id, toNumber(row.version)]));
+    .where(
+      "id",
+      "in",
+      slots.map((i) => bind(`id ${i}`)),
+    )
+    .where(
+      engineTraits(engine).notIndexed<string>("status"),
+      "in",
+      t.from.map((_, i) => bind(`from ${i}`)),
+    );
+  if (t.leaseOwner !== undefined) update = update.where("lease_owner", "=", bind("leaseOwner"));
+  if (t.unleasedAt !== undefined)
+    update = update.where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", bind("unleasedAt"))]));
+  return update.returning(["id", "version"]);
 }

@@ -111,6 +111,16 @@ export interface EngineTraits {
    * says whether this caller inserted the row, which is how races are decided without a read.
    */
   insertIfAbsent<DB, TB extends keyof DB, O>(query: InsertQueryBuilder<DB, TB, O>): InsertQueryBuilder<DB, TB, O>;
+  /**
+   * `column` as a WHERE term the planner will not answer from an index on it. For an UPDATE of an
+   * id list that also re-checks `status`: SQLite, without statistics, prefers the equality on
+   * the (status, next_attempt_at) index over the primary key's IN list, and so walks every queued
+   * email (the whole backlog) to change 20; its unary `+` leaves the value as it is but takes the
+   * term off the index. PostgreSQL, before its statistics come in, ANDs a bitmap of that whole
+   * index run with the primary key's: an expression (coalesce of the column with itself) keeps it
+   * to the key. MySQL takes no such list in one UPDATE (no RETURNING): the column as it is.
+   */
+  notIndexed<T>(column: string): RawBuilder<T>;
   /** A read that locks its rows until the transaction ends (SQLite has one writer: no lock clause). */
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** A read that locks its rows and skips rows another transaction holds: how workers claim jobs. */

@@ -66,6 +66,7 @@ export const mysqlEngine: EngineTraits = {
   },
   encodeBoolean: (value) => value,
   insertIfAbsent: (query) => query.ignore(),
+  notIndexed: <T>(column: string) => sql<T>`${sql.ref(column)}`,
   lockRows: (query) => query.forUpdate(),
   claimRows: (query) => query.forUpdate().skipLocked(),
   // InnoDB's flush policy is server-wide (innodb_flush_log_at_trx_commit): commits keep it.

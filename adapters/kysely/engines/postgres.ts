@@ -47,6 +47,8 @@ export const postgresEngine: EngineTraits = {
   isDuplicateColumn: () => false,
   encodeBoolean: (value) => value,
   insertIfAbsent: (query) => query.onConflict((conflict) => conflict.doNothing()),
+  // Without statistics yet (a young table) the planner ANDs the status index's whole run into the bitmap.
+  notIndexed: <T>(column: string) => sql<T>`coalesce(${sql.ref(column)}, ${sql.ref(column)})`,
   lockRows: (query) => query.forUpdate(),
   claimRows: (query) => query.forUpdate().skipLocked(),
   relaxedCommit: (db, work) => work(db),

@@ -48,6 +48,8 @@ export const sqliteEngine: EngineTraits = {
   isDuplicateColumn: () => false,
   encodeBoolean: (value) => (value ? 1 : 0),
   insertIfAbsent: (query) => query.onConflict((conflict) => conflict.doNothing()),
+  // Unary + is a no-op on any value that takes the term off the column's index.
+  notIndexed: <T>(column: string) => sql<T>`+${sql.ref(column)}`,
   // One writer at a time (BEGIN IMMEDIATE): a transaction's reads are already exclusive.
   lockRows: (query) => query,
   claimRows: (query) => query,
