@@ -118,7 +118,8 @@ export class EmailService {
     const parsed = this.#check(request, now, []);
     if (!parsed.ok) throw validationError(parsed.details);
     // Only when the setting is on: the extra wait would otherwise split the group commit.
-    const unverified = this.#verifiedSenders && (await unverifiedSender(this.#verifiedSenders, parsed.value.from, []));
+    const unverified =
+      this.#verifiedSenders && (await unverifiedSender(this.#verifiedSenders, parsed.value.from.mail, []));
     if (unverified) throw validationError([unverified]);
     if (options.idempotencyKey === undefined) {
       const pending = this.#record(parsed.value, now);
@@ -172,7 +173,8 @@ export class EmailService {
       const prefix = mode === "strict" ? [index] : [];
       const parsed = this.#check(request, now, prefix);
       const senders = this.#verifiedSenders;
-      const unverified = parsed.ok && senders ? await unverifiedSender(senders, parsed.value.from, prefix) : undefined;
+      const unverified =
+        parsed.ok && senders ? await unverifiedSender(senders, parsed.value.from.mail, prefix) : undefined;
       if (unverified) invalid.push({ index, details: [unverified] });
       else if (parsed.ok) valid.push({ index, value: parsed.value });
       else invalid.push({ index, details: parsed.details });
