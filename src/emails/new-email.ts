@@ -23,7 +23,7 @@ export function checkSendRequest(
   return { ok: false, details: [{ path: [...prefix, "scheduled_at"].map(String).join("."), message: problem }] };
 }
 
-export function newEmailRecord(request: ParsedSendRequest, now: number): EmailRecord {
+function newEmailRecord(request: ParsedSendRequest, now: number): EmailRecord {
   const id = uuidv7(now);
   const createdAt = new Date(now).toISOString();
   const scheduledAt = request.scheduled_at == null ? undefined : new Date(request.scheduled_at).toISOString();
@@ -58,6 +58,17 @@ export function newEmailRecord(request: ParsedSendRequest, now: number): EmailRe
   };
   if (scheduledAt !== undefined) record.scheduledAt = scheduledAt;
   return record;
+}
+
+/** An email accepted by send(): its outbox record, and the domain of its `from` as read at acceptance. */
+export interface AcceptedEmail {
+  record: EmailRecord;
+  /** `from`'s domain, ASCII, lower case: what the reputation guard looks up. */
+  sendingDomain: string;
+}
+
+export function acceptedEmail(request: ParsedSendRequest, now: number): AcceptedEmail {
+  return { record: newEmailRecord(request, now), sendingDomain: request.from.mail.domain };
 }
 
 /** `email.scheduled` for each email accepted for later, stored with it. */
