@@ -7,7 +7,7 @@ import {
   TransportError,
   type TransportResult,
 } from "../../src/ports/transport.js";
-import { recipientsOf, toMailOptions } from "./mail-options.js";
+import { toMailOptions } from "./mail-options.js";
 import { checkedSigningThreads } from "./signing-place.js";
 
 export interface EmlFileTransportOptions {
@@ -34,7 +34,7 @@ export function emlFileTransport(options: EmlFileTransportOptions): MailTranspor
   return {
     name: "eml-file",
     async send(message: OutgoingMessage): Promise<TransportResult> {
-      const recipients = recipientsOf(message);
+      const recipients = message.recipients;
       const file = join(directory, `${message.id}.eml`);
       try {
         // The stream transport keeps a Bcc header (it has no envelope of its own): Bcc recipients

@@ -51,18 +51,3 @@ export function unsignedMailOptions(message: OutgoingMessage): SendMailOptions {
   }
   return options;
 }
-
-/** Every envelope recipient, bare, in order, without repeats (case-insensitive). */
-export function recipientsOf(message: OutgoingMessage): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  const all = message.envelope?.to ?? [...message.to, ...message.cc, ...message.bcc].map((a) => a.address);
-  for (const address of all) {
-    const key = address.toLowerCase();
-    if (!seen.has(key)) {
-      seen.add(key);
-      out.push(address);
-    }
-  }
-  return out;
-}

@@ -1,7 +1,7 @@
 import type { SendMailOptions } from "nodemailer";
 import type { MailTransport, OutgoingMessage, TransportResult } from "../../src/ports/transport.js";
 import { classifyError, rejectionsOf } from "./classify.js";
-import { recipientsOf, toMailOptions, unsignedMailOptions } from "./mail-options.js";
+import { toMailOptions, unsignedMailOptions } from "./mail-options.js";
 import { providerMessageIdOf } from "./provider-id.js";
 import { checkedSigningThreads } from "./signing-place.js";
 import { signingFailureIn, signsInPipeline, toBeSigned } from "./signing-plugin.js";
@@ -75,7 +75,7 @@ export function nodemailerTransport(
       const result: TransportResult = {
         status,
         messageId: message.messageId,
-        accepted: addresses(info.accepted) ?? recipientsOf(message),
+        accepted: addresses(info.accepted) ?? [...message.recipients],
         rejected: rejectionsOf(info.rejectedErrors),
       };
       if (typeof info.response === "string") result.response = info.response;

@@ -1,3 +1,5 @@
+import { normalMessageId } from "../../src/emails/index.js";
+
 /**
  * The next hop's own id for a message, so that its reports can be matched to the email
  * (docs/emails.md, "Matching reports"): what a provider transporter returned as `messageId` when
@@ -17,11 +19,10 @@ export function providerMessageIdOf(
   returnedMessageId: string | undefined,
   reply: string | undefined,
 ): string | undefined {
-  if (returnedMessageId !== undefined && returnedMessageId.trim() !== "" && returnedMessageId !== ownMessageId)
-    return returnedMessageId
-      .trim()
-      .replace(/^<(.*)>$/, "$1")
-      .slice(0, 255);
+  // Both in the one normal form of a Message-ID (report-fields.ts), so flagpost's own, returned
+  // with other spacing, is not taken for the provider's.
+  const returned = normalMessageId(returnedMessageId);
+  if (returned !== undefined && returned !== normalMessageId(ownMessageId)) return returned.slice(1, -1).slice(0, 255);
   const text = reply?.slice(0, 512);
   if (text === undefined) return undefined;
   for (const pattern of PATTERNS) {

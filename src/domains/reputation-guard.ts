@@ -52,12 +52,10 @@ export class ReputationGuard {
     ]);
   }
 
-  /** New emails were stored: each one whose domain is paused gets a `paused` event (it waits). */
-  async noteAccepted(records: readonly EmailRecord[]): Promise<void> {
+  /** New emails were stored (with their `from` domain as send() read it): each one whose domain is paused gets a `paused` event (it waits). */
+  async noteAccepted(emails: readonly { record: EmailRecord; sendingDomain: string }[]): Promise<void> {
     const paused = new Map<string, boolean>();
-    for (const record of records) {
-      const name = sendingDomainOf(record.content);
-      if (name === undefined) continue;
+    for (const { record, sendingDomain: name } of emails) {
       if (!paused.has(name))
         paused.set(name, (await this.#storage.domains.getDomainByName(name))?.pausedAt !== undefined);
       if (!paused.get(name)) continue;

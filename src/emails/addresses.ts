@@ -20,7 +20,8 @@ const LOCAL_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_
 const LABEL = /^[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}-]{0,61}[\p{L}\p{N}\p{M}])?$/u;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-function parseBare(text: string): string | undefined {
+/** The address and its domain in ASCII (IDNA), lower case, or undefined when `text` is not a bare address flagpost accepts. */
+function parseBare(text: string): Omit<MailAddress, "name"> | undefined {
   const at = text.lastIndexOf("@");
   if (at <= 0 || at === text.length - 1) return undefined;
   const local = text.slice(0, at);
@@ -30,8 +31,9 @@ function parseBare(text: string): string | undefined {
   const labels = domain.split(".");
   if (labels.length < 2 || !labels.every((label) => LABEL.test(label))) return undefined;
   if (/^[0-9]+$/.test(labels.at(-1)!)) return undefined; // 10.0.0.1 is not a domain
-  if (domainToASCII(domain) === "") return undefined; // not convertible to an ASCII (IDNA) name
-  return text;
+  const ascii = domainToASCII(domain);
+  if (ascii === "") return undefined; // not convertible to an ASCII (IDNA) name
+  return { address: text, domain: ascii.toLowerCase() };
 }
 
 function unquote(name: string): string | undefined {
@@ -53,24 +55,33 @@ function unquote(name: string): string | undefined {
   return out;
 }
 
-/** The name and address in `text`, or undefined when it is not an address flagpost accepts. */
+/** The name, address and domain in `text`, or undefined when it is not an address flagpost accepts. */
 export function parseAddress(text: string): MailAddress | undefined {
   const trimmed = text.trim();
   if (trimmed.length === 0 || trimmed.length > MAX_ADDRESS_TEXT || CONTROL.test(trimmed)) return undefined;
-  if (!trimmed.endsWith(">")) {
-    const address = parseBare(trimmed);
-    return address === undefined ? undefined : { address };
-  }
+  if (!trimmed.endsWith(">")) return parseBare(trimmed);
   const open = trimmed.lastIndexOf("<");
   if (open < 0) return undefined;
-  const address = parseBare(trimmed.slice(open + 1, -1));
-  if (address === undefined) return undefined;
+  const bare = parseBare(trimmed.slice(open + 1, -1));
+  if (bare === undefined) return undefined;
   const rawName = trimmed.slice(0, open).trim();
-  if (rawName === "") return { address };
+  if (rawName === "") return bare;
   if (/[<>]/.test(rawName.replace(/^"(?:[^"\\]|\\.)*"$/, ""))) return undefined;
   const name = unquote(rawName);
   if (name === undefined || name.length > MAX_NAME) return undefined;
-  return name.trim() === "" ? { address } : { name, address };
+  return name.trim() === "" ? bare : { name, ...bare };
+}
+
+/** An address as a request gave it, trimmed (what the outbox stores), and as parsed. */
+export interface GivenAddress {
+  text: string;
+  mail: MailAddress;
+}
+
+/** `text` read once at acceptance: the stored text and the parsed address; undefined when not accepted. */
+export function givenAddress(text: string): GivenAddress | undefined {
+  const mail = parseAddress(text);
+  return mail === undefined ? undefined : { text: text.trim(), mail };
 }
 
 export function isAddress(text: string): boolean {

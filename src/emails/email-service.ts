@@ -5,7 +5,7 @@ import { isStorableText } from "../input-policy.js";
 import { GroupCommit } from "../jobs/group-commit.js";
 import type { EmailRecord, IdempotencyCompletion, Storage } from "../ports/storage/index.js";
 import { detailText, validationError } from "../validation.js";
-import { checkSendRequest, newEmailRecord, scheduledEvents } from "./new-email.js";
+import { type AcceptedEmail, acceptedEmail, checkSendRequest, scheduledEvents } from "./new-email.js";
 import { ReportApplier, type ReportResult } from "./report-application.js";
 import { EmailChanges, type UpdateEmailRequest } from "./email-changes.js";
 import { type ListView, type PageQuery, readPage } from "../pagination.js";
@@ -55,13 +55,14 @@ export class EmailService {
    * the group once (one read of each sending domain, not one per email); its answer is handed to
    * each call rather than thrown by the write, so a failure there never writes the emails again.
    */
-  readonly #inserts = new GroupCommit<EmailRecord, { noted: Promise<void> }>(
-    async (records) => {
+  readonly #inserts = new GroupCommit<AcceptedEmail, { noted: Promise<void> }>(
+    async (emails) => {
+      const records = emails.map((e) => e.record);
       await this.#storage.emails.insertEmails(records, undefined, scheduledEvents(records));
-      const noted = this.#reputation?.noteAccepted(records) ?? Promise.resolve();
+      const noted = this.#reputation?.noteAccepted(emails) ?? Promise.resolve();
       // Every call awaits it; this keeps a failure from being reported unhandled before they do.
       noted.catch(() => {});
-      return records.map(() => ({ noted }));
+      return emails.map(() => ({ noted }));
     },
     { maxBatch: MAX_BATCH, onGroupFailure: "one-by-one" },
   );
@@ -95,10 +96,11 @@ export class EmailService {
    * the request asks for an unsubscribe link: an extra tick on every send would split the group
    * commit of sends that arrive together (test/emails/send-grouping.test.ts).
    */
-  #record(request: ParsedSendRequest, now: number): EmailRecord | Promise<EmailRecord> {
-    const record = newEmailRecord(request, now);
-    if (!request.unsubscribe) return record;
-    return this.#links.addHeaders(record, request.unsubscribe).then(() => record);
+  #accept(request: ParsedSendRequest, now: number): AcceptedEmail | Promise<AcceptedEmail> {
+    const email = acceptedEmail(request, now);
+    if (!request.unsubscribe) return email;
+    const [recipient] = [...request.to!, ...(request.cc ?? []), ...(request.bcc ?? [])];
+    return this.#links.addHeaders(email.record, request.unsubscribe, recipient?.mail).then(() => email);
   }
 
   /**
@@ -118,22 +120,23 @@ export class EmailService {
     const parsed = this.#check(request, now, []);
     if (!parsed.ok) throw validationError(parsed.details);
     // Only when the setting is on: the extra wait would otherwise split the group commit.
-    const unverified = this.#verifiedSenders && (await unverifiedSender(this.#verifiedSenders, parsed.value.from, []));
+    const unverified =
+      this.#verifiedSenders && (await unverifiedSender(this.#verifiedSenders, parsed.value.from.mail, []));
     if (unverified) throw validationError([unverified]);
     if (options.idempotencyKey === undefined) {
-      const pending = this.#record(parsed.value, now);
-      const record = pending instanceof Promise ? await pending : pending;
+      const pending = this.#accept(parsed.value, now);
+      const email = pending instanceof Promise ? await pending : pending;
       await (
-        await this.#inserts.add(record)
+        await this.#inserts.add(email)
       ).noted;
       this.worker?.wake();
-      return toSummary(record);
+      return toSummary(email.record);
     }
     const store = async (complete?: (result: EmailSummary) => IdempotencyCompletion) => {
-      const record = await this.#record(parsed.value, now);
-      const summary = toSummary(record);
-      await this.#storage.emails.insertEmails([record], complete?.(summary), scheduledEvents([record]));
-      await this.#reputation?.noteAccepted([record]);
+      const email = await this.#accept(parsed.value, now);
+      const summary = toSummary(email.record);
+      await this.#storage.emails.insertEmails([email.record], complete?.(summary), scheduledEvents([email.record]));
+      await this.#reputation?.noteAccepted([email]);
       this.worker?.wake();
       return summary;
     };
@@ -172,7 +175,8 @@ export class EmailService {
       const prefix = mode === "strict" ? [index] : [];
       const parsed = this.#check(request, now, prefix);
       const senders = this.#verifiedSenders;
-      const unverified = parsed.ok && senders ? await unverifiedSender(senders, parsed.value.from, prefix) : undefined;
+      const unverified =
+        parsed.ok && senders ? await unverifiedSender(senders, parsed.value.from.mail, prefix) : undefined;
       if (unverified) invalid.push({ index, details: [unverified] });
       else if (parsed.ok) valid.push({ index, value: parsed.value });
       else invalid.push({ index, details: parsed.details });
@@ -180,13 +184,14 @@ export class EmailService {
     if (mode === "strict" && invalid.length > 0) throw validationError(invalid.flatMap((i) => i.details));
 
     const store = async (complete?: (result: BatchResult) => IdempotencyCompletion) => {
-      const records = await Promise.all(valid.map((v) => this.#record(v.value, now)));
+      const emails = await Promise.all(valid.map((v) => this.#accept(v.value, now)));
+      const records = emails.map((e) => e.record);
       const result: BatchResult = { data: records.map((r) => ({ id: r.id })) };
       if (mode === "permissive")
         result.errors = invalid.map((i) => ({ index: i.index, message: detailText(i.details[0]!) }));
       if (records.length > 0) {
         await this.#storage.emails.insertEmails(records, complete?.(result), scheduledEvents(records));
-        await this.#reputation?.noteAccepted(records);
+        await this.#reputation?.noteAccepted(emails);
         this.worker?.wake();
       }
       return result;

@@ -1,13 +1,54 @@
-import type { EmailRecord } from "../ports/storage/index.js";
-import type { DkimSigning, OutgoingMessage } from "../ports/transport.js";
-import { asciiDomain, mailAddress } from "./addresses.js";
+import type { EmailContent, EmailRecord } from "../ports/storage/index.js";
+import type { DkimSigning, MailAddress, OutgoingMessage } from "../ports/transport.js";
+import { mailAddress } from "./addresses.js";
 
 /**
  * The Message-ID of an email: `<id@domain of the sender>`. Derived from the id alone, so every
  * attempt (and a copy sent again after a crash) carries the same one.
  */
-export function messageIdFor(id: string, from: string): string {
-  return `<${id}@${asciiDomain(mailAddress(from).address)}>`;
+export function messageIdFor(id: string, from: MailAddress): string {
+  return `<${id}@${from.domain}>`;
+}
+
+/** The addresses of a stored email, parsed: read once per claimed email, then carried to every use. */
+export interface EmailAddresses {
+  from: MailAddress;
+  to: MailAddress[];
+  cc: MailAddress[];
+  bcc: MailAddress[];
+  replyTo: MailAddress[];
+}
+
+/** The stored address texts parsed (they were accepted at send(), so each parses). */
+export function addressesOf(content: EmailContent): EmailAddresses {
+  return {
+    from: mailAddress(content.from),
+    to: content.to.map(mailAddress),
+    cc: (content.cc ?? []).map(mailAddress),
+    bcc: (content.bcc ?? []).map(mailAddress),
+    replyTo: (content.replyTo ?? []).map(mailAddress),
+  };
+}
+
+/**
+ * The envelope recipients (RCPT TO), the one place they are worked out: to, cc and bcc, bare, in
+ * that order, the first of each repeat kept (compared case-insensitively), without those in
+ * `omit` (lower-cased).
+ */
+export function envelopeRecipients(
+  addresses: Pick<EmailAddresses, "to" | "cc" | "bcc">,
+  omit?: ReadonlySet<string>,
+): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const list of [addresses.to, addresses.cc, addresses.bcc])
+    for (const { address } of list) {
+      const key = address.toLowerCase();
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if (!omit?.has(key)) out.push(address);
+    }
+  return out;
 }
 
 export interface EnvelopeOptions {
@@ -27,20 +68,23 @@ export function verpAddress(id: string, bounceDomain: string, tag?: string): str
 }
 
 /**
- * The message the transport puts on the wire, built from the stored email. With a bounce domain
- * or recipients to omit, the envelope is given explicitly; header fields never change.
+ * The message the transport puts on the wire, built from the stored email and its addresses as
+ * parsed once for this attempt. With a bounce domain or recipients to omit, the envelope is given
+ * explicitly; header fields never change.
  */
-export function toOutgoing(email: EmailRecord, options: EnvelopeOptions = {}): OutgoingMessage {
+export function toOutgoing(
+  email: EmailRecord,
+  addresses: EmailAddresses,
+  options: EnvelopeOptions = {},
+): OutgoingMessage {
   const c = email.content;
+  const { bounceDomain, omit, verpTag } = options;
   const message: OutgoingMessage = {
     id: email.id,
     messageId: email.messageId,
     date: new Date(email.createdAt),
-    from: mailAddress(c.from),
-    to: c.to.map(mailAddress),
-    cc: (c.cc ?? []).map(mailAddress),
-    bcc: (c.bcc ?? []).map(mailAddress),
-    replyTo: (c.replyTo ?? []).map(mailAddress),
+    ...addresses,
+    recipients: envelopeRecipients(addresses, omit),
     subject: c.subject,
     headers: { ...c.headers },
     attachments: (c.attachments ?? []).map((a) => ({
@@ -51,29 +95,16 @@ export function toOutgoing(email: EmailRecord, options: EnvelopeOptions = {}): O
   };
   if (c.html !== undefined) message.html = c.html;
   if (c.text !== undefined) message.text = c.text;
-  const { bounceDomain, omit, verpTag } = options;
   if (bounceDomain !== undefined || (omit !== undefined && omit.size > 0)) {
-    const to = [...message.to, ...message.cc, ...message.bcc]
-      .map((a) => a.address)
-      .filter((address, i, all) => {
-        const key = address.toLowerCase();
-        return !omit?.has(key) && all.findIndex((other) => other.toLowerCase() === key) === i;
-      });
-    message.envelope = { from: bounceDomain ? verpAddress(email.id, bounceDomain, verpTag) : message.from.address, to };
+    const from = bounceDomain ? verpAddress(email.id, bounceDomain, verpTag) : message.from.address;
+    message.envelope = { from, to: message.recipients };
   }
   if (bounceDomain !== undefined) message.dsn = { envelopeId: email.id };
   if (options.dkim !== undefined) message.dkim = options.dkim;
   return message;
 }
 
-/** Every envelope recipient (the envelope's, else to, cc, bcc), bare and lower-cased, without repeats. */
-export function envelopeRecipients(message: OutgoingMessage): string[] {
-  const all = message.envelope?.to ?? [...message.to, ...message.cc, ...message.bcc].map((a) => a.address);
-  return [...new Set(all.map((address) => address.toLowerCase()))];
-}
-
 /** Every recipient the email names (to, cc, bcc), bare and lower-cased, without repeats. */
 export function emailRecipients(email: EmailRecord): string[] {
-  const c = email.content;
-  return [...new Set([...c.to, ...(c.cc ?? []), ...(c.bcc ?? [])].map((a) => mailAddress(a).address.toLowerCase()))];
+  return envelopeRecipients(addressesOf(email.content)).map((address) => address.toLowerCase());
 }

@@ -23,19 +23,19 @@ export function checkSendRequest(
   return { ok: false, details: [{ path: [...prefix, "scheduled_at"].map(String).join("."), message: problem }] };
 }
 
-export function newEmailRecord(request: ParsedSendRequest, now: number): EmailRecord {
+function newEmailRecord(request: ParsedSendRequest, now: number): EmailRecord {
   const id = uuidv7(now);
   const createdAt = new Date(now).toISOString();
   const scheduledAt = request.scheduled_at == null ? undefined : new Date(request.scheduled_at).toISOString();
   const record: EmailRecord = {
     id,
     content: {
-      from: request.from.trim(),
-      to: request.to!,
+      from: request.from.text,
+      to: request.to!.map((a) => a.text),
       subject: request.subject,
-      ...(request.cc?.length ? { cc: request.cc } : {}),
-      ...(request.bcc?.length ? { bcc: request.bcc } : {}),
-      ...(request.reply_to?.length ? { replyTo: request.reply_to } : {}),
+      ...(request.cc?.length ? { cc: request.cc.map((a) => a.text) } : {}),
+      ...(request.bcc?.length ? { bcc: request.bcc.map((a) => a.text) } : {}),
+      ...(request.reply_to?.length ? { replyTo: request.reply_to.map((a) => a.text) } : {}),
       ...(request.html ? { html: request.html } : {}),
       ...(request.text ? { text: request.text } : {}),
       ...(request.headers && Object.keys(request.headers).length > 0 ? { headers: request.headers } : {}),
@@ -51,13 +51,24 @@ export function newEmailRecord(request: ParsedSendRequest, now: number): EmailRe
         : {}),
     },
     status: "queued",
-    messageId: messageIdFor(id, request.from),
+    messageId: messageIdFor(id, request.from.mail),
     createdAt,
     attempts: 0,
     nextAttemptAt: scheduledAt ?? createdAt,
   };
   if (scheduledAt !== undefined) record.scheduledAt = scheduledAt;
   return record;
+}
+
+/** An email accepted by send(): its outbox record, and the domain of its `from` as read at acceptance. */
+export interface AcceptedEmail {
+  record: EmailRecord;
+  /** `from`'s domain, ASCII, lower case: what the reputation guard looks up. */
+  sendingDomain: string;
+}
+
+export function acceptedEmail(request: ParsedSendRequest, now: number): AcceptedEmail {
+  return { record: newEmailRecord(request, now), sendingDomain: request.from.mail.domain };
 }
 
 /** `email.scheduled` for each email accepted for later, stored with it. */

@@ -10,7 +10,7 @@ import type { ClaimedEmail, EmailOutcomeWrite, EmailRecord, Storage } from "../p
 import type { MailTransport } from "../ports/transport.js";
 import { applyTransition } from "./lifecycle.js";
 import { isAddress } from "./addresses.js";
-import type { Outcome } from "./outcome.js";
+import { type Outcome, outcomeDetail } from "./outcome.js";
 import { refusalBounces, suppressRefused } from "./refusals.js";
 import { emailBounce } from "./report-envelope.js";
 import { sendAttempt, type SendAttemptDeps } from "./send-attempt.js";
@@ -196,7 +196,7 @@ export class OutboxWorker {
           event: {
             type: "delivery_delayed",
             at,
-            detail: { ...outcome.detail, attempt: email.attempts, next_attempt_at: nextAttemptAt },
+            detail: { ...outcomeDetail(outcome), attempt: email.attempts, next_attempt_at: nextAttemptAt },
           },
           events: [emailDomainEvent("email.delivery_delayed", email, at)],
         },
@@ -212,14 +212,14 @@ export class OutboxWorker {
       return;
     }
     const to = outcome.kind === "retry" || outcome.kind === "suppressed" ? "failed" : outcome.kind;
-    const refused = refusalBounces(outcome.detail);
+    const refused = refusalBounces(outcome.rejected);
     const bounce = to === "bounced" ? emailBounce(refused) : undefined;
     const detail =
       outcome.kind === "retry"
-        ? { ...outcome.detail, attempts: email.attempts, reason: "retry budget spent" }
+        ? { ...outcomeDetail(outcome), attempts: email.attempts, reason: "retry budget spent" }
         : bounce
-          ? { ...outcome.detail, bounce }
-          : outcome.detail;
+          ? { ...outcomeDetail(outcome), bounce }
+          : outcomeDetail(outcome);
     const failureReason = to === "failed" ? failureReasonOf(outcome, email.attempts > maxAttempts) : undefined;
     const change = applyTransition(email, to, at);
     if (!change.ok) {

@@ -1,27 +1,24 @@
 import { errorFields, type Logger } from "../ports/logger.js";
 import { type RecipientBounceFacts, recipientFacts } from "./report-envelope.js";
 import type { SuppressionPolicy } from "./suppression-policy.js";
-import type { BounceReason, BounceSummary } from "./reports.js";
-
-const TYPES = new Set(["Permanent", "Transient", "Undetermined"]);
+import type { RecordedRefusal } from "./outcome.js";
 
 /**
- * The recipients the first hop refused for good at RCPT (5xx), as an attempt's detail records
+ * The recipients the first hop refused for good at RCPT (5xx), as an attempt's outcome records
  * them (src/emails/outcome.ts classified each): the bounces the worker applies the suppression
  * policy to, and that a bounced email's `bounce` lists.
  */
-export function refusalBounces(detail: Record<string, unknown>): RecipientBounceFacts[] {
-  const rejected = Array.isArray(detail.rejected) ? (detail.rejected as Record<string, unknown>[]) : [];
+export function refusalBounces(rejected: readonly RecordedRefusal[]): RecipientBounceFacts[] {
   return rejected
-    .filter((r) => r.permanent === true && typeof r.recipient === "string")
+    .filter((r) => r.permanent)
     .map((r) =>
       recipientFacts({
-        email: String(r.recipient).toLowerCase(),
-        type: TYPES.has(String(r.bounce_type)) ? (r.bounce_type as BounceSummary["type"]) : "Undetermined",
-        subType: typeof r.sub_type === "string" ? r.sub_type : "General",
-        status: typeof r.status === "string" ? r.status : undefined,
-        reason: typeof r.reason === "string" ? (r.reason as BounceReason) : undefined,
-        diagnostic: typeof r.response === "string" ? r.response : undefined,
+        email: r.recipient.toLowerCase(),
+        type: r.bounce_type ?? "Undetermined",
+        subType: r.sub_type ?? "General",
+        status: r.status,
+        reason: r.reason,
+        diagnostic: r.response,
       }),
     );
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isAddress } from "./addresses.js";
+import { type GivenAddress, givenAddress } from "./addresses.js";
 import { instantSchema } from "./instants.js";
 
 /**
@@ -87,11 +87,12 @@ export function base64Size(text: string): number {
 
 /**
  * An address or a list of them. A single string is one address; null or absent is none.
- * Output: the trimmed address texts. `In` is the type callers see (`z.input`); the value itself
- * is checked in the transform, which words each problem better than a union would.
+ * Output: each address read once (its trimmed text and its parsed form, src/emails/addresses.ts).
+ * `In` is the type callers see (`z.input`); the value itself is checked in the transform, which
+ * words each problem better than a union would.
  */
 function addressList<In extends string | string[] | null>(options: { required: boolean; max: number }) {
-  return z.custom<In>().transform((value: unknown, ctx): string[] | undefined => {
+  return z.custom<In>().transform((value: unknown, ctx): GivenAddress[] | undefined => {
     if (value === undefined || value === null) {
       if (options.required) ctx.addIssue({ code: "custom", message: "is required" });
       return undefined;
@@ -106,18 +107,23 @@ function addressList<In extends string | string[] | null>(options: { required: b
       ctx.addIssue({ code: "custom", message: `must hold ${min} to ${options.max} addresses` });
       return undefined;
     }
-    let ok = true;
+    const given: GivenAddress[] = [];
     list.forEach((item, index) => {
-      if (typeof item !== "string" || !isAddress(item)) {
-        ok = false;
-        ctx.addIssue({ code: "custom", message: ADDRESS_RULE, path: typeof value === "string" ? [] : [index] });
-      }
+      const address = typeof item === "string" ? givenAddress(item) : undefined;
+      if (address !== undefined) given.push(address);
+      else ctx.addIssue({ code: "custom", message: ADDRESS_RULE, path: typeof value === "string" ? [] : [index] });
     });
-    return ok ? (list as string[]).map((s) => s.trim()) : undefined;
+    return given.length === list.length ? given : undefined;
   });
 }
 
-const singleAddress = z.string().refine(isAddress, { error: ADDRESS_RULE });
+/** One address, read once: its trimmed text and its parsed form. */
+const singleAddress = z.string().transform((text, ctx): GivenAddress => {
+  const address = givenAddress(text);
+  if (address !== undefined) return address;
+  ctx.addIssue({ code: "custom", message: ADDRESS_RULE });
+  return z.NEVER;
+});
 
 const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
   const names = Object.keys(headers);

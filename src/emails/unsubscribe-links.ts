@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { type ErrorDetail, FlagpostError } from "../errors.js";
 import type { ServerSecret } from "../server-secret.js";
 import type { EmailRecord } from "../ports/storage/index.js";
+import type { MailAddress } from "../ports/transport.js";
 import { parseAddress } from "./addresses.js";
 
 /**
@@ -51,12 +52,17 @@ export class UnsubscribeLinks {
   }
 
   /** Adds List-Unsubscribe (and List-Unsubscribe-Post for an https: link) to the stored email's headers. */
-  async addHeaders(record: EmailRecord, unsubscribe: boolean | string | null | undefined): Promise<void> {
+  /** `recipient`: the email's one recipient as send() read it (`unsubscribe: true` requires exactly one). */
+  async addHeaders(
+    record: EmailRecord,
+    unsubscribe: boolean | string | null | undefined,
+    recipient: MailAddress | undefined,
+  ): Promise<void> {
     if (!unsubscribe) return;
     let url: string;
     if (unsubscribe === true) {
-      const recipient = soleRecipient(record)!;
-      url = `${this.#base}/v1/unsubscribe/${record.id}.${await this.#mac(record.id, recipient)}`;
+      const mac = await this.#mac(record.id, recipient!.address.toLowerCase());
+      url = `${this.#base}/v1/unsubscribe/${record.id}.${mac}`;
     } else url = unsubscribe;
     const headers: Record<string, string> = { ...record.content.headers, "List-Unsubscribe": `<${url}>` };
     // One-click is for https: only (RFC 8058 section 3.1); a mailto: link is the older kind.

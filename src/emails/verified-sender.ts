@@ -1,9 +1,9 @@
 import type { ErrorDetail } from "../errors.js";
-import { asciiDomain, mailAddress } from "./addresses.js";
+import type { MailAddress } from "../ports/transport.js";
 
 /** Answers the verified sending domain an address belongs to, if any (src/domains/sending-domains.ts). */
 export interface VerifiedSenders {
-  verifiedDomainOf(from: string): Promise<unknown>;
+  verifiedDomainOf(from: MailAddress): Promise<unknown>;
 }
 
 /**
@@ -12,13 +12,12 @@ export interface VerifiedSenders {
  */
 export async function unverifiedSender(
   senders: VerifiedSenders,
-  from: string,
+  from: MailAddress,
   prefix: PropertyKey[],
 ): Promise<ErrorDetail | undefined> {
   if (await senders.verifiedDomainOf(from)) return undefined;
-  const domain = asciiDomain(mailAddress(from).address);
   return {
     path: [...prefix, "from"].map(String).join("."),
-    message: `must be at a verified domain: ${domain} is not verified (add it with POST /v1/domains and verify its DNS records)`,
+    message: `must be at a verified domain: ${from.domain} is not verified (add it with POST /v1/domains and verify its DNS records)`,
   };
 }

@@ -11,6 +11,11 @@ export interface MailAddress {
   name?: string;
   /** `local@domain`. */
   address: string;
+  /**
+   * The domain of `address` in ASCII (IDNA), lower case: what Message-IDs, DKIM and the sending
+   * domain's lookups use. Read with the address, once, when the email is accepted or claimed.
+   */
+  domain: string;
 }
 
 export interface OutgoingAttachment {
@@ -57,6 +62,13 @@ export interface OutgoingMessage {
   /** Envelope recipients only: never written into the message's headers. */
   bcc: MailAddress[];
   replyTo: MailAddress[];
+  /**
+   * The envelope recipients (RCPT TO): to, cc and bcc, bare, in that order, without repeats
+   * (compared case-insensitively), those left out of the envelope (suppressed, or settled by an
+   * earlier attempt) left out. Computed once by the core (src/emails/message.ts); a transport
+   * hands the message to exactly these and need not work them out again.
+   */
+  recipients: string[];
   subject: string;
   html?: string;
   text?: string;
@@ -66,9 +78,8 @@ export interface OutgoingMessage {
   /**
    * The SMTP envelope when it differs from the header fields: `from` is the return path (MAIL
    * FROM; the VERP address `bounces+<id>-<tag>@<host>`, the host the verified From domain's
-   * return path or else the configured bounce domain), `to` the bare
-   * recipients to hand the message to (RCPT TO; suppressed ones are left out). Absent: the
-   * envelope is `from` and to + cc + bcc.
+   * return path or else the configured bounce domain), `to` the same list as `recipients`.
+   * Absent: the envelope is `from` and `recipients` (to + cc + bcc).
    */
   envelope?: { from: string; to: string[] };
   /**

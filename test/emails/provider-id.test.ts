@@ -22,6 +22,12 @@ describe("the next hop's id for a message", () => {
     );
   });
 
+  it("is not flagpost's own Message-ID returned in another form (read with the one normalMessageId)", () => {
+    expect(providerMessageIdOf(OWN, OWN.slice(1, -1), "250 Ok")).toBeUndefined();
+    expect(providerMessageIdOf(OWN, ` ${OWN} `, "250 Ok")).toBeUndefined();
+    expect(providerMessageIdOf(OWN, "0100018f-ses-api-id", "250 Ok")).toBe("0100018f-ses-api-id");
+  });
+
   it("is absent when the reply names none", () => {
     expect(providerMessageIdOf(OWN, OWN, "250 OK: message queued")).toBeUndefined();
     expect(providerMessageIdOf(OWN, undefined, undefined)).toBeUndefined();

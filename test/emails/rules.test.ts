@@ -6,14 +6,14 @@ import type { EmailStatus } from "../../src/ports/storage/emails.js";
 
 describe("addresses", () => {
   it.each([
-    ["ann@example.com", { address: "ann@example.com" }],
-    ["  ann@example.com  ", { address: "ann@example.com" }],
-    ["Ann <ann@example.com>", { name: "Ann", address: "ann@example.com" }],
-    ['"Doe, Jane" <jane@example.com>', { name: "Doe, Jane", address: "jane@example.com" }],
-    ['"Say \\"hi\\"" <a@example.com>', { name: 'Say "hi"', address: "a@example.com" }],
-    ["<ann@example.com>", { address: "ann@example.com" }],
-    ["Jürgen <j@bücher.example>", { name: "Jürgen", address: "j@bücher.example" }],
-    ["o'brien+tag@sub.example.co.uk", { address: "o'brien+tag@sub.example.co.uk" }],
+    ["ann@example.com", { address: "ann@example.com", domain: "example.com" }],
+    ["  ann@example.com  ", { address: "ann@example.com", domain: "example.com" }],
+    ["Ann <ann@Example.COM>", { name: "Ann", address: "ann@Example.COM", domain: "example.com" }],
+    ['"Doe, Jane" <jane@example.com>', { name: "Doe, Jane", address: "jane@example.com", domain: "example.com" }],
+    ['"Say \\"hi\\"" <a@example.com>', { name: 'Say "hi"', address: "a@example.com", domain: "example.com" }],
+    ["<ann@example.com>", { address: "ann@example.com", domain: "example.com" }],
+    ["Jürgen <j@bücher.example>", { name: "Jürgen", address: "j@bücher.example", domain: "xn--bcher-kva.example" }],
+    ["o'brien+tag@sub.example.co.uk", { address: "o'brien+tag@sub.example.co.uk", domain: "sub.example.co.uk" }],
   ])("accepts %s", (text, expected) => {
     expect(parseAddress(text)).toEqual(expected);
   });
