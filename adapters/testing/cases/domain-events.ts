@@ -1,9 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { flagWrites } from "../../../src/flags/store/index.js";
 import { FlagpostError } from "../../../src/errors.js";
+import type { EmailOutcomeWrite, EmailTransition } from "../../../src/ports/storage/emails.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 import { deliveriesOf, domainEvent, email, flag, iso, subscribedWebhook, T0, webhook } from "./webhook-fixtures.js";
+
+/** Email `id`, leased to "w", moved from queued to `to` at T0 with its event and the email.* domain event of that name. */
+function settledAtT0(id: string, to: "failed" | "delivered"): EmailOutcomeWrite {
+  const transition: EmailTransition = {
+    from: ["queued"],
+    leaseOwner: "w",
+    to,
+    event: { type: to, at: iso(T0) },
+    events: [domainEvent(`email.${to}`)],
+  };
+  return { id, transition };
+}
 
 /** The domain-event bus: writes store one delivery per subscribed enabled endpoint, in their own transaction. */
 export function domainEventCases(harness: StorageHarness): void {
@@ -138,26 +151,8 @@ export function domainEventCases(harness: StorageHarness): void {
             events: [domainEvent("email.delivery_delayed")],
           },
         },
-        {
-          id: three!.id,
-          transition: {
-            from: ["queued"],
-            leaseOwner: "w",
-            to: "failed",
-            event: { type: "failed", at: iso(T0) },
-            events: [domainEvent("email.failed")],
-          },
-        },
-        {
-          id: one!.id,
-          transition: {
-            from: ["queued"],
-            leaseOwner: "w",
-            to: "delivered",
-            event: { type: "delivered", at: iso(T0) },
-            events: [domainEvent("email.delivered")],
-          },
-        },
+        settledAtT0(three!.id, "failed"),
+        settledAtT0(one!.id, "delivered"),
       ]);
       expect(applied).toEqual([true, true, false]);
       expect(await deliveriesOf(storage(), [a])).toEqual([
