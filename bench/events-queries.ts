@@ -154,4 +154,4 @@ export function queryRows(backend: string, times: QueryTimes): (string | number)
 }
 
 export const QUERY_MISSED_NOTE =
-  "- Where a PostgreSQL query's time goes: the column of PostgreSQL's own time comes from replaying the last run's statements under `EXPLAIN (ANALYZE)` (index scans on (user_id, ts), (event, ts) and (ts), then an incremental sort of ties by id); what a p99 has beyond it is on the client side — the pg driver's round trip, decoding 100 rows and the event loop of a process that just ingested a million events — and moves with the machine's load.";
+  "- Where a PostgreSQL query's time goes: the column of PostgreSQL's own time comes from replaying the last run's statements under `EXPLAIN (ANALYZE)` (a bitmap scan of (user_id, ts) and a sort of the user's rows; backward scans of (name_id, ts) and (ts), then an incremental sort of ties by id); what a p99 has beyond it is on the client side — the pg driver's round trip, decoding 100 rows and the event loop of a process that just ingested a million events — and moves with the machine's load.";

@@ -3,7 +3,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
-import { createFlagpost, type TrackEventInput } from "flagpost";
+import { createFlagpost, type Flagpost, type TrackEventInput } from "flagpost";
 import { kyselyStorage, withStatementCache } from "flagpost/kysely";
 import { httpIngest } from "./events-http.js";
 import { EVENT_NAMES, eventBatch, type StreamShape, streamShape } from "./lib/event-data.js";
@@ -127,6 +127,19 @@ async function ingestAlternating(
   return { floor, flagpost };
 }
 
+/** flagpost on a SQLite file as `flagpost serve` opens it, ready: the trackBatch side (bench/compare.ts opens one per side too). */
+export async function sqliteFlagpost(
+  file: string,
+): Promise<{ fp: Flagpost; handle: ReturnType<typeof openSqliteHandle> }> {
+  const handle = openSqliteHandle(file);
+  const fp = createFlagpost({
+    storage: kyselyStorage(new Kysely<any>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) })),
+    logger: silentLogger,
+  });
+  await fp.ready();
+  return { fp, handle };
+}
+
 async function sqliteIngest(
   sizes: Sizes,
   shape: StreamShape,
@@ -149,12 +162,7 @@ async function sqliteIngest(
   });
 
   const file = join(dir, "flagpost.db");
-  const handle = openSqliteHandle(file);
-  const fp = createFlagpost({
-    storage: kyselyStorage(new Kysely<any>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) })),
-    logger: silentLogger,
-  });
-  await fp.ready();
+  const { fp, handle } = await sqliteFlagpost(file);
 
   const { floor, flagpost } = await ingestAlternating(
     sizes,

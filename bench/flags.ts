@@ -58,8 +58,8 @@ export function murmur3(text: string): number {
   return h >>> 0;
 }
 
-type FlagContext = { userId: string; attributes: { plan: string } };
-const flagContexts = (users: BenchUser[]): FlagContext[] =>
+export type FlagContext = { userId: string; attributes: { plan: string } };
+export const flagContexts = (users: BenchUser[]): FlagContext[] =>
   users.map((u) => ({ userId: u.id, attributes: { plan: u.plan } }));
 
 /** The floor: this one flag, hand-written (a Map lookup, a Set, a compare, a hash of key:userId). */
@@ -113,7 +113,8 @@ function withValues<T extends { rules: Rule[] }>(flag: T): T & { variants: Varia
   };
 }
 
-async function flagpostInstance(
+/** A flagpost on memory storage with the bench flags (bench/compare.ts opens one per side too). */
+export async function flagpostInstance(
   flags: FlagSet,
   exposures: boolean,
   prerequisite = false,

@@ -106,15 +106,16 @@ export class KyselyEventRepository extends EngineRepository implements EventRepo
     // The name filter is the name's id: a name no event ever had matches nothing.
     const nameId = filter.event === undefined ? undefined : await this.#names.lookup(filter.event);
     if (filter.event !== undefined && nameId === undefined) return [];
+    const traits = engineTraits(this.engine);
     let query = this.db
       .selectFrom("flagpost_events")
       .select(["id", "name_id", "user_id", "ts", "received_at"])
-      .select(engineTraits(this.engine).fromJsonColumn("properties", "properties"))
-      .orderBy("ts", "desc")
-      .orderBy("id", "desc")
-      .limit(limit);
+      .select(traits.fromJsonColumn("properties", "properties"));
+    // One name: the order of the (name_id, ts) index where the engine needs it said (engines/event-name.ts).
+    if (nameId !== undefined && traits.eventName.orderByName) query = query.orderBy("name_id", "desc");
+    query = query.orderBy("ts", "desc").orderBy("id", "desc").limit(limit);
     if (filter.userId !== undefined) query = query.where((eb) => this.#exactly(eb, "user_id", filter.userId!));
-    if (nameId !== undefined) query = query.where("name_id", "=", nameId);
+    if (nameId !== undefined) query = query.where((eb) => traits.eventName.where(eb as never, nameId));
     if (from !== undefined) query = query.where("ts", ">=", from);
     if (to !== undefined) query = query.where("ts", "<", to);
     if (afterId !== undefined) query = afterKey(query, afterTs!, afterId);

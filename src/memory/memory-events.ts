@@ -1,13 +1,6 @@
 import { FlagpostError } from "../errors.js";
-import type {
-  EventFilter,
-  EventKey,
-  EventRecord,
-  EventRepository,
-  IdempotencyCompletion,
-  NewEvent,
-} from "../ports/storage/index.js";
-import type { MemoryIdempotencyRepository } from "./memory-idempotency.js";
+import type { EventRecord, EventRepository } from "../ports/storage/index.js";
+import type { MemoryIdempotency } from "./memory-idempotency.js";
 
 interface Row {
   id: string;
@@ -35,104 +28,82 @@ function newestFirst(a: Row, b: Row): number {
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
+/** The events in memory, and every stored one as (event, userId, epoch ms, properties JSON) for the sums, in no particular order. */
+export type MemoryEvents = EventRepository & {
+  scan(): Iterable<{ event: string; userId: string; ts: number; propertiesJson: string }>;
+};
+
 /**
  * Events in an array, sorted lazily (on the first query after an append). Each method runs without
  * an await between its checks and its changes, so a batch is all-or-nothing and a query never sees
  * half of one. Queries scan the whole array: fine for tests and small apps, not for millions.
  */
-export class MemoryEventRepository implements EventRepository {
-  #rows: Row[] = [];
-  readonly #ids = new Set<string>();
-  #sorted = true;
-  #lastReceivedAt: string | undefined;
-  #lastReceivedMs = 0;
-  readonly #idempotency: MemoryIdempotencyRepository;
-
-  constructor(idempotency: MemoryIdempotencyRepository) {
-    this.#idempotency = idempotency;
-  }
-
-  async appendEvents(events: readonly NewEvent[], completion?: IdempotencyCompletion): Promise<void> {
-    const rows: Row[] = [];
-    const seen = new Set<string>();
-    for (const e of events) {
-      if (this.#ids.has(e.id) || seen.has(e.id))
-        throw new FlagpostError("conflict", `An event with id "${e.id}" already exists`);
-      seen.add(e.id);
-      // The calls of one millisecond share one receipt time: checked once.
-      if (e.receivedAt !== this.#lastReceivedAt) {
-        this.#lastReceivedMs = epochMs(e.receivedAt, "receivedAt");
-        this.#lastReceivedAt = e.receivedAt;
-      }
-      JSON.parse(e.propertiesJson); // a malformed document fails here, before anything is stored
-      rows.push({
-        id: e.id,
-        event: e.event,
-        userId: e.userId,
-        ts: e.timestamp === e.receivedAt ? this.#lastReceivedMs : epochMs(e.timestamp, "timestamp"),
-        timestamp: e.timestamp,
-        receivedAt: e.receivedAt,
-        propertiesJson: e.propertiesJson,
-      });
-    }
-    for (const row of rows) {
-      this.#rows.push(row);
-      this.#ids.add(row.id);
-    }
-    if (rows.length > 0) this.#sorted = false;
-    if (completion) this.#idempotency.completeNow(completion);
-  }
-
-  async queryEvents(filter: EventFilter, after: EventKey | undefined, limit: number): Promise<EventRecord[]> {
-    const from = filter.from === undefined ? undefined : epochMs(filter.from, "from");
-    const to = filter.to === undefined ? undefined : epochMs(filter.to, "to");
-    const afterTs = after === undefined ? undefined : epochMs(after.timestamp, "after.timestamp");
-    if (!this.#sorted) {
-      this.#rows.sort(newestFirst);
-      this.#sorted = true;
-    }
-    const out: EventRecord[] = [];
-    for (const row of this.#rows) {
-      if (out.length >= limit) break;
-      if (afterTs !== undefined && (row.ts > afterTs || (row.ts === afterTs && row.id >= after!.id))) continue;
-      if (to !== undefined && row.ts >= to) continue;
-      if (from !== undefined && row.ts < from) break; // sorted: everything after is older still
-      if (filter.userId !== undefined && row.userId !== filter.userId) continue;
-      if (filter.event !== undefined && row.event !== filter.event) continue;
-      out.push({
-        id: row.id,
-        event: row.event,
-        userId: row.userId,
-        timestamp: row.timestamp,
-        receivedAt: row.receivedAt,
-        properties: JSON.parse(row.propertiesJson) as Record<string, unknown>,
-      });
-    }
-    return out;
-  }
-
-  /** Every stored event as (event, userId, epoch ms, properties JSON), in no particular order: for the experiment sums. */
-  *scan(): Iterable<{ event: string; userId: string; ts: number; propertiesJson: string }> {
-    yield* this.#rows;
-  }
-
-  async purgeEventsBefore(before: string): Promise<number> {
-    const cutoff = epochMs(before, "before");
-    return this.#removeWhere((row) => row.ts < cutoff);
-  }
-
-  async deleteEventsByUser(userId: string): Promise<number> {
-    return this.#removeWhere((row) => row.userId === userId);
-  }
-
-  #removeWhere(test: (row: Row) => boolean): number {
+export function memoryEvents(idempotency: MemoryIdempotency): MemoryEvents {
+  let rows: Row[] = [];
+  const ids = new Set<string>();
+  let sorted = true;
+  // The calls of one millisecond share one receipt time: checked once.
+  let lastReceivedAt: string | undefined;
+  let lastReceivedMs = 0;
+  const removeWhere = (test: (row: Row) => boolean) => {
     const kept: Row[] = [];
-    for (const row of this.#rows) {
-      if (test(row)) this.#ids.delete(row.id);
+    for (const row of rows) {
+      if (test(row)) ids.delete(row.id);
       else kept.push(row);
     }
-    const removed = this.#rows.length - kept.length;
-    this.#rows = kept;
+    const removed = rows.length - kept.length;
+    rows = kept;
     return removed;
-  }
+  };
+  return {
+    async appendEvents(events, completion) {
+      const added: Row[] = [];
+      const seen = new Set<string>();
+      for (const e of events) {
+        if (ids.has(e.id) || seen.has(e.id))
+          throw new FlagpostError("conflict", `An event with id "${e.id}" already exists`);
+        seen.add(e.id);
+        if (e.receivedAt !== lastReceivedAt) {
+          lastReceivedMs = epochMs(e.receivedAt, "receivedAt");
+          lastReceivedAt = e.receivedAt;
+        }
+        JSON.parse(e.propertiesJson); // a malformed document fails here, before anything is stored
+        const ts = e.timestamp === e.receivedAt ? lastReceivedMs : epochMs(e.timestamp, "timestamp");
+        const { id, event, userId, timestamp, receivedAt, propertiesJson } = e;
+        added.push({ id, event, userId, ts, timestamp, receivedAt, propertiesJson });
+      }
+      for (const row of added) {
+        rows.push(row);
+        ids.add(row.id);
+      }
+      if (added.length > 0) sorted = false;
+      if (completion) idempotency.completeNow(completion);
+    },
+    async queryEvents(filter, after, limit) {
+      const from = filter.from === undefined ? undefined : epochMs(filter.from, "from");
+      const to = filter.to === undefined ? undefined : epochMs(filter.to, "to");
+      const afterTs = after === undefined ? undefined : epochMs(after.timestamp, "after.timestamp");
+      if (!sorted) {
+        rows.sort(newestFirst);
+        sorted = true;
+      }
+      const out: EventRecord[] = [];
+      for (const { ts, propertiesJson, ...row } of rows) {
+        if (out.length >= limit) break;
+        if (afterTs !== undefined && (ts > afterTs || (ts === afterTs && row.id >= after!.id))) continue;
+        if (to !== undefined && ts >= to) continue;
+        if (from !== undefined && ts < from) break; // sorted: everything after is older still
+        if (filter.userId !== undefined && row.userId !== filter.userId) continue;
+        if (filter.event !== undefined && row.event !== filter.event) continue;
+        out.push({ ...row, properties: JSON.parse(propertiesJson) as Record<string, unknown> });
+      }
+      return out;
+    },
+    scan: () => rows,
+    purgeEventsBefore: async (before) => {
+      const cutoff = epochMs(before, "before");
+      return removeWhere((row) => row.ts < cutoff);
+    },
+    deleteEventsByUser: async (userId) => removeWhere((row) => row.userId === userId),
+  };
 }

@@ -7,33 +7,32 @@ const rowKey = (count: FlagInsightCount) => `${count.flagKey}\n${count.hour}\n${
 const later = (a: string, b: string) => (Date.parse(a) >= Date.parse(b) ? a : b);
 
 /** The memory twin of flagpost_flag_insights: one process, so every add is atomic by itself. */
-export class MemoryFlagInsightRepository implements FlagInsightRepository {
-  readonly #rows = new MemoryTable<FlagInsightCount>(rowKey, { by: (r) => [Date.parse(r.hour), resultOf(r)] });
-
-  async add(counts: readonly FlagInsightCount[]): Promise<void> {
-    for (const count of counts) {
-      const row = this.#rows.get(rowKey(count));
-      if (row === undefined) this.#rows.set(rowKey(count), { ...count });
-      else Object.assign(row, { count: row.count + count.count, lastAt: later(row.lastAt, count.lastAt) });
-    }
-  }
-
-  async hourly(flagKey: string, from: string, to: string): Promise<FlagInsightCount[]> {
-    const [start, end] = [Date.parse(from), Date.parse(to)];
-    const hour = (r: FlagInsightCount) => Date.parse(r.hour);
-    return this.#rows.pageAfter(undefined, Infinity, (r) => r.flagKey === flagKey && hour(r) >= start && hour(r) < end);
-  }
-
-  async totals(flagKeys: readonly string[], since: string): Promise<FlagInsightTotal[]> {
-    const [wanted, start] = [new Set(flagKeys), Date.parse(since)];
-    const totals = new Map<string, FlagInsightTotal>();
-    for (const { hour, ...row } of this.#rows.values()) {
-      if (!wanted.has(row.flagKey) || Date.parse(hour) < start) continue;
-      const key = `${row.flagKey}\n${resultOf(row)}`;
-      const total = totals.get(key);
-      if (total === undefined) totals.set(key, row);
-      else Object.assign(total, { count: total.count + row.count, lastAt: later(total.lastAt, row.lastAt) });
-    }
-    return [...totals.values()];
-  }
+export function memoryFlagInsights(): FlagInsightRepository {
+  const rows = new MemoryTable<FlagInsightCount>(rowKey, { by: (r) => [Date.parse(r.hour), resultOf(r)] });
+  return {
+    async add(counts) {
+      for (const count of counts) {
+        const row = rows.get(rowKey(count));
+        if (row === undefined) rows.set(rowKey(count), { ...count });
+        else Object.assign(row, { count: row.count + count.count, lastAt: later(row.lastAt, count.lastAt) });
+      }
+    },
+    async hourly(flagKey, from, to) {
+      const [start, end] = [Date.parse(from), Date.parse(to)];
+      const hour = (r: FlagInsightCount) => Date.parse(r.hour);
+      return rows.pageAfter(undefined, Infinity, (r) => r.flagKey === flagKey && hour(r) >= start && hour(r) < end);
+    },
+    async totals(flagKeys, since) {
+      const [wanted, start] = [new Set(flagKeys), Date.parse(since)];
+      const totals = new Map<string, FlagInsightTotal>();
+      for (const { hour, ...row } of rows.values()) {
+        if (!wanted.has(row.flagKey) || Date.parse(hour) < start) continue;
+        const key = `${row.flagKey}\n${resultOf(row)}`;
+        const total = totals.get(key);
+        if (total === undefined) totals.set(key, row);
+        else Object.assign(total, { count: total.count + row.count, lastAt: later(total.lastAt, row.lastAt) });
+      }
+      return [...totals.values()];
+    },
+  };
 }

@@ -1,9 +1,4 @@
-import type {
-  IdempotencyBegin,
-  IdempotencyClaim,
-  IdempotencyCompletion,
-  IdempotencyRepository,
-} from "../ports/storage/index.js";
+import type { IdempotencyCompletion, IdempotencyRepository } from "../ports/storage/index.js";
 import { copy } from "./memory-table.js";
 
 interface Entry {
@@ -14,48 +9,45 @@ interface Entry {
   response?: unknown;
 }
 
-const keyOf = (scope: string, key: string) => `${scope}\u0000${key}`;
+/** Idempotency keys in memory; `completeNow` lets a memory write store itself and its completion in one step. */
+export type MemoryIdempotency = IdempotencyRepository & { completeNow(completion: IdempotencyCompletion): void };
 
-export class MemoryIdempotencyRepository implements IdempotencyRepository {
-  readonly #entries = new Map<string, Entry>();
-
-  async begin({ scope, key, fingerprint, now, lockedUntil, expiresAt }: IdempotencyClaim): Promise<IdempotencyBegin> {
-    const entry = this.#entries.get(keyOf(scope, key));
-    if (!entry || entry.expiresAt <= now) {
-      this.#entries.set(keyOf(scope, key), { fingerprint, lockedUntil, expiresAt, done: false });
-      return { state: "started" };
-    }
-    if (entry.fingerprint !== fingerprint) return { state: "mismatch" };
-    if (entry.done) return { state: "replay", response: copy(entry.response) };
-    if (entry.lockedUntil > now) return { state: "in_progress" };
-    entry.lockedUntil = lockedUntil; // the previous owner's claim lapsed: take it over
-    return { state: "started" };
-  }
-
-  async extend(scope: string, key: string, fingerprint: string, lockedUntil: string): Promise<boolean> {
-    const entry = this.#entries.get(keyOf(scope, key));
-    if (!entry || entry.done || entry.fingerprint !== fingerprint) return false;
-    entry.lockedUntil = lockedUntil;
-    return true;
-  }
-
-  async complete(completion: IdempotencyCompletion): Promise<void> {
-    this.completeNow(completion);
-  }
-
-  /** Synchronous completion, for memory repositories that store a write and its completion at once. */
-  completeNow({ scope, key, response }: IdempotencyCompletion): void {
-    const entry = this.#entries.get(keyOf(scope, key));
+export function memoryIdempotency(): MemoryIdempotency {
+  /** By scope and key. */
+  const entries = new Map<string, Entry>();
+  const keyOf = (scope: string, key: string) => `${scope}\u0000${key}`;
+  const completeNow = ({ scope, key, response }: IdempotencyCompletion) => {
+    const entry = entries.get(keyOf(scope, key));
     if (entry) Object.assign(entry, { done: true, response: copy(response) });
-  }
-
-  async release(scope: string, key: string): Promise<void> {
-    if (this.#entries.get(keyOf(scope, key))?.done === false) this.#entries.delete(keyOf(scope, key));
-  }
-
-  async purgeExpired(now: string): Promise<number> {
-    const expired = [...this.#entries].filter(([, entry]) => entry.expiresAt < now);
-    for (const [id] of expired) this.#entries.delete(id);
-    return expired.length;
-  }
+  };
+  return {
+    async begin({ scope, key, fingerprint, now, lockedUntil, expiresAt }) {
+      const entry = entries.get(keyOf(scope, key));
+      if (!entry || entry.expiresAt <= now) {
+        entries.set(keyOf(scope, key), { fingerprint, lockedUntil, expiresAt, done: false });
+        return { state: "started" };
+      }
+      if (entry.fingerprint !== fingerprint) return { state: "mismatch" };
+      if (entry.done) return { state: "replay", response: copy(entry.response) };
+      if (entry.lockedUntil > now) return { state: "in_progress" };
+      entry.lockedUntil = lockedUntil; // the previous owner's claim lapsed: take it over
+      return { state: "started" };
+    },
+    async extend(scope, key, fingerprint, lockedUntil) {
+      const entry = entries.get(keyOf(scope, key));
+      if (!entry || entry.done || entry.fingerprint !== fingerprint) return false;
+      entry.lockedUntil = lockedUntil;
+      return true;
+    },
+    complete: async (completion) => completeNow(completion),
+    completeNow,
+    async release(scope, key) {
+      if (entries.get(keyOf(scope, key))?.done === false) entries.delete(keyOf(scope, key));
+    },
+    async purgeExpired(now) {
+      const expired = [...entries].filter(([, entry]) => entry.expiresAt < now);
+      for (const [id] of expired) entries.delete(id);
+      return expired.length;
+    },
+  };
 }

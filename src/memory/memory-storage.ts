@@ -1,22 +1,30 @@
-import type { Storage } from "../ports/storage/index.js";
-import { MemoryActivityRepository } from "./memory-activity.js";
-import { MemoryApiKeyRepository } from "./memory-api-keys.js";
-import { MemoryDeliveryReportRepository } from "./memory-delivery-reports.js";
-import { MemoryDomainRepository } from "./memory-domains.js";
-import { MemoryEventRepository } from "./memory-events.js";
-import { MemoryEmailRepository } from "./memory-emails.js";
-import { MemoryFlagHistoryRepository } from "./memory-flag-history.js";
-import { MemoryFlagScheduleRepository } from "./memory-flag-schedules.js";
-import { MemoryFlagInsightRepository } from "./memory-flag-insights.js";
-import { MemoryExperimentRepository } from "./memory-experiments.js";
-import { MemoryFlagRepository } from "./memory-flags.js";
-import { MemoryIdempotencyRepository } from "./memory-idempotency.js";
-import { MemorySettingsRepository } from "./memory-settings.js";
-import { MemorySuppressionRepository } from "./memory-suppressions.js";
+import type {
+  FlagHistoryEntry,
+  FlagRecord,
+  SendingDomainRecord,
+  Storage,
+  SuppressionRecord,
+} from "../ports/storage/index.js";
+import { memoryEvents } from "./memory-events.js";
+import { memoryEmails } from "./memory-emails.js";
+import { memoryFlagSchedules } from "./memory-flag-schedules.js";
+import { memoryFlagInsights } from "./memory-flag-insights.js";
+import { memoryIdempotency } from "./memory-idempotency.js";
+import {
+  memoryApiKeys,
+  memoryDeliveryReports,
+  memoryDomains,
+  memoryFlagHistory,
+  memoryFlags,
+  memorySettings,
+  memorySuppressions,
+  memoryWebhooks,
+} from "./memory-row-stores.js";
+import { memoryActivity, memoryExperiments } from "./memory-sums.js";
+import { MemoryTable } from "./memory-table.js";
 import { memoryTransactions } from "./memory-transaction.js";
-import { MemoryWebhookDeliveryRepository } from "./memory-webhook-deliveries.js";
+import { memoryWebhookDeliveries } from "./memory-webhook-deliveries.js";
 import { MemoryWebhookState } from "./memory-webhook-state.js";
-import { MemoryWebhookRepository } from "./memory-webhooks.js";
 
 /**
  * Storage in this process's memory, for tests and ephemeral use. Every contract of the port
@@ -24,34 +32,46 @@ import { MemoryWebhookRepository } from "./memory-webhooks.js";
  * restart and nothing is shared between processes: use SQLite for anything you cannot lose.
  */
 export function memoryStorage(): Storage {
-  const idempotency = new MemoryIdempotencyRepository();
-  const flagHistory = new MemoryFlagHistoryRepository();
-  const events = new MemoryEventRepository(idempotency);
+  const flags = new MemoryTable<FlagRecord>((flag) => flag.key, { by: (flag) => [flag.key] });
+  const flagRevision = { value: 0 };
+  const flagHistory = new MemoryTable<FlagHistoryEntry>((e) => e.id, { by: (e) => [e.id], descending: true });
+  const suppressions = new MemoryTable<SuppressionRecord>((s) => s.email);
+  const domains = new MemoryTable<SendingDomainRecord>((d) => d.id);
+  const idempotency = memoryIdempotency();
+  const events = memoryEvents(idempotency);
   const webhooks = new MemoryWebhookState();
-  const flagSchedules = new MemoryFlagScheduleRepository();
-  const domains = new MemoryDomainRepository();
-  const suppressions = new MemorySuppressionRepository();
-  const emails = new MemoryEmailRepository(idempotency, webhooks, (name) => domains.isPaused(name));
-  const flags = new MemoryFlagRepository();
+  const flagSchedules = memoryFlagSchedules();
+  /** Whether mail from this sending domain waits (paused by the reputation guard): the outbox's claim filter. */
+  const paused = (name: string | undefined) =>
+    name !== undefined && domains.find((d) => d.name === name)?.pausedAt !== undefined;
+  const emails = memoryEmails(idempotency, webhooks, paused);
   return {
     name: "memory",
-    flags,
-    flagHistory,
+    flags: memoryFlags(flags, flagRevision),
+    flagHistory: memoryFlagHistory(flagHistory),
     flagSchedules,
-    flagInsights: new MemoryFlagInsightRepository(),
-    apiKeys: new MemoryApiKeyRepository(),
+    flagInsights: memoryFlagInsights(),
+    apiKeys: memoryApiKeys(),
     idempotency,
     events,
-    experiments: new MemoryExperimentRepository(events),
+    experiments: memoryExperiments(events),
     emails,
-    suppressions,
-    settings: new MemorySettingsRepository(),
-    deliveryReports: new MemoryDeliveryReportRepository(),
-    webhooks: new MemoryWebhookRepository(webhooks),
-    webhookDeliveries: new MemoryWebhookDeliveryRepository(webhooks),
-    domains,
-    activity: new MemoryActivityRepository(emails, events, webhooks),
-    transaction: memoryTransactions({ flags, flagHistory, flagSchedules, suppressions, domains, webhooks }),
+    suppressions: memorySuppressions(suppressions),
+    settings: memorySettings(),
+    deliveryReports: memoryDeliveryReports(),
+    webhooks: memoryWebhooks(webhooks),
+    webhookDeliveries: memoryWebhookDeliveries(webhooks),
+    domains: memoryDomains(domains),
+    activity: memoryActivity(emails, events, webhooks),
+    transaction: memoryTransactions({
+      flags,
+      flagRevision,
+      flagHistory,
+      flagSchedules,
+      suppressions,
+      domains,
+      webhooks,
+    }),
     async migrate() {},
     async close() {},
   };

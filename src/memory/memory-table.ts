@@ -80,6 +80,12 @@ export class MemoryTable<T> extends Map<string, T> {
     return undefined;
   }
 
+  /** A copy of the first stored row that passes `test`. */
+  readWhere(test: (row: T) => boolean): T | undefined {
+    const row = this.find(test);
+    return row && copy(row);
+  }
+
   /** Removes every row `test` accepts; how many. */
   deleteWhere(test: (row: T) => boolean): number {
     const keys = [...this.entries()].filter(([, row]) => test(row)).map(([key]) => key);
@@ -169,6 +175,17 @@ export class StagedTable<T> {
 
   set(key: string, row: T | null): void {
     this.#written.set(key, row && copy(row));
+  }
+
+  /** A copy of the row as this transaction sees it: a row store's `lock`, as memory transactions run one at a time. */
+  async lock(key: string): Promise<T | undefined> {
+    const row = this.get(key);
+    return row && copy(row);
+  }
+
+  /** Stores `row` under its key: a row store's `replace`. */
+  async replace(row: T): Promise<void> {
+    this.set(this.table.keyOf(row), row);
   }
 
   /**

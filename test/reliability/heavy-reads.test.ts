@@ -28,14 +28,24 @@ const EVENTS: Record<Backend, number> = { sqlite: 250_000, postgres: 150_000, my
 const READERS: Record<Backend, number> = { sqlite: 4, postgres: 8, mysql: 8 };
 /** Results requests each of the 8 concurrent readers makes, one after another. */
 const ROUNDS = 1;
-/** The probes' bound: an evaluate or one POST /v1/events answers in well under 100 ms on an idle server (≈ 2–10 ms). */
+/**
+ * What the heavy reads may add to the probes' p99: an evaluate or one POST /v1/events answers in
+ * well under 100 ms on an idle server (≈ 2–10 ms).
+ */
 const PROBE_P99_BOUND_MS = 250;
 /**
- * A request held behind even one heavy query waits about that query's time, so the probes' p99 must
- * stay under half of it (and under the bound above): that tells a blocked request from a loaded
- * machine whatever the load, while a query this short could hide the difference.
+ * A request held behind even one heavy query waits about that query's time, so what the heavy
+ * reads add to the probes' p99 must stay under half of it (and under the bound above): that tells
+ * a blocked request from a loaded machine whatever the load, while a query this short could hide
+ * the difference.
  */
 const MIN_QUERY_MS = 100;
+/**
+ * The probes run this long with no heavy read, just before them and just after: their p99 then is
+ * what the machine costs a probe at this moment (2–10 ms idle, hundreds of ms on a shared 2-core
+ * machine at load 20), and the bounds above are on what the heavy reads add to it.
+ */
+const BASELINE_MS = 1_500;
 const EXPERIMENT = "checkout";
 const METRIC = "purchase";
 
@@ -109,9 +119,15 @@ for (const backend of ["sqlite", "postgres", "mysql"] as const) {
         let expected: unknown;
         const queryMs = await timed(async () => (expected = JSON.parse(JSON.stringify(await results()))));
         expect(queryMs).toBeGreaterThanOrEqual(MIN_QUERY_MS);
-        const bound = Math.min(PROBE_P99_BOUND_MS, queryMs / 2);
+        const added = Math.min(PROBE_P99_BOUND_MS, queryMs / 2);
 
-        served = await openFlagpost({ FLAGPOST_DB: database.url }, silentLogger);
+        // As serve opens it, but with room for the results queries: 16 at once on a shared 2-core
+        // machine at load 20 took over serve's 10 s statement timeout (a 503), which is the load's
+        // doing and not what is tested here.
+        served = await openFlagpost(
+          { FLAGPOST_DB: database.url, FLAGPOST_DB_STATEMENT_TIMEOUT_MS: "60000" },
+          silentLogger,
+        );
         const fp = served;
         const readers = await Promise.all(
           Array.from(
@@ -136,25 +152,36 @@ for (const backend of ["sqlite", "postgres", "mysql"] as const) {
         };
         const resultsPath = `/v1/experiments/${EXPERIMENT}/results?metric=${METRIC}`;
 
-        let heavyDone = false;
-        const evaluateMs: number[] = [];
-        const ingestMs: number[] = [];
-        const probe = async (samples: number[], request: (n: number) => Promise<{ status: number }>, ok: number) => {
-          for (let n = 0; !heavyDone; n++) {
-            let status = 0;
-            samples.push(await timed(async () => (status = (await request(n)).status)));
-            expect(status).toBe(ok);
-            await pause(10);
-          }
+        /** Evaluates and ingests, one after another each, until `done()`: their times in ms. */
+        const probeUntil = async (done: () => boolean) => {
+          const probe = async (request: (n: number) => Promise<{ status: number }>, ok: number) => {
+            const samples: number[] = [];
+            for (let n = 0; !done(); n++) {
+              let status = 0;
+              samples.push(await timed(async () => (status = (await request(n)).status)));
+              expect(status).toBe(ok);
+              await pause(10);
+            }
+            return samples;
+          };
+          const [evaluate, ingest] = await Promise.all([
+            probe((n) => call(writer, "POST", "/v1/flags/beta/evaluate", { userId: `probe-${n}` }), 200),
+            probe(
+              (n) => call(writer, "POST", "/v1/events", { event: "probe", userId: `probe-${n}`, properties: { n } }),
+              202,
+            ),
+          ]);
+          return { evaluate, ingest };
         };
-        const probes = Promise.all([
-          probe(evaluateMs, (n) => call(writer, "POST", "/v1/flags/beta/evaluate", { userId: `probe-${n}` }), 200),
-          probe(
-            ingestMs,
-            (n) => call(writer, "POST", "/v1/events", { event: "probe", userId: `probe-${n}`, properties: { n } }),
-            202,
-          ),
-        ]);
+        const baselineP99 = async () => {
+          const until = performance.now() + BASELINE_MS;
+          const quiet = await probeUntil(() => performance.now() > until);
+          return { evaluate: p99(quiet.evaluate), ingest: p99(quiet.ingest) };
+        };
+        const before = await baselineP99();
+
+        let heavyDone = false;
+        const probes = probeUntil(() => heavyDone);
         const heavyStarted = performance.now();
         const heavy = Promise.all(
           readers.flatMap((key) =>
@@ -171,7 +198,13 @@ for (const backend of ["sqlite", "postgres", "mysql"] as const) {
         const answers = (await heavy).flat();
         const heavyMs = performance.now() - heavyStarted;
         heavyDone = true;
-        await probes;
+        const { evaluate: evaluateMs, ingest: ingestMs } = await probes;
+        // The larger of the two baselines: the machine's load may have risen while the reads ran.
+        const after = await baselineP99();
+        const baseline = {
+          evaluate: Math.max(before.evaluate, after.evaluate),
+          ingest: Math.max(before.ingest, after.ingest),
+        };
 
         const figures = {
           backend,
@@ -179,17 +212,22 @@ for (const backend of ["sqlite", "postgres", "mysql"] as const) {
           concurrent: READERS[backend] * 2,
           inProcessQueryMs: Math.round(queryMs),
           heavyWallMs: Math.round(heavyMs),
-          evaluate: { count: evaluateMs.length, p99: Math.round(p99(evaluateMs)) },
-          ingest: { count: ingestMs.length, p99: Math.round(p99(ingestMs)) },
+          evaluate: {
+            count: evaluateMs.length,
+            p99: Math.round(p99(evaluateMs)),
+            baselineP99: Math.round(baseline.evaluate),
+          },
+          ingest: { count: ingestMs.length, p99: Math.round(p99(ingestMs)), baselineP99: Math.round(baseline.ingest) },
+          addedBound: Math.round(added),
         };
         console.log(`heavy reads ${JSON.stringify(figures)}`);
         expect(evaluateMs.length).toBeGreaterThan(5);
-        expect(p99(evaluateMs)).toBeLessThan(bound);
-        expect(p99(ingestMs)).toBeLessThan(bound);
+        expect(p99(evaluateMs), JSON.stringify(figures)).toBeLessThan(baseline.evaluate + added);
+        expect(p99(ingestMs), JSON.stringify(figures)).toBeLessThan(baseline.ingest + added);
         expect(refused.status).toBe(429);
         expect(answers).toHaveLength(READERS[backend] * 2 * ROUNDS);
         for (const answer of answers) expect(answer).toEqual({ status: 200, body: { data: expected } });
-      }, 60_000);
+      }, 120_000); // a budget for a stuck run: 250,000 events stored, then 8 to 16 heavy reads, took 62 s at load 20
     });
   });
 }

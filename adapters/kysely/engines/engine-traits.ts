@@ -54,6 +54,15 @@ export interface EngineTraits {
    */
   exactly(eb: AnyExpressionBuilder, column: string, value: string): Expression<SqlBool>;
   /**
+   * How an event query filters on one name (event-repository.ts): its condition on `name_id`, and
+   * whether the page is then ordered by name_id before (ts, id), the order of the (name_id, ts)
+   * index. PostgreSQL needs both (postgres.ts); elsewhere a plain equality and (ts, id).
+   */
+  readonly eventName: {
+    where(eb: AnyExpressionBuilder, nameId: number): Expression<SqlBool>;
+    readonly orderByName: boolean;
+  };
+  /**
    * An INSERT that, when the row with `keys` exists, updates it with `set` instead. In `set`,
    * {@link incoming} names the value the INSERT carried and {@link greatest} the larger of two.
    */

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { codes } from "./driver-codes.js";
 import type { EngineTraits } from "./engine-traits.js";
+import { plainEventName } from "./event-name.js";
 
 export const mysqlEngine: EngineTraits = {
   name: "mysql",
@@ -30,6 +31,7 @@ export const mysqlEngine: EngineTraits = {
   // utf8mb4_bin is PAD SPACE ('a' = 'a '): the byte lengths must match too.
   exactly: (eb, column, value) =>
     eb.and([eb(column, "=", value), eb(eb.fn("octet_length", [column]), "=", Buffer.byteLength(value, "utf8"))]),
+  eventName: plainEventName,
   upsert: (query, _keys, set) => query.onDuplicateKeyUpdate(set as never),
   skipDuplicateId: (table) => sql`on duplicate key update ${sql.id(table, "id")} = ${sql.id(table, "id")}`,
   incoming: (column) => sql`values(${sql.ref(column)})`,

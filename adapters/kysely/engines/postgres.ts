@@ -3,6 +3,7 @@ import { codes } from "./driver-codes.js";
 import type { EngineTraits } from "./engine-traits.js";
 import { createIndexIfNotExists } from "./create-index.js";
 import { onConflictUpserts } from "./on-conflict.js";
+import { nameFirstEventName } from "./event-name.js";
 
 export const postgresEngine: EngineTraits = {
   name: "postgres",
@@ -29,6 +30,7 @@ export const postgresEngine: EngineTraits = {
   toJsonColumn: (json) => json,
   fromJsonColumn: (column, alias) => sql<string>`${sql.ref(column)}`.as(alias),
   exactly: (eb, column, value) => eb(column, "=", value),
+  eventName: nameFirstEventName,
   ...onConflictUpserts,
   greatest: sql.raw("greatest"),
   isUniqueViolation: (error) => codes(error).code === "23505",

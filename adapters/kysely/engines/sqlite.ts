@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { codes } from "./driver-codes.js";
 import type { EngineTraits } from "./engine-traits.js";
+import { plainEventName } from "./event-name.js";
 import { withSqliteNormalSync } from "./sqlite-synchronous.js";
 import { createIndexIfNotExists } from "./create-index.js";
 import { onConflictUpserts } from "./on-conflict.js";
@@ -31,6 +32,7 @@ export const sqliteEngine: EngineTraits = {
   toJsonColumn: (json) => sql<string>`jsonb(${json})`,
   fromJsonColumn: (column, alias) => sql<string>`json(${sql.ref(column)})`.as(alias),
   exactly: (eb, column, value) => eb(column, "=", value),
+  eventName: plainEventName,
   ...onConflictUpserts,
   greatest: sql.raw("max"),
   isUniqueViolation: (error) =>

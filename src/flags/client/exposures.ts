@@ -1,6 +1,8 @@
 import type { Clock } from "../../ports/clock.js";
 import { errorFields, type Logger } from "../../ports/logger.js";
 import type { EvaluationReason } from "../schema.js";
+import type { AfterEvaluation } from "./after-evaluation.js";
+import { isOn, reasonOf } from "./decision.js";
 
 /**
  * Opt-in `$exposure` events: which user saw which value of which flag, for experiment analysis.
@@ -192,4 +194,22 @@ export class ExposureRecorder {
     if (this.#stats.failed % 1000 === 1)
       this.#logger.warn("exposure events could not be enqueued", { failed: this.#stats.failed, ...errorFields(error) });
   }
+}
+
+/**
+ * The recorder as an entry of the flag client's after-evaluation list: an exposure for each
+ * evaluation a caller made for itself with a user id. Made once per client, not per call.
+ */
+export function exposureListener(recorder: ExposureRecorder): AfterEvaluation {
+  return (flag, userId, _attributes, outcome, variantIndex, forCaller) => {
+    if (!forCaller || userId === undefined) return;
+    recorder.record(
+      flag.key,
+      userId,
+      isOn(outcome),
+      reasonOf(outcome),
+      outcome >= 0 ? outcome : undefined,
+      variantIndex >= 0 ? flag.variants!.keys[variantIndex] : undefined,
+    );
+  };
 }

@@ -1,5 +1,6 @@
 import type { Logger } from "../../ports/logger.js";
 import type { SnapshotFlag } from "../evaluation/compile.js";
+import type { AfterEvaluation } from "./after-evaluation.js";
 import type { ExposureRecorder } from "./exposures.js";
 import type { EvaluationReason } from "../schema.js";
 
@@ -88,7 +89,10 @@ export interface FlagFeed {
 }
 
 export interface FlagClientOptions {
+  /** Records exposures: an entry of the after-evaluation list, after the insights counter. */
   exposures?: ExposureRecorder;
+  /** More after-evaluation listeners, run after those two in this order (after-evaluation.ts). */
+  afterEvaluation?: readonly AfterEvaluation[];
   logger?: Logger;
   /**
    * Something collects the evaluation counts (`takeCounts()`, the insights recorder): keep the

@@ -1,5 +1,7 @@
 import { errorFields, type Logger, silentLogger } from "../../ports/logger.js";
 import { type CompiledFlag, OUTCOME_BROKEN, servedVariantIndex, type SnapshotFlag } from "../evaluation/compile.js";
+import { countForInsights } from "../insights/count-evaluations.js";
+import { AfterEvaluationList } from "./after-evaluation.js";
 import {
   isOn,
   message,
@@ -11,7 +13,7 @@ import {
   typeMismatch,
   variantIndexOf,
 } from "./decision.js";
-import type { ExposureRecorder } from "./exposures.js";
+import { type ExposureRecorder, exposureListener } from "./exposures.js";
 import type {
   FlagClientListener,
   FlagClientOptions,
@@ -23,7 +25,7 @@ import type {
   ValueEvaluation,
   VariantContext,
 } from "./flag-client-types.js";
-import { countEvaluation, outcomeOf } from "../evaluation/prerequisite-plan.js";
+import { outcomeOf } from "../evaluation/prerequisite-plan.js";
 import type { EvaluationResult } from "../schema.js";
 import { type EvaluationCount, SnapshotState } from "./snapshot-state.js";
 import { jsonTypeOf } from "../values.js";
@@ -37,8 +39,9 @@ export type { EvaluationCount } from "./snapshot-state.js";
  * remote client) feeds it snapshots through the FlagFeed it is created with; readers never wait.
  *
  * Every evaluation (`isEnabled`, `evaluate`, `getVariant`, `getValue`, …) goes through one private
- * decision (`#decideOn`): outcome and variant packed in one number, the evaluation counted for
- * insights and, when asked, the exposure recorded. Each method maps it to its own answer.
+ * decision (`#decideOn`): outcome and variant packed in one number, then handed to the
+ * after-evaluation listeners (after-evaluation.ts): the insights counter, the exposure recorder
+ * when exposures are on, and the options' own. Each method maps the decision to its own answer.
  */
 
 export class FlagClient {
@@ -46,6 +49,7 @@ export class FlagClient {
   #flags: ReadonlyMap<string, CompiledFlag>;
   readonly #state: SnapshotState;
   readonly #exposures: ExposureRecorder | undefined;
+  readonly #afterEvaluation: AfterEvaluationList;
   readonly #logger: Logger;
   #closing: Promise<void> | undefined;
   #errors = 0;
@@ -53,6 +57,14 @@ export class FlagClient {
   private constructor(options: FlagClientOptions) {
     this.#exposures = options.exposures;
     this.#logger = options.logger ?? silentLogger;
+    this.#afterEvaluation = new AfterEvaluationList(
+      [
+        countForInsights,
+        ...(options.exposures ? [exposureListener(options.exposures)] : []),
+        ...(options.afterEvaluation ?? []),
+      ],
+      this.#logger,
+    );
     this.#state = new SnapshotState(this.#logger, options.collectCounts === true, (flags) => {
       this.#flags = flags;
     });
@@ -207,6 +219,11 @@ export class FlagClient {
     return this.#errors;
   }
 
+  /** After-evaluation listener calls that threw (each caught, and logged first and then one in a thousand). */
+  get listenerErrorCount(): number {
+    return this.#afterEvaluation.failures;
+  }
+
   /** Stops the source (timers, connections) and flushes exposure events. Safe to call many times. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
@@ -218,25 +235,22 @@ export class FlagClient {
 
   /**
    * The one decision: NOT_FOUND, or the packed outcome and variant of the flag for this context.
-   * Counts the evaluation (not a broken flag's) and, when `expose`, records the exposure.
+   * Runs the after-evaluation listeners (not for a broken flag); `forCaller` tells them whether
+   * the caller asked for itself (exposures are recorded only then).
    */
-  #decide(key: string, userId: unknown, attributes: unknown, expose: boolean): number {
+  #decide(key: string, userId: unknown, attributes: unknown, forCaller: boolean): number {
     const flag = this.#flags.get(key);
-    return flag === undefined ? NOT_FOUND : this.#decideOn(flag, userId, attributes, expose);
+    return flag === undefined ? NOT_FOUND : this.#decideOn(flag, userId, attributes, forCaller);
   }
 
-  #decideOn(flag: CompiledFlag, userId: unknown, attributes: unknown, expose: boolean): number {
+  #decideOn(flag: CompiledFlag, userId: unknown, attributes: unknown, forCaller: boolean): number {
     const id = typeof userId === "string" ? userId : undefined;
-    const outcome = outcomeOf(
-      flag,
-      id,
-      typeof attributes === "object" && attributes !== null ? (attributes as Record<string, unknown>) : undefined,
-    );
+    const attrs =
+      typeof attributes === "object" && attributes !== null ? (attributes as Record<string, unknown>) : undefined;
+    const outcome = outcomeOf(flag, id, attrs);
     if (outcome === OUTCOME_BROKEN) return OUTCOME_BROKEN * SLOTS;
-    const enabled = isOn(outcome);
-    const variant = enabled ? servedVariantIndex(flag, outcome, id) : -1;
-    countEvaluation(flag, enabled, variant);
-    if (expose && id !== undefined && this.#exposures !== undefined) this.#expose(flag, id, enabled, outcome, variant);
+    const variant = isOn(outcome) ? servedVariantIndex(flag, outcome, id) : -1;
+    this.#afterEvaluation.run(flag, id, attrs, outcome, variant, forCaller);
     return outcome * SLOTS + variant + 1;
   }
 
@@ -262,22 +276,6 @@ export class FlagClient {
     if (decision === NOT_FOUND)
       return this.#state.loaded ? { reason: "flag_not_found" } : { reason: "error", errorMessage: NOT_READY_MESSAGE };
     return { reason: "error", errorMessage: `flag "${key}" cannot be evaluated: ${this.#flags.get(key)?.problem}` };
-  }
-
-  #expose(flag: CompiledFlag, userId: string, enabled: boolean, outcome: number, variantIndex: number): void {
-    try {
-      const variant = variantIndex >= 0 ? flag.variants!.keys[variantIndex] : undefined;
-      this.#exposures!.record(
-        flag.key,
-        userId,
-        enabled,
-        reasonOf(outcome),
-        outcome >= 0 ? outcome : undefined,
-        variant,
-      );
-    } catch (error) {
-      this.#logger.warn("exposure could not be recorded", errorFields(error));
-    }
   }
 
   #fallback(error: unknown, context: FlagContext | undefined): boolean {

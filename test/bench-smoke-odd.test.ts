@@ -1,0 +1,3 @@
+import { describeSmokeRuns } from "./support/bench-smoke.js";
+
+describeSmokeRuns(1);
