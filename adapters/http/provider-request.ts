@@ -1,9 +1,10 @@
 import type { ByteBudget } from "../../src/jobs/index.js";
-import { errorFields, type Logger } from "../../src/ports/logger.js";
+import type { Logger } from "../../src/ports/logger.js";
 import { FlagpostError } from "../../src/errors.js";
 import { BODY_RETRY_AFTER, budgetExceeded, bytesToHold } from "./body-budget.js";
 import { errorResponse, jsonResponse } from "./error-body.js";
 import type { RateLimiter } from "./rate-limit.js";
+import { failedRequestResponse } from "./route-run.js";
 import type { HttpRequest, HttpResponse, ProviderRoute } from "./types.js";
 
 export interface ProviderRequestContext {
@@ -50,12 +51,7 @@ export async function respondToProvider(
     const result = await route.receive({ headers: request.headers, body, params });
     return jsonResponse(result.status, result.body, rateHeaders);
   } catch (error) {
-    if (!(error instanceof FlagpostError) || error.code === "internal_server_error" || error.code === "unavailable") {
-      context.logger.error("request failed", { method: request.method, path: request.path, ...errorFields(error) });
-    }
-    const extra: Record<string, string> =
-      error instanceof FlagpostError && error.code === "payload_too_large" ? { connection: "close" } : {};
-    return errorResponse(route.style, error, { ...rateHeaders, ...extra });
+    return failedRequestResponse(error, request, route.style, rateHeaders, context.logger);
   } finally {
     context.budget?.release(held);
   }

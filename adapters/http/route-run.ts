@@ -6,7 +6,7 @@ import { isStorableText } from "../../src/input-policy.js";
 import { BODY_RETRY_AFTER, budgetExceeded, bytesToHold } from "./body-budget.js";
 import { errorResponse, jsonResponse, jsonTextResponse } from "./error-body.js";
 import { readJson } from "./request-json.js";
-import type { HttpRequest, HttpResponse, KeyRoute, RouteContext } from "./types.js";
+import type { ErrorStyle, HttpRequest, HttpResponse, KeyRoute, RouteContext } from "./types.js";
 
 export interface RouteRunParts {
   /** Largest body for routes without their own limit. */
@@ -76,15 +76,30 @@ export async function runRoute(
     if (result.body === undefined) return { status: result.status, headers };
     return jsonResponse(result.status, result.body, headers);
   } catch (error) {
-    if (!(error instanceof FlagpostError) || error.code === "internal_server_error" || error.code === "unavailable") {
-      parts.logger.error("request failed", { method: request.method, path: request.path, ...errorFields(error) });
-    }
-    const extra: Record<string, string> =
-      error instanceof FlagpostError && error.code === "payload_too_large" ? { connection: "close" } : {};
-    return errorResponse(style, error, { ...rateHeaders, ...extra }, request.path);
+    return failedRequestResponse(error, request, style, rateHeaders, parts.logger);
   } finally {
     budget?.release(held);
   }
+}
+
+/**
+ * The answer to a request whose route threw: the error as docs/api.md words it, logged only when
+ * unexpected (not a FlagpostError, or a 500 or 503 one). A body over its limit may be unread still,
+ * so the connection is closed rather than kept for the next request.
+ */
+export function failedRequestResponse(
+  error: unknown,
+  request: HttpRequest,
+  style: ErrorStyle,
+  rateHeaders: Record<string, string>,
+  logger: Logger,
+): HttpResponse {
+  if (!(error instanceof FlagpostError) || error.code === "internal_server_error" || error.code === "unavailable") {
+    logger.error("request failed", { method: request.method, path: request.path, ...errorFields(error) });
+  }
+  const extra: Record<string, string> =
+    error instanceof FlagpostError && error.code === "payload_too_large" ? { connection: "close" } : {};
+  return errorResponse(style, error, { ...rateHeaders, ...extra }, request.path);
 }
 
 /** One href builder per mount prefix (an app mounts flagpost at one or a few). */

@@ -70,23 +70,23 @@ export class EventNames extends EngineRepository {
 
   /** Makes the names of these ids known (ids other processes added since this one last read). */
   async loadIds(ids: readonly number[]): Promise<void> {
-    const unknown = [...new Set(ids.filter((id) => !this.#names.has(id)))];
-    for (let at = 0; at < unknown.length; at += NAMES_PER_STATEMENT) {
-      const rows = await this.db
-        .selectFrom("flagpost_event_names")
-        .select(["id", "name"])
-        .where("id", "in", unknown.slice(at, at + NAMES_PER_STATEMENT))
-        .execute();
-      for (const row of rows) this.#remember(row.name, row.id);
-    }
+    await this.#readBy("id", [...new Set(ids.filter((id) => !this.#names.has(id)))]);
   }
 
   async #read(names: readonly string[]): Promise<void> {
-    for (let at = 0; at < names.length; at += NAMES_PER_STATEMENT) {
+    await this.#readBy("name", names);
+  }
+
+  /**
+   * Caches the dictionary's rows whose `column` is one of `values`, a statement per chunk: ids
+   * for the id column, names for the name column (hence the cast kysely cannot follow).
+   */
+  async #readBy(column: "id" | "name", values: readonly number[] | readonly string[]): Promise<void> {
+    for (let at = 0; at < values.length; at += NAMES_PER_STATEMENT) {
       const rows = await this.db
         .selectFrom("flagpost_event_names")
         .select(["id", "name"])
-        .where("name", "in", names.slice(at, at + NAMES_PER_STATEMENT))
+        .where(column, "in", values.slice(at, at + NAMES_PER_STATEMENT) as never)
         .execute();
       for (const row of rows) this.#remember(row.name, row.id);
     }

@@ -29,25 +29,24 @@ const capabilities = z.strictObject({
   receiving: z.enum(["enabled", "disabled"]).optional(),
 });
 
+/** The settings a domain is created with and can change later: every one optional. */
+const domainSettings = {
+  open_tracking: z.boolean().optional(),
+  click_tracking: z.boolean().optional(),
+  tls: z.enum(["opportunistic", "enforced"]).optional(),
+  capabilities: capabilities.optional(),
+  tracking_subdomain: z.string().max(63).optional(),
+};
+
 export const createDomainSchema = z.strictObject({
   name: hostName,
   region: z.enum(["us-east-1", "eu-west-1", "sa-east-1", "ap-northeast-1"]).default("us-east-1"),
   custom_return_path: returnPath.optional(),
-  open_tracking: z.boolean().optional(),
-  click_tracking: z.boolean().optional(),
-  tls: z.enum(["opportunistic", "enforced"]).optional(),
-  capabilities: capabilities.optional(),
-  tracking_subdomain: z.string().max(63).optional(),
+  ...domainSettings,
 });
 export type CreateDomainInput = z.input<typeof createDomainSchema>;
 
-export const updateDomainSchema = z.strictObject({
-  open_tracking: z.boolean().optional(),
-  click_tracking: z.boolean().optional(),
-  tls: z.enum(["opportunistic", "enforced"]).optional(),
-  capabilities: capabilities.optional(),
-  tracking_subdomain: z.string().max(63).optional(),
-});
+export const updateDomainSchema = z.strictObject(domainSettings);
 export type UpdateDomainInput = z.input<typeof updateDomainSchema>;
 
 /** `POST /v1/domains/{id}/resume` takes no fields: an empty object, or no body. */

@@ -75,16 +75,11 @@ export function toView(email: EmailRecord): EmailView {
     last_event: lastEventOf(email),
     message_id: email.messageId,
   };
-  if (c.cc?.length) view.cc = [...c.cc];
-  if (c.bcc?.length) view.bcc = [...c.bcc];
-  if (c.replyTo?.length) view.reply_to = [...c.replyTo];
+  addRecipientLists(view, c);
   if (c.html !== undefined) view.html = c.html;
   if (c.text !== undefined) view.text = c.text;
   if (c.tags?.length) view.tags = c.tags.map((t) => ({ ...t }));
-  if (email.scheduledAt !== undefined) view.scheduled_at = email.scheduledAt;
-  if (email.sentAt !== undefined) view.sent_at = email.sentAt;
-  if (email.deliveredAt !== undefined) view.delivered_at = email.deliveredAt;
-  if (email.failureReason !== undefined) view.failure_reason = email.failureReason;
+  addProgress(view, email);
   return view;
 }
 
@@ -100,14 +95,27 @@ export function toListView(entry: EmailListEntry): EmailListView {
     last_event: lastEventOf(entry),
     message_id: entry.messageId,
   };
-  if (c.cc?.length) view.cc = [...c.cc];
-  if (c.bcc?.length) view.bcc = [...c.bcc];
-  if (c.replyTo?.length) view.reply_to = [...c.replyTo];
-  if (entry.scheduledAt !== undefined) view.scheduled_at = entry.scheduledAt;
-  if (entry.sentAt !== undefined) view.sent_at = entry.sentAt;
-  if (entry.deliveredAt !== undefined) view.delivered_at = entry.deliveredAt;
-  if (entry.failureReason !== undefined) view.failure_reason = entry.failureReason;
+  addRecipientLists(view, c);
+  addProgress(view, entry);
   return view;
+}
+
+/** The cc, bcc and reply-to lists an email has, copied: an empty or absent one is left out. */
+function addRecipientLists(view: EmailListView, content: EmailListEntry["content"]): void {
+  if (content.cc?.length) view.cc = [...content.cc];
+  if (content.bcc?.length) view.bcc = [...content.bcc];
+  if (content.replyTo?.length) view.reply_to = [...content.replyTo];
+}
+
+/** How far the email got: the times it was scheduled for, sent and delivered, and why it failed, when known. */
+function addProgress(
+  view: EmailListView,
+  email: Pick<EmailListEntry, "scheduledAt" | "sentAt" | "deliveredAt" | "failureReason">,
+): void {
+  if (email.scheduledAt !== undefined) view.scheduled_at = email.scheduledAt;
+  if (email.sentAt !== undefined) view.sent_at = email.sentAt;
+  if (email.deliveredAt !== undefined) view.delivered_at = email.deliveredAt;
+  if (email.failureReason !== undefined) view.failure_reason = email.failureReason;
 }
 
 /** The newest event's type; an email with only its first event says `scheduled` or `queued`. */

@@ -104,6 +104,21 @@ export const variantSchema = z.strictObject({
 });
 export type Variant = z.infer<typeof variantSchema>;
 
+/** Adds an issue at each item whose `field` repeats an earlier item's: the list's keys must be distinct. */
+function flagRepeatedKeys<Field extends string>(
+  items: readonly Record<Field, string>[],
+  field: Field,
+  message: (key: string) => string,
+  ctx: z.RefinementCtx,
+): void {
+  const seen = new Set<string>();
+  items.forEach((item, index) => {
+    const key = item[field];
+    if (seen.has(key)) ctx.addIssue({ code: "custom", path: [index, field], message: message(key) });
+    seen.add(key);
+  });
+}
+
 /**
  * docs/experiments.md: none (an empty list), or 2 to 20 variants with distinct keys whose weights
  * sum to exactly 100.
@@ -117,12 +132,7 @@ export const variantsSchema = z
       ctx.addIssue({ code: "custom", message: `must hold ${MIN_VARIANTS} to ${MAX_VARIANTS} variants, or none` });
       return;
     }
-    const seen = new Set<string>();
-    variants.forEach((variant, index) => {
-      if (seen.has(variant.key))
-        ctx.addIssue({ code: "custom", path: [index, "key"], message: `repeats the variant key "${variant.key}"` });
-      seen.add(variant.key);
-    });
+    flagRepeatedKeys(variants, "key", (key) => `repeats the variant key "${key}"`, ctx);
     const total = variants.reduce((sum, variant) => sum + hundredths(variant.weight), 0);
     if (total !== 10_000) ctx.addIssue({ code: "custom", message: `weights must sum to 100, not ${total / 100}` });
     for (const issue of variantValueIssues(variants)) ctx.addIssue({ code: "custom", ...issue });
@@ -147,12 +157,7 @@ export const prerequisitesSchema = z
   .array(prerequisiteSchema)
   .max(MAX_PREREQUISITES)
   .superRefine((prerequisites, ctx) => {
-    const seen = new Set<string>();
-    prerequisites.forEach((prerequisite, index) => {
-      if (seen.has(prerequisite.flagKey))
-        ctx.addIssue({ code: "custom", path: [index, "flagKey"], message: `repeats "${prerequisite.flagKey}"` });
-      seen.add(prerequisite.flagKey);
-    });
+    flagRepeatedKeys(prerequisites, "flagKey", (key) => `repeats "${key}"`, ctx);
   });
 
 export const createFlagSchema = z.strictObject({

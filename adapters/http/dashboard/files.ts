@@ -50,6 +50,7 @@ export const DASHBOARD_FILES = {
   "flag-schedules.js": "text/javascript; charset=utf-8",
   "prerequisite-editor.js": "text/javascript; charset=utf-8",
   "variant-editor.js": "text/javascript; charset=utf-8",
+  "editor-rows.js": "text/javascript; charset=utf-8",
   "domains.css": "text/css; charset=utf-8",
   "domain-api.js": "text/javascript; charset=utf-8",
   "domain-status.js": "text/javascript; charset=utf-8",

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { codes } from "./driver-codes.js";
 import type { EngineTraits } from "./engine-traits.js";
 import { createIndexIfNotExists } from "./create-index.js";
+import { onConflictUpserts } from "./on-conflict.js";
 import { nameFirstEventName } from "./event-name.js";
 
 export const postgresEngine: EngineTraits = {
@@ -30,10 +31,7 @@ export const postgresEngine: EngineTraits = {
   fromJsonColumn: (column, alias) => sql<string>`${sql.ref(column)}`.as(alias),
   exactly: (eb, column, value) => eb(column, "=", value),
   eventName: nameFirstEventName,
-  upsert: (query, keys, set) =>
-    query.onConflict((conflict) => conflict.columns(keys as never).doUpdateSet(set as never)),
-  skipDuplicateId: () => sql`on conflict (id) do nothing`,
-  incoming: (column) => sql.ref(`excluded.${column}`),
+  ...onConflictUpserts,
   greatest: sql.raw("greatest"),
   isUniqueViolation: (error) => codes(error).code === "23505",
   isTransientConflict: (error) => ["40P01", "40001"].includes(codes(error).code as string),

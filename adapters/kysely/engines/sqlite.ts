@@ -4,6 +4,7 @@ import type { EngineTraits } from "./engine-traits.js";
 import { plainEventName } from "./event-name.js";
 import { withSqliteNormalSync } from "./sqlite-synchronous.js";
 import { createIndexIfNotExists } from "./create-index.js";
+import { onConflictUpserts } from "./on-conflict.js";
 
 export const sqliteEngine: EngineTraits = {
   name: "sqlite",
@@ -32,10 +33,7 @@ export const sqliteEngine: EngineTraits = {
   fromJsonColumn: (column, alias) => sql<string>`json(${sql.ref(column)})`.as(alias),
   exactly: (eb, column, value) => eb(column, "=", value),
   eventName: plainEventName,
-  upsert: (query, keys, set) =>
-    query.onConflict((conflict) => conflict.columns(keys as never).doUpdateSet(set as never)),
-  skipDuplicateId: () => sql`on conflict (id) do nothing`,
-  incoming: (column) => sql.ref(`excluded.${column}`),
+  ...onConflictUpserts,
   greatest: sql.raw("max"),
   isUniqueViolation: (error) =>
     ["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY"].includes(codes(error).code as string),

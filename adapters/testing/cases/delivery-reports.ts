@@ -5,7 +5,7 @@ import type { UnmatchedReportRecord } from "../../../src/ports/storage/delivery-
 import type { StorageHarness } from "../harness.js";
 import { sentOutcome } from "./email-fixtures.js";
 import { useStorage } from "./use-storage.js";
-import { deliveriesOf, domainEvent, email, iso, sortedId, T0, webhook } from "./webhook-fixtures.js";
+import { deliveriesOf, domainEvent, email, iso, sortedId, subscribedWebhook, T0 } from "./webhook-fixtures.js";
 
 function unmatched(report: Partial<DeliveryReport> = {}): UnmatchedReportRecord {
   return {
@@ -79,8 +79,7 @@ export function deliveryReportCases(harness: StorageHarness): void {
     });
 
     it("gives a scheduled email a scheduled first event and stores the insert's domain events", async () => {
-      const hook = webhook({ events: ["email.scheduled"] });
-      await storage().webhooks.insertWebhook(hook);
+      const hook = await subscribedWebhook(storage(), ["email.scheduled"]);
       const e = email({ scheduledAt: iso(T0 + 60_000), nextAttemptAt: iso(T0 + 60_000) });
       await storage().emails.insertEmails([e], undefined, [domainEvent("email.scheduled", { email_id: e.id })]);
       expect(await storage().emails.listEmailEvents(e.id)).toEqual([

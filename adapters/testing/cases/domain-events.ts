@@ -1,9 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { flagWrites } from "../../../src/flags/store/index.js";
 import { FlagpostError } from "../../../src/errors.js";
+import type { EmailOutcomeWrite, EmailTransition } from "../../../src/ports/storage/emails.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
-import { deliveriesOf, domainEvent, email, flag, iso, T0, webhook } from "./webhook-fixtures.js";
+import { deliveriesOf, domainEvent, email, flag, iso, subscribedWebhook, T0, webhook } from "./webhook-fixtures.js";
+
+/** Email `id`, leased to "w", moved from queued to `to` at T0 with its event and the email.* domain event of that name. */
+function settledAtT0(id: string, to: "failed" | "delivered"): EmailOutcomeWrite {
+  const transition: EmailTransition = {
+    from: ["queued"],
+    leaseOwner: "w",
+    to,
+    event: { type: to, at: iso(T0) },
+    events: [domainEvent(`email.${to}`)],
+  };
+  return { id, transition };
+}
 
 /** The domain-event bus: writes store one delivery per subscribed enabled endpoint, in their own transaction. */
 export function domainEventCases(harness: StorageHarness): void {
@@ -40,8 +53,7 @@ export function domainEventCases(harness: StorageHarness): void {
 
     it("stores nothing for an event no endpoint wants, and nothing when there is no endpoint", async () => {
       await flagWrites(storage()).insert(flag("alone"), undefined, [domainEvent("flag.created")]);
-      const a = webhook({ events: ["email.sent"] });
-      await storage().webhooks.insertWebhook(a);
+      const a = await subscribedWebhook(storage(), ["email.sent"]);
       await flagWrites(storage()).insert(flag("g"), undefined, [domainEvent("flag.created")]);
       expect(await deliveriesOf(storage(), [a])).toEqual([]);
     });
@@ -84,8 +96,7 @@ export function domainEventCases(harness: StorageHarness): void {
     });
 
     it("builds flag update and delete events from the flag as stored", async () => {
-      const a = webhook({ events: ["flag.updated", "flag.deleted"] });
-      await storage().webhooks.insertWebhook(a);
+      const a = await subscribedWebhook(storage(), ["flag.updated", "flag.deleted"]);
       await flagWrites(storage()).insert(flag("f"));
       const seen: unknown[] = [];
       const updated = await flagWrites(storage()).update(
@@ -113,8 +124,12 @@ export function domainEventCases(harness: StorageHarness): void {
     });
 
     it("stores email events with transitions, retries and grouped outcomes that apply, and only those", async () => {
-      const a = webhook({ events: ["email.sent", "email.delivered", "email.delivery_delayed", "email.failed"] });
-      await storage().webhooks.insertWebhook(a);
+      const a = await subscribedWebhook(storage(), [
+        "email.sent",
+        "email.delivered",
+        "email.delivery_delayed",
+        "email.failed",
+      ]);
       const [one, two, three] = [email(), email(), email()];
       await storage().emails.insertEmails([one!, two!, three!]);
       await storage().emails.transitionEmail(one!.id, {
@@ -136,26 +151,8 @@ export function domainEventCases(harness: StorageHarness): void {
             events: [domainEvent("email.delivery_delayed")],
           },
         },
-        {
-          id: three!.id,
-          transition: {
-            from: ["queued"],
-            leaseOwner: "w",
-            to: "failed",
-            event: { type: "failed", at: iso(T0) },
-            events: [domainEvent("email.failed")],
-          },
-        },
-        {
-          id: one!.id,
-          transition: {
-            from: ["queued"],
-            leaseOwner: "w",
-            to: "delivered",
-            event: { type: "delivered", at: iso(T0) },
-            events: [domainEvent("email.delivered")],
-          },
-        },
+        settledAtT0(three!.id, "failed"),
+        settledAtT0(one!.id, "delivered"),
       ]);
       expect(applied).toEqual([true, true, false]);
       expect(await deliveriesOf(storage(), [a])).toEqual([
@@ -166,8 +163,7 @@ export function domainEventCases(harness: StorageHarness): void {
     });
 
     it("follows subscription changes: new events go to the new list, an endpoint enabled again gets events again", async () => {
-      const a = webhook({ events: ["flag.created"] });
-      await storage().webhooks.insertWebhook(a);
+      const a = await subscribedWebhook(storage(), ["flag.created"]);
       await storage().webhooks.updateWebhook(a.id, { events: ["flag.deleted"], updatedAt: iso(T0 + 1) });
       await flagWrites(storage()).insert(flag("x"), undefined, [domainEvent("flag.created")]);
       await flagWrites(storage()).delete("x", undefined, () => [domainEvent("flag.deleted")]);

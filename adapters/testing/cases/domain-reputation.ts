@@ -4,7 +4,7 @@ import type { SendingDomainRecord } from "../../../src/ports/storage/domains.js"
 import type { StorageHarness } from "../harness.js";
 import { email, id, iso, LEASE, T0 } from "./email-fixtures.js";
 import { useStorage } from "./use-storage.js";
-import { deliveriesOf, domainEvent, sortedId, webhook } from "./webhook-fixtures.js";
+import { deliveriesOf, domainEvent, sortedId, subscribedWebhook } from "./webhook-fixtures.js";
 
 function domain(name: string): SendingDomainRecord {
   return {
@@ -45,8 +45,7 @@ export function domainReputationCases(harness: StorageHarness): void {
     const storage = useStorage(harness);
 
     it("pauses a domain once, storing domain.paused with that one pause, and resumes it", async () => {
-      const hook = webhook({ events: ["domain.paused"] });
-      await storage().webhooks.insertWebhook(hook);
+      const hook = await subscribedWebhook(storage(), ["domain.paused"]);
       const d = domain("paused.example");
       await storage().domains.insertDomain(d);
       const events = (stored: SendingDomainRecord) => [domainEvent("domain.paused", { paused_at: stored.pausedAt })];

@@ -1,4 +1,4 @@
-import type { EmailOutcomeWrite, EmailRecord, EmailTransition } from "../../../src/ports/storage/emails.js";
+import type { EmailOutcomeWrite, EmailRecord, EmailRetry, EmailTransition } from "../../../src/ports/storage/emails.js";
 
 export const T0 = Date.parse("2026-06-01T10:00:00.000Z");
 export const iso = (ms: number) => new Date(ms).toISOString();
@@ -37,6 +37,17 @@ export function sentOutcome(id: string, at: string, more: Partial<EmailTransitio
     id,
     transition: { from: ["queued"], leaseOwner: "w", to: "sent", sentAt: at, event: { type: "sent", at }, ...more },
   };
+}
+
+/** A delayed attempt of email `id` by worker "w" at `at` ("451 later"), to be tried again at `nextAttemptAt`. */
+export function retryOutcome(id: string, at: string, nextAttemptAt: string): EmailOutcomeWrite {
+  const retry: EmailRetry = {
+    leaseOwner: "w",
+    nextAttemptAt,
+    lastError: "451 later",
+    event: { type: "delivery_delayed", at },
+  };
+  return { id, retry };
 }
 
 /** A delivery report that reaches a queued email first: sent and delivered at once, at `at`. */

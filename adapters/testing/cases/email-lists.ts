@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
-import { deliveriesOf, domainEvent, email, iso, T0, webhook } from "./webhook-fixtures.js";
+import { deliveriesOf, domainEvent, email, iso, subscribedWebhook, T0 } from "./webhook-fixtures.js";
 
 /** Listing emails (headlines only, newest first) and moving a scheduled email's time. */
 export function emailListCases(harness: StorageHarness): void {
@@ -50,8 +50,7 @@ export function emailListCases(harness: StorageHarness): void {
     });
 
     it("moves a scheduled email's time while nobody holds it, with its event", async () => {
-      const hook = webhook({ events: ["email.scheduled"] });
-      await storage().webhooks.insertWebhook(hook);
+      const hook = await subscribedWebhook(storage(), ["email.scheduled"]);
       const later = email({ scheduledAt: iso(T0 + 60_000), nextAttemptAt: iso(T0 + 60_000) });
       const now = email();
       await storage().emails.insertEmails([later, now]);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmailOutcomeWrite } from "../../../src/ports/storage/emails.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
-import { email, iso, LEASE, T0 } from "./email-fixtures.js";
+import { email, iso, LEASE, retryOutcome, T0 } from "./email-fixtures.js";
 import { useStorage } from "./use-storage.js";
 
 const sent = (id: string, owner = "w"): EmailOutcomeWrite => ({
@@ -33,15 +33,7 @@ export function emailOutcomesClaimCases(harness: StorageHarness): void {
       await emails.insertEmails([a!, b!, c!, d!, e!, f!]);
       await emails.claimDueEmails(iso(T0), 2, LEASE, "w"); // a, b
       await emails.claimDueEmails(iso(T0), 1, LEASE, "x"); // c
-      const retry: EmailOutcomeWrite = {
-        id: b!.id,
-        retry: {
-          leaseOwner: "w",
-          nextAttemptAt: iso(T0 + 5_000),
-          lastError: "451 later",
-          event: { type: "delivery_delayed", at: iso(T0 + 5) },
-        },
-      };
+      const retry = retryOutcome(b!.id, iso(T0 + 5), iso(T0 + 5_000));
       const now = T0 + 10;
       const result = await emails.recordOutcomesAndClaim([sent(a!.id), retry, sent(c!.id)], {
         now: iso(now),

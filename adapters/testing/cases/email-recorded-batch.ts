@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StorageHarness } from "../harness.js";
-import { deliveredFirst, email, id, iso, LEASE, sentOutcome, T0 } from "./email-fixtures.js";
+import { deliveredFirst, email, id, iso, LEASE, retryOutcome, sentOutcome, T0 } from "./email-fixtures.js";
 import { useStorage } from "./use-storage.js";
 
 /** Several outcomes recorded in one write (the worker's group commit), each under its own conditions. */
@@ -17,15 +17,7 @@ export function emailRecordedBatchCases(harness: StorageHarness): void {
       const beforeD = await storage().emails.getEmail(d!.id);
       const results = await storage().emails.recordOutcomes([
         sentOutcome(d!.id, iso(T0 + 5)),
-        {
-          id: b!.id,
-          retry: {
-            leaseOwner: "w",
-            nextAttemptAt: iso(T0 + 5000),
-            lastError: "451 later",
-            event: { type: "delivery_delayed", at: iso(T0 + 5) },
-          },
-        },
+        retryOutcome(b!.id, iso(T0 + 5), iso(T0 + 5000)),
         sentOutcome(id(99), iso(T0 + 5)),
         {
           id: c!.id,

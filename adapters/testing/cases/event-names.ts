@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { NewEvent } from "../../../src/ports/storage/events.js";
-import type { Storage } from "../../../src/ports/storage/index.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { all, event, ids, idOf, iso, record, T0 } from "./event-fixtures.js";
-import { useSharedStorages, useStorage } from "./use-storage.js";
+import { openMigratedPair, useSharedStorages, useStorage } from "./use-storage.js";
 
 /** Names that differ only in ways an exact comparison must see: case, spaces, normal forms, look-alikes. */
 const LOOKALIKES = [
@@ -80,10 +79,7 @@ export function eventNameCases(harness: StorageHarness): void {
     const openShared = useSharedStorages(harness);
 
     it("two processes bringing the same new names at once agree on every name", async () => {
-      const storages = await openShared(2);
-      const [a, b] = storages as [Storage, Storage];
-      await a.migrate();
-      await b.migrate();
+      const [a, b] = await openMigratedPair(openShared);
       const appended: NewEvent[] = [];
       for (let round = 0; round < 5; round++) {
         const names = Array.from({ length: 20 }, (_, i) => `race-${round}-${i}`);

@@ -8,7 +8,7 @@ import { FlagpostError } from "../../../src/errors.js";
 import type { Storage } from "../../../src/ports/storage/index.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { flagRecord } from "./flag-fixtures.js";
-import { useSharedStorages, useStorage } from "./use-storage.js";
+import { openMigratedPair, useSharedStorages, useStorage } from "./use-storage.js";
 
 // Scheduled flag changes: a jobs-shaped table claimed with leases, applied through a flag update
 // that names the schedule, so the change, its history, its event and "applied" commit together.
@@ -222,10 +222,7 @@ export function flagScheduleCases(harness: StorageHarness): void {
     const openShared = useSharedStorages(harness);
 
     it("gives a due schedule to one process and applies it once, whoever tries", async () => {
-      const storages = await openShared(2);
-      const [a, b] = storages as [Storage, Storage];
-      await a.migrate();
-      await b.migrate();
+      const [a, b] = await openMigratedPair(openShared);
       await flagWrites(a).insert(flag("shared-s"));
       const made = Array.from({ length: 8 }, (_, i) => schedule("shared-s", T0 - i));
       for (const s of made) await a.flagSchedules.insert(s);

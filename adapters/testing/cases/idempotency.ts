@@ -7,7 +7,8 @@ import { useStorage } from "./use-storage.js";
 const T0 = Date.parse("2026-05-01T00:00:00.000Z");
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function claim(overrides: Partial<IdempotencyClaim> = {}, at = T0): IdempotencyClaim {
+/** A claim begun at `at`: locked for a minute, kept for a day (leases.ts borrows it too). */
+export function claim(overrides: Partial<IdempotencyClaim> = {}, at = T0): IdempotencyClaim {
   return {
     scope: "key-1",
     key: "idem-1",

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EmailRecord } from "../../../src/ports/storage/emails.js";
 import type { StorageHarness } from "../harness.js";
+import { claim as idempotencyClaim } from "./idempotency.js";
 import { useStorage } from "./use-storage.js";
 
 // Short leases kept alive by a heartbeat, a restarted process freeing its dead predecessor's
@@ -133,14 +134,7 @@ export function leaseCases(harness: StorageHarness): void {
     });
 
     it("extends a pending idempotency claim while its request runs, and only a pending one", async () => {
-      const claim = {
-        scope: "k",
-        key: "i",
-        fingerprint: "f".repeat(64),
-        now: iso(T0),
-        lockedUntil: iso(T0 + 10_000),
-        expiresAt: iso(T0 + 86_400_000),
-      };
+      const claim = idempotencyClaim({ scope: "k", key: "i", lockedUntil: iso(T0 + 10_000) }, T0);
       expect(await storage().idempotency.begin(claim)).toEqual({ state: "started" });
       expect(await storage().idempotency.extend("k", "i", claim.fingerprint, iso(T0 + 20_000))).toBe(true);
       // Past the first lock but within the extended one: still in progress.

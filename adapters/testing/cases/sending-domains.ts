@@ -4,7 +4,7 @@ import { FlagpostError } from "../../../src/errors.js";
 import type { SendingDomainRecord } from "../../../src/ports/storage/domains.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
-import { deliveriesOf, domainEvent, iso, sortedId, T0, webhook } from "./webhook-fixtures.js";
+import { deliveriesOf, domainEvent, iso, sortedId, subscribedWebhook, T0 } from "./webhook-fixtures.js";
 
 export function domain(name: string, overrides: Partial<SendingDomainRecord> = {}): SendingDomainRecord {
   return {
@@ -64,8 +64,7 @@ export function sendingDomainCases(harness: StorageHarness): void {
     });
 
     it("applies changes, stores their events in the same write, and deletes", async () => {
-      const hook = webhook({ events: ["domain.updated"] });
-      await storage().webhooks.insertWebhook(hook);
+      const hook = await subscribedWebhook(storage(), ["domain.updated"]);
       const d = domain("example.org");
       await storage().domains.insertDomain(d);
       const records = d.records.map((r) => ({ ...r, status: "verified" as const }));

@@ -3,7 +3,7 @@ import type { SuppressionRecord } from "../../../src/ports/storage/suppressions.
 import { suppressionWrites } from "../../../src/emails/index.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
-import { deliveriesOf, iso, sortedId, T0, webhook } from "./webhook-fixtures.js";
+import { deliveriesOf, iso, sortedId, subscribedWebhook, T0 } from "./webhook-fixtures.js";
 
 function entry(email: string, overrides: Partial<SuppressionRecord> = {}): SuppressionRecord {
   return { id: sortedId(5), email, origin: "manual", createdAt: iso(T0), ...overrides };
@@ -81,8 +81,7 @@ export function suppressionCases(harness: StorageHarness): void {
     });
 
     it("stores suppression.added and suppression.removed with the change, once per entry changed", async () => {
-      const hook = webhook({ events: ["suppression.added", "suppression.removed"] });
-      await storage().webhooks.insertWebhook(hook);
+      const hook = await subscribedWebhook(storage(), ["suppression.added", "suppression.removed"]);
       const writes = suppressionWrites(storage());
       const first = await writes.add([entry("a@example.com"), entry("b@example.com")], iso(T0));
       expect(first.added.map((s) => s.email)).toEqual(["a@example.com", "b@example.com"]);

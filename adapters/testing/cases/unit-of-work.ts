@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { FlagpostError } from "../../../src/errors.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
-import { deliveriesOf, domainEvent, flag, iso, sortedId, T0, webhook } from "./webhook-fixtures.js";
+import { deliveriesOf, domainEvent, flag, iso, sortedId, subscribedWebhook, T0 } from "./webhook-fixtures.js";
 import { domain } from "./sending-domains.js";
 
 const AUDIT_ENTRY = {
@@ -20,8 +20,7 @@ export function unitOfWorkCases(harness: StorageHarness): void {
     const storage = useStorage(harness);
 
     it("keeps nothing of a transaction that throws, and hands the caller its error", async () => {
-      const endpoint = webhook({ events: ["flag.created"] });
-      await storage().webhooks.insertWebhook(endpoint);
+      const endpoint = await subscribedWebhook(storage(), ["flag.created"]);
       const revision = await storage().flags.revision();
       const refusal = new FlagpostError("validation_error", "refused after writing");
       const error = await storage()
@@ -41,8 +40,11 @@ export function unitOfWorkCases(harness: StorageHarness): void {
     });
 
     it("keeps no suppression or domain change of a transaction that throws, nor its deliveries", async () => {
-      const endpoint = webhook({ events: ["suppression.added", "suppression.removed", "domain.updated"] });
-      await storage().webhooks.insertWebhook(endpoint);
+      const endpoint = await subscribedWebhook(storage(), [
+        "suppression.added",
+        "suppression.removed",
+        "domain.updated",
+      ]);
       const d = domain("rolled-back.example");
       await storage().domains.insertDomain(d);
       const kept = { id: sortedId(5), email: "kept@example.com", origin: "manual" as const, createdAt: iso(T0) };

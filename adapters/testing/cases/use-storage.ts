@@ -35,6 +35,14 @@ export function useSharedStorages(harness: StorageHarness): (count: number) => P
   };
 }
 
+/** Two processes' storages on one database (`open` from useSharedStorages), migrated one after the other as two processes starting in turn. */
+export async function openMigratedPair(open: (count: number) => Promise<Storage[]>): Promise<[Storage, Storage]> {
+  const [a, b] = (await open(2)) as [Storage, Storage];
+  await a.migrate();
+  await b.migrate();
+  return [a, b];
+}
+
 /** A storage a test creates, then closes and opens again; the last one opened is destroyed after the test. */
 export function useReopenedStorage(harness: StorageHarness): {
   create: () => Promise<Storage>;

@@ -3,7 +3,17 @@ import type { FlagpostError } from "../../../src/errors.js";
 import { flagWrites } from "../../../src/flags/store/index.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
-import { attemptOf, domainEvent, flag, iso, LEASE, T0, webhook, withDeliveries } from "./webhook-fixtures.js";
+import {
+  attemptOf,
+  domainEvent,
+  flag,
+  iso,
+  LEASE,
+  subscribedWebhook,
+  T0,
+  webhook,
+  withDeliveries,
+} from "./webhook-fixtures.js";
 
 export function webhookEndpointCases(harness: StorageHarness): void {
   describe("webhook endpoints", () => {
@@ -80,8 +90,7 @@ export function webhookEndpointCases(harness: StorageHarness): void {
 
     it("deleting an endpoint removes its deliveries and attempts, not the others'", async () => {
       const { hook, ids } = await withDeliveries(storage(), 2);
-      const other = webhook({ events: ["flag.created"] });
-      await storage().webhooks.insertWebhook(other);
+      const other = await subscribedWebhook(storage(), ["flag.created"]);
       await flagWrites(storage()).insert(flag("later"), undefined, [domainEvent("flag.created")]);
       const [claimed] = await storage().webhookDeliveries.claimDueDeliveries(iso(T0 + 10), 1, LEASE, "w");
       await storage().webhookDeliveries.recordDeliveryOutcomes([

@@ -29,6 +29,13 @@ export function webhook(overrides: Partial<WebhookRecord> = {}): WebhookRecord {
   };
 }
 
+/** An endpoint subscribed to `events`, stored: where the domain events a test writes are delivered. */
+export async function subscribedWebhook(storage: Storage, events: WebhookRecord["events"]): Promise<WebhookRecord> {
+  const hook = webhook({ events });
+  await storage.webhooks.insertWebhook(hook);
+  return hook;
+}
+
 export function domainEvent(type: string, data: Record<string, unknown> = {}, at = T0): DomainEvent {
   return { id: sortedId(2), type, createdAt: iso(at), data: { ...data, note: "Grüße ✓" } };
 }
@@ -65,8 +72,7 @@ export const LEASE = 30_000;
 
 /** Stores `count` flag.created events for one endpoint; returns the endpoint and the events' ids. */
 export async function withDeliveries(storage: Storage, count: number, at = T0) {
-  const hook = webhook({ events: ["flag.created"] });
-  await storage.webhooks.insertWebhook(hook);
+  const hook = await subscribedWebhook(storage, ["flag.created"]);
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const event = domainEvent("flag.created", { i }, at + i);

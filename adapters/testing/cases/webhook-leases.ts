@@ -3,7 +3,7 @@ import type { Storage } from "../../../src/ports/storage/index.js";
 import { flagWrites } from "../../../src/flags/store/index.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
-import { deliveriesOf, domainEvent, flag, iso, T0, webhook } from "./webhook-fixtures.js";
+import { deliveriesOf, domainEvent, flag, iso, subscribedWebhook, T0, webhook } from "./webhook-fixtures.js";
 
 const LEASE = 30_000;
 
@@ -114,8 +114,7 @@ export function webhookLeaseCases(harness: StorageHarness): void {
     });
 
     it("tells subscribers after a write that stored deliveries commits, and not otherwise", async () => {
-      const hook = webhook({ events: ["flag.created"] });
-      await storage().webhooks.insertWebhook(hook);
+      const hook = await subscribedWebhook(storage(), ["flag.created"]);
       const seen: string[][] = [];
       const unsubscribe = storage().webhookDeliveries.onDeliveriesStored(() => {
         // Whatever a listener reads from then on includes the write's deliveries.

@@ -12,6 +12,7 @@ import { PrerequisiteEditor } from "./prerequisite-editor.js";
 import { RuleEditor } from "./rule-editor.js";
 import { TryIt } from "./try-it.js";
 import { VariantEditor } from "./variant-editor.js";
+import { Page } from "./page-kit.js";
 
 const keyPattern = new RegExp(document.querySelector('meta[name="flagpost-key-pattern"]').content);
 const KEY_RULE = "must be 1 to 128 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit";
@@ -27,7 +28,7 @@ let pressing = false;
 document.addEventListener("pointerdown", () => (pressing = true), true);
 document.addEventListener("pointerup", () => setTimeout(() => (pressing = false)), true);
 
-export class FlagEditor {
+export class FlagEditor extends Page {
   #flag; // the saved flag, or undefined while creating
   #rules;
   #prerequisites;
@@ -38,13 +39,10 @@ export class FlagEditor {
   #busy = false;
   #writable = true;
   #baseline; // the form as opened or saved; undefined when there is nothing to lose
-  #onError;
-  #onStatus;
   #navigate;
 
   constructor({ onError, onStatus, navigate }) {
-    this.#onError = onError;
-    this.#onStatus = onStatus;
+    super({ onError, onStatus });
     this.#navigate = navigate;
     this.#rules = new RuleEditor($("#rule-list"), document.querySelectorAll("[data-add-rule]"));
     this.#variants = new VariantEditor($("#variant-list"), $("[data-add-variant]"), $("#variant-sum"), () =>
@@ -120,7 +118,7 @@ export class FlagEditor {
         $("#flag-missing-text").textContent = `No flag has the key “${key}”. It may have been deleted.`;
         show($("#flag-missing"), true);
         this.#panels.showDeletedHistory(key);
-      } else this.#onError(error);
+      } else this.onError(error);
       return false;
     } finally {
       show($("#editor-loading"), false);
@@ -273,7 +271,7 @@ export class FlagEditor {
         const key = $("#flag-key").value;
         const flag = await api.createFlag({ key, enabled: this.#actions.enabledForNew, ...fields });
         this.#baseline = undefined;
-        this.#onStatus(
+        this.onStatus(
           `Created flag ${flag.key}. ${flag.enabled ? "It is on." : "It is off: switch it on when you are ready."}`,
         );
         this.#navigate(`#/flags/${encodeURIComponent(flag.key)}`);
@@ -281,10 +279,10 @@ export class FlagEditor {
         const flag = await api.updateFlag(this.#flag.key, fields);
         this.#showFlag(flag);
         this.#panels.changed();
-        this.#onStatus(`Saved flag ${flag.key}.`);
+        this.onStatus(`Saved flag ${flag.key}.`);
       }
     } catch (error) {
-      if (error.isAuth) this.#onError(error);
+      if (error.isAuth) this.onError(error);
       else showSaveError(error, keyOk);
     } finally {
       this.#busy = false;

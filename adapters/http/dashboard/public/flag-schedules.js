@@ -4,6 +4,7 @@
 import { $, clearFieldErrors, h, show, showFieldErrors, timeElement } from "./dom.js";
 import { flagApi } from "./flag-api.js";
 import { actorLabel } from "./history-diff.js";
+import { Page } from "./page-kit.js";
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -18,19 +19,16 @@ export function describeChanges(changes) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-export class FlagSchedules {
+export class FlagSchedules extends Page {
   #key;
   #writable = true;
   #busy = false;
   #loading = 0;
-  #onError;
-  #onStatus;
   #formChanges;
 
   /** `formChanges()` gives `{changes}` from the editor's rules and prerequisites, or `{error}`. */
   constructor({ onError, onStatus, formChanges }) {
-    this.#onError = onError;
-    this.#onStatus = onStatus;
+    super({ onError, onStatus });
     this.#formChanges = formChanges;
     $("#schedule-form").addEventListener("submit", (event) => {
       event.preventDefault();
@@ -52,7 +50,7 @@ export class FlagSchedules {
       const page = await flagApi.schedules(key);
       if (token === this.#loading) this.#render(page);
     } catch (error) {
-      if (token === this.#loading) this.#onError(error);
+      if (token === this.#loading) this.onError(error);
     }
   }
 
@@ -133,7 +131,7 @@ export class FlagSchedules {
     $("#schedule-add").disabled = true;
     try {
       const created = await flagApi.createSchedule(this.#key, { at: at.toISOString(), changes });
-      this.#onStatus(`Scheduled for ${new Date(created.at).toLocaleString()}: ${describeChanges(created.changes)}.`);
+      this.onStatus(`Scheduled for ${new Date(created.at).toLocaleString()}: ${describeChanges(created.changes)}.`);
       $("#schedule-at").value = "";
       await this.load(this.#key, this.#writable);
     } catch (failure) {
@@ -141,7 +139,7 @@ export class FlagSchedules {
         const { leftover, firstControl } = showFieldErrors(form, failure.details);
         if (leftover.length > 0) this.#formError(leftover.map((d) => `${d.path}: ${d.message}`).join(" "));
         firstControl?.focus();
-      } else if (failure.isAuth) this.#onError(failure);
+      } else if (failure.isAuth) this.onError(failure);
       else this.#formError(failure.message);
     } finally {
       this.#busy = false;
@@ -153,9 +151,9 @@ export class FlagSchedules {
     button.disabled = true;
     try {
       await flagApi.deleteSchedule(this.#key, schedule.id);
-      this.#onStatus(schedule.status === "pending" ? "The scheduled change was cancelled." : "The record was removed.");
+      this.onStatus(schedule.status === "pending" ? "The scheduled change was cancelled." : "The record was removed.");
     } catch (error) {
-      if (error.code !== "not_found") this.#onError(error);
+      if (error.code !== "not_found") this.onError(error);
     }
     await this.load(this.#key, this.#writable);
     $("#schedules-title").focus();

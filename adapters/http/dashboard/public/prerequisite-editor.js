@@ -5,6 +5,7 @@
 
 import { h, uid } from "./dom.js";
 import { errorSlot, srOnly } from "./form-fields.js";
+import { focusIn, removeButton, removeRow } from "./editor-rows.js";
 
 export class PrerequisiteEditor {
   #list;
@@ -47,19 +48,12 @@ export class PrerequisiteEditor {
   }
 
   #remove(index) {
-    this.#rows.splice(index, 1);
-    const next = this.#rows[index] ?? this.#rows[index - 1];
-    this.#render(next ? `${next.id}:remove` : "add");
+    this.#render(removeRow(this.#rows, index) ?? "add");
   }
 
   #render(focus) {
     this.#list.replaceChildren(...this.#rows.map((row, i) => this.#item(row, i)));
-    if (!focus) return;
-    const target =
-      focus === "add"
-        ? this.#list.parentElement.querySelector("[data-add-prerequisite]")
-        : this.#list.querySelector(`[data-focus="${focus}"]`);
-    target?.focus();
+    focusIn(this.#list, focus, "[data-add-prerequisite]");
   }
 
   #item(row, index) {
@@ -107,17 +101,7 @@ export class PrerequisiteEditor {
           h("option", { value: "false", selected: row.enabled === "false" }, "off"),
         ),
       ),
-      h(
-        "button",
-        {
-          type: "button",
-          class: "button button-small button-quiet",
-          "data-focus": `${row.id}:remove`,
-          "aria-label": `Remove prerequisite ${n}`,
-          onclick: () => this.#remove(index),
-        },
-        "Remove",
-      ),
+      removeButton(row.id, `Remove prerequisite ${n}`, () => this.#remove(index)),
       errorSlot(`${path}.enabled`),
       errorSlot(path),
     );

@@ -4,6 +4,7 @@
 
 import { h, uid } from "./dom.js";
 import { errorSlot, field, percentInput, placeholderFor, srOnly } from "./form-fields.js";
+import { focusIn, removeRow } from "./editor-rows.js";
 import { OPERATORS, operatorInfo, VALUE_KINDS } from "./operators.js";
 import { blankRule, ruleState, toRule } from "./rule-state.js";
 
@@ -68,19 +69,12 @@ export class RuleEditor {
   }
 
   #remove(index) {
-    this.#rules.splice(index, 1);
-    const next = this.#rules[index] ?? this.#rules[index - 1];
-    this.#render(next ? `${next.id}:remove` : "add");
+    this.#render(removeRow(this.#rules, index) ?? "add");
   }
 
   #render(focus) {
     this.#list.replaceChildren(...this.#rules.map((rule, i) => this.#item(rule, i)));
-    if (!focus) return;
-    const target =
-      focus === "add"
-        ? this.#list.parentElement.querySelector("[data-add-rule]")
-        : this.#list.querySelector(`[data-focus="${focus}"]`);
-    target?.focus();
+    focusIn(this.#list, focus, "[data-add-rule]");
   }
 
   #item(rule, index) {

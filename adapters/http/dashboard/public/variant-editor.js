@@ -4,6 +4,7 @@
 
 import { h, uid } from "./dom.js";
 import { errorSlot, field, percentInput, srOnly } from "./form-fields.js";
+import { focusIn, removeButton, removeRow } from "./editor-rows.js";
 
 const MAX_VARIANTS = 20;
 
@@ -123,9 +124,7 @@ export class VariantEditor {
   }
 
   #remove(index) {
-    this.#variants.splice(index, 1);
-    const next = this.#variants[index] ?? this.#variants[index - 1];
-    this.#render(next ? `${next.id}:remove` : undefined);
+    this.#render(removeRow(this.#variants, index));
     this.#onKeys();
   }
 
@@ -133,7 +132,7 @@ export class VariantEditor {
     this.#list.replaceChildren(...this.#variants.map((v, i) => this.#item(v, i)));
     this.#showSum();
     this.#showValueProblems();
-    if (focus) this.#list.querySelector(`[data-focus="${focus}"]`)?.focus();
+    focusIn(this.#list, focus);
   }
 
   #showSum() {
@@ -209,17 +208,7 @@ export class VariantEditor {
         }),
       n === 1 ? "Optional. Strings in double quotes; every variant's value of the same type." : undefined,
     );
-    const remove = h(
-      "button",
-      {
-        type: "button",
-        class: "button button-small button-quiet",
-        "data-focus": `${variant.id}:remove`,
-        "aria-label": `Remove variant ${n}`,
-        onclick: () => this.#remove(index),
-      },
-      "Remove",
-    );
+    const remove = removeButton(variant.id, `Remove variant ${n}`, () => this.#remove(index));
     return h(
       "li",
       { class: "variant", "data-variant-index": String(index) },

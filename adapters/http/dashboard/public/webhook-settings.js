@@ -4,7 +4,7 @@
 
 import { mailApi } from "./mail-api.js";
 import { h, show, timeElement } from "./dom.js";
-import { actWith, chip, confirmThenAct, fieldError } from "./page-kit.js";
+import { actWith, chip, confirmThenAct, fieldError, Page } from "./page-kit.js";
 import { WEBHOOK_EVENT_TYPES } from "./webhook-event-types.js";
 
 /** One checkbox per webhook event type, labelled with the type: the new-endpoint and edit forms' events. */
@@ -33,16 +33,13 @@ export function endpointChip(hook) {
   );
 }
 
-export class WebhookSettings {
+export class WebhookSettings extends Page {
   #hook;
-  #onError;
-  #onStatus;
   #onChanged;
   #ui;
 
   constructor({ onError, onStatus, onChanged }) {
-    this.#onError = onError;
-    this.#onStatus = onStatus;
+    super({ onError, onStatus });
     this.#onChanged = onChanged;
     const meta = h("dl", { class: "meta" });
     const edit = h("button", { type: "button", class: "button", onclick: () => this.#openForm() }, "Edit");
@@ -127,11 +124,11 @@ export class WebhookSettings {
     if (events.length === 0) return fieldError(ui.error, ui.boxes.querySelector("input"), "Choose at least one event.");
     try {
       await mailApi.updateWebhook(this.#hook.id, { endpoint, events });
-      this.#onStatus(`Saved the endpoint ${endpoint}.`);
+      this.onStatus(`Saved the endpoint ${endpoint}.`);
       await this.#onChanged();
     } catch (error) {
       if (error.code === "validation_error") fieldError(ui.error, ui.endpoint, error.message);
-      else this.#onError(error);
+      else this.onError(error);
     }
   }
 
@@ -141,10 +138,10 @@ export class WebhookSettings {
       button,
       async () => {
         await mailApi.updateWebhook(this.#hook.id, { status });
-        this.#onStatus(status === "enabled" ? "Enabled the endpoint." : "Disabled the endpoint: it gets no events.");
+        this.onStatus(status === "enabled" ? "Enabled the endpoint." : "Disabled the endpoint: it gets no events.");
         await this.#onChanged();
       },
-      this.#onError,
+      this.onError,
     );
   }
 
@@ -160,10 +157,10 @@ export class WebhookSettings {
       async () => {
         const rotated = await mailApi.rotateSecret(this.#hook.id);
         button.disabled = false;
-        this.#onStatus(`Rotated the signing secret; the new one is ${rotated.signing_secret}.`);
+        this.onStatus(`Rotated the signing secret; the new one is ${rotated.signing_secret}.`);
         await this.#onChanged();
       },
-      this.#onError,
+      this.onError,
     );
   }
 }
