@@ -100,6 +100,11 @@ export interface EngineTraits {
    */
   packIndex(db: AnyKysely, index: string): Promise<void>;
   /**
+   * The columns of `table` in the connection's own schema (SQLite's pragma, information_schema on
+   * the servers), each with its declared type: how a migration tells which layout a table has.
+   */
+  tableColumns(table: string): RawBuilder<{ name: string; type: string }>;
+  /**
    * ADD COLUMN failed because the column exists: MySQL cannot roll DDL back, so a rerun meets the
    * columns of an interrupted run; elsewhere the migration's transaction or write lock covers it.
    */

@@ -60,6 +60,9 @@ export const mysqlEngine: EngineTraits = {
   // InnoDB's page fill (innodb_fill_factor) is server-wide: there is no per-index setting to reset.
   resetIndexFill: async () => undefined,
   packIndex: async () => undefined,
+  tableColumns: (table) =>
+    sql`select column_name as name, data_type as type from information_schema.columns
+      where table_schema = database() and table_name = ${table}`,
   isDuplicateColumn: (error) => {
     const { code, errno } = codes(error);
     return code === "ER_DUP_FIELDNAME" || errno === 1060;

@@ -42,6 +42,9 @@ export const postgresEngine: EngineTraits = {
   packIndex: async (db, index) => {
     await sql`alter index ${sql.id(index)} set (fillfactor = 100)`.execute(db);
   },
+  tableColumns: (table) =>
+    sql`select column_name as name, data_type as type from information_schema.columns
+      where table_schema = current_schema() and table_name = ${table}`,
   isDuplicateColumn: () => false,
   encodeBoolean: (value) => value,
   insertIfAbsent: (query) => query.onConflict((conflict) => conflict.doNothing()),

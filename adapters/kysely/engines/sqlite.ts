@@ -43,6 +43,7 @@ export const sqliteEngine: EngineTraits = {
   // VACUUM packs SQLite's pages full; a split is never told how full to leave them.
   resetIndexFill: async () => undefined,
   packIndex: async () => undefined,
+  tableColumns: (table) => sql`select name, type from pragma_table_info(${table})`,
   isDuplicateColumn: () => false,
   encodeBoolean: (value) => (value ? 1 : 0),
   insertIfAbsent: (query) => query.onConflict((conflict) => conflict.doNothing()),

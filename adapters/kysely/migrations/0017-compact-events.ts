@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import { type Engine, type AnyKysely } from "../dialect.js";
 import { createExperimentIndex, createIndexIfAbsent, createTableIfAbsent, skipCopiedRows } from "./schema-steps.js";
 import { schemaStep } from "./schema-step.js";
+import { engineTraits } from "../engines/index.js";
 
 /** Where the rows are copied before the new table takes the old one's name. */
 const STAGING = "flagpost_events_0017";
@@ -87,15 +88,8 @@ function isText(type: string): boolean {
  */
 async function idColumnType(db: AnyKysely, engine: Engine, table: string): Promise<string | undefined> {
   const read = async (name: string) => {
-    const query =
-      engine === "sqlite"
-        ? sql<{ type: string }>`select type from pragma_table_info(${name}) where name = 'id'`
-        : engine === "postgres"
-          ? sql<{ type: string }>`select data_type as type from information_schema.columns
-              where table_schema = current_schema() and table_name = ${name} and column_name = 'id'`
-          : sql<{ type: string }>`select data_type as type from information_schema.columns
-              where table_schema = database() and table_name = ${name} and column_name = 'id'`;
-    return (await query.execute(db)).rows[0]?.type;
+    const { rows } = await engineTraits(engine).tableColumns(name).execute(db);
+    return rows.find((column) => column.name === "id")?.type;
   };
   const type = await read(table);
   if (type !== undefined) return type;

@@ -95,15 +95,8 @@ export const eventNamesMigration = schemaStep(async (db, engine, t) => {
  */
 async function eventsLayout(db: AnyKysely, engine: Engine): Promise<"named" | "interned" | "staged"> {
   const columns = async (table: string) => {
-    const query =
-      engine === "sqlite"
-        ? sql<{ name: string }>`select name from pragma_table_info(${table})`
-        : engine === "postgres"
-          ? sql<{ name: string }>`select column_name as name from information_schema.columns
-              where table_schema = current_schema() and table_name = ${table}`
-          : sql<{ name: string }>`select column_name as name from information_schema.columns
-              where table_schema = database() and table_name = ${table}`;
-    return new Set((await query.execute(db)).rows.map((row) => row.name));
+    const { rows } = await engineTraits(engine).tableColumns(table).execute(db);
+    return new Set(rows.map((column) => column.name));
   };
   const current = await columns("flagpost_events");
   if (current.has("name_id")) return "interned";
