@@ -85,4 +85,15 @@ describe("the layout docs/architecture.md describes", () => {
     }
     expect(offending).toEqual([]);
   });
+
+  it("keeps engine differences in adapters/kysely/engines/: no engine === branch elsewhere, migrations included", () => {
+    const kysely = filesUnder("adapters/kysely");
+    expect(kysely.filter((file) => file.startsWith("adapters/kysely/engines/")).length).toBeGreaterThan(3);
+    const branching = kysely.filter(
+      (file) =>
+        !file.startsWith("adapters/kysely/engines/") &&
+        /\bengine\s*[!=]==/.test(readFileSync(join(ROOT, file), "utf8")),
+    );
+    expect(branching).toEqual([]);
+  });
 });
