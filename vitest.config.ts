@@ -16,7 +16,6 @@ const LONG_FILES: readonly string[] = [
   "test/docs/readme-run.test.ts", // 266
   "test/conformance/postgres.test.ts", // 233
   "test/docs/clients-node-snippets.test.ts", // 180
-  "test/reliability/heavy-reads.test.ts", // 170
   "test/bench-smoke.test.ts", // half of 290-365
   "test/bench-smoke-odd.test.ts", // the other half
   "test/conformance/mysql.test.ts", // 121

@@ -89,7 +89,7 @@ const DOCS: Record<string, Runner[]> = {
     { marks: "vitest run test/conformance", skip: "it runs test/conformance, which the suite runs on its own" },
     {
       marks: "heavyReads: { sqliteFile:",
-      skip: "two alternatives of one option, not a program (`db` and `connectionString` are the app's); test/reliability/heavy-reads.test.ts opens both kinds the way serve does",
+      skip: "two alternatives of one option, not a program (`db` and `connectionString` are the app's); test/reliability-long/heavy-reads.test.ts opens both kinds the way serve does",
     },
   ],
   "emails.md": [
