@@ -42,18 +42,21 @@ export function transitionUpdate(trx: Trx, id: string, transition: EmailTransiti
     }))
     .where("id", "=", id)
     .where("status", "in", [...transition.from]);
-  return unleasedWhere(leaseWhere(update, transition.leaseOwner), transition.unleasedAt);
+  return unleasedWhere(leaseWhere(update, transition.leaseOwner), unleasedMs(transition.unleasedAt));
 }
 
-function leaseWhere(update: EmailUpdate, leaseOwner: string | undefined): EmailUpdate {
-  return leaseOwner === undefined ? update : update.where("lease_owner", "=", leaseOwner);
+/** Only while `owner` (a value, or a compiled-once slot) holds the lease; no condition when undefined. */
+function leaseWhere(update: EmailUpdate, owner: string | undefined): EmailUpdate {
+  return owner === undefined ? update : update.where("lease_owner", "=", owner);
 }
 
-function unleasedWhere(update: EmailUpdate, unleasedAt: string | undefined): EmailUpdate {
-  if (unleasedAt === undefined) return update;
-  const at = toEpochMs(unleasedAt, "unleasedAt");
-  return update.where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", at)]));
+/** Only while nobody holds the email at `atMs` (no lease, or one ended by then); no condition when undefined. */
+function unleasedWhere(update: EmailUpdate, atMs: number | undefined): EmailUpdate {
+  if (atMs === undefined) return update;
+  return update.where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", atMs)]));
 }
+
+const unleasedMs = (at: string | undefined) => (at === undefined ? undefined : toEpochMs(at, "unleasedAt"));
 
 /** A scheduled email's new time, while it is queued and nobody holds it. */
 export function rescheduleUpdate(trx: Trx, id: string, change: EmailReschedule): EmailUpdate {
@@ -71,7 +74,7 @@ export function rescheduleUpdate(trx: Trx, id: string, change: EmailReschedule):
     .where("id", "=", id)
     .where("status", "=", "queued")
     .where("scheduled_at", "is not", null);
-  return unleasedWhere(update, change.unleasedAt);
+  return unleasedWhere(update, unleasedMs(change.unleasedAt));
 }
 
 export function retryUpdate(trx: Trx, id: string, retry: EmailRetry): EmailUpdate {
@@ -173,7 +176,7 @@ export async function groupTransition(
     lastEvent: t.event.type,
     leaseOwner: t.leaseOwner,
     failureReason: t.failureReason,
-    unleasedAt: t.unleasedAt === undefined ? undefined : toEpochMs(t.unleasedAt, "unleasedAt"),
+    unleasedAt: unleasedMs(t.unleasedAt),
   };
   t.from.forEach((from, i) => (values[`from ${i}`] = from));
   items.forEach(({ id, transition }, i) => {
@@ -232,8 +235,7 @@ function groupUpdate(trx: Trx, engine: Engine, t: EmailTransition, count: number
       "in",
       t.from.map((_, i) => bind(`from ${i}`)),
     );
-  if (t.leaseOwner !== undefined) update = update.where("lease_owner", "=", bind("leaseOwner"));
-  if (t.unleasedAt !== undefined)
-    update = update.where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", bind("unleasedAt"))]));
+  update = leaseWhere(update, t.leaseOwner === undefined ? undefined : bind("leaseOwner"));
+  update = unleasedWhere(update, t.unleasedAt === undefined ? undefined : bind("unleasedAt"));
   return update.returning(["id", "version"]);
 }
