@@ -9,6 +9,21 @@ import { relaxTransaction, withRelaxedCommit } from "../../adapters/kysely/relax
 import type { FlagpostTables } from "../../adapters/kysely/tables.js";
 import { openDatabase } from "../../cli/open-database.js";
 
+/** A SQLite file in `journalMode` at synchronous=FULL, behind a Kysely that logs every statement it runs. */
+function loggedSqlite(path: string, journalMode: string) {
+  const file = new Database(path);
+  file.pragma(`journal_mode = ${journalMode}`);
+  file.pragma("synchronous = FULL");
+  const statements: string[] = [];
+  const db = new Kysely<FlagpostTables>({
+    dialect: new SqliteDialect({ database: file }),
+    log: (event) => {
+      statements.push(event.query.sql);
+    },
+  });
+  return { file, db, statements };
+}
+
 /**
  * Issue 30, decision 1: claims and outcomes commit without waiting for the disk, acceptance
  * keeps waiting. These read the engines' own settings inside and after a relaxed commit.
@@ -42,16 +57,7 @@ describe("relaxed commits for claims and outcomes", () => {
   it("SQLite: a relaxed commit adds three statements (one read of both settings, NORMAL, the restore); a rollback journal is left at FULL", async () => {
     dir = await mkdtemp(join(tmpdir(), "flagpost-relaxed-"));
     for (const mode of ["WAL", "DELETE"]) {
-      const file = new Database(join(dir, `${mode}.db`));
-      file.pragma(`journal_mode = ${mode}`);
-      file.pragma("synchronous = FULL");
-      const statements: string[] = [];
-      const db = new Kysely<FlagpostTables>({
-        dialect: new SqliteDialect({ database: file }),
-        log: (event) => {
-          statements.push(event.query.sql);
-        },
-      });
+      const { file, db, statements } = loggedSqlite(join(dir, `${mode}.db`), mode);
       try {
         const inside = await withRelaxedCommit(db, "sqlite", async (held) => {
           const before = statements.length;
@@ -89,19 +95,10 @@ describe("relaxed commits for claims and outcomes", () => {
 
   it("SQLite: a large email's slices commit relaxed, every few and the last one durably", async () => {
     dir = await mkdtemp(join(tmpdir(), "flagpost-relaxed-"));
-    const file = new Database(join(dir, "flagpost.db"));
-    file.pragma("journal_mode = WAL");
-    file.pragma("synchronous = FULL");
+    const { file, db, statements } = loggedSqlite(join(dir, "flagpost.db"), "WAL");
     file.exec(
       "CREATE TABLE flagpost_email_content_slices (email_id TEXT, seq INTEGER, bytes BLOB, created_at INTEGER)",
     );
-    const statements: string[] = [];
-    const db = new Kysely<FlagpostTables>({
-      dialect: new SqliteDialect({ database: file }),
-      log: (event) => {
-        statements.push(event.query.sql);
-      },
-    });
     try {
       await writeSlices(db, "sqlite", "0197aaaa-0000-7000-8000-000000000001", Array(10).fill("slice"), Date.now());
       // The synchronous level each slice's INSERT ran at, from the statements in order.
