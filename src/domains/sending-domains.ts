@@ -1,6 +1,5 @@
 import { createPrivateKey, type KeyObject } from "node:crypto";
 import type { Clock } from "../ports/clock.js";
-import { asciiDomain, mailAddress } from "../emails/addresses.js";
 import type { SendingDomainRecord, Storage } from "../ports/storage/index.js";
 import type { DkimSigning, MailAddress } from "../ports/transport.js";
 import { openPrivateKey } from "./key-sealing.js";
@@ -78,9 +77,9 @@ export class SendingDomains {
     this.#deps = deps;
   }
 
-  /** The verified domain the address `from` (as a send gives it, or as parsed once) belongs to, if there is one. */
-  async verifiedDomainOf(from: string | MailAddress): Promise<SendingDomainRecord | undefined> {
-    const name = typeof from === "string" ? asciiDomain(mailAddress(from).address) : from.domain;
+  /** The verified domain the address `from` (as send() parsed it) belongs to, if there is one. */
+  async verifiedDomainOf(from: MailAddress): Promise<SendingDomainRecord | undefined> {
+    const name = from.domain;
     const now = this.#deps.clock.now();
     let lookup = this.#lookups.get(name);
     if (lookup === undefined || now - lookup.at >= DOMAIN_LOOKUP_TTL_MS) {
@@ -99,7 +98,7 @@ export class SendingDomains {
   }
 
   /** The key and return path to send mail from `from` with; undefined when its domain is not verified. */
-  async signerFor(from: string | MailAddress): Promise<DomainSigner | undefined> {
+  async signerFor(from: MailAddress): Promise<DomainSigner | undefined> {
     const domain = await this.verifiedDomainOf(from);
     if (!domain) return undefined;
     let key = this.#keys.get(domain.id);

@@ -3,6 +3,7 @@ import { generateDkimKey } from "../../src/domains/dkim-key.js";
 import { sealPrivateKey } from "../../src/domains/key-sealing.js";
 import { DOMAIN_LOOKUP_TTL_MS, SendingDomains } from "../../src/domains/sending-domains.js";
 import { changeDomain } from "../../src/domains/index.js";
+import { mailAddress } from "../../src/emails/addresses.js";
 import type { Storage } from "../../src/ports/storage/index.js";
 import type { SendingDomainRecord } from "../../src/ports/storage/index.js";
 import { fakeClock } from "../support/fake-clock.js";
@@ -49,7 +50,7 @@ describeEachStorage("the signing-key lookup", (storage: () => Storage, backend) 
       const clock = fakeClock();
       const domains = new SendingDomains({ storage: storage(), clock, sealingKey: async () => SEALING_KEY });
       const verified = await storedDomain(storage(), "verified");
-      const signer = await domains.signerFor(`Acme <News@${verified.name.toUpperCase()}>`);
+      const signer = await domains.signerFor(mailAddress(`Acme <News@${verified.name.toUpperCase()}>`));
       expect(signer).toMatchObject({
         returnPathHost: `mail.${verified.name}`,
         dkim: { domainName: verified.name, keySelector: "flagpost1" },
@@ -57,10 +58,10 @@ describeEachStorage("the signing-key lookup", (storage: () => Storage, backend) 
       expect(signer!.dkim.privateKey.export({ type: "pkcs8", format: "pem" })).toBe(verified.pem);
       for (const status of ["pending", "failed", "not_started"] as const) {
         const other = await storedDomain(storage(), status);
-        expect(await domains.signerFor(`news@${other.name}`)).toBeUndefined();
+        expect(await domains.signerFor(mailAddress(`news@${other.name}`))).toBeUndefined();
       }
       const wrongKey = new SendingDomains({ storage: storage(), clock, sealingKey: async () => Buffer.alloc(32, 8) });
-      await expect(wrongKey.signerFor(`news@${verified.name}`)).rejects.toThrow();
+      await expect(wrongKey.signerFor(mailAddress(`news@${verified.name}`))).rejects.toThrow();
     });
 
     it("sees another process's removal or failure within the lookup's TTL, this process's at once", async () => {
@@ -68,8 +69,8 @@ describeEachStorage("the signing-key lookup", (storage: () => Storage, backend) 
       const domains = new SendingDomains({ storage: storage(), clock, sealingKey: async () => SEALING_KEY });
       const removed = await storedDomain(storage(), "verified");
       const failed = await storedDomain(storage(), "verified");
-      expect(await domains.signerFor(`news@${removed.name}`)).toBeDefined();
-      expect(await domains.signerFor(`news@${failed.name}`)).toBeDefined();
+      expect(await domains.signerFor(mailAddress(`news@${removed.name}`))).toBeDefined();
+      expect(await domains.signerFor(mailAddress(`news@${failed.name}`))).toBeDefined();
       await storage().domains.deleteDomain(removed.id);
       await changeDomain(storage(), failed.id, (d) => ({
         ...d,
@@ -77,16 +78,16 @@ describeEachStorage("the signing-key lookup", (storage: () => Storage, backend) 
         updatedAt: new Date().toISOString(),
       }));
       clock.advance(DOMAIN_LOOKUP_TTL_MS - 1);
-      expect(await domains.signerFor(`news@${removed.name}`)).toBeDefined();
+      expect(await domains.signerFor(mailAddress(`news@${removed.name}`))).toBeDefined();
       clock.advance(1);
-      expect(await domains.signerFor(`news@${removed.name}`)).toBeUndefined();
-      expect(await domains.signerFor(`news@${failed.name}`)).toBeUndefined();
+      expect(await domains.signerFor(mailAddress(`news@${removed.name}`))).toBeUndefined();
+      expect(await domains.signerFor(mailAddress(`news@${failed.name}`))).toBeUndefined();
 
       const local = await storedDomain(storage(), "verified");
-      expect(await domains.verifiedDomainOf(`news@${local.name}`)).toBeDefined();
+      expect(await domains.verifiedDomainOf(mailAddress(`news@${local.name}`))).toBeDefined();
       await storage().domains.deleteDomain(local.id);
       domains.forget();
-      expect(await domains.verifiedDomainOf(`news@${local.name}`)).toBeUndefined();
+      expect(await domains.verifiedDomainOf(mailAddress(`news@${local.name}`))).toBeUndefined();
     });
   });
 });
