@@ -53,7 +53,9 @@ export interface EventRepository {
    * Stores every event of the batch, or none of them: a failure at any point (a duplicate id, a
    * refused value, a lost connection) MUST leave no event of the batch stored, whatever the batch
    * size and however the adapter splits it into statements. An id that is already stored, or that
-   * appears twice in the batch, MUST fail the batch with `FlagpostError("conflict")`.
+   * appears twice in the batch, MUST fail the batch with `FlagpostError("conflict")`. A time that is
+   * not a whole number of milliseconds (a fraction, NaN) MUST fail it with "validation_error", here
+   * and in every method below.
    * When `completion` is given, the idempotency claim is completed in the same transaction: the
    * events and the stored response become visible together or not at all.
    */
