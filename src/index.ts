@@ -104,7 +104,14 @@ export type {
 } from "./flags/schema.js";
 export type { BatchValidation, EmailEventRequest, ExternalEventType, SendEmailRequest } from "./emails/schema.js";
 export type { BatchResult, EmailEventView, EmailListView, EmailSummary, EmailView } from "./emails/views.js";
-export type { AcceptedEvent, EventPage, EventProperties, QueryEventsInput, TrackEventInput } from "./events/schema.js";
+export type {
+  AcceptedEvent,
+  EventPage,
+  EventProperties,
+  EventView,
+  QueryEventsInput,
+  TrackEventInput,
+} from "./events/schema.js";
 export type { ExperimentResults, ExperimentResultsInput, VariantResult, VersusControl } from "./experiments/schema.js";
 export type { CreateWebhookInput, UpdateWebhookInput } from "./webhooks/schema.js";
 export type { ListView, PageQuery } from "./pagination.js";

@@ -1,3 +1,5 @@
+import { FlagpostError } from "./errors.js";
+
 /**
  * Strict ISO-8601 parsing. `Date.parse` accepts far more than ISO (and reads a date-time without a
  * zone as local time), so instants are parsed here, by a fixed pattern, into epoch milliseconds.
@@ -145,4 +147,18 @@ export function parseIsoInstant(text: string, options: ParseInstantOptions = {})
     offsetMinutes = (sign === "-" ? -1 : 1) * (offH * 60 + offM);
   }
   return utc - offsetMinutes * 60_000;
+}
+
+/** The largest instant a Date holds: ±8.64e15 ms around the epoch. */
+const DATE_RANGE_MS = 8.64e15;
+
+/**
+ * `ms` when it is an instant (a whole number of milliseconds a Date can hold), as a storage
+ * adapter takes one from the port; otherwise a validation error naming `field`. Refused before
+ * anything is stored: a database would turn NaN into NULL or a fraction into something else.
+ */
+export function checkedEpochMs(ms: number, field: string): number {
+  if (Number.isInteger(ms) && Math.abs(ms) <= DATE_RANGE_MS) return ms;
+  const message = `must be a whole number of milliseconds since the Unix epoch, got ${String(ms)}`;
+  throw new FlagpostError("validation_error", `"${field}" ${message}`, { details: [{ path: field, message }] });
 }

@@ -1,5 +1,6 @@
 import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from "kysely";
 import type {
+  EpochMs,
   EventFilter,
   EventKey,
   EventRecord,
@@ -7,22 +8,14 @@ import type {
   IdempotencyCompletion,
   NewEvent,
 } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import type { Engine } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import type { StorageActions } from "./storage-errors.js";
 import { type EventRowValues, ID_FORM, insertEventRows, NAME_ID, WIDTH } from "./event-insert.js";
 import { EventNames } from "./event-names.js";
 import { completeClaim } from "./idempotency-repository.js";
-import {
-  checkedEventId,
-  eventIdInto,
-  eventIdParam,
-  eventIdText,
-  toEpochMs,
-  toIso,
-  toNumber,
-  uuidTimeMs,
-} from "./row-codec.js";
+import { checkedEventId, eventIdInto, eventIdParam, eventIdText, toNumber, uuidTimeMs } from "./row-codec.js";
 import type { FlagpostTables } from "./tables.js";
 import type { Db } from "./tables.js";
 import { EngineRepository } from "./engine-repository.js";
@@ -58,18 +51,14 @@ export class KyselyEventRepository extends EngineRepository implements EventRepo
     if (events.length === 0 && !completion) return;
     // Every value is converted before the first statement, so a refused time fails the batch early.
     const values: EventRowValues = new Array(events.length * WIDTH);
-    let receivedIso: string | undefined;
-    let receivedMs = 0;
+    let receivedMs: number | undefined;
     let unnamed: number[] | undefined;
     const idForm = ID_FORM[this.engine];
     const idMemory = idForm === "views" ? new ArrayBuffer(16 * events.length) : undefined;
     for (let i = 0, at = 0; i < events.length; i++) {
       const e = events[i]!;
-      // A batch usually shares one time of receipt: convert it once.
-      if (e.receivedAt !== receivedIso) {
-        receivedMs = toEpochMs(e.receivedAt, "receivedAt");
-        receivedIso = e.receivedAt;
-      }
+      // A batch usually shares one time of receipt: check it once.
+      if (e.receivedAt !== receivedMs) receivedMs = checkedEpochMs(e.receivedAt, "receivedAt");
       const nameId = this.#names.cachedId(e.event);
       if (nameId === undefined) (unnamed ??= []).push(i);
       // In the order of event-insert.ts's COLUMNS: id, ts, received_at, name_id, user_id, properties.
@@ -79,7 +68,7 @@ export class KyselyEventRepository extends EngineRepository implements EventRepo
           : idMemory
             ? eventIdInto(e.id, new Uint8Array(idMemory, 16 * i, 16))
             : eventIdParam(this.engine, e.id);
-      values[at++] = e.timestampMs ?? toEpochMs(e.timestamp, "timestamp");
+      values[at++] = checkedEpochMs(e.timestamp, "timestamp");
       // The UUIDv7 made at receipt carries this time already (the id's form was checked above).
       values[at++] = uuidTimeMs(e.id) === receivedMs ? null : receivedMs;
       values[at++] = nameId ?? 0;
@@ -99,9 +88,9 @@ export class KyselyEventRepository extends EngineRepository implements EventRepo
   }
 
   async queryEvents(filter: EventFilter, after: EventKey | undefined, limit: number): Promise<EventRecord[]> {
-    const from = filter.from === undefined ? undefined : toEpochMs(filter.from, "from");
-    const to = filter.to === undefined ? undefined : toEpochMs(filter.to, "to");
-    const afterTs = after === undefined ? undefined : toEpochMs(after.timestamp, "after.timestamp");
+    const from = filter.from === undefined ? undefined : checkedEpochMs(filter.from, "from");
+    const to = filter.to === undefined ? undefined : checkedEpochMs(filter.to, "to");
+    const afterTs = after === undefined ? undefined : checkedEpochMs(after.timestamp, "after.timestamp");
     const afterId = after === undefined ? undefined : eventIdParam(this.engine, after.id, "after.id");
     // The name filter is the name's id: a name no event ever had matches nothing.
     const nameId = filter.event === undefined ? undefined : await this.#names.lookup(filter.event);
@@ -129,15 +118,15 @@ export class KyselyEventRepository extends EngineRepository implements EventRepo
         id,
         event: this.#names.cachedName(nameIds[i]!)!,
         userId: row.user_id,
-        timestamp: toIso(row.ts),
-        receivedAt: toIso(row.received_at ?? uuidTimeMs(id)),
+        timestamp: toNumber(row.ts),
+        receivedAt: row.received_at === null ? uuidTimeMs(id) : toNumber(row.received_at),
         properties: (row.properties === null ? {} : JSON.parse(row.properties)) as Record<string, unknown>,
       };
     });
   }
 
-  async purgeEventsBefore(before: string): Promise<number> {
-    const cutoff = toEpochMs(before, "before");
+  async purgeEventsBefore(before: EpochMs): Promise<number> {
+    const cutoff = checkedEpochMs(before, "before");
     return this.#deleteInChunks((eb) => eb("ts", "<", cutoff));
   }
 

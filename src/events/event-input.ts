@@ -3,7 +3,6 @@ import type { ErrorDetail } from "../errors.js";
 import { uuidv7 } from "../ids.js";
 import { breaksNoRule, inputProblem } from "../input-policy.js";
 import type { NewEvent } from "../ports/storage/index.js";
-import { isoFromMs, parseUtcInstant } from "../time.js";
 import { checkInput } from "../validation.js";
 import {
   isPlainlyValidEvent,
@@ -26,31 +25,12 @@ function pathOf(prefix: readonly PropertyKey[], field: string): string {
 }
 
 /**
- * The timestamp as stored: `Date#toISOString()`'s form. Text already in that form (24 characters
- * that the fixed-position parser reads, as most clients send) is kept as it is.
- */
-function canonicalTimestamp(timestamp: string | Date, ms: number): string {
-  if (typeof timestamp === "string" && timestamp.length === 24 && parseUtcInstant(timestamp) === ms) return timestamp;
-  return isoFromMs(ms);
-}
-
-/** The time of receipt shared by every event of one call (and by calls in the same millisecond). */
-export interface Receipt {
-  ms: number;
-  iso: string;
-}
-
-export function receiptAt(ms: number): Receipt {
-  return { ms, iso: new Date(ms).toISOString() };
-}
-
-/**
  * The record for `raw`, or undefined after pushing to `details` every rule it breaks (paths start
  * with `prefix`, e.g. `events.3`).
  */
 export function prepareEvent(
   raw: unknown,
-  receipt: Receipt,
+  receiptMs: number,
   prefix: readonly PropertyKey[],
   details: ErrorDetail[],
 ): NewEvent | undefined {
@@ -79,8 +59,8 @@ export function prepareEvent(
   }
   const { event, userId, timestamp, properties } = value;
   let ok = true;
-  const ms = timestamp === undefined ? receipt.ms : timestampMs(timestamp)!;
-  if (ms > receipt.ms + MAX_FUTURE_MS) {
+  const ms = timestamp === undefined ? receiptMs : timestampMs(timestamp)!;
+  if (ms > receiptMs + MAX_FUTURE_MS) {
     details.push({
       path: pathOf(prefix, "timestamp"),
       message: "must not be more than 24 hours after the time of receipt",
@@ -116,12 +96,11 @@ export function prepareEvent(
   }
   if (!ok) return undefined;
   return {
-    id: uuidv7(receipt.ms),
+    id: uuidv7(receiptMs),
     event,
     userId,
-    timestamp: timestamp === undefined ? receipt.iso : canonicalTimestamp(timestamp, ms),
-    timestampMs: ms,
-    receivedAt: receipt.iso,
+    timestamp: ms,
+    receivedAt: receiptMs,
     propertiesJson,
   };
 }

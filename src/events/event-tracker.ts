@@ -7,7 +7,8 @@ import { checkShape, parseInput, validationError } from "../validation.js";
 import { decodeEventCursor, encodeEventCursor, filterHash } from "./cursor.js";
 import { EventBuffer } from "./event-buffer.js";
 import type { EventBufferOptions, EventBufferStats } from "./event-buffer-options.js";
-import { prepareEvent, type Receipt, receiptAt } from "./event-input.js";
+import { prepareEvent } from "./event-input.js";
+import { isoFromMs } from "../time.js";
 import {
   type AcceptedEvent,
   boundSchema,
@@ -62,7 +63,6 @@ export class EventTracker {
   readonly #buffer: EventBuffer;
   #lastInvalidLog = Number.NEGATIVE_INFINITY;
   #invalidSinceLog = 0;
-  #lastReceipt: Receipt | undefined;
   #beforeFlush: (() => void) | undefined;
 
   constructor(storage: Storage, clock: Clock, logger: Logger, options: EventTrackerOptions = {}) {
@@ -75,7 +75,7 @@ export class EventTracker {
   /** Stores one event; resolves once it is stored. 422 (`validation_error`) names each broken rule. */
   async track(input: TrackEventInput, options: TrackOptions = {}): Promise<AcceptedEvent> {
     const details: ErrorDetail[] = [];
-    const event = prepareEvent(input, this.#receipt(), NO_PREFIX, details);
+    const event = prepareEvent(input, this.#clock.now(), NO_PREFIX, details);
     if (!event) throw validationError(details);
     if (options.idempotencyKey === undefined) {
       await this.#storage.events.appendEvents([event]);
@@ -104,14 +104,14 @@ export class EventTracker {
       const list = checkShape(eventListSchema, inputs, ["events"]);
       if (!list.ok) throw validationError(list.details);
     }
-    const receipt = this.#receipt();
+    const receiptMs = this.#clock.now();
     const details: ErrorDetail[] = [];
     const events: NewEvent[] = new Array(inputs.length);
     // One path prefix for the list, its index moved along: a detail copies it into its text at once.
     const prefix: [string, number] = ["events", 0];
     for (let i = 0; i < inputs.length; i++) {
       prefix[1] = i;
-      const event = prepareEvent(inputs[i], receipt, prefix, details);
+      const event = prepareEvent(inputs[i], receiptMs, prefix, details);
       if (event) events[i] = event;
     }
     if (details.length > 0) throw validationError(details);
@@ -146,7 +146,7 @@ export class EventTracker {
     const details: ErrorDetail[] = [];
     let event: NewEvent | undefined;
     try {
-      event = prepareEvent(input, this.#receipt(), NO_PREFIX, details);
+      event = prepareEvent(input, this.#clock.now(), NO_PREFIX, details);
     } catch (error) {
       details.push({ path: "", message: `could not be read (${errorFields(error).message ?? "unknown error"})` });
     }
@@ -198,33 +198,29 @@ export class EventTracker {
     const hash = filterHash(filters);
     const after = query.cursor === undefined ? undefined : decodeEventCursor(query.cursor, hash);
     const rows = await this.#storage.events.queryEvents(
-      {
-        userId: query.userId,
-        event: query.event,
-        from: query.from === undefined ? undefined : new Date(query.from).toISOString(),
-        to: query.to === undefined ? undefined : new Date(query.to).toISOString(),
-      },
+      { userId: query.userId, event: query.event, from: query.from, to: query.to },
       after,
       query.limit + 1, // one more than asked tells whether another page exists
     );
     const page = rows.slice(0, query.limit);
+    // The port carries epoch ms; the page, as the wire, ISO 8601 text.
     const data = page.map((r) => ({
       id: r.id,
       event: r.event,
       userId: r.userId,
-      timestamp: r.timestamp,
+      timestamp: isoFromMs(r.timestamp),
       properties: r.properties,
-      receivedAt: r.receivedAt,
+      receivedAt: isoFromMs(r.receivedAt),
     }));
     const last = page.at(-1);
     if (rows.length <= query.limit || !last) return { data };
-    return { data, nextCursor: encodeEventCursor({ ms: Date.parse(last.timestamp), id: last.id }, hash) };
+    return { data, nextCursor: encodeEventCursor({ ms: last.timestamp, id: last.id }, hash) };
   }
 
   /** Deletes every event whose timestamp is before `before` (a Date or ISO 8601 text); returns how many. */
   async purgeBefore(before: string | Date): Promise<number> {
     const ms = parseInput(boundSchema, before, ["before"]);
-    return this.#storage.events.purgeEventsBefore(new Date(ms).toISOString());
+    return this.#storage.events.purgeEventsBefore(ms);
   }
 
   /** Deletes every event of this user (exact match), for privacy requests; returns how many. */
@@ -244,13 +240,6 @@ export class EventTracker {
         "unavailable",
         `${unstored} buffered events could not be stored before close; see the log`,
       );
-  }
-
-  /** Calls within one millisecond share one receipt: under load, most do (no Date per event). */
-  #receipt(): Receipt {
-    const now = this.#clock.now();
-    if (this.#lastReceipt?.ms !== now) this.#lastReceipt = receiptAt(now);
-    return this.#lastReceipt;
   }
 
   #idempotent(operation: string, input: unknown, options: TrackOptions) {

@@ -202,9 +202,14 @@ export interface AcceptedEvent {
   status: "accepted";
 }
 
+/** A stored event as `query` returns it (and GET /v1/events serves it): its times as ISO 8601 UTC text. */
+export interface EventView extends Omit<EventRecord, "timestamp" | "receivedAt"> {
+  timestamp: string;
+  receivedAt: string;
+}
+
 export interface EventPage {
-  /** The events as stored (GET /v1/events serves them as they are). */
-  data: EventRecord[];
+  data: EventView[];
   /** Pass back as `cursor` (with the same filters) for the next page; absent on the last page. */
   nextCursor?: string;
 }

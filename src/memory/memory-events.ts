@@ -1,14 +1,15 @@
 import { FlagpostError } from "../errors.js";
 import type { EventRecord, EventRepository } from "../ports/storage/index.js";
+import { checkedEpochMs } from "../time.js";
 import type { MemoryIdempotency } from "./memory-idempotency.js";
 
 interface Row {
   id: string;
   event: string;
   userId: string;
+  /** The event's timestamp, epoch ms (named as in the SQL tables and `scan()`). */
   ts: number;
-  timestamp: string;
-  receivedAt: string;
+  receivedAt: number;
   propertiesJson: string;
 }
 
@@ -42,9 +43,6 @@ export function memoryEvents(idempotency: MemoryIdempotency): MemoryEvents {
   let rows: Row[] = [];
   const ids = new Set<string>();
   let sorted = true;
-  // The calls of one millisecond share one receipt time: checked once.
-  let lastReceivedAt: string | undefined;
-  let lastReceivedMs = 0;
   const removeWhere = (test: (row: Row) => boolean) => {
     const kept: Row[] = [];
     for (const row of rows) {
@@ -63,14 +61,10 @@ export function memoryEvents(idempotency: MemoryIdempotency): MemoryEvents {
         if (ids.has(e.id) || seen.has(e.id))
           throw new FlagpostError("conflict", `An event with id "${e.id}" already exists`);
         seen.add(e.id);
-        if (e.receivedAt !== lastReceivedAt) {
-          lastReceivedMs = epochMs(e.receivedAt, "receivedAt");
-          lastReceivedAt = e.receivedAt;
-        }
+        checkedEpochMs(e.receivedAt, "receivedAt");
         JSON.parse(e.propertiesJson); // a malformed document fails here, before anything is stored
-        const ts = e.timestamp === e.receivedAt ? lastReceivedMs : epochMs(e.timestamp, "timestamp");
-        const { id, event, userId, timestamp, receivedAt, propertiesJson } = e;
-        added.push({ id, event, userId, ts, timestamp, receivedAt, propertiesJson });
+        const { id, event, userId, receivedAt, propertiesJson } = e;
+        added.push({ id, event, userId, ts: checkedEpochMs(e.timestamp, "timestamp"), receivedAt, propertiesJson });
       }
       for (const row of added) {
         rows.push(row);
@@ -80,9 +74,9 @@ export function memoryEvents(idempotency: MemoryIdempotency): MemoryEvents {
       if (completion) idempotency.completeNow(completion);
     },
     async queryEvents(filter, after, limit) {
-      const from = filter.from === undefined ? undefined : epochMs(filter.from, "from");
-      const to = filter.to === undefined ? undefined : epochMs(filter.to, "to");
-      const afterTs = after === undefined ? undefined : epochMs(after.timestamp, "after.timestamp");
+      const from = filter.from === undefined ? undefined : checkedEpochMs(filter.from, "from");
+      const to = filter.to === undefined ? undefined : checkedEpochMs(filter.to, "to");
+      const afterTs = after === undefined ? undefined : checkedEpochMs(after.timestamp, "after.timestamp");
       if (!sorted) {
         rows.sort(newestFirst);
         sorted = true;
@@ -95,13 +89,13 @@ export function memoryEvents(idempotency: MemoryIdempotency): MemoryEvents {
         if (from !== undefined && ts < from) break; // sorted: everything after is older still
         if (filter.userId !== undefined && row.userId !== filter.userId) continue;
         if (filter.event !== undefined && row.event !== filter.event) continue;
-        out.push({ ...row, properties: JSON.parse(propertiesJson) as Record<string, unknown> });
+        out.push({ ...row, timestamp: ts, properties: JSON.parse(propertiesJson) as Record<string, unknown> });
       }
       return out;
     },
     scan: () => rows,
     purgeEventsBefore: async (before) => {
-      const cutoff = epochMs(before, "before");
+      const cutoff = checkedEpochMs(before, "before");
       return removeWhere((row) => row.ts < cutoff);
     },
     deleteEventsByUser: async (userId) => removeWhere((row) => row.userId === userId),

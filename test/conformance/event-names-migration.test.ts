@@ -14,7 +14,6 @@ import { type Backend, BACKENDS, createTestDatabase, describeIfBackend } from ".
  */
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0, 0);
-const iso = (ms: number) => new Date(ms).toISOString();
 const idOf = (n: number) => `0190aaaa-bbbb-7ccc-8ddd-${n.toString(16).padStart(12, "0")}`;
 
 interface Row {
@@ -54,8 +53,8 @@ const record = (row: Row): EventRecord => ({
   id: row.id,
   event: row.event,
   userId: row.user_id,
-  timestamp: iso(row.ts),
-  receivedAt: iso(row.received_at),
+  timestamp: row.ts,
+  receivedAt: row.received_at,
   properties: JSON.parse(row.properties) as Record<string, unknown>,
 });
 
@@ -100,7 +99,7 @@ for (const backend of BACKENDS) {
           );
 
           // A new event with a stored name reuses its id; a new name is added once.
-          const next = { event: "purchase", userId: "u4", timestamp: iso(T0 + 7000), receivedAt: iso(T0 + 7005) };
+          const next = { event: "purchase", userId: "u4", timestamp: T0 + 7000, receivedAt: T0 + 7005 };
           await storage.events.appendEvents([
             { ...next, id: idOf(8), propertiesJson: "{}" },
             { ...next, id: idOf(9), event: "refund", propertiesJson: "{}" },

@@ -76,7 +76,13 @@ describe("kyselyStorage on SQLite", () => {
   it("refuses an event id it could not store as 16 bytes and return unchanged, and stores nothing", async () => {
     await database.clear();
     const storage = kyselyStorage(database.db);
-    const good = { event: "e", userId: "u", timestamp: AT, receivedAt: AT, propertiesJson: "{}" };
+    const good = {
+      event: "e",
+      userId: "u",
+      timestamp: Date.parse(AT),
+      receivedAt: Date.parse(AT),
+      propertiesJson: "{}",
+    };
     for (const id of ["0190AAAA-0000-7000-8000-000000000001", "0190aaaa00007000800000000000000001", "evt_1"]) {
       const error = await storage.events
         .appendEvents([

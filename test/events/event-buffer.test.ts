@@ -157,7 +157,7 @@ describe("events.enqueue", () => {
     });
     // As if the failed attempt had committed before its connection dropped: the rows are there.
     await repairStorage();
-    const at = new Date().toISOString();
+    const at = Date.now();
     await fp.storage.events.appendEvents(
       ids.map((id) => ({ id, event: "hot-path", userId: "x", timestamp: at, receivedAt: at, propertiesJson: "{}" })),
     );
@@ -170,7 +170,7 @@ describe("events.enqueue", () => {
   it("hands over a batch storage refuses for good (a conflict on the first attempt), logged and counted", async () => {
     await open({ maxBatch: 2, flushIntervalMs: 60_000 });
     const id = queuedId(fp.events.enqueue(event(1)));
-    const at = new Date().toISOString();
+    const at = Date.now();
     await fp.storage.events.appendEvents([
       { id, event: "someone-else", userId: "x", timestamp: at, receivedAt: at, propertiesJson: "{}" },
     ]);

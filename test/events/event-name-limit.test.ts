@@ -15,8 +15,8 @@ const event = (n: number, name: string): NewEvent => ({
   id: `01900000-0000-7000-8000-${n.toString(16).padStart(12, "0")}`,
   event: name,
   userId: "u1",
-  timestamp: "2026-03-04T05:06:07.089Z",
-  receivedAt: "2026-03-04T05:06:07.094Z",
+  timestamp: Date.UTC(2026, 2, 4, 5, 6, 7, 89),
+  receivedAt: Date.UTC(2026, 2, 4, 5, 6, 7, 94),
   propertiesJson: "{}",
 });
 

@@ -26,7 +26,7 @@ export function eventsOf(dataset: Dataset): NewEvent[] {
   let n = 0;
   const add = (event: string, userId: string, second: number, properties: Record<string, unknown>) => {
     n += 1;
-    const timestamp = new Date(T0 + second * 1000).toISOString();
+    const timestamp = T0 + second * 1000;
     events.push({
       id: `01920000-0000-7000-8000-${n.toString(16).padStart(12, "0")}`,
       event,

@@ -53,7 +53,7 @@ const METRIC = "purchase";
 function events(count: number): NewEvent[] {
   const base = Date.parse("2026-10-01T00:00:00Z");
   const out: NewEvent[] = [];
-  const receivedAt = new Date(base + 40 * 86_400_000).toISOString();
+  const receivedAt = base + 40 * 86_400_000;
   for (let user = 0; out.length < count; user++) {
     const userId = `user-${user}`;
     const at = base + (user % 2_592_000) * 1_000;
@@ -63,8 +63,7 @@ function events(count: number): NewEvent[] {
         id: randomUUID(),
         event,
         userId,
-        timestamp: new Date(timestampMs).toISOString(),
-        timestampMs,
+        timestamp: timestampMs,
         receivedAt,
         propertiesJson: JSON.stringify(properties),
       });
@@ -245,8 +244,8 @@ describe("heavy reads on SQLite: which reads go to the thread", () => {
     const sample = events(40);
     const day = 24 * 60 * 60 * 1000;
     const from = sample[0]!.timestamp;
-    const long = { from, to: new Date(Date.parse(from) + day + 1).toISOString() };
-    const short = { from, to: new Date(Date.parse(from) + day).toISOString() };
+    const long = { from, to: from + day + 1 };
+    const short = { from, to: from + day };
     const query = { experimentId: EXPERIMENT, metric: METRIC };
 
     // A thread pointed at a file that does not exist: every read sent to it fails, and says so.

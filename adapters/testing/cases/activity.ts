@@ -75,7 +75,7 @@ export function activityCases(harness: StorageHarness): void {
 
     it("counts events per minute by their timestamp, only inside [from, to)", async () => {
       const s = storage();
-      const at = (n: number, ms: number) => event(n, { timestamp: iso(ms), receivedAt: iso(T0 + 10 * MINUTE) });
+      const at = (n: number, ms: number) => event(n, { timestamp: ms, receivedAt: T0 + 10 * MINUTE });
       await s.events.appendEvents([
         at(1, T0 - 1), // before the window
         at(2, T0), // the first minute's first millisecond

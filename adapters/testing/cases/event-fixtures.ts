@@ -13,8 +13,8 @@ export function event(n: number, overrides: Partial<NewEvent> = {}): NewEvent {
     id: idOf(n),
     event: "page_view",
     userId: "u1",
-    timestamp: iso(T0 + n * 1000),
-    receivedAt: iso(T0 + n * 1000 + 5),
+    timestamp: T0 + n * 1000,
+    receivedAt: T0 + n * 1000 + 5,
     propertiesJson: JSON.stringify({ n }),
     ...overrides,
   };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { NewEvent } from "../../../src/ports/storage/events.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
-import { all, event, ids, idOf, iso, record, T0 } from "./event-fixtures.js";
+import { all, event, ids, idOf, record, T0 } from "./event-fixtures.js";
 import { openMigratedPair, useSharedStorages, useStorage } from "./use-storage.js";
 
 /** Names that differ only in ways an exact comparison must see: case, spaces, normal forms, look-alikes. */
@@ -66,9 +66,9 @@ export function eventNameCases(harness: StorageHarness): void {
     it("reads receivedAt and properties back whether or not the id carries that time and the properties are empty", async () => {
       const at = T0 + 123;
       const batch: NewEvent[] = [
-        { ...event(1), id: idAt(at, 1), receivedAt: iso(at), propertiesJson: "{}" },
-        { ...event(2), id: idAt(at, 2), receivedAt: iso(at + 1), propertiesJson: '{"a":{}}' },
-        { ...event(3), id: idAt(at + 1, 3), receivedAt: iso(at), propertiesJson: "{}" },
+        { ...event(1), id: idAt(at, 1), receivedAt: at, propertiesJson: "{}" },
+        { ...event(2), id: idAt(at, 2), receivedAt: at + 1, propertiesJson: '{"a":{}}' },
+        { ...event(3), id: idAt(at + 1, 3), receivedAt: at, propertiesJson: "{}" },
       ];
       await storage().events.appendEvents(batch);
       expect(await all(storage())).toEqual([...batch].reverse().map(record));

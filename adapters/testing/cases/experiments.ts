@@ -15,8 +15,8 @@ function ev(event: string, userId: string, second: number, properties: Record<st
     id: `01910000-0000-7000-8000-${seq.toString(16).padStart(12, "0")}`,
     event,
     userId,
-    timestamp: iso(T0 + second * 1000),
-    receivedAt: iso(T0),
+    timestamp: T0 + second * 1000,
+    receivedAt: T0,
     propertiesJson: JSON.stringify(properties),
   };
 }
@@ -32,11 +32,11 @@ function sorted(totals: ExperimentTotals): ExperimentTotals {
 
 /** The definition of ExperimentRepository.experimentTotals, written as plainly as possible. */
 function reference(events: NewEvent[], query: ExperimentQuery): ExperimentTotals {
-  const inWindow = events.filter(
-    (e) =>
-      (query.from === undefined || e.timestamp >= query.from) && (query.to === undefined || e.timestamp < query.to),
-  );
-  const users = new Map<string, { variants: Set<string>; exposedAt: string }>();
+  // The experiment query's bounds are ISO text; the events' timestamps epoch ms.
+  const from = query.from === undefined ? -Infinity : Date.parse(query.from);
+  const to = query.to === undefined ? Infinity : Date.parse(query.to);
+  const inWindow = events.filter((e) => e.timestamp >= from && e.timestamp < to);
+  const users = new Map<string, { variants: Set<string>; exposedAt: number }>();
   for (const e of inWindow) {
     const p = JSON.parse(e.propertiesJson) as Record<string, unknown>;
     if (p.experimentId !== query.experimentId || typeof p.variant !== "string") continue;

@@ -63,8 +63,8 @@ export function textFidelityCases(harness: StorageHarness): void {
         id: "00000000-0000-7000-8000-000000000002",
         event: "e😀",
         userId: "u\u00a0三",
-        timestamp: AT,
-        receivedAt: AT,
+        timestamp: Date.parse(AT),
+        receivedAt: Date.parse(AT),
         propertiesJson: JSON.stringify(properties),
       };
       await storage().events.appendEvents([event]);
@@ -73,8 +73,8 @@ export function textFidelityCases(harness: StorageHarness): void {
         id: event.id,
         event: event.event,
         userId: event.userId,
-        timestamp: AT,
-        receivedAt: AT,
+        timestamp: Date.parse(AT),
+        receivedAt: Date.parse(AT),
         properties,
       });
     });

@@ -1,4 +1,5 @@
 import type { IdempotencyCompletion } from "./idempotency.js";
+import type { EpochMs } from "./instants.js";
 
 // ---------------------------------------------------------------------------------------------
 // Events
@@ -9,10 +10,10 @@ export interface EventRecord {
   id: string;
   event: string;
   userId: string;
-  /** When it happened (the client's time, UTC). Queries order and filter by it. */
-  timestamp: string;
+  /** When it happened (the client's time). Queries order and filter by it. */
+  timestamp: EpochMs;
   /** When flagpost accepted it. */
-  receivedAt: string;
+  receivedAt: EpochMs;
   properties: Record<string, unknown>;
 }
 
@@ -24,13 +25,8 @@ export interface NewEvent {
   id: string;
   event: string;
   userId: string;
-  timestamp: string;
-  /**
-   * `timestamp` in epoch milliseconds, when the caller has it at hand (the event tracker always
-   * does): an adapter that stores milliseconds can take it instead of parsing `timestamp` again.
-   */
-  timestampMs?: number;
-  receivedAt: string;
+  timestamp: EpochMs;
+  receivedAt: EpochMs;
   propertiesJson: string;
 }
 
@@ -41,14 +37,14 @@ export interface EventFilter {
   /** Exact, case-sensitive match. */
   event?: string;
   /** Inclusive lower bound on `timestamp`. */
-  from?: string;
+  from?: EpochMs;
   /** Exclusive upper bound on `timestamp`. */
-  to?: string;
+  to?: EpochMs;
 }
 
 /** A position in the event order: the (timestamp, id) of the last event a page returned. */
 export interface EventKey {
-  timestamp: string;
+  timestamp: EpochMs;
   id: string;
 }
 
@@ -57,7 +53,9 @@ export interface EventRepository {
    * Stores every event of the batch, or none of them: a failure at any point (a duplicate id, a
    * refused value, a lost connection) MUST leave no event of the batch stored, whatever the batch
    * size and however the adapter splits it into statements. An id that is already stored, or that
-   * appears twice in the batch, MUST fail the batch with `FlagpostError("conflict")`.
+   * appears twice in the batch, MUST fail the batch with `FlagpostError("conflict")`. A time that is
+   * not a whole number of milliseconds (a fraction, NaN) MUST fail it with "validation_error", here
+   * and in every method below.
    * When `completion` is given, the idempotency claim is completed in the same transaction: the
    * events and the stored response become visible together or not at all.
    */
@@ -77,7 +75,7 @@ export interface EventRepository {
    * MAY delete in several transactions (so a large purge does not hold locks for long): an
    * interrupted purge has deleted only events it was asked to, and can simply run again.
    */
-  purgeEventsBefore(before: string): Promise<number>;
+  purgeEventsBefore(before: EpochMs): Promise<number>;
 
   /**
    * Deletes every event of exactly this `userId` (case- and space-sensitive: never another user's);
