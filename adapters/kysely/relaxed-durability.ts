@@ -26,29 +26,20 @@ type Runner = Parameters<RawBuilder<unknown>["execute"]>[0];
  * - MySQL: unchanged. InnoDB's flush policy (innodb_flush_log_at_trx_commit) is global, not per
  *   session, so every commit keeps the server's setting (durable at the default of 1).
  */
-export function withRelaxedCommit<DB, T>(
-  db: Kysely<DB>,
-  engine: Engine,
-  work: (db: Kysely<DB>) => Promise<T>,
-): Promise<T> {
-  return engineTraits(engine).relaxedCommit(db, held(db, work));
-}
+export const withRelaxedCommit: HeldCommit = onHeldConnection("relaxedCommit");
 
-/** An acceptance's work: its commit is on disk once this resolves (docs/reliability.md, "Durability"). */
-export function withSyncedCommit<DB, T>(
-  db: Kysely<DB>,
-  engine: Engine,
-  work: (db: Kysely<DB>) => Promise<T>,
-): Promise<T> {
-  return engineTraits(engine).syncedCommit(db, held(db, work));
-}
+/** An acceptance's work: its commit is on disk once this resolves (docs/reliability.md, "Durability of each commit"). */
+export const withSyncedCommit: HeldCommit = onHeldConnection("syncedCommit");
 
-/** `work` on a connection held from `db`, whose committed deliveries still wake `db`'s listeners (transaction.ts). */
-function held<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): (held: Kysely<DB>) => Promise<T> {
-  return (connection) => {
-    noteHeldConnection(connection, db);
-    return work(connection);
-  };
+type HeldCommit = <DB, T>(db: Kysely<DB>, engine: Engine, work: (db: Kysely<DB>) => Promise<T>) => Promise<T>;
+
+/** The engine's way to run such work, on a connection held from `db` whose committed deliveries still wake `db`'s listeners (transaction.ts). */
+function onHeldConnection(how: "relaxedCommit" | "syncedCommit"): HeldCommit {
+  return (db, engine, work) =>
+    engineTraits(engine)[how](db, (connection) => {
+      noteHeldConnection(connection, db);
+      return work(connection);
+    });
 }
 
 /** Inside a transaction: its commit does not wait for the disk, where the engine allows it per transaction. */
