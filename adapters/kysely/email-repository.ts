@@ -42,7 +42,7 @@ import { completeClaim } from "./idempotency-repository.js";
 import { toEpochMs } from "./row-codec.js";
 import { countReputation, markReputation } from "./domain-reputation.js";
 import { type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
-import { relaxTransaction, withRelaxedCommit } from "./relaxed-durability.js";
+import { relaxTransaction, withRelaxedCommit, withSyncedCommit } from "./relaxed-durability.js";
 import { inTransaction } from "./transaction.js";
 import { insertRows } from "./compiled-once.js";
 import type { AnyKysely } from "./dialect.js";
@@ -116,26 +116,28 @@ export class KyselyEmailRepository extends EngineRepository implements EmailRepo
     }
   }
 
-  /** The accepting transaction: rows, first events and the idempotency completion, committed durably. */
+  /**
+   * The accepting transaction: rows, first events and the idempotency completion, committed
+   * durably: on disk before this resolves, the wait for the disk off the event loop where the
+   * engine allows it (relaxed-durability.ts, withSyncedCommit).
+   */
   async #insertRows(
     rows: Insertable<EmailsTable>[],
     events: Insertable<EmailEventsTable>[],
     completion?: IdempotencyCompletion,
     domainEvents?: readonly DomainEvent[],
   ): Promise<void> {
-    await inTransaction(this.db, this.engine, async (trx) => {
-      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-        await insertRows(trx as unknown as AnyKysely, this.engine, "flagpost_emails", rows.slice(i, i + INSERT_CHUNK));
-        await insertRows(
-          trx as unknown as AnyKysely,
-          this.engine,
-          "flagpost_email_events",
-          events.slice(i, i + INSERT_CHUNK),
-        );
-      }
-      if (completion) await completeClaim(trx, this.engine, completion);
-      await recordDomainEvents(trx, domainEvents);
-    });
+    await withSyncedCommit(this.db, this.engine, (held) =>
+      inTransaction(held, this.engine, async (trx) => {
+        for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+          const chunk = { rows: rows.slice(i, i + INSERT_CHUNK), events: events.slice(i, i + INSERT_CHUNK) };
+          await insertRows(trx as unknown as AnyKysely, this.engine, "flagpost_emails", chunk.rows);
+          await insertRows(trx as unknown as AnyKysely, this.engine, "flagpost_email_events", chunk.events);
+        }
+        if (completion) await completeClaim(trx, this.engine, completion);
+        await recordDomainEvents(trx, domainEvents);
+      }),
+    );
   }
 
   async getEmail(id: string): Promise<EmailRecord | undefined> {

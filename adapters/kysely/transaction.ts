@@ -12,6 +12,14 @@ const storedDeliveries = new WeakSet<object>();
 /** Who to tell once such a transaction commits, per Kysely instance (one per storage). */
 const committedListeners = new WeakMap<object, Set<() => void>>();
 
+/** Connections held for a commit's settings (relaxed-durability.ts), each with the instance it was taken from. */
+const heldFrom = new WeakMap<object, object>();
+
+/** `held` is a connection taken from `db`: deliveries its transactions store are reported to `db`'s listeners. */
+export function noteHeldConnection(held: object, db: object): void {
+  if (held !== db) heldFrom.set(held, db);
+}
+
 /** Marks `trx` as one that stored webhook deliveries: its commit is reported to onDeliveriesCommitted's listeners. */
 export function markDeliveriesStored(trx: object): void {
   storedDeliveries.add(trx);
@@ -45,7 +53,7 @@ export async function inTransaction<DB, T>(
         return work(trx);
       });
       if (used && storedDeliveries.has(used))
-        for (const listener of committedListeners.get(db) ?? []) queueMicrotask(listener);
+        for (const listener of committedListeners.get(heldFrom.get(db) ?? db) ?? []) queueMicrotask(listener);
       return result;
     },
     { attempts: MAX_ATTEMPTS, backoff: DEADLOCK_BACKOFF, retryOn: (error) => isTransientConflict(engine, error) },

@@ -5,7 +5,8 @@ import Database from "better-sqlite3";
 import { Kysely, sql, SqliteDialect } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { SLICES_PER_DURABLE_COMMIT, writeSlices } from "../../adapters/kysely/email-content-slices.js";
-import { relaxTransaction, withRelaxedCommit } from "../../adapters/kysely/relaxed-durability.js";
+import { relaxTransaction, withRelaxedCommit, withSyncedCommit } from "../../adapters/kysely/relaxed-durability.js";
+import { inTransaction, markDeliveriesStored, onDeliveriesCommitted } from "../../adapters/kysely/transaction.js";
 import type { FlagpostTables } from "../../adapters/kysely/tables.js";
 import { openDatabase } from "../../cli/open-database.js";
 
@@ -71,6 +72,22 @@ describe("relaxed commits for claims and outcomes", () => {
       } finally {
         await db.destroy();
       }
+    }
+  });
+
+  it("SQLite: a transaction on the held connection that stored webhook deliveries still wakes the instance's listeners", async () => {
+    dir = await mkdtemp(join(tmpdir(), "flagpost-relaxed-"));
+    const db = await openDatabase(join(dir, "flagpost.db"));
+    let woken = 0;
+    const stop = onDeliveriesCommitted(db, () => (woken += 1));
+    try {
+      for (const commit of [withRelaxedCommit, withSyncedCommit])
+        await commit(db, "sqlite", (held) => inTransaction(held, "sqlite", async (trx) => markDeliveriesStored(trx)));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(woken).toBe(2);
+    } finally {
+      stop();
+      await db.destroy();
     }
   });
 

@@ -132,6 +132,12 @@ export interface EngineTraits {
   claimRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** Runs `work` so that its commits need not wait for the disk where the engine sets that per connection (relaxed-durability.ts). */
   relaxedCommit<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` (a commit that must survive a power loss, such as an acceptance) so that its
+   * commits are on disk when the promise resolves, waiting for the disk off the event loop where
+   * the engine allows it (SQLite: sqlite-synchronous.ts); the other engines commit as they are.
+   */
+  syncedCommit<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T>;
   /** Inside a transaction: its commit need not wait for the disk, where the engine sets that per transaction. */
   relaxTransaction(trx: Parameters<RawBuilder<unknown>["execute"]>[0]): Promise<void>;
 }

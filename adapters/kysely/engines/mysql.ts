@@ -74,5 +74,7 @@ export const mysqlEngine: EngineTraits = {
   claimRows: (query) => query.forUpdate().skipLocked(),
   // InnoDB's flush policy is server-wide (innodb_flush_log_at_trx_commit): commits keep it.
   relaxedCommit: (db, work) => work(db),
+  // The commit waits for the server's flush as it is.
+  syncedCommit: (db, work) => work(db),
   relaxTransaction: async () => undefined,
 };

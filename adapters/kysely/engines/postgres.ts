@@ -53,6 +53,8 @@ export const postgresEngine: EngineTraits = {
   lockRows: (query) => query.forUpdate(),
   claimRows: (query) => query.forUpdate().skipLocked(),
   relaxedCommit: (db, work) => work(db),
+  // The commit waits for the server's flush as it is.
+  syncedCommit: (db, work) => work(db),
   relaxTransaction: async (trx) => {
     await sql`SET LOCAL synchronous_commit = off`.execute(trx);
   },
