@@ -15,12 +15,11 @@ const LONG_FILES: readonly string[] = [
   "test/docs/readme-install.test.ts", // 300
   "test/docs/readme-run.test.ts", // 266
   "test/conformance/postgres.test.ts", // 233
-  "test/docs/clients-node-snippets.test.ts", // 180
+  "test/docs/snippets-typecheck.test.ts", // README's and clients-node.md's blocks: 180 and 114 when apart
   "test/bench-smoke.test.ts", // half of 290-365
   "test/bench-smoke-odd.test.ts", // the other half
   "test/conformance/mysql.test.ts", // 121
   "test/cli/cli.test.ts", // 116
-  "test/docs/readme-snippets.test.ts", // 114
   "test/docs/examples.test.ts", // 113
   "test/cli/experiments.test.ts", // 107
   "test/cli/startup-errors.test.ts", // 63
