@@ -23,6 +23,9 @@ const LONG_FILES: readonly string[] = [
   "test/docs/examples.test.ts", // 113
   "test/cli/experiments.test.ts", // 107
   "test/cli/startup-errors.test.ts", // 63
+  // Not long: it reuses the tarball readme-install.test.ts packs (test/support/pack-once.ts), so it
+  // starts once that pack is long done instead of waiting for it with a worker idle.
+  "test/package/pack.test.ts",
 ];
 // A file renamed or removed would silently lose its place: say so instead.
 for (const file of LONG_FILES)
@@ -54,6 +57,8 @@ export default defineConfig({
     // Two cores: more workers only add contention on the shared databases.
     maxWorkers: 2,
     sequence: { sequencer: LongFilesFirst },
+    // One directory per run for the one `npm pack` the tarball tests share (test/support/pack-once.ts).
+    globalSetup: ["test/support/pack-once-setup.ts"],
     // A budget, not an assertion: CLI and example tests spawn tsx, which takes seconds on a busy 2-core machine.
     testTimeout: 60_000,
     hookTimeout: 60_000,
