@@ -58,7 +58,7 @@ async function shared(): Promise<Packed> {
   if (claimed) {
     const result: Outcome = await pack(join(dir, "claim")).then(
       (packed) => ({ packed }),
-      (error: unknown) => ({ error: error instanceof Error ? `${error.message}` : String(error) }),
+      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
     );
     // Written whole, then renamed: a waiting file never reads half of it.
     await writeFile(`${outcome}.part`, JSON.stringify(result));
