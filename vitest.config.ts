@@ -15,15 +15,17 @@ const LONG_FILES: readonly string[] = [
   "test/docs/readme-install.test.ts", // 300
   "test/docs/readme-run.test.ts", // 266
   "test/conformance/postgres.test.ts", // 233
-  "test/docs/clients-node-snippets.test.ts", // 180
+  "test/docs/snippets-typecheck.test.ts", // README's and clients-node.md's blocks: 180 and 114 when apart
   "test/bench-smoke.test.ts", // half of 290-365
   "test/bench-smoke-odd.test.ts", // the other half
   "test/conformance/mysql.test.ts", // 121
   "test/cli/cli.test.ts", // 116
-  "test/docs/readme-snippets.test.ts", // 114
   "test/docs/examples.test.ts", // 113
   "test/cli/experiments.test.ts", // 107
   "test/cli/startup-errors.test.ts", // 63
+  // Not long: it reuses the tarball readme-install.test.ts packs (test/support/pack-once.ts), so it
+  // starts once that pack is long done instead of waiting for it with a worker idle.
+  "test/package/pack.test.ts",
 ];
 // A file renamed or removed would silently lose its place: say so instead.
 for (const file of LONG_FILES)
@@ -55,6 +57,8 @@ export default defineConfig({
     // Two cores: more workers only add contention on the shared databases.
     maxWorkers: 2,
     sequence: { sequencer: LongFilesFirst },
+    // One directory per run for the one `npm pack` the tarball tests share (test/support/pack-once.ts).
+    globalSetup: ["test/support/pack-once-setup.ts"],
     // A budget, not an assertion: CLI and example tests spawn tsx, which takes seconds on a busy 2-core machine.
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -1,11 +1,12 @@
 import { execFile } from "node:child_process";
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { fencedBlocks, section } from "../support/markdown.js";
+import { packOnce, removeOwnPack } from "../support/pack-once.js";
 
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -19,6 +20,7 @@ const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as {
 let dir: string | undefined;
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
+  await removeOwnPack();
 });
 
 /**
@@ -45,9 +47,11 @@ describe("README's install section", () => {
     const clone = join(dir, "flagpost");
     const app = join(dir, "your-app");
     await mkdir(clone);
-    // `npm pack` in this clone (it builds through prepack); the tarball goes where a clone's would be.
-    const { stdout } = await exec("npm", ["pack", "--pack-destination", clone], { cwd: ROOT, maxBuffer: 1 << 24 });
-    expect(stdout.trim().split("\n").at(-1)).toBe(tarball);
+    // `npm pack` in this clone (it builds through prepack; the run's one pack, shared with
+    // test/package: pack-once.ts); the tarball goes where a clone's would be.
+    const packed = await packOnce();
+    expect(packed.filename).toBe(tarball);
+    await copyFile(packed.tarball, join(clone, tarball));
 
     // The app as a user has it. Its runtime dependencies come from the registry in real life; this
     // machine may be offline, so they are put in place first and npm runs with --offline.

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packOnce, removeOwnPack } from "../support/pack-once.js";
 
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -18,8 +19,8 @@ interface PackageJson {
 
 /**
  * What users install is the `npm pack` tarball, not this tree: pack it (which builds through
- * `prepack`), install it into an empty app, and import, type-check and run every entry point.
- * An export-map or declaration mistake fails here instead of in a user's app.
+ * `prepack`; once per run, test/support/pack-once.ts), install it into an empty app, and import,
+ * type-check and run every entry point. An export-map or declaration mistake fails here instead of in a user's app.
  */
 describe("the published package", () => {
   let dir: string;
@@ -31,17 +32,14 @@ describe("the published package", () => {
   const subpaths = Object.keys(pkg.exports).filter((p) => p !== "./package.json");
 
   beforeAll(async () => {
+    // The run's one tarball (pack-once.ts), shared with README's install test.
+    const packed = await packOnce();
+    files = packed.files;
     dir = await mkdtemp(join(tmpdir(), "flagpost-pack-"));
-    const { stdout } = await exec("npm", ["pack", "--json", "--pack-destination", dir], {
-      cwd: ROOT,
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    const [packed] = JSON.parse(stdout.slice(stdout.indexOf("["))) as [{ filename: string; files: { path: string }[] }];
-    files = packed.files.map((f) => f.path);
     app = join(dir, "app");
     const modules = join(app, "node_modules");
     await mkdir(join(modules, "flagpost"), { recursive: true });
-    await exec("tar", ["-xzf", join(dir, packed.filename), "-C", join(modules, "flagpost"), "--strip-components=1"]);
+    await exec("tar", ["-xzf", packed.tarball, "-C", join(modules, "flagpost"), "--strip-components=1"]);
     // The app brings the runtime dependencies and the optional peers it uses, as a user's would.
     const bring = [
       ...Object.keys(pkg.dependencies),
@@ -63,21 +61,16 @@ describe("the published package", () => {
 
     bare = join(dir, "bare");
     await mkdir(join(bare, "node_modules", "flagpost"), { recursive: true });
-    await exec("tar", [
-      "-xzf",
-      join(dir, packed.filename),
-      "-C",
-      join(bare, "node_modules", "flagpost"),
-      "--strip-components=1",
-    ]);
+    await exec("tar", ["-xzf", packed.tarball, "-C", join(bare, "node_modules", "flagpost"), "--strip-components=1"]);
     for (const name of Object.keys(pkg.dependencies)) {
       await symlink(join(ROOT, "node_modules", name), join(bare, "node_modules", name), "dir");
     }
     await writeFile(join(bare, "package.json"), JSON.stringify({ name: "bare", private: true, type: "module" }));
-  }, 180_000);
+  }, 300_000); // the run's one npm pack (which builds the whole package) may be under way in another file
 
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });
+    await removeOwnPack();
   });
 
   it("ships only the build, the README and the licence", () => {

@@ -3,12 +3,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from "kysely";
 import { createPool, type PoolOptions } from "mysql2";
 import pg from "pg";
 import { describe, it } from "vitest";
 import { kyselyStorage, withStatementCache } from "../../adapters/kysely/index.js";
 import type { Storage } from "../../src/ports/storage/index.js";
+import { clearTables } from "./clear-tables.js";
 
 /**
  * Database plumbing for tests that run against real engines: which backends are switched on by
@@ -237,43 +238,4 @@ async function mysqlDatabase(url: string): Promise<TestDatabase> {
       await admin.end();
     }
   });
-}
-
-const BOOKKEEPING = new Set(["flagpost_migration", "flagpost_migration_lock"]);
-
-async function flagpostTables(backend: Backend, db: Kysely<any>): Promise<string[]> {
-  const pattern = "flagpost\\_%";
-  const query =
-    backend === "sqlite"
-      ? sql<{ name: string }>`select name from sqlite_master where type = 'table' and name like ${pattern} escape '\\'`
-      : backend === "postgres"
-        ? sql<{
-            name: string;
-          }>`select tablename as name from pg_tables where schemaname = current_schema() and tablename like ${pattern}`
-        : sql<{
-            name: string;
-          }>`select table_name as name from information_schema.tables where table_schema = database() and table_name like ${pattern}`;
-  const { rows } = await query.execute(db);
-  return rows.map((row) => row.name).filter((name) => !BOOKKEEPING.has(name));
-}
-
-async function clearTables(backend: Backend, db: Kysely<any>): Promise<void> {
-  let pending = await flagpostTables(backend, db);
-  // Tables referenced by foreign keys empty only after the tables that reference them: go round
-  // until every table is empty or a round makes no progress.
-  while (pending.length > 0) {
-    const failed: string[] = [];
-    let lastError: unknown;
-    for (const table of pending) {
-      try {
-        if (table === "flagpost_meta") await db.updateTable(table).set({ value: 0 }).execute();
-        else await db.deleteFrom(table).execute();
-      } catch (error) {
-        failed.push(table);
-        lastError = error;
-      }
-    }
-    if (failed.length === pending.length) throw lastError;
-    pending = failed;
-  }
 }
