@@ -26,7 +26,7 @@ export function toEvent(row: Selectable<WebhookEventsTable>): DomainEvent {
   return {
     id: row.id,
     type: row.type,
-    createdAt: toIso(row.created_at),
+    createdAt: toNumber(row.created_at),
     data: JSON.parse(row.data) as Record<string, unknown>,
   };
 }

@@ -46,7 +46,7 @@ export class ReputationGuard {
       {
         id: uuidv7(this.#clock.now()),
         type: "domain.paused",
-        createdAt: at,
+        createdAt: Date.parse(at),
         data: { ...summaryView(stored), paused: true, paused_at: at, ...view, ...this.#thresholds() },
       },
     ]);

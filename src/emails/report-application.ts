@@ -98,7 +98,7 @@ export class ReportApplier {
       results.push(result);
     }
     if (kept.length > 0) {
-      const receivedAt = new Date(this.#clock.now()).toISOString();
+      const receivedAt = this.#clock.now();
       await this.#storage.deliveryReports.recordUnmatchedReports(
         kept.map(({ report, reason }) => ({ id: uuidv7(this.#clock.now()), receivedAt, reason, report })),
       );

@@ -1,5 +1,6 @@
 import { uuidv7 } from "../ids.js";
-import type { DomainEvent, EmailRecord, SuppressionRecord } from "../ports/storage/index.js";
+import type { DomainEvent, EmailRecord, EpochMs, SuppressionRecord } from "../ports/storage/index.js";
+import { isoFromMs } from "../time.js";
 import type { EmailBounce } from "./report-envelope.js";
 
 /** The email event types webhooks carry, as the resend SDK's `WebhookEvent` names them. */
@@ -40,7 +41,8 @@ export function emailDomainEvent(
   at: string,
   extra: Record<string, unknown> = {},
 ): DomainEvent {
-  return { id: uuidv7(Date.parse(at)), type, createdAt: at, data: { ...emailEventData(email), ...extra } };
+  const ms = Date.parse(at);
+  return { id: uuidv7(ms), type, createdAt: ms, data: { ...emailEventData(email), ...extra } };
 }
 
 /**
@@ -83,10 +85,10 @@ export function transitionDomainEvents(
 export function suppressionDomainEvent(
   type: "suppression.added" | "suppression.removed",
   entry: SuppressionRecord,
-  at: string,
+  at: EpochMs,
 ): DomainEvent {
   return {
-    id: uuidv7(Date.parse(at)),
+    id: uuidv7(at),
     type,
     createdAt: at,
     data: {
@@ -94,7 +96,7 @@ export function suppressionDomainEvent(
       email: entry.email,
       origin: entry.origin,
       source_id: entry.sourceId ?? null,
-      created_at: entry.createdAt,
+      created_at: isoFromMs(entry.createdAt),
     },
   };
 }

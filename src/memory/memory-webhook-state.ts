@@ -1,6 +1,7 @@
 import { uuidv7 } from "../ids.js";
 import type { AttemptRecord, DeliveryRecord, DomainEvent, WebhookRecord } from "../ports/storage/index.js";
 import { copy, MemoryTable } from "./memory-table.js";
+import { isoFromMs } from "../time.js";
 
 /**
  * What the memory storage keeps for outbound webhooks, shared by its webhook repositories and by
@@ -25,10 +26,11 @@ export class MemoryWebhookState {
     for (const event of events ?? []) {
       const { id: eventId, type: eventType, createdAt } = event;
       for (const webhook of this.webhooks.where((w) => w.status === "enabled" && w.events.includes(eventType))) {
-        const id = uuidv7(Date.parse(createdAt));
+        const id = uuidv7(createdAt);
         this.events.set(eventId, copy(event));
         stored = true;
-        const delivery = { id, webhookId: webhook.id, eventId, eventType, createdAt, nextAttemptAt: createdAt };
+        const at = isoFromMs(createdAt);
+        const delivery = { id, webhookId: webhook.id, eventId, eventType, createdAt: at, nextAttemptAt: at };
         this.deliveries.set(id, { ...delivery, status: "pending", attempts: 0 });
       }
     }

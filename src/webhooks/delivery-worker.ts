@@ -10,6 +10,7 @@ import type { Logger } from "../ports/logger.js";
 import type { ClaimedDelivery, DeliveryOutcome, Storage } from "../ports/storage/index.js";
 import type { SendResult, WebhookSender } from "./sender.js";
 import { signedHeaders } from "./signing.js";
+import { isoFromMs } from "../time.js";
 
 export interface WebhookWorkerOptions {
   /** Deliveries in flight at once; also the most one claim takes. Default 10. */
@@ -192,7 +193,7 @@ export class WebhookWorker {
     if (delivery.attempts > this.#retry.maxAttempts)
       // Earlier claims ended without an outcome (their process died mid-attempt each time).
       return { kind: "skipped", reason: `gave up after ${this.#retry.maxAttempts} attempts without an outcome` };
-    const body = JSON.stringify({ type: event.type, created_at: event.createdAt, data: event.data });
+    const body = JSON.stringify({ type: event.type, created_at: isoFromMs(event.createdAt), data: event.data });
     const now = this.#clock.now();
     const headers = signedHeaders(webhook, event.id, body, now);
     const result = await this.#sender.send(webhook.endpoint, headers, body);

@@ -1,4 +1,5 @@
 import type { AttemptRecord, DeliveryRecord, DomainEvent, WebhookRecord } from "../ports/storage/index.js";
+import { isoFromMs } from "../time.js";
 
 /**
  * What callers see of webhooks, shaped as the resend SDK's response types
@@ -74,7 +75,7 @@ export function eventView(d: DeliveryRecord, e: DomainEvent): WebhookEventView {
     object: "webhook_event",
     ...eventLogView(d),
     next_attempt_at: open ? d.nextAttemptAt : null,
-    payload: { type: e.type, created_at: e.createdAt, data: e.data },
+    payload: { type: e.type, created_at: isoFromMs(e.createdAt), data: e.data },
   };
 }
 

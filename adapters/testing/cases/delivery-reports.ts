@@ -10,7 +10,7 @@ import { deliveriesOf, domainEvent, email, iso, sortedId, subscribedWebhook, T0 
 function unmatched(report: Partial<DeliveryReport> = {}): UnmatchedReportRecord {
   return {
     id: sortedId(7),
-    receivedAt: iso(T0),
+    receivedAt: T0,
     reason: "no email matched",
     report: { type: "bounced", source: "dsn", recipient: "ann@example.com", messageId: "<x@y>", ...report },
   };

@@ -48,9 +48,7 @@ function applyAudit(s: FlagScheduleRecord, owner: string, atMs = T0): FlagAudit 
 }
 
 function event(s: FlagScheduleRecord): (stored: FlagRecord) => DomainEvent[] {
-  return (stored) => [
-    { id: s.id.replace("bbbb", "eeee"), type: "flag.updated", createdAt: iso(T0), data: { ...stored } },
-  ];
+  return (stored) => [{ id: s.id.replace("bbbb", "eeee"), type: "flag.updated", createdAt: T0, data: { ...stored } }];
 }
 
 /** Applies `s` as `owner`; the error's code when the write refused. */

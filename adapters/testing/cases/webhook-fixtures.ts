@@ -37,7 +37,7 @@ export async function subscribedWebhook(storage: Storage, events: WebhookRecord[
 }
 
 export function domainEvent(type: string, data: Record<string, unknown> = {}, at = T0): DomainEvent {
-  return { id: sortedId(2), type, createdAt: iso(at), data: { ...data, note: "Grüße ✓" } };
+  return { id: sortedId(2), type, createdAt: at, data: { ...data, note: "Grüße ✓" } };
 }
 
 export function flag(key: string): FlagRecord {

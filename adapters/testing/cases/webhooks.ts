@@ -25,7 +25,7 @@ export function webhookCases(harness: StorageHarness): void {
       expect(first[0]!.event).toEqual({
         id: ids[0],
         type: "flag.created",
-        createdAt: iso(T0),
+        createdAt: T0,
         data: { i: 0, note: "Grüße ✓" },
       });
       const second = await storage().webhookDeliveries.claimDueDeliveries(iso(T0 + 10), 10, LEASE, "w2");
