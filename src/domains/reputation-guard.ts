@@ -62,7 +62,7 @@ export class ReputationGuard {
       await this.#storage.emails.transitionEmail(record.id, {
         from: ["queued"],
         to: "queued",
-        event: { type: "paused", at: this.#now(), detail: { domain: name } },
+        event: { type: "paused", at: this.#clock.now(), detail: { domain: name } },
       });
     }
   }

@@ -20,7 +20,7 @@ export type EmailWebhookType =
  */
 export function emailEventData(email: EmailRecord): Record<string, unknown> {
   const data: Record<string, unknown> = {
-    created_at: email.createdAt,
+    created_at: isoFromMs(email.createdAt),
     email_id: email.id,
     message_id: email.messageId,
     from: email.content.from,
@@ -32,17 +32,16 @@ export function emailEventData(email: EmailRecord): Record<string, unknown> {
 }
 
 /**
- * A domain event about an email at time `at` (ISO): `{type, created_at: at, data}` with the
+ * A domain event about an email at time `at`: `{type, created_at: at as ISO text, data}` with the
  * resend SDK's payload, plus `extra` (`bounce`, `failed`, `suppressed`) for the types that have it.
  */
 export function emailDomainEvent(
   type: EmailWebhookType,
   email: EmailRecord,
-  at: string,
+  at: EpochMs,
   extra: Record<string, unknown> = {},
 ): DomainEvent {
-  const ms = Date.parse(at);
-  return { id: uuidv7(ms), type, createdAt: ms, data: { ...emailEventData(email), ...extra } };
+  return { id: uuidv7(at), type, createdAt: at, data: { ...emailEventData(email), ...extra } };
 }
 
 /**
@@ -55,7 +54,7 @@ export function emailDomainEvent(
 export function transitionDomainEvents(
   email: EmailRecord,
   to: string,
-  at: string,
+  at: EpochMs,
   reason?: string,
   bounce?: EmailBounce,
 ): DomainEvent[] {

@@ -1,7 +1,6 @@
 import { uuidv7 } from "../ids.js";
 import type { AttemptRecord, DeliveryRecord, DomainEvent, WebhookRecord } from "../ports/storage/index.js";
 import { copy, MemoryTable } from "./memory-table.js";
-import { isoFromMs } from "../time.js";
 
 /**
  * What the memory storage keeps for outbound webhooks, shared by its webhook repositories and by
@@ -29,8 +28,7 @@ export class MemoryWebhookState {
         const id = uuidv7(createdAt);
         this.events.set(eventId, copy(event));
         stored = true;
-        const at = isoFromMs(createdAt);
-        const delivery = { id, webhookId: webhook.id, eventId, eventType, createdAt: at, nextAttemptAt: at };
+        const delivery = { id, webhookId: webhook.id, eventId, eventType, createdAt, nextAttemptAt: createdAt };
         this.deliveries.set(id, { ...delivery, status: "pending", attempts: 0 });
       }
     }

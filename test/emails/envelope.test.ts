@@ -138,8 +138,8 @@ describeEachStorage("the envelope", (storage: () => Storage) => {
       events: ["email.suppressed", "email.failed", "email.scheduled"],
       status: "enabled",
       secret: "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0",
-      createdAt: new Date().toISOString(),
-      updatedAt: new Date().toISOString(),
+      createdAt: Date.now(),
+      updatedAt: Date.now(),
     });
     const at = Date.now();
     await suppressionWrites(fp.storage).add(

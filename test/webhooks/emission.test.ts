@@ -42,7 +42,7 @@ describeEachStorage("domain events from the services", (storage: () => Storage) 
       webhooks: { autoStart: false },
     });
     await fp.ready();
-    const at = new Date(clock.now()).toISOString();
+    const at = clock.now();
     await fp.storage.webhooks.insertWebhook({
       id: HOOK,
       endpoint: "https://hooks.example.com/",
