@@ -34,8 +34,8 @@ export function idempotencyPurger(
     periodicQueue(clock, "idempotency-purge", intervalMs),
     {
       perform: async () => {
-        const now = new Date(clock.now()).toISOString();
-        const purged = await storage.idempotency.purgeExpired(now);
+        const now = clock.now();
+        const purged = await storage.idempotency.purgeExpired(new Date(now).toISOString());
         // The same schedule suits the slices of large emails that never got their row.
         const slices = (await storage.emails.purgeOrphanContent?.(now)) ?? 0;
         if (slices > 0) logger.info("purged content slices without an email", { slices });

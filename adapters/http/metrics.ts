@@ -67,7 +67,7 @@ function families(fp: Flagpost, requests: RequestMetrics, current: () => Metrics
         const reading = await outbox();
         if (!reading) return [];
         const oldest = reading.depth.oldestDueAt;
-        const age = oldest === undefined ? 0 : Math.max(0, (reading.at - Date.parse(oldest)) / 1000);
+        const age = oldest === undefined ? 0 : Math.max(0, (reading.at - oldest) / 1000);
         return [{ labels: {}, value: age }];
       },
     },

@@ -43,9 +43,7 @@ export function cachedStorageReading<T>(
 
 /** The outbox as GET /metrics shows it (one read of the `flagpost_emails_due` index). */
 export function outboxReader(fp: Flagpost): () => Promise<{ depth: OutboxDepth; at: number } | undefined> {
-  const read = cachedStorageReading(fp, (now) =>
-    fp.storage.emails.outboxDepth?.call(fp.storage.emails, new Date(now).toISOString()),
-  );
+  const read = cachedStorageReading(fp, (now) => fp.storage.emails.outboxDepth?.call(fp.storage.emails, now));
   return async () => {
     const reading = await read();
     return reading && { depth: reading.value, at: reading.at };

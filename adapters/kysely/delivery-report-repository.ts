@@ -3,7 +3,7 @@ import type { DeliveryReport } from "../../src/emails/index.js";
 import type { DeliveryReportRepository, PageRequest, UnmatchedReportRecord } from "../../src/ports/storage/index.js";
 import type { Engine } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
-import { toEpochMs, toIso } from "./row-codec.js";
+import { msParam, toNumber } from "./row-codec.js";
 import type { FlagpostTables, UnmatchedReportsTable } from "./tables.js";
 import { inTransaction } from "./transaction.js";
 import { pageQuery } from "./webhook-repository.js";
@@ -14,7 +14,7 @@ const CHUNK = 100;
 function toUnmatched(row: Selectable<UnmatchedReportsTable>): UnmatchedReportRecord {
   return {
     id: row.id,
-    receivedAt: toIso(row.received_at),
+    receivedAt: toNumber(row.received_at),
     reason: row.reason,
     report: JSON.parse(row.report) as DeliveryReport,
   };
@@ -43,7 +43,7 @@ export class KyselyDeliveryReportRepository implements DeliveryReportRepository 
     if (reports.length === 0) return;
     const rows = reports.map((r) => ({
       id: r.id,
-      received_at: toEpochMs(r.receivedAt, "receivedAt"),
+      received_at: msParam(r.receivedAt, "receivedAt"),
       reason: r.reason,
       report: JSON.stringify(r.report),
     }));

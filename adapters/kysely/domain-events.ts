@@ -1,7 +1,7 @@
 import type { Insertable, Transaction } from "kysely";
 import { uuidv7 } from "../../src/ids.js";
 import type { DomainEvent } from "../../src/ports/storage/index.js";
-import { toEpochMs } from "./row-codec.js";
+import { msParam } from "./row-codec.js";
 import type { FlagpostTables, WebhookDeliveriesTable, WebhookEventsTable } from "./tables.js";
 import { markDeliveriesStored } from "./transaction.js";
 
@@ -37,7 +37,7 @@ export async function recordDomainEvents(
   for (const event of events) {
     const webhookIds = byType.get(event.type);
     if (!webhookIds) continue;
-    const at = toEpochMs(event.createdAt, "event.createdAt");
+    const at = msParam(event.createdAt, "event.createdAt");
     eventRows.push({ id: event.id, type: event.type, created_at: at, data: JSON.stringify(event.data) });
     for (const webhookId of webhookIds) {
       deliveryRows.push({

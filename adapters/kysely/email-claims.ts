@@ -3,7 +3,7 @@ import type { AnyKysely, Engine } from "./dialect.js";
 import { CLAIMABLE_OUTBOX } from "./domain-reputation.js";
 import { claimColumns, type ClaimRow, type Db, type EmailRow, toClaimed, toRecord } from "./email-rows.js";
 import { claimDueRows, claimDueRowsIn } from "./job-claims.js";
-import { toEpochMs } from "./row-codec.js";
+import { msParam } from "./row-codec.js";
 
 /**
  * claimDueEmails (src/ports/storage/emails.ts): on its own, with a commit of its own (`within` false,
@@ -17,7 +17,7 @@ export async function claimEmails(
   claim: EmailClaimRequest,
   within: boolean,
 ): Promise<ClaimedEmail[]> {
-  const at = toEpochMs(claim.now, "now");
+  const at = msParam(claim.now, "now");
   if (claim.limit <= 0) return [];
   const max = claim.maxContentBytes;
   const rows = await (within ? claimDueRowsIn : claimDueRows)<EmailRow | ClaimRow>(

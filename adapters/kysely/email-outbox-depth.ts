@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { OutboxDepth } from "../../src/ports/storage/index.js";
 import type { Db } from "./email-rows.js";
-import { toIso } from "./row-codec.js";
+import { toNumber } from "./row-codec.js";
 
 /**
  * The outbox for GET /metrics in one read of the `flagpost_emails_due` index (status,
@@ -32,6 +32,6 @@ export async function outboxDepthOf(db: Db, nowMs: number): Promise<OutboxDepth>
     due,
     scheduled: queued - heldCount - due,
     held: heldCount,
-    ...(due > 0 && earliest !== null ? { oldestDueAt: toIso(earliest) } : {}),
+    ...(due > 0 && earliest !== null ? { oldestDueAt: toNumber(earliest) } : {}),
   };
 }

@@ -39,7 +39,7 @@ import { recordOutcomesIn } from "./email-outcomes.js";
 import { outboxDepthOf } from "./email-outbox-depth.js";
 import { rescheduleUpdate, retryUpdate, transitionUpdate, updateAndAppend } from "./email-updates.js";
 import { completeClaim } from "./idempotency-repository.js";
-import { toEpochMs } from "./row-codec.js";
+import { msParam } from "./row-codec.js";
 import { countReputation, markReputation } from "./domain-reputation.js";
 import { type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
 import { relaxTransaction, withRelaxedCommit, withSyncedCommit } from "./relaxed-durability.js";
@@ -105,7 +105,7 @@ export class KyselyEmailRepository extends EngineRepository implements EmailRepo
           continue;
         }
         sliced.push(email.id);
-        const at = toEpochMs(email.createdAt, "createdAt");
+        const at = msParam(email.createdAt, "createdAt");
         rows.push(toRow(email, split.skeleton, await writeSlices(this.db, this.engine, email.id, split.pieces, at)));
       }
       await this.#insertRows(rows, events, completion, domainEvents);
@@ -182,7 +182,7 @@ export class KyselyEmailRepository extends EngineRepository implements EmailRepo
   }
 
   async claimDueEmails(
-    now: string,
+    now: number,
     limit: number,
     leaseMs: number,
     owner: string,
@@ -191,21 +191,21 @@ export class KyselyEmailRepository extends EngineRepository implements EmailRepo
     return claimEmails(this.db, this.engine, { now, limit, leaseMs, owner, ...options }, false);
   }
 
-  async purgeOrphanContent(now: string): Promise<number> {
-    return deleteOrphanSlices(this.db, toEpochMs(now, "now") - ORPHAN_SLICE_AGE_MS);
+  async purgeOrphanContent(now: number): Promise<number> {
+    return deleteOrphanSlices(this.db, msParam(now, "now") - ORPHAN_SLICE_AGE_MS);
   }
 
-  async renewEmailLeases(ids: readonly string[], owner: string, leaseUntil: string): Promise<string[]> {
-    const until = toEpochMs(leaseUntil, "leaseUntil");
+  async renewEmailLeases(ids: readonly string[], owner: string, leaseUntil: number): Promise<string[]> {
+    const until = msParam(leaseUntil, "leaseUntil");
     return renewLeases(this.db, this.engine, "flagpost_emails", [...new Set(ids)], owner, until);
   }
 
-  async outboxDepth(now: string): Promise<OutboxDepth> {
-    return outboxDepthOf(this.db, toEpochMs(now, "now"));
+  async outboxDepth(now: number): Promise<OutboxDepth> {
+    return outboxDepthOf(this.db, msParam(now, "now"));
   }
 
-  async listEmailLeaseOwners(now: string): Promise<string[]> {
-    const at = toEpochMs(now, "now");
+  async listEmailLeaseOwners(now: number): Promise<string[]> {
+    const at = msParam(now, "now");
     return listLeaseOwners(this.db, OUTBOX, at);
   }
 

@@ -20,7 +20,7 @@ import type {
 import { headlineOf } from "../../src/ports/storage/email-headline.js";
 import { sendingDomainOf } from "../../src/domains/index.js";
 import { joinSlices } from "./email-content-slices.js";
-import { toEpochMs, toIso, toNumber } from "./row-codec.js";
+import { msParam, toNumber } from "./row-codec.js";
 import type { EmailEventsTable, EmailsTable, FlagpostTables } from "./tables.js";
 
 /** The outbox's rows and how they map to the port's records (email-repository.ts and its helpers). */
@@ -62,19 +62,19 @@ function fieldsOf(row: ListRow): Omit<EmailRecord, "content"> {
     id: row.id,
     status: row.status as EmailStatus,
     messageId: row.message_id,
-    createdAt: toIso(row.created_at),
+    createdAt: toNumber(row.created_at),
     attempts: toNumber(row.attempts),
-    nextAttemptAt: toIso(row.next_attempt_at),
+    nextAttemptAt: toNumber(row.next_attempt_at),
   };
-  if (row.scheduled_at !== null) record.scheduledAt = toIso(row.scheduled_at);
-  if (row.sent_at !== null) record.sentAt = toIso(row.sent_at);
-  if (row.delivered_at !== null) record.deliveredAt = toIso(row.delivered_at);
+  if (row.scheduled_at !== null) record.scheduledAt = toNumber(row.scheduled_at);
+  if (row.sent_at !== null) record.sentAt = toNumber(row.sent_at);
+  if (row.delivered_at !== null) record.deliveredAt = toNumber(row.delivered_at);
   if (row.last_error !== null) record.lastError = row.last_error;
   if (row.failure_reason !== null) record.failureReason = row.failure_reason;
   if (row.provider_message_id !== null) record.providerMessageId = row.provider_message_id;
   if (row.last_event !== null) record.lastEvent = row.last_event as EmailEventType;
   if (row.lease_owner !== null) record.leaseOwner = row.lease_owner;
-  if (row.lease_until !== null) record.leaseUntil = toIso(row.lease_until);
+  if (row.lease_until !== null) record.leaseUntil = toNumber(row.lease_until);
   return record;
 }
 
@@ -130,12 +130,12 @@ export function toRow(email: EmailRecord, content: string, sliceBytes: number | 
     content,
     content_slice_bytes: sliceBytes,
     message_id: email.messageId,
-    created_at: toEpochMs(email.createdAt, "createdAt"),
-    scheduled_at: email.scheduledAt === undefined ? null : toEpochMs(email.scheduledAt, "scheduledAt"),
-    sent_at: email.sentAt === undefined ? null : toEpochMs(email.sentAt, "sentAt"),
-    delivered_at: email.deliveredAt === undefined ? null : toEpochMs(email.deliveredAt, "deliveredAt"),
+    created_at: msParam(email.createdAt, "createdAt"),
+    scheduled_at: email.scheduledAt === undefined ? null : msParam(email.scheduledAt, "scheduledAt"),
+    sent_at: email.sentAt === undefined ? null : msParam(email.sentAt, "sentAt"),
+    delivered_at: email.deliveredAt === undefined ? null : msParam(email.deliveredAt, "deliveredAt"),
     attempts: email.attempts,
-    next_attempt_at: toEpochMs(email.nextAttemptAt, "nextAttemptAt"),
+    next_attempt_at: msParam(email.nextAttemptAt, "nextAttemptAt"),
     last_error: email.lastError ?? null,
     failure_reason: email.failureReason ?? null,
     provider_message_id: email.providerMessageId ?? null,
@@ -143,7 +143,7 @@ export function toRow(email: EmailRecord, content: string, sliceBytes: number | 
     summary: JSON.stringify(headlineOf(email).content),
     sending_domain: sendingDomainOf(email.content) ?? null,
     lease_owner: email.leaseOwner ?? null,
-    lease_until: email.leaseUntil === undefined ? null : toEpochMs(email.leaseUntil, "leaseUntil"),
+    lease_until: email.leaseUntil === undefined ? null : msParam(email.leaseUntil, "leaseUntil"),
     version: 1,
   };
 }
@@ -158,7 +158,7 @@ export function eventRow(emailId: string, seq: number, event: NewEmailEvent): In
     email_id: emailId,
     seq,
     type: event.type,
-    at: toEpochMs(event.at, "event.at"),
+    at: msParam(event.at, "event.at"),
     detail: event.detail === undefined ? null : JSON.stringify(event.detail),
   };
 }
@@ -168,7 +168,7 @@ export function toEvent(row: Selectable<EmailEventsTable>): EmailEvent {
     emailId: row.email_id,
     seq: toNumber(row.seq),
     type: row.type as EmailEventType,
-    at: toIso(row.at),
+    at: toNumber(row.at),
   };
   if (row.detail !== null) event.detail = JSON.parse(row.detail) as Record<string, unknown>;
   return event;

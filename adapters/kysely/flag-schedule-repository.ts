@@ -10,7 +10,7 @@ import type {
 } from "../../src/ports/storage/index.js";
 import type { StorageActions } from "./storage-errors.js";
 import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
-import { toEpochMs, toIso, toNumber } from "./row-codec.js";
+import { msParam, toNumber } from "./row-codec.js";
 import type { FlagpostTables, FlagSchedulesTable } from "./tables.js";
 import { EngineRepository } from "./engine-repository.js";
 
@@ -24,17 +24,17 @@ function toRecord(row: Row): FlagScheduleRecord {
   const record: FlagScheduleRecord = {
     id: row.id,
     flagKey: row.flag_key,
-    at: toIso(row.at),
+    at: toNumber(row.at),
     changes: JSON.parse(row.changes) as Record<string, unknown>,
     status: row.status as FlagScheduleStatus,
-    createdAt: toIso(row.created_at),
+    createdAt: toNumber(row.created_at),
     createdBy: JSON.parse(row.created_by) as FlagActor,
     attempts: toNumber(row.attempts),
-    nextAttemptAt: toIso(row.next_attempt_at),
+    nextAttemptAt: toNumber(row.next_attempt_at),
   };
   if (row.lease_owner !== null) record.leaseOwner = row.lease_owner;
-  if (row.lease_until !== null) record.leaseUntil = toIso(row.lease_until);
-  if (row.finished_at !== null) record.finishedAt = toIso(row.finished_at);
+  if (row.lease_until !== null) record.leaseUntil = toNumber(row.lease_until);
+  if (row.finished_at !== null) record.finishedAt = toNumber(row.finished_at);
   if (row.failure_reason !== null)
     record.failure = { reason: row.failure_reason as FlagScheduleFailureReason, message: row.failure_message ?? "" };
   return record;
@@ -48,11 +48,11 @@ function toRecord(row: Row): FlagScheduleRecord {
 export async function completeSchedule(
   trx: Transaction<FlagpostTables>,
   schedule: { id: string; leaseOwner: string },
-  at: string,
+  at: number,
 ): Promise<void> {
   const result = await trx
     .updateTable(TABLE)
-    .set({ status: "applied", finished_at: toEpochMs(at, "at"), lease_owner: null, lease_until: null })
+    .set({ status: "applied", finished_at: msParam(at, "at"), lease_owner: null, lease_until: null })
     .where("id", "=", schedule.id)
     .where("status", "=", "pending")
     .where("lease_owner", "=", schedule.leaseOwner)
@@ -80,13 +80,13 @@ export class KyselyFlagScheduleRepository extends EngineRepository implements Fl
     const row = {
       id: s.id,
       flag_key: s.flagKey,
-      at: toEpochMs(s.at, "at"),
+      at: msParam(s.at, "at"),
       changes: JSON.stringify(s.changes),
       status: s.status,
-      created_at: toEpochMs(s.createdAt, "createdAt"),
+      created_at: msParam(s.createdAt, "createdAt"),
       created_by: JSON.stringify(s.createdBy),
       attempts: s.attempts,
-      next_attempt_at: toEpochMs(s.nextAttemptAt, "nextAttemptAt"),
+      next_attempt_at: msParam(s.nextAttemptAt, "nextAttemptAt"),
     };
     await this.db.insertInto(TABLE).values(row).execute();
   }
@@ -98,7 +98,7 @@ export class KyselyFlagScheduleRepository extends EngineRepository implements Fl
 
   async list(
     flagKey: string,
-    options: { status?: FlagScheduleStatus; after?: { at: string; id: string }; limit: number },
+    options: { status?: FlagScheduleStatus; after?: { at: number; id: string }; limit: number },
   ): Promise<FlagScheduleRecord[]> {
     const { status, after, limit } = options;
     let query = this.db
@@ -110,7 +110,7 @@ export class KyselyFlagScheduleRepository extends EngineRepository implements Fl
       .limit(limit);
     if (status !== undefined) query = query.where("status", "=", status);
     if (after !== undefined) {
-      const at = toEpochMs(after.at, "after.at");
+      const at = msParam(after.at, "after.at");
       query = query.where((eb) => eb.or([eb("at", ">", at), eb.and([eb("at", "=", at), eb("id", ">", after.id)])]));
     }
     return (await query.execute()).map(toRecord);
@@ -125,8 +125,8 @@ export class KyselyFlagScheduleRepository extends EngineRepository implements Fl
     return result.numDeletedRows > 0n;
   }
 
-  async claimDue(now: string, limit: number, leaseMs: number, owner: string): Promise<FlagScheduleRecord[]> {
-    const at = toEpochMs(now, "now");
+  async claimDue(now: number, limit: number, leaseMs: number, owner: string): Promise<FlagScheduleRecord[]> {
+    const at = msParam(now, "now");
     const rows = await claimDueRows<Row>(this.db, this.engine, SCHEDULES, at, limit, at + leaseMs, owner);
     return rows
       .map(toRecord)
@@ -135,13 +135,13 @@ export class KyselyFlagScheduleRepository extends EngineRepository implements Fl
       );
   }
 
-  async renewLeases(ids: readonly string[], owner: string, until: string): Promise<string[]> {
-    const leaseUntil = toEpochMs(until, "until");
+  async renewLeases(ids: readonly string[], owner: string, until: number): Promise<string[]> {
+    const leaseUntil = msParam(until, "until");
     return renewLeases(this.db, this.engine, TABLE, [...new Set(ids)], owner, leaseUntil);
   }
 
-  async listLeaseOwners(now: string): Promise<string[]> {
-    const at = toEpochMs(now, "now");
+  async listLeaseOwners(now: number): Promise<string[]> {
+    const at = msParam(now, "now");
     return listLeaseOwners(this.db, SCHEDULES, at);
   }
 
@@ -152,10 +152,10 @@ export class KyselyFlagScheduleRepository extends EngineRepository implements Fl
   async finish(id: string, owner: string, outcome: FlagScheduleOutcome): Promise<boolean> {
     const set =
       outcome.kind === "retry"
-        ? { next_attempt_at: toEpochMs(outcome.nextAttemptAt, "nextAttemptAt"), lease_owner: null, lease_until: null }
+        ? { next_attempt_at: msParam(outcome.nextAttemptAt, "nextAttemptAt"), lease_owner: null, lease_until: null }
         : {
             status: "failed",
-            finished_at: toEpochMs(outcome.at, "at"),
+            finished_at: msParam(outcome.at, "at"),
             failure_reason: outcome.reason,
             failure_message: outcome.message,
             lease_owner: null,

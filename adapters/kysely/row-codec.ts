@@ -23,6 +23,16 @@ export function toEpochMs(iso: string, field: string): number {
   return ms;
 }
 
+/**
+ * A port instant (epoch milliseconds) as its bigint column takes it. Anything but a whole number
+ * of milliseconds in the safe range is refused: it could not be stored, or not returned unchanged.
+ */
+export function msParam(ms: number, field: string): number {
+  if (Number.isSafeInteger(ms)) return ms;
+  const message = `must be a whole number of milliseconds since the epoch, got ${String(ms)}`;
+  throw new FlagpostError("validation_error", `"${field}" ${message}`, { details: [{ path: field, message }] });
+}
+
 export function toIso(value: number | string | bigint): string {
   return isoFromMs(toNumber(value));
 }

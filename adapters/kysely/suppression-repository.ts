@@ -9,7 +9,7 @@ import type {
 } from "../../src/ports/storage/index.js";
 import { insertIfAbsent } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
-import { toEpochMs, toIso } from "./row-codec.js";
+import { msParam, toNumber } from "./row-codec.js";
 import type { SuppressionsTable } from "./tables.js";
 import { inTransaction } from "./transaction.js";
 import { pageQuery } from "./webhook-repository.js";
@@ -23,7 +23,7 @@ export function toSuppression(row: Selectable<SuppressionsTable>): SuppressionRe
     id: row.id,
     email: row.email,
     origin: row.origin as SuppressionOrigin,
-    createdAt: toIso(row.created_at),
+    createdAt: toNumber(row.created_at),
   };
   if (row.source_id !== null) record.sourceId = row.source_id;
   if (row.reason !== null) record.reason = row.reason;
@@ -70,8 +70,8 @@ export class KyselySuppressionRepository extends EngineRepository implements Sup
     return reversed ? rows.reverse() : rows;
   }
 
-  async countSoftBounce(bounce: SoftBounceRecord, since: string): Promise<number> {
-    const sinceMs = toEpochMs(since, "since");
+  async countSoftBounce(bounce: SoftBounceRecord, since: number): Promise<number> {
+    const sinceMs = msParam(since, "since");
     return inTransaction(this.db, this.engine, async (trx) => {
       await insertIfAbsent(
         this.engine,
@@ -79,7 +79,7 @@ export class KyselySuppressionRepository extends EngineRepository implements Sup
           id: bounce.id,
           email: bounce.email,
           email_id: bounce.emailId,
-          at: toEpochMs(bounce.at, "at"),
+          at: msParam(bounce.at, "at"),
         }),
       ).execute();
       await trx

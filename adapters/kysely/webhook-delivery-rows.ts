@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from "kysely";
 import type { AttemptRecord, DeliveryRecord, DeliveryStatus, DomainEvent } from "../../src/ports/storage/index.js";
-import { toEpochMs, toIso, toNumber } from "./row-codec.js";
+import { msParam, toNumber } from "./row-codec.js";
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable } from "./tables.js";
 
 /** Rows of the webhook delivery tables to the port's records, and back (attempts). */
@@ -11,14 +11,14 @@ export function toDelivery(row: Selectable<WebhookDeliveriesTable>): DeliveryRec
     webhookId: row.webhook_id,
     eventId: row.event_id,
     eventType: row.event_type,
-    createdAt: toIso(row.created_at),
+    createdAt: toNumber(row.created_at),
     status: row.status as DeliveryStatus,
     attempts: toNumber(row.attempts),
-    nextAttemptAt: toIso(row.next_attempt_at),
+    nextAttemptAt: toNumber(row.next_attempt_at),
   };
-  if (row.last_attempt_at !== null) record.lastAttemptAt = toIso(row.last_attempt_at);
+  if (row.last_attempt_at !== null) record.lastAttemptAt = toNumber(row.last_attempt_at);
   if (row.lease_owner !== null) record.leaseOwner = row.lease_owner;
-  if (row.lease_until !== null) record.leaseUntil = toIso(row.lease_until);
+  if (row.lease_until !== null) record.leaseUntil = toNumber(row.lease_until);
   return record;
 }
 
@@ -26,7 +26,7 @@ export function toEvent(row: Selectable<WebhookEventsTable>): DomainEvent {
   return {
     id: row.id,
     type: row.type,
-    createdAt: toIso(row.created_at),
+    createdAt: toNumber(row.created_at),
     data: JSON.parse(row.data) as Record<string, unknown>,
   };
 }
@@ -37,7 +37,7 @@ export function toAttempt(row: Selectable<WebhookAttemptsTable>): AttemptRecord 
     deliveryId: row.delivery_id,
     webhookId: row.webhook_id,
     eventId: row.event_id,
-    sentAt: toIso(row.sent_at),
+    sentAt: toNumber(row.sent_at),
     statusCode: toNumber(row.status_code),
     durationMs: toNumber(row.duration_ms),
     response: row.response,
@@ -50,7 +50,7 @@ export function attemptRow(a: AttemptRecord): Insertable<WebhookAttemptsTable> {
     delivery_id: a.deliveryId,
     webhook_id: a.webhookId,
     event_id: a.eventId,
-    sent_at: toEpochMs(a.sentAt, "attempt.sentAt"),
+    sent_at: msParam(a.sentAt, "attempt.sentAt"),
     status_code: a.statusCode,
     duration_ms: Math.round(a.durationMs),
     response: a.response,

@@ -10,7 +10,7 @@ import type {
 import type { AnyDatabase } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import type { StorageActions } from "./storage-errors.js";
-import { toEpochMs, toIso } from "./row-codec.js";
+import { msParam, toNumber } from "./row-codec.js";
 import type { FlagpostTables, WebhooksTable } from "./tables.js";
 import { inTransaction } from "./transaction.js";
 import { EngineRepository } from "./engine-repository.js";
@@ -24,14 +24,14 @@ export function toWebhook(row: Selectable<WebhooksTable>): WebhookRecord {
     events: JSON.parse(row.events) as string[],
     status: row.status as WebhookStatus,
     secret: row.secret,
-    createdAt: toIso(row.created_at),
-    updatedAt: toIso(row.updated_at),
+    createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
   };
   if (row.previous_secret !== null && row.previous_secret_until !== null) {
     record.previousSecret = row.previous_secret;
-    record.previousSecretExpiresAt = toIso(row.previous_secret_until);
+    record.previousSecretExpiresAt = toNumber(row.previous_secret_until);
   }
-  if (row.failing_since !== null) record.failingSince = toIso(row.failing_since);
+  if (row.failing_since !== null) record.failingSince = toNumber(row.failing_since);
   return record;
 }
 
@@ -88,10 +88,10 @@ export class KyselyWebhookRepository extends EngineRepository implements Webhook
       previous_secret_until:
         webhook.previousSecretExpiresAt === undefined
           ? null
-          : toEpochMs(webhook.previousSecretExpiresAt, "previousSecretExpiresAt"),
-      created_at: toEpochMs(webhook.createdAt, "createdAt"),
-      updated_at: toEpochMs(webhook.updatedAt, "updatedAt"),
-      failing_since: webhook.failingSince === undefined ? null : toEpochMs(webhook.failingSince, "failingSince"),
+          : msParam(webhook.previousSecretExpiresAt, "previousSecretExpiresAt"),
+      created_at: msParam(webhook.createdAt, "createdAt"),
+      updated_at: msParam(webhook.updatedAt, "updatedAt"),
+      failing_since: webhook.failingSince === undefined ? null : msParam(webhook.failingSince, "failingSince"),
     };
     await inTransaction(this.db, this.engine, async (trx) => {
       await trx.insertInto("flagpost_webhooks").values(row).execute();
@@ -111,7 +111,7 @@ export class KyselyWebhookRepository extends EngineRepository implements Webhook
   }
 
   async updateWebhook(id: string, changes: WebhookChanges): Promise<WebhookRecord | undefined> {
-    const set: Updateable<WebhooksTable> = { updated_at: toEpochMs(changes.updatedAt, "updatedAt") };
+    const set: Updateable<WebhooksTable> = { updated_at: msParam(changes.updatedAt, "updatedAt") };
     if (changes.endpoint !== undefined) set.endpoint = changes.endpoint;
     if (changes.events !== undefined) set.events = JSON.stringify(changes.events);
     if (changes.status !== undefined) set.status = changes.status;
@@ -131,9 +131,9 @@ export class KyselyWebhookRepository extends EngineRepository implements Webhook
     return inTransaction(this.db, this.engine, (trx) =>
       this.#updateThenRead(trx, id, (eb) => ({
         previous_secret: eb.ref("secret"),
-        previous_secret_until: toEpochMs(rotation.previousSecretExpiresAt, "previousSecretExpiresAt"),
+        previous_secret_until: msParam(rotation.previousSecretExpiresAt, "previousSecretExpiresAt"),
         secret: rotation.secret,
-        updated_at: toEpochMs(rotation.updatedAt, "updatedAt"),
+        updated_at: msParam(rotation.updatedAt, "updatedAt"),
       })).then((row) => row && toWebhook(row)),
     );
   }

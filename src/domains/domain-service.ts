@@ -177,7 +177,7 @@ export class DomainService {
     return {
       id: uuidv7(this.#deps.clock.now()),
       type: "domain.updated",
-      createdAt: at,
+      createdAt: Date.parse(at),
       data: { ...view, previous_status: previous, records: stored.records },
     };
   }

@@ -46,7 +46,7 @@ export class ReputationGuard {
       {
         id: uuidv7(this.#clock.now()),
         type: "domain.paused",
-        createdAt: at,
+        createdAt: Date.parse(at),
         data: { ...summaryView(stored), paused: true, paused_at: at, ...view, ...this.#thresholds() },
       },
     ]);
@@ -62,7 +62,7 @@ export class ReputationGuard {
       await this.#storage.emails.transitionEmail(record.id, {
         from: ["queued"],
         to: "queued",
-        event: { type: "paused", at: this.#now(), detail: { domain: name } },
+        event: { type: "paused", at: this.#clock.now(), detail: { domain: name } },
       });
     }
   }

@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { Clock } from "../ports/clock.js";
 import { FlagpostError, notFound } from "../errors.js";
 import { isStorableText } from "../input-policy.js";
-import type { EmailRecord, Storage } from "../ports/storage/index.js";
+import type { EmailRecord, EpochMs, Storage } from "../ports/storage/index.js";
+import { isoFromMs } from "../time.js";
 import { parseInput } from "../validation.js";
 import { applyTransition } from "./lifecycle.js";
 import { instantSchema, scheduleProblem } from "./instants.js";
@@ -48,7 +49,7 @@ export class EmailChanges {
   async recordEvent(id: string, report: EmailEventRequest): Promise<EmailView> {
     const input = parseInput(emailEventSchema, report);
     const now = this.#clock.now();
-    let at = new Date(now).toISOString();
+    let at = now;
     if (input.occurred_at != null) {
       const ms = input.occurred_at;
       if (ms > now + MAX_REPORT_AHEAD_MS) {
@@ -56,7 +57,7 @@ export class EmailChanges {
           details: [{ path: "occurred_at", message: "must not be more than 24 hours in the future" }],
         });
       }
-      at = new Date(ms).toISOString();
+      at = ms;
     }
     const given = typeof input.detail === "string" ? { message: input.detail } : (input.detail ?? {});
     return this.#retrying(id, async (email) => {
@@ -68,7 +69,7 @@ export class EmailChanges {
         ...(change.sentAt === undefined ? {} : { sentAt: change.sentAt }),
         ...(change.deliveredAt === undefined ? {} : { deliveredAt: change.deliveredAt }),
         event: { type: input.type, at, detail: { source: "report", ...given } },
-        events: transitionDomainEvents(email, change.status, new Date(now).toISOString(), reportReason(given)),
+        events: transitionDomainEvents(email, change.status, now, reportReason(given)),
       });
     });
   }
@@ -76,7 +77,7 @@ export class EmailChanges {
   /** Cancels a scheduled email nobody has claimed: `canceled`, with its event; else `invalid_transition`. */
   async cancel(id: string): Promise<EmailView> {
     return this.#retrying(id, async (email) => {
-      const now = new Date(this.#clock.now()).toISOString();
+      const now = this.#clock.now();
       this.#checkScheduled(email, "canceled", now);
       return this.#storage.emails.transitionEmail(id, {
         from: ["queued"],
@@ -96,21 +97,20 @@ export class EmailChanges {
       throw new FlagpostError("validation_error", `"scheduled_at" ${problem}`, {
         details: [{ path: "scheduled_at", message: problem }],
       });
-    const scheduledAt = new Date(input.scheduled_at).toISOString();
+    const scheduledAt = input.scheduled_at;
     return this.#retrying(id, async (email) => {
-      const now = new Date(nowMs).toISOString();
-      this.#checkScheduled(email, "rescheduled", now);
+      this.#checkScheduled(email, "rescheduled", nowMs);
       return this.#storage.emails.rescheduleEmail(id, {
         scheduledAt,
-        unleasedAt: now,
-        event: { type: "scheduled", at: now, detail: { scheduled_at: scheduledAt } },
-        events: [emailDomainEvent("email.scheduled", { ...email, scheduledAt }, now)],
+        unleasedAt: nowMs,
+        event: { type: "scheduled", at: nowMs, detail: { scheduled_at: isoFromMs(scheduledAt) } },
+        events: [emailDomainEvent("email.scheduled", { ...email, scheduledAt }, nowMs)],
       });
     });
   }
 
   /** Only a queued, scheduled email that no worker holds can be canceled or rescheduled. */
-  #checkScheduled(email: EmailRecord, what: string, now: string): void {
+  #checkScheduled(email: EmailRecord, what: string, now: EpochMs): void {
     if (email.status !== "queued")
       throw new FlagpostError("invalid_transition", `An email that is ${email.status} cannot be ${what}`);
     if (email.scheduledAt === undefined)

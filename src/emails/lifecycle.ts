@@ -1,4 +1,4 @@
-import type { EmailRecord, EmailStatus } from "../ports/storage/index.js";
+import type { EmailRecord, EmailStatus, EpochMs } from "../ports/storage/index.js";
 
 /**
  * docs/api.md's status lifecycle as data. Each status lists the statuses it may move to; anything
@@ -34,9 +34,7 @@ export function sourcesOf(to: EmailStatus): EmailStatus[] {
 }
 
 export type TransitionResult =
-  { ok: true; status: EmailStatus; sentAt?: string; deliveredAt?: string } | { ok: false; reason: string };
-
-const later = (a: string, b: string): string => (a > b ? a : b);
+  { ok: true; status: EmailStatus; sentAt?: EpochMs; deliveredAt?: EpochMs } | { ok: false; reason: string };
 
 /**
  * Applies `to` at time `at` to an email, or refuses it. Timestamps are set once and never move
@@ -46,7 +44,7 @@ const later = (a: string, b: string): string => (a > b ? a : b);
 export function applyTransition(
   email: Pick<EmailRecord, "status" | "sentAt" | "deliveredAt">,
   to: EmailStatus,
-  at: string,
+  at: EpochMs,
 ): TransitionResult {
   if (!TRANSITIONS[email.status].includes(to)) {
     return { ok: false, reason: `An email that is ${email.status} cannot become ${to}` };
@@ -55,6 +53,6 @@ export function applyTransition(
   if (email.sentAt !== undefined) result.sentAt = email.sentAt;
   if (email.deliveredAt !== undefined) result.deliveredAt = email.deliveredAt;
   if (to === "sent" || to === "delivered") result.sentAt ??= at;
-  if (to === "delivered") result.deliveredAt ??= later(at, result.sentAt!);
+  if (to === "delivered") result.deliveredAt ??= Math.max(at, result.sentAt!);
   return result;
 }

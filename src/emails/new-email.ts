@@ -25,8 +25,8 @@ export function checkSendRequest(
 
 function newEmailRecord(request: ParsedSendRequest, now: number): EmailRecord {
   const id = uuidv7(now);
-  const createdAt = new Date(now).toISOString();
-  const scheduledAt = request.scheduled_at == null ? undefined : new Date(request.scheduled_at).toISOString();
+  const createdAt = now;
+  const scheduledAt = request.scheduled_at ?? undefined;
   const record: EmailRecord = {
     id,
     content: {

@@ -8,6 +8,7 @@ import type { Logger } from "../ports/logger.js";
 import { ByteBudget } from "../jobs/byte-budget.js";
 import type { ClaimedEmail, EmailOutcomeWrite, EmailRecord, Storage } from "../ports/storage/index.js";
 import type { MailTransport } from "../ports/transport.js";
+import { isoFromMs } from "../time.js";
 import { applyTransition } from "./lifecycle.js";
 import { isAddress } from "./addresses.js";
 import { type Outcome, outcomeDetail } from "./outcome.js";
@@ -183,10 +184,10 @@ export class OutboxWorker {
   }
 
   async #record(email: EmailRecord, outcome: Outcome): Promise<void> {
-    const at = new Date(this.#clock.now()).toISOString();
+    const at = this.#clock.now();
     const { maxAttempts } = this.#retry;
     if (outcome.kind === "retry" && email.attempts < maxAttempts) {
-      const nextAttemptAt = new Date(this.#clock.now() + retryDelay(this.#retry, email.attempts)).toISOString();
+      const nextAttemptAt = this.#clock.now() + retryDelay(this.#retry, email.attempts);
       const stored = await this.#outcomes.add({
         id: email.id,
         retry: {
@@ -196,7 +197,7 @@ export class OutboxWorker {
           event: {
             type: "delivery_delayed",
             at,
-            detail: { ...outcomeDetail(outcome), attempt: email.attempts, next_attempt_at: nextAttemptAt },
+            detail: { ...outcomeDetail(outcome), attempt: email.attempts, next_attempt_at: isoFromMs(nextAttemptAt) },
           },
           events: [emailDomainEvent("email.delivery_delayed", email, at)],
         },
@@ -206,7 +207,7 @@ export class OutboxWorker {
         this.#logger.warn("email delayed; will retry", {
           id: email.id,
           attempt: email.attempts,
-          next_attempt_at: nextAttemptAt,
+          next_attempt_at: isoFromMs(nextAttemptAt),
           error: outcome.error,
         });
       return;

@@ -2,7 +2,14 @@ import type { ReputationGuard } from "../domains/reputation-guard.js";
 import type { Clock } from "../ports/clock.js";
 import { FlagpostError } from "../errors.js";
 import { uuidv7 } from "../ids.js";
-import type { EmailEvent, EmailRecord, EmailStatus, EmailTransition, Storage } from "../ports/storage/index.js";
+import type {
+  EmailEvent,
+  EmailRecord,
+  EmailStatus,
+  EmailTransition,
+  EpochMs,
+  Storage,
+} from "../ports/storage/index.js";
 import { parseIsoInstant } from "../time.js";
 import { parseInput } from "../validation.js";
 import { applyTransition } from "./lifecycle.js";
@@ -98,7 +105,7 @@ export class ReportApplier {
       results.push(result);
     }
     if (kept.length > 0) {
-      const receivedAt = new Date(this.#clock.now()).toISOString();
+      const receivedAt = this.#clock.now();
       await this.#storage.deliveryReports.recordUnmatchedReports(
         kept.map(({ report, reason }) => ({ id: uuidv7(this.#clock.now()), receivedAt, reason, report })),
       );
@@ -146,8 +153,7 @@ export class ReportApplier {
     if (match.verp && match.verp.tag === undefined && sentTag !== undefined && splitVerpKey(sentTag).tag !== undefined)
       return unmatched("the VERP address has no tag; this email was sent with one");
     if (envelope) return undefined;
-    const now = new Date(this.#clock.now()).toISOString();
-    if (email.status === "queued" && email.leaseUntil !== undefined && email.leaseUntil > now)
+    if (email.status === "queued" && email.leaseUntil !== undefined && email.leaseUntil > this.#clock.now())
       // The worker may be recording this very send: the report's sender should try again shortly.
       throw new FlagpostError("unavailable", `Email "${email.id}" is being sent; try the report again later`);
     return unmatched(`email "${email.id}" was never handed on to anyone`);
@@ -163,7 +169,7 @@ export class ReportApplier {
     const recipient =
       report.recipient?.toLowerCase() ?? (envelope.recipients.length === 1 ? envelope.recipients[0] : undefined);
     const at = this.#reportTime(report, envelope);
-    const nowIso = new Date(this.#clock.now()).toISOString();
+    const now = this.#clock.now();
     const bounce = report.type === "bounced" ? classifiedBounce(report, recipient) : undefined;
     const detail = reportDetail(report, recipient, bounce);
     const open = email.status === "queued" || email.status === "sent";
@@ -179,7 +185,7 @@ export class ReportApplier {
         to: email.status,
         event: { type, at, detail },
         ...(type === "auto_replied" ? { keepLastEvent: true } : {}),
-        events: options.delayed ? [emailDomainEvent("email.delivery_delayed", email, nowIso)] : [],
+        events: options.delayed ? [emailDomainEvent("email.delivery_delayed", email, now)] : [],
       });
       return stored && { outcome: "recorded", emailId: email.id, status: stored.status };
     };
@@ -202,7 +208,7 @@ export class ReportApplier {
       }
       const change = applyTransition(email, "complained", at);
       if (!change.ok) return { outcome: "ignored", emailId: email.id, status: email.status, reason: change.reason };
-      const stored = await this.#transition(email, "complained", change, at, detail, nowIso);
+      const stored = await this.#transition(email, "complained", change, at, detail, now);
       return stored && this.#suppressed(stored, this.#policy.afterComplaint(email.id, recipient, report.diagnostic));
     }
 
@@ -241,7 +247,7 @@ export class ReportApplier {
         change,
         at,
         summary ? { ...detail, bounce: summary } : detail,
-        nowIso,
+        now,
         summary,
       );
     }
@@ -252,10 +258,10 @@ export class ReportApplier {
   async #transition(
     email: EmailRecord,
     to: EmailStatus,
-    change: { sentAt?: string; deliveredAt?: string },
-    at: string,
+    change: { sentAt?: EpochMs; deliveredAt?: EpochMs },
+    at: EpochMs,
     detail: Record<string, unknown>,
-    nowIso: string,
+    now: EpochMs,
     bounce?: ReturnType<typeof emailBounce>,
   ): Promise<ReportResult | undefined> {
     const stored = await this.#storage.emails.transitionEmail(email.id, {
@@ -264,7 +270,7 @@ export class ReportApplier {
       ...(change.sentAt === undefined ? {} : { sentAt: change.sentAt }),
       ...(change.deliveredAt === undefined ? {} : { deliveredAt: change.deliveredAt }),
       event: { type: to, at, detail },
-      events: transitionDomainEvents(email, to, nowIso, undefined, bounce),
+      events: transitionDomainEvents(email, to, now, undefined, bounce),
     });
     return stored && { outcome: "applied", emailId: email.id, status: stored.status };
   }
@@ -278,10 +284,10 @@ export class ReportApplier {
    * The report's time when it gives a sane one (not more than 24 h ahead), else now; never before
    * the attempt it answers (a report's Date has whole seconds, the attempt's time milliseconds).
    */
-  #reportTime(report: DeliveryReport, envelope: SentEnvelope): string {
+  #reportTime(report: DeliveryReport, envelope: SentEnvelope): EpochMs {
     const now = this.#clock.now();
     const ms = report.occurredAt === undefined ? undefined : parseIsoInstant(report.occurredAt);
     const given = ms !== undefined && ms <= now + MAX_REPORT_AHEAD_MS ? ms : now;
-    return new Date(Math.max(given, Date.parse(envelope.at) + 1)).toISOString();
+    return Math.max(given, envelope.at + 1);
   }
 }

@@ -1,4 +1,4 @@
-import type { EmailEvent, EmailRecord } from "../ports/storage/index.js";
+import type { EmailEvent, EmailRecord, EpochMs } from "../ports/storage/index.js";
 import { emailRecipients } from "./message.js";
 import type { BounceReason, BounceSummary } from "./reports.js";
 
@@ -13,7 +13,7 @@ export interface SentEnvelope {
   /** Accepted recipients, bare and lower-cased: suppressed and refused addresses are not among them. */
   recipients: string[];
   /** When the attempt was recorded: reports are placed after it. */
-  at: string;
+  at: EpochMs;
   /** The return path it went out with (VERP), when there was a bounce domain. */
   returnPath?: string;
   /** False while the email is still queued and only partial attempts reached some recipients. */

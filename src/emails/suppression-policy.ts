@@ -64,8 +64,8 @@ export class SuppressionPolicy {
     if (bounce.type !== "Transient" || this.#soft === undefined) return [];
     const now = this.#clock.now();
     const count = await this.#storage.suppressions.countSoftBounce(
-      { id: uuidv7(now), email: bounce.email, emailId, at: new Date(now).toISOString() },
-      new Date(now - this.#soft.days * DAY_MS).toISOString(),
+      { id: uuidv7(now), email: bounce.email, emailId, at: now },
+      now - this.#soft.days * DAY_MS,
     );
     return count >= this.#soft.count ? this.#add(emailId, bounce, "bounce") : [];
   }
@@ -81,12 +81,17 @@ export class SuppressionPolicy {
 
   async #add(emailId: string, bounce: RecipientBounce, origin: "bounce" | "complaint"): Promise<string[]> {
     const now = this.#clock.now();
-    const at = new Date(now).toISOString();
-    const entry: SuppressionRecord = { id: uuidv7(now), email: bounce.email, origin, sourceId: emailId, createdAt: at };
+    const entry: SuppressionRecord = {
+      id: uuidv7(now),
+      email: bounce.email,
+      origin,
+      sourceId: emailId,
+      createdAt: now,
+    };
     if (bounce.reason !== undefined) entry.reason = bounce.reason;
     if (origin === "bounce") entry.bounceType = bounce.type;
     if (bounce.diagnostic !== undefined) entry.diagnostic = bounce.diagnostic.slice(0, 1024);
-    await suppressionWrites(this.#storage).add([entry], at);
+    await suppressionWrites(this.#storage).add([entry], now);
     return [bounce.email];
   }
 }

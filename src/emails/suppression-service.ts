@@ -5,6 +5,7 @@ import { uuidv7 } from "../ids.js";
 import { isStorableText } from "../input-policy.js";
 import { type ListView, ONE_CURSOR, oneCursor, pageFields, readPage } from "../pagination.js";
 import type { Storage, SuppressionOrigin, SuppressionRecord } from "../ports/storage/index.js";
+import { isoFromMs } from "../time.js";
 import { parseInput } from "../validation.js";
 import { ADDRESS_RULE } from "./schema.js";
 import { parseAddress } from "./addresses.js";
@@ -62,7 +63,7 @@ function toView(entry: SuppressionRecord): SuppressionView {
     email: entry.email,
     origin: entry.origin,
     source_id: entry.sourceId ?? null,
-    created_at: entry.createdAt,
+    created_at: isoFromMs(entry.createdAt),
   };
   if (entry.reason !== undefined) view.reason = entry.reason;
   if (entry.bounceType !== undefined) view.bounce_type = entry.bounceType;
@@ -112,15 +113,14 @@ export class SuppressionService {
     const address = await this.unsubscribeTarget(token);
     if (address === undefined) return undefined;
     const now = this.#clock.now();
-    const at = new Date(now).toISOString();
     const entry: SuppressionRecord = {
       id: uuidv7(now),
       email: address,
       origin: "unsubscribe",
       sourceId: token.split(".")[0]!,
-      createdAt: at,
+      createdAt: now,
     };
-    const { added } = await suppressionWrites(this.#storage).add([entry], at);
+    const { added } = await suppressionWrites(this.#storage).add([entry], now);
     return { email: address, added: added.length > 0 };
   }
 
@@ -189,19 +189,17 @@ export class SuppressionService {
 
   async #add(emails: string[]): Promise<SuppressionView[]> {
     const now = this.#clock.now();
-    const at = new Date(now).toISOString();
     const entries: SuppressionRecord[] = emails.map((email) => ({
       id: uuidv7(now),
       email,
       origin: "manual",
-      createdAt: at,
+      createdAt: now,
     }));
-    const { stored } = await suppressionWrites(this.#storage).add(entries, at);
+    const { stored } = await suppressionWrites(this.#storage).add(entries, now);
     return stored.map(toView);
   }
 
   #remove(keys: string[]): Promise<SuppressionRecord[]> {
-    const at = new Date(this.#clock.now()).toISOString();
-    return suppressionWrites(this.#storage).remove(keys, at);
+    return suppressionWrites(this.#storage).remove(keys, this.#clock.now());
   }
 }

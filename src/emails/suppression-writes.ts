@@ -1,4 +1,4 @@
-import type { Storage, SuppressionRecord } from "../ports/storage/index.js";
+import type { EpochMs, Storage, SuppressionRecord } from "../ports/storage/index.js";
 import { suppressionDomainEvent } from "./webhook-events.js";
 
 /** Addresses per row-store call, so a 1,000-address batch holds its locks through few statements. */
@@ -21,12 +21,12 @@ export interface SuppressionWrites {
    * and stores `suppression.added` (at `at`) for each one added. An address already there keeps
    * its entry; of callers adding one address at once, one adds it and the others find it.
    */
-  add(entries: readonly SuppressionRecord[], at: string): Promise<AddedSuppressions>;
+  add(entries: readonly SuppressionRecord[], at: EpochMs): Promise<AddedSuppressions>;
   /**
    * Removes the entries named by id or address and stores `suppression.removed` for each;
    * answers those removed (an identifier that names nothing is left out).
    */
-  remove(idsOrEmails: readonly string[], at: string): Promise<SuppressionRecord[]>;
+  remove(idsOrEmails: readonly string[], at: EpochMs): Promise<SuppressionRecord[]>;
 }
 
 export function suppressionWrites(storage: Storage): SuppressionWrites {

@@ -1,4 +1,5 @@
 import type { EmailEvent, EmailEventType, EmailListEntry, EmailRecord, EmailStatus } from "../ports/storage/index.js";
+import { isoFromMs } from "../time.js";
 import type { EmailBounce } from "./report-envelope.js";
 
 /**
@@ -63,7 +64,7 @@ export function toSummary(email: EmailRecord): EmailSummary {
     to: [...email.content.to],
     subject: email.content.subject,
     status: email.status,
-    created_at: email.createdAt,
+    created_at: isoFromMs(email.createdAt),
   };
 }
 
@@ -91,7 +92,7 @@ export function toListView(entry: EmailListEntry): EmailListView {
     to: [...c.to],
     subject: c.subject,
     status: entry.status,
-    created_at: entry.createdAt,
+    created_at: isoFromMs(entry.createdAt),
     last_event: lastEventOf(entry),
     message_id: entry.messageId,
   };
@@ -112,9 +113,9 @@ function addProgress(
   view: EmailListView,
   email: Pick<EmailListEntry, "scheduledAt" | "sentAt" | "deliveredAt" | "failureReason">,
 ): void {
-  if (email.scheduledAt !== undefined) view.scheduled_at = email.scheduledAt;
-  if (email.sentAt !== undefined) view.sent_at = email.sentAt;
-  if (email.deliveredAt !== undefined) view.delivered_at = email.deliveredAt;
+  if (email.scheduledAt !== undefined) view.scheduled_at = isoFromMs(email.scheduledAt);
+  if (email.sentAt !== undefined) view.sent_at = isoFromMs(email.sentAt);
+  if (email.deliveredAt !== undefined) view.delivered_at = isoFromMs(email.deliveredAt);
   if (email.failureReason !== undefined) view.failure_reason = email.failureReason;
 }
 
@@ -124,5 +125,9 @@ export function lastEventOf(email: Pick<EmailRecord, "lastEvent" | "status" | "s
 }
 
 export function toEventView(event: EmailEvent): EmailEventView {
-  return { type: event.type, occurred_at: event.at, ...(event.detail === undefined ? {} : { detail: event.detail }) };
+  return {
+    type: event.type,
+    occurred_at: isoFromMs(event.at),
+    ...(event.detail === undefined ? {} : { detail: event.detail }),
+  };
 }

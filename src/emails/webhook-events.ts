@@ -1,5 +1,6 @@
 import { uuidv7 } from "../ids.js";
-import type { DomainEvent, EmailRecord, SuppressionRecord } from "../ports/storage/index.js";
+import type { DomainEvent, EmailRecord, EpochMs, SuppressionRecord } from "../ports/storage/index.js";
+import { isoFromMs } from "../time.js";
 import type { EmailBounce } from "./report-envelope.js";
 
 /** The email event types webhooks carry, as the resend SDK's `WebhookEvent` names them. */
@@ -19,7 +20,7 @@ export type EmailWebhookType =
  */
 export function emailEventData(email: EmailRecord): Record<string, unknown> {
   const data: Record<string, unknown> = {
-    created_at: email.createdAt,
+    created_at: isoFromMs(email.createdAt),
     email_id: email.id,
     message_id: email.messageId,
     from: email.content.from,
@@ -31,16 +32,16 @@ export function emailEventData(email: EmailRecord): Record<string, unknown> {
 }
 
 /**
- * A domain event about an email at time `at` (ISO): `{type, created_at: at, data}` with the
+ * A domain event about an email at time `at`: `{type, created_at: at as ISO text, data}` with the
  * resend SDK's payload, plus `extra` (`bounce`, `failed`, `suppressed`) for the types that have it.
  */
 export function emailDomainEvent(
   type: EmailWebhookType,
   email: EmailRecord,
-  at: string,
+  at: EpochMs,
   extra: Record<string, unknown> = {},
 ): DomainEvent {
-  return { id: uuidv7(Date.parse(at)), type, createdAt: at, data: { ...emailEventData(email), ...extra } };
+  return { id: uuidv7(at), type, createdAt: at, data: { ...emailEventData(email), ...extra } };
 }
 
 /**
@@ -53,7 +54,7 @@ export function emailDomainEvent(
 export function transitionDomainEvents(
   email: EmailRecord,
   to: string,
-  at: string,
+  at: EpochMs,
   reason?: string,
   bounce?: EmailBounce,
 ): DomainEvent[] {
@@ -83,10 +84,10 @@ export function transitionDomainEvents(
 export function suppressionDomainEvent(
   type: "suppression.added" | "suppression.removed",
   entry: SuppressionRecord,
-  at: string,
+  at: EpochMs,
 ): DomainEvent {
   return {
-    id: uuidv7(Date.parse(at)),
+    id: uuidv7(at),
     type,
     createdAt: at,
     data: {
@@ -94,7 +95,7 @@ export function suppressionDomainEvent(
       email: entry.email,
       origin: entry.origin,
       source_id: entry.sourceId ?? null,
-      created_at: entry.createdAt,
+      created_at: isoFromMs(entry.createdAt),
     },
   };
 }

@@ -1,10 +1,11 @@
+import type { EpochMs } from "../ports/storage/index.js";
 /** The two sides a {@link LeaseWorker} joins: where jobs come from, and what is done with each. */
 
 /** A job as a queue hands it out: its id and, while leased, until when. */
 export interface LeasedJob {
   id: string;
-  /** ISO time the lease ends, as stored by the claim. */
-  leaseUntil?: string;
+  /** When the lease ends (epoch ms), as stored by the claim. */
+  leaseUntil?: EpochMs;
 }
 
 /**
@@ -17,15 +18,15 @@ export interface JobQueue<J extends LeasedJob> {
    * longest-due first. A job whose lease ended is due again (its holder died). When several
    * callers claim at once, in this process or others, each job MUST go to exactly one of them.
    */
-  claim(now: string, limit: number, leaseMs: number, owner: string): Promise<J[]>;
+  claim(now: EpochMs, limit: number, leaseMs: number, owner: string): Promise<J[]>;
   /**
    * MUST extend the leases `owner` still holds among `ids` to `until` and return those ids (a job
    * finished meanwhile, or taken over after its lease ended, is left out). Optional: without it,
    * leases are not renewed and `leaseMs` must outlast the longest job.
    */
-  renew?(ids: readonly string[], owner: string, until: string): Promise<string[]>;
+  renew?(ids: readonly string[], owner: string, until: EpochMs): Promise<string[]>;
   /** Optional, with `release`: the distinct owners of leases that have not ended at `now`. */
-  owners?(now: string): Promise<string[]>;
+  owners?(now: EpochMs): Promise<string[]>;
   /**
    * MUST free every lease held by one of `owners` (processes known to be dead, see owner.ts) so
    * their jobs are due at once; returns how many were freed.
@@ -35,7 +36,7 @@ export interface JobQueue<J extends LeasedJob> {
 
 /** A claim to make (JobQueue.claim's arguments), when a write of results claims along with it (LeaseWorker.claimAlong). */
 export interface JobClaim {
-  now: string;
+  now: EpochMs;
   limit: number;
   leaseMs: number;
   owner: string;

@@ -22,7 +22,7 @@ export async function renewHeld<J extends LeasedJob>(
 ): Promise<void> {
   const ids = [...held.keys()];
   try {
-    const kept = new Set(await queue.renew!(ids, owner, new Date(until).toISOString()));
+    const kept = new Set(await queue.renew!(ids, owner, until));
     for (const id of ids) {
       if (!held.has(id)) continue; // finished meanwhile
       held.set(id, kept.has(id) ? until : 0); // 0: lost, never started from now on
@@ -44,7 +44,7 @@ export async function releaseDeadOwners<J extends LeasedJob>(
 ): Promise<number> {
   const { owners, release } = queue;
   if (!owners || !release) return 0;
-  const dead = deadLocalOwners(await owners.call(queue, new Date(now).toISOString()));
+  const dead = deadLocalOwners(await owners.call(queue, now));
   if (dead.length === 0) return 0;
   const freed = await release.call(queue, dead);
   if (freed > 0)

@@ -199,7 +199,7 @@ export class LeaseWorker<J extends LeasedJob, R> {
     let done!: () => void;
     this.#claiming = new Promise((resolve) => (done = resolve));
     try {
-      const claim = { now: new Date(now).toISOString(), limit: room, leaseMs: this.#leaseMs, owner: this.owner };
+      const claim = { now, limit: room, leaseMs: this.#leaseMs, owner: this.owner };
       const { result, claimed } = await write(claim);
       this.#take(claimed, now, room, true);
       return result;
@@ -225,15 +225,14 @@ export class LeaseWorker<J extends LeasedJob, R> {
   async #claim(room: number, queue: boolean): Promise<J[]> {
     if (room <= 0) return [];
     const now = this.#clock.now();
-    const claimed = await this.#queueStore.claim(new Date(now).toISOString(), room, this.#leaseMs, this.owner);
+    const claimed = await this.#queueStore.claim(now, room, this.#leaseMs, this.owner);
     this.#take(claimed, now, room, queue);
     return claimed;
   }
 
   /** Holds the jobs a claim made at `now` leased and, with `queue`, queues them. */
   #take(claimed: readonly J[], now: number, room: number, queue: boolean): void {
-    for (const job of claimed)
-      this.#held.set(job.id, job.leaseUntil === undefined ? now + this.#leaseMs : Date.parse(job.leaseUntil));
+    for (const job of claimed) this.#held.set(job.id, job.leaseUntil ?? now + this.#leaseMs);
     if (!queue) return;
     if (claimed.length === room) this.#due = true; // maybe more waiting
     this.#queue.push(...claimed);

@@ -21,9 +21,8 @@ export function periodicQueue(
   let nextAtMs = firstAtMs;
   return {
     async claim(now, limit) {
-      const at = Date.parse(now);
-      if (limit < 1 || at < nextAtMs) return [];
-      nextAtMs = at + intervalMs;
+      if (limit < 1 || now < nextAtMs) return [];
+      nextAtMs = now + intervalMs;
       return [{ id }];
     },
   };

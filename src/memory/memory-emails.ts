@@ -11,6 +11,7 @@ import type {
   EmailRepository,
   EmailRetry,
   EmailTransition,
+  EpochMs,
   NewEmailEvent,
   OutboxDepth,
   ReputationMark,
@@ -21,7 +22,7 @@ import { copy, MemoryTable, pageOf } from "./memory-table.js";
 import type { MemoryWebhookState } from "./memory-webhook-state.js";
 
 /** Whether nobody holds the email at `at` (no lease, or one ended by then). */
-const unleasedAt = (r: EmailRecord, at: string) => r.leaseUntil === undefined || r.leaseUntil <= at;
+const unleasedAt = (r: EmailRecord, at: EpochMs) => r.leaseUntil === undefined || r.leaseUntil <= at;
 const newestSentFirst = (a: EmailRecord, b: EmailRecord) =>
   a.sentAt! !== b.sentAt! ? (a.sentAt! < b.sentAt! ? 1 : -1) : a.id < b.id ? 1 : -1;
 
@@ -140,11 +141,8 @@ export function memoryEmails(
     recordOutcomes: async (outcomes) => record(outcomes),
     async recordOutcomesAndClaim(outcomes, request) {
       // All or nothing, as one write: a claim that cannot be made is refused before any outcome applies.
-      if (!Number.isFinite(Date.parse(request.now)))
-        throw new FlagpostError(
-          "validation_error",
-          `"now" must be an ISO-8601 time, got ${JSON.stringify(request.now)}`,
-        );
+      if (!Number.isFinite(request.now))
+        throw new FlagpostError("validation_error", `"now" must be epoch milliseconds, got ${String(request.now)}`);
       return { applied: record(outcomes), claimed: claim(request) };
     },
     listEmailEvents: async (id) => copy(history.get(id) ?? []),

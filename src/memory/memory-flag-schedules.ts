@@ -1,4 +1,4 @@
-import type { FlagScheduleRecord, FlagScheduleRepository } from "../ports/storage/index.js";
+import type { EpochMs, FlagScheduleRecord, FlagScheduleRepository } from "../ports/storage/index.js";
 import { MemoryLeases, unlease } from "./memory-leases.js";
 import { copy, MemoryTable } from "./memory-table.js";
 
@@ -9,7 +9,7 @@ import { copy, MemoryTable } from "./memory-table.js";
  */
 export type MemoryFlagSchedules = FlagScheduleRepository & {
   held(id: string, owner: string): boolean;
-  complete(id: string, at: string): void;
+  complete(id: string, at: EpochMs): void;
 };
 
 /**

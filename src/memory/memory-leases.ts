@@ -1,12 +1,13 @@
+import type { EpochMs } from "../ports/storage/index.js";
 import { ascending, type MemoryTable } from "./memory-table.js";
 
 /** A jobs-shaped row (emails, webhook deliveries): due from `nextAttemptAt`, leased to one worker at a time. */
 interface Leased {
   id: string;
-  nextAttemptAt: string;
+  nextAttemptAt: EpochMs;
   attempts: number;
   leaseOwner?: string;
-  leaseUntil?: string;
+  leaseUntil?: EpochMs;
 }
 
 /**
@@ -25,19 +26,19 @@ export class MemoryLeases<T extends Leased> {
    * whose lease ended), longest-due first (then by id), that `take` accepts when asked in that
    * order; adds 1 to their attempts and returns them (the stored rows, not copies).
    */
-  claim(now: string, limit: number, leaseMs: number, owner: string, take: (row: T) => boolean = () => true): T[] {
+  claim(now: EpochMs, limit: number, leaseMs: number, owner: string, take: (row: T) => boolean = () => true): T[] {
     const due = [...this.table.values()]
       .filter((r) => this.open(r) && r.nextAttemptAt <= now && (r.leaseUntil === undefined || r.leaseUntil <= now))
       .sort((a, b) => ascending(a.nextAttemptAt, b.nextAttemptAt) || ascending(a.id, b.id));
     const claimed: T[] = [];
     for (const row of due) if (claimed.length < limit && take(row)) claimed.push(row);
-    const leaseUntil = new Date(Date.parse(now) + leaseMs).toISOString();
+    const leaseUntil = now + leaseMs;
     for (const row of claimed) Object.assign(row, { leaseOwner: owner, leaseUntil, attempts: row.attempts + 1 });
     return claimed;
   }
 
   /** Extends the leases `owner` holds among `ids` on open rows; their ids. */
-  renew(ids: readonly string[], owner: string, leaseUntil: string): string[] {
+  renew(ids: readonly string[], owner: string, leaseUntil: EpochMs): string[] {
     const renewed = [...new Set(ids)].filter((id) => {
       const row = this.table.get(id);
       return row !== undefined && this.open(row) && row.leaseOwner === owner;
@@ -47,7 +48,7 @@ export class MemoryLeases<T extends Leased> {
   }
 
   /** The distinct owners of leases on open rows that have not ended at `now`. */
-  owners(now: string): string[] {
+  owners(now: EpochMs): string[] {
     const owners = new Set<string>();
     for (const r of this.table.values())
       if (this.open(r) && r.leaseOwner !== undefined && r.leaseUntil !== undefined && r.leaseUntil > now)

@@ -132,7 +132,7 @@ export function memoryDomains(domains: MemoryTable<SendingDomainRecord>): Domain
 /** The suppression list by address, written only by a committing memory transaction; soft bounces beside it. */
 export function memorySuppressions(suppressions: MemoryTable<SuppressionRecord>): SuppressionRepository {
   /** Soft bounces by address, each an email id and when. */
-  const softBounces = new Map<string, Map<string, string>>();
+  const softBounces = new Map<string, Map<string, number>>();
   return {
     getSuppression: async (idOrEmail) =>
       suppressions.read(idOrEmail) ?? suppressions.readWhere((s) => s.id === idOrEmail),
@@ -143,7 +143,7 @@ export function memorySuppressions(suppressions: MemoryTable<SuppressionRecord>)
         (s) => s.id,
       ),
     async countSoftBounce(bounce, since) {
-      const byEmail = softBounces.get(bounce.email) ?? new Map<string, string>();
+      const byEmail = softBounces.get(bounce.email) ?? new Map<string, number>();
       softBounces.set(bounce.email, byEmail);
       if (!byEmail.has(bounce.emailId)) byEmail.set(bounce.emailId, bounce.at);
       for (const [emailId, at] of byEmail) if (at < since) byEmail.delete(emailId);

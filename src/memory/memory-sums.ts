@@ -5,6 +5,7 @@ import type {
   ExperimentRepository,
   VariantTotals,
 } from "../ports/storage/index.js";
+import { isoFromMs } from "../time.js";
 import type { MemoryEmails } from "./memory-emails.js";
 import { epochMs, type MemoryEvents } from "./memory-events.js";
 import { ascending } from "./memory-table.js";
@@ -99,9 +100,8 @@ export function memoryActivity(
         bucketMs,
         (function* () {
           for (const { record, events } of emails.scan()) {
-            if (record.sentAt !== undefined) yield [Date.parse(record.sentAt), "sent"];
-            for (const { type, at } of events)
-              if (type === "bounced" || type === "complained") yield [Date.parse(at), type];
+            if (record.sentAt !== undefined) yield [record.sentAt, "sent"];
+            for (const { type, at } of events) if (type === "bounced" || type === "complained") yield [at, type];
           }
         })(),
         () => ({ sent: 0, bounced: 0, complained: 0 }),
@@ -116,7 +116,12 @@ export function memoryActivity(
       ),
     listFailingWebhooks: async (limit) =>
       [...webhooks.webhooks.where((w) => w.failingSince !== undefined)]
-        .map(({ id, endpoint, status, failingSince }) => ({ id, endpoint, status, failingSince: failingSince! }))
+        .map(({ id, endpoint, status, failingSince }) => ({
+          id,
+          endpoint,
+          status,
+          failingSince: isoFromMs(failingSince!),
+        }))
         .sort((a, b) => ascending(a.failingSince, b.failingSince) || ascending(a.id, b.id))
         .slice(0, limit),
   };

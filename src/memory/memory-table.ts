@@ -4,8 +4,8 @@ import type { PageRequest } from "../ports/storage/index.js";
 /** A fresh copy: the port hands out records the caller may keep or change (src/ports/storage/index.ts). */
 export const copy = <T>(value: T): T => structuredClone(value);
 
-/** Ascending order of two strings (ids, ISO times). */
-export const ascending = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** Ascending order of two ids, or of two instants. */
+export const ascending = <T extends string | number>(a: T, b: T): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** A row's place in an ordered table, compared element by element (strings by UTF-16 code unit). */
 export type SortKey = readonly (string | number)[];

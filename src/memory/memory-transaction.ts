@@ -1,6 +1,7 @@
 import { FlagpostError } from "../errors.js";
 import type {
   DomainEvent,
+  EpochMs,
   FlagHistoryEntry,
   FlagRecord,
   SendingDomainRecord,
@@ -49,7 +50,7 @@ async function runOne<T>(stores: Stores, fn: (tx: StorageTransaction) => Promise
   const domains = new StagedTable(stores.domains);
   const history: FlagHistoryEntry[] = [];
   const events: DomainEvent[] = [];
-  const completions: { id: string; leaseOwner: string; at: string }[] = [];
+  const completions: { id: string; leaseOwner: string; at: EpochMs }[] = [];
   const result = await fn({
     flags: {
       lock: (key) => flags.lock(key),

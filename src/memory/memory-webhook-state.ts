@@ -25,7 +25,7 @@ export class MemoryWebhookState {
     for (const event of events ?? []) {
       const { id: eventId, type: eventType, createdAt } = event;
       for (const webhook of this.webhooks.where((w) => w.status === "enabled" && w.events.includes(eventType))) {
-        const id = uuidv7(Date.parse(createdAt));
+        const id = uuidv7(createdAt);
         this.events.set(eventId, copy(event));
         stored = true;
         const delivery = { id, webhookId: webhook.id, eventId, eventType, createdAt, nextAttemptAt: createdAt };

@@ -86,7 +86,7 @@ export class Overview {
     const minuteEnd = now - (now % MINUTE_MS) + MINUTE_MS;
     const emails = this.#storage.emails;
     const [outbox, activity, events, failing] = await Promise.all([
-      emails.outboxDepth?.call(emails, iso(now)),
+      emails.outboxDepth?.call(emails, now),
       this.#storage.activity.countEmailActivity(iso(hourStart), iso(hourEnd), HOUR_MS),
       this.#storage.activity.countEvents(iso(minuteStart), iso(minuteEnd), MINUTE_MS),
       this.#storage.activity.listFailingWebhooks(OVERVIEW_FAILING_LIMIT + 1),
@@ -113,9 +113,8 @@ export class Overview {
         ? {
             due: outbox.due,
             scheduled: outbox.scheduled,
-            oldestDueAt: outbox.oldestDueAt ?? null,
-            oldestDueAgeSeconds:
-              outbox.oldestDueAt === undefined ? 0 : Math.max(0, (now - Date.parse(outbox.oldestDueAt)) / 1000),
+            oldestDueAt: outbox.oldestDueAt === undefined ? null : iso(outbox.oldestDueAt),
+            oldestDueAgeSeconds: outbox.oldestDueAt === undefined ? 0 : Math.max(0, (now - outbox.oldestDueAt) / 1000),
           }
         : null,
       emails: {

@@ -7,9 +7,10 @@ import type { JobQueue } from "../jobs/job-queue.js";
 import { LeaseWorker } from "../jobs/lease-worker.js";
 import { checkRetryPolicy, type RetryPolicy, retryDelay } from "../jobs/retry-policy.js";
 import type { Logger } from "../ports/logger.js";
-import type { ClaimedDelivery, DeliveryOutcome, Storage } from "../ports/storage/index.js";
+import type { ClaimedDelivery, DeliveryOutcome, EpochMs, Storage } from "../ports/storage/index.js";
 import type { SendResult, WebhookSender } from "./sender.js";
 import { signedHeaders } from "./signing.js";
+import { isoFromMs } from "../time.js";
 
 export interface WebhookWorkerOptions {
   /** Deliveries in flight at once; also the most one claim takes. Default 10. */
@@ -45,7 +46,7 @@ const MAX_OUTCOMES_PER_WRITE = 200;
 const OUTCOME_WRITE_DELAY_MS = 20;
 
 /** What perform found: an answer (or its absence) to record, or no request at all. */
-type Attempt = { kind: "sent"; sentAt: string; result: SendResult } | { kind: "skipped"; reason: string };
+type Attempt = { kind: "sent"; sentAt: EpochMs; result: SendResult } | { kind: "skipped"; reason: string };
 
 /** The retry policy of a schedule: one attempt more than there are waits. */
 export function webhookRetryPolicy(schedule: string | readonly number[], jitter: number): RetryPolicy {
@@ -192,11 +193,11 @@ export class WebhookWorker {
     if (delivery.attempts > this.#retry.maxAttempts)
       // Earlier claims ended without an outcome (their process died mid-attempt each time).
       return { kind: "skipped", reason: `gave up after ${this.#retry.maxAttempts} attempts without an outcome` };
-    const body = JSON.stringify({ type: event.type, created_at: event.createdAt, data: event.data });
+    const body = JSON.stringify({ type: event.type, created_at: isoFromMs(event.createdAt), data: event.data });
     const now = this.#clock.now();
     const headers = signedHeaders(webhook, event.id, body, now);
     const result = await this.#sender.send(webhook.endpoint, headers, body);
-    return { kind: "sent", sentAt: new Date(now).toISOString(), result };
+    return { kind: "sent", sentAt: now, result };
   }
 
   async #record(delivery: ClaimedDelivery, attempt: Attempt): Promise<void> {
@@ -227,14 +228,14 @@ export class WebhookWorker {
           : retry
             ? {
                 status: "attempting",
-                nextAttemptAt: new Date(now + retryDelay(this.#retry, delivery.attempts)).toISOString(),
+                nextAttemptAt: now + retryDelay(this.#retry, delivery.attempts),
               }
             : { status: "failed" },
         endpoint: ok
           ? { succeeded: true }
           : {
-              failedAt: new Date(now).toISOString(),
-              disableIfFailingSince: new Date(now - this.#disableAfterMs).toISOString(),
+              failedAt: now,
+              disableIfFailingSince: now - this.#disableAfterMs,
             },
       };
     }

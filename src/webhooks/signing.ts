@@ -28,9 +28,7 @@ export function signatureOf(secret: string, id: string, timestamp: number, body:
 export function signingSecrets(webhook: WebhookRecord, nowMs: number): string[] {
   const { previousSecret, previousSecretExpiresAt } = webhook;
   const previousValid =
-    previousSecret !== undefined &&
-    previousSecretExpiresAt !== undefined &&
-    Date.parse(previousSecretExpiresAt) > nowMs;
+    previousSecret !== undefined && previousSecretExpiresAt !== undefined && previousSecretExpiresAt > nowMs;
   return previousValid ? [webhook.secret, previousSecret] : [webhook.secret];
 }
 

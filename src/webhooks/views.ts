@@ -1,4 +1,5 @@
 import type { AttemptRecord, DeliveryRecord, DomainEvent, WebhookRecord } from "../ports/storage/index.js";
+import { isoFromMs } from "../time.js";
 
 /**
  * What callers see of webhooks, shaped as the resend SDK's response types
@@ -52,11 +53,11 @@ export function summaryView(w: WebhookRecord): WebhookSummaryView {
   const view: WebhookSummaryView = {
     id: w.id,
     endpoint: w.endpoint,
-    created_at: w.createdAt,
+    created_at: isoFromMs(w.createdAt),
     status: w.status,
     events: [...w.events],
   };
-  if (w.failingSince !== undefined) view.failing_since = w.failingSince;
+  if (w.failingSince !== undefined) view.failing_since = isoFromMs(w.failingSince);
   return view;
 }
 
@@ -65,7 +66,7 @@ export function webhookView(w: WebhookRecord): WebhookView {
 }
 
 export function eventLogView(d: DeliveryRecord): WebhookEventLogView {
-  return { id: d.eventId, type: d.eventType, created_at: d.createdAt, status: d.status };
+  return { id: d.eventId, type: d.eventType, created_at: isoFromMs(d.createdAt), status: d.status };
 }
 
 export function eventView(d: DeliveryRecord, e: DomainEvent): WebhookEventView {
@@ -73,8 +74,8 @@ export function eventView(d: DeliveryRecord, e: DomainEvent): WebhookEventView {
   return {
     object: "webhook_event",
     ...eventLogView(d),
-    next_attempt_at: open ? d.nextAttemptAt : null,
-    payload: { type: e.type, created_at: e.createdAt, data: e.data },
+    next_attempt_at: open ? isoFromMs(d.nextAttemptAt) : null,
+    payload: { type: e.type, created_at: isoFromMs(e.createdAt), data: e.data },
   };
 }
 
@@ -83,7 +84,7 @@ export function attemptView(a: AttemptRecord): WebhookAttemptView {
     id: a.id,
     http_status_code: a.statusCode,
     response: a.response,
-    sent_at: a.sentAt,
+    sent_at: isoFromMs(a.sentAt),
     duration_ms: a.durationMs,
   };
 }

@@ -57,7 +57,7 @@ export class WebhookService {
   async create(input: CreateWebhookInput): Promise<{ object: "webhook"; id: string; signing_secret: string }> {
     const parsed = parseInput(createWebhookSchema, input);
     await checkEndpoint(parsed.endpoint, this.#policy);
-    const now = this.#now();
+    const now = this.#clock.now();
     const webhook: WebhookRecord = {
       id: uuidv7(this.#clock.now()),
       endpoint: parsed.endpoint,
@@ -84,7 +84,7 @@ export class WebhookService {
   async update(id: string, input: UpdateWebhookInput): Promise<{ object: "webhook"; id: string }> {
     const parsed = parseInput(updateWebhookSchema, input);
     if (parsed.endpoint !== undefined) await checkEndpoint(parsed.endpoint, this.#policy);
-    const changes: WebhookChanges = { updatedAt: this.#now() };
+    const changes: WebhookChanges = { updatedAt: this.#clock.now() };
     if (parsed.endpoint !== undefined) changes.endpoint = parsed.endpoint;
     if (parsed.events !== undefined) changes.events = parsed.events;
     if (parsed.status !== undefined) changes.status = parsed.status;
@@ -103,8 +103,8 @@ export class WebhookService {
     const now = this.#clock.now();
     const rotated = await this.#storage.webhooks.rotateSecret(id, {
       secret: newSigningSecret(),
-      previousSecretExpiresAt: new Date(now + PREVIOUS_SECRET_TTL_MS).toISOString(),
-      updatedAt: new Date(now).toISOString(),
+      previousSecretExpiresAt: now + PREVIOUS_SECRET_TTL_MS,
+      updatedAt: now,
     });
     if (!rotated) throw notFound("Webhook", id);
     return { object: "webhook", id, signing_secret: rotated.secret };
@@ -131,7 +131,7 @@ export class WebhookService {
 
   /** Sends the event again now, with its original `webhook-id`, whatever its status. */
   async replay(id: string, eventId: string): Promise<{ object: "webhook_event"; id: string }> {
-    const replayed = await this.#storage.webhookDeliveries.replayDelivery(id, eventId, this.#now());
+    const replayed = await this.#storage.webhookDeliveries.replayDelivery(id, eventId, this.#clock.now());
     if (!replayed) throw notFound("Webhook event", eventId);
     this.worker.wake();
     return { object: "webhook_event", id: eventId };
@@ -141,9 +141,5 @@ export class WebhookService {
     const webhook = await this.#storage.webhooks.getWebhook(id);
     if (!webhook) throw notFound("Webhook", id);
     return webhook;
-  }
-
-  #now(): string {
-    return new Date(this.#clock.now()).toISOString();
   }
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { kyselyStorage } from "../../adapters/kysely/index.js";
 import type { EmailRecord } from "../../src/ports/storage/index.js";
 
-const AT = "2026-01-01T00:00:00.000Z";
+const AT = Date.parse("2026-01-01T00:00:00.000Z");
 
 function email(i: number): EmailRecord {
   const id = `email-${String(i).padStart(4, "0")}`;

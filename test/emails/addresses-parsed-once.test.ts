@@ -152,7 +152,7 @@ describe("addresses read once", () => {
     });
 
     readings.length = 0;
-    clock.set(Date.parse((await fp.storage.emails.getEmail(id))!.nextAttemptAt));
+    clock.set((await fp.storage.emails.getEmail(id))!.nextAttemptAt);
     expect(await fp.emails.worker!.runOnce()).toBe(1);
     expect(all.map(times)).toEqual([1, 1, 1, 1, 1, 1]);
     const second = messages[1]!;

@@ -180,7 +180,7 @@ describeEachStorage("EmailService", (storage: () => Storage) => {
     expect(stored).toMatchObject({
       status: "queued",
       attempts: 0,
-      nextAttemptAt: sent.created_at,
+      nextAttemptAt: Date.parse(sent.created_at),
       content: { cc: ["Carol <carol@example.org>"], replyTo: ["r@example.org"] },
     });
     expect(await fp.emails.events(sent.id)).toEqual([{ type: "queued", occurred_at: sent.created_at }]);
@@ -270,13 +270,13 @@ describeEachStorage("EmailService", (storage: () => Storage) => {
     });
 
     it("strict: one invalid email refuses the batch, naming its index, and stores nothing", async () => {
-      const before = await fp.storage.emails.claimDueEmails(new Date(clock.now()).toISOString(), 100, 1, "probe");
+      const before = await fp.storage.emails.claimDueEmails(clock.now(), 100, 1, "probe");
       expect(before).toEqual([]);
       const error = await refusal(fp.emails.sendBatch([base, { ...base, to: "broken" }, base]));
       expect(error.message).toBe(
         '"1.to" must be an email address such as "ann@example.com" or "Ann <ann@example.com>"',
       );
-      expect(await fp.storage.emails.claimDueEmails(new Date(clock.now()).toISOString(), 100, 1, "probe")).toEqual([]);
+      expect(await fp.storage.emails.claimDueEmails(clock.now(), 100, 1, "probe")).toEqual([]);
     });
 
     it("permissive: stores the valid ones and lists the others by index", async () => {
@@ -320,13 +320,13 @@ describeEachStorage("EmailService", (storage: () => Storage) => {
   describe("recordEvent (delivery reports)", () => {
     async function sentEmail(): Promise<string> {
       const { id } = await fp.emails.send(base);
-      const [claimed] = await fp.storage.emails.claimDueEmails(new Date(clock.now()).toISOString(), 1, 60_000, "w");
+      const [claimed] = await fp.storage.emails.claimDueEmails(clock.now(), 1, 60_000, "w");
       await fp.storage.emails.transitionEmail(id, {
         from: ["queued"],
         leaseOwner: "w",
         to: "sent",
-        sentAt: new Date(clock.now()).toISOString(),
-        event: { type: "sent", at: new Date(clock.now()).toISOString() },
+        sentAt: clock.now(),
+        event: { type: "sent", at: clock.now() },
       });
       expect(claimed!.id).toBe(id);
       return id;

@@ -51,8 +51,8 @@ describe("a request's instants", () => {
     await fp.storage.emails.transitionEmail(sent.id, {
       from: ["queued"],
       to: "sent",
-      sentAt: "2026-06-01T10:00:00.000Z",
-      event: { type: "sent", at: "2026-06-01T10:00:00.000Z" },
+      sentAt: Date.parse("2026-06-01T10:00:00.000Z"),
+      event: { type: "sent", at: Date.parse("2026-06-01T10:00:00.000Z") },
     });
     await fp.emails.recordEvent(sent.id, { type: "delivered", occurred_at: "2026-06-01T11:00:00+01:00" });
     expect(parses("2026-06-01T11:00:00+01:00")).toBe(1);

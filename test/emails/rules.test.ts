@@ -45,8 +45,8 @@ describe("addresses", () => {
 });
 
 describe("lifecycle", () => {
-  const AT = "2026-06-01T10:00:00.000Z";
-  const LATER = "2026-06-01T10:05:00.000Z";
+  const AT = Date.parse("2026-06-01T10:00:00.000Z");
+  const LATER = Date.parse("2026-06-01T10:05:00.000Z");
 
   it("holds exactly docs/api.md's table", () => {
     expect(TRANSITIONS).toEqual({
@@ -96,12 +96,10 @@ describe("lifecycle", () => {
 
   it("never moves a timestamp, whatever the sequence of events", () => {
     const status = fc.constantFrom<EmailStatus>(...EMAIL_STATUSES);
-    const time = fc
-      .integer({ min: 0, max: 10_000 })
-      .map((s) => new Date(Date.UTC(2026, 0, 1) + s * 1000).toISOString());
+    const time = fc.integer({ min: 0, max: 10_000 }).map((s) => Date.UTC(2026, 0, 1) + s * 1000);
     fc.assert(
       fc.property(fc.array(fc.tuple(status, time), { maxLength: 12 }), (steps) => {
-        let email: { status: EmailStatus; sentAt?: string; deliveredAt?: string } = { status: "queued" };
+        let email: { status: EmailStatus; sentAt?: number; deliveredAt?: number } = { status: "queued" };
         for (const [to, at] of steps) {
           const result = applyTransition(email, to, at);
           if (!result.ok) continue;
@@ -110,8 +108,8 @@ describe("lifecycle", () => {
           if (result.deliveredAt !== undefined) expect(result.deliveredAt >= result.sentAt!).toBe(true);
           email = {
             status: result.status,
-            ...(result.sentAt ? { sentAt: result.sentAt } : {}),
-            ...(result.deliveredAt ? { deliveredAt: result.deliveredAt } : {}),
+            ...(result.sentAt === undefined ? {} : { sentAt: result.sentAt }),
+            ...(result.deliveredAt === undefined ? {} : { deliveredAt: result.deliveredAt }),
           };
         }
       }),

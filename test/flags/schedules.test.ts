@@ -87,13 +87,13 @@ describeEachStorage("scheduled flag changes", (storage) => {
     const stale = {
       id: "0199aaaa-0000-7000-8000-000000000001",
       flagKey: "kept",
-      at,
+      at: Date.parse(at),
       changes: { enabled: true, rules: [{ type: "percentage", percentage: 150 }] },
       status: "pending" as const,
-      createdAt: at,
+      createdAt: Date.parse(at),
       createdBy: { type: "in_process" as const },
       attempts: 0,
-      nextAttemptAt: at,
+      nextAttemptAt: Date.parse(at),
     };
     await storage().flagSchedules.insert(stale);
     // A prerequisite that existed when the change was scheduled, gone when it is due.

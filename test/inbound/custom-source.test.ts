@@ -81,7 +81,7 @@ describe("a report source defined by the app", () => {
       subject: "Hi",
       text: "x",
     });
-    const at = new Date(clock.now()).toISOString();
+    const at = clock.now();
     await fp.storage.emails.transitionEmail(id, {
       from: ["queued"],
       to: "sent",

@@ -54,7 +54,7 @@ describe("provider webhook routes", () => {
       subject: "Welcome",
       text: "Hi",
     });
-    const at = new Date().toISOString();
+    const at = Date.now();
     await app.fp.storage.emails.transitionEmail(sent.id, {
       from: ["queued"],
       to: "sent",

@@ -47,7 +47,7 @@ describe("the list of provider intakes", () => {
     try {
       await fp.ready();
       const { id } = await fp.emails.send({ from: "a@acme.example", to: "jane@example.com", subject: "s", text: "t" });
-      const at = new Date().toISOString();
+      const at = Date.now();
       await fp.storage.emails.transitionEmail(id, {
         from: ["queued"],
         to: "sent",

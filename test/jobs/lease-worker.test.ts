@@ -13,7 +13,7 @@ import { waitUntil } from "../flags/support/wait.js";
 
 interface Job {
   id: string;
-  leaseUntil?: string;
+  leaseUntil?: number;
   leaseOwner?: string;
   done?: boolean;
 }
@@ -22,7 +22,7 @@ function table(clock: { now(): number }, ids: string[]) {
   const jobs = new Map(ids.map((id): [string, Job] => [id, { id }]));
   const renewals: number[] = [];
   const queue = {
-    async owners(now: string) {
+    async owners(now: number) {
       return [
         ...new Set(
           [...jobs.values()].filter((j) => !j.done && j.leaseOwner && j.leaseUntil! > now).map((j) => j.leaseOwner!),
@@ -35,11 +35,10 @@ function table(clock: { now(): number }, ids: string[]) {
       return freed.length;
     },
     async claim(now, limit, leaseMs, owner) {
-      const at = Date.parse(now);
       const due = [...jobs.values()]
-        .filter((j) => !j.done && (j.leaseUntil === undefined || Date.parse(j.leaseUntil) <= at))
+        .filter((j) => !j.done && (j.leaseUntil === undefined || j.leaseUntil <= now))
         .slice(0, limit);
-      for (const j of due) Object.assign(j, { leaseOwner: owner, leaseUntil: new Date(at + leaseMs).toISOString() });
+      for (const j of due) Object.assign(j, { leaseOwner: owner, leaseUntil: now + leaseMs });
       return due.map((j) => ({ ...j }));
     },
     async renew(ids, owner, until) {
@@ -113,9 +112,9 @@ describe("LeaseWorker", () => {
     for (let i = 0; i < 5; i++) {
       clock.advance(200); // past the first lease, unless renewed
       await worker.renewNow();
-      expect(await t.queue.claim(new Date(clock.now()).toISOString(), 10, 300, "other")).toEqual([]);
+      expect(await t.queue.claim(clock.now(), 10, 300, "other")).toEqual([]);
     }
-    expect(Date.parse(t.jobs.get("long")!.leaseUntil!)).toBe(clock.now() + 300);
+    expect(t.jobs.get("long")!.leaseUntil).toBe(clock.now() + 300);
     g.release();
     await worker.stop();
     expect(t.renewals.length).toBeGreaterThanOrEqual(5);
@@ -167,7 +166,7 @@ describe("LeaseWorker", () => {
     const t = table(clock, Object.keys(owners));
     for (const [id, owner] of Object.entries(owners))
       await t.queue
-        .claim(new Date(clock.now()).toISOString(), 1, 30_000, owner)
+        .claim(clock.now(), 1, 30_000, owner)
         .then(() => Object.assign(t.jobs.get(id)!, { leaseOwner: owner }));
     const performed: string[] = [];
     const worker = new LeaseWorker(

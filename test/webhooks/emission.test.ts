@@ -6,6 +6,7 @@ import { createFlagpost, type Flagpost } from "../../src/flagpost.js";
 import type { DomainEvent } from "../../src/ports/storage/domain-events.js";
 import { silentLogger } from "../../src/ports/logger.js";
 import type { Storage } from "../../src/ports/storage/index.js";
+import { isoFromMs } from "../../src/time.js";
 import { WEBHOOK_EVENT_TYPES } from "../../src/webhooks/event-types.js";
 import { type FakeClock, fakeClock } from "../support/fake-clock.js";
 import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.js";
@@ -41,7 +42,7 @@ describeEachStorage("domain events from the services", (storage: () => Storage) 
       webhooks: { autoStart: false },
     });
     await fp.ready();
-    const at = new Date(clock.now()).toISOString();
+    const at = clock.now();
     await fp.storage.webhooks.insertWebhook({
       id: HOOK,
       endpoint: "https://hooks.example.com/",
@@ -65,7 +66,7 @@ describeEachStorage("domain events from the services", (storage: () => Storage) 
     );
     return events.reverse();
   }
-  const payload = (e: DomainEvent) => ({ type: e.type, created_at: e.createdAt, data: e.data });
+  const payload = (e: DomainEvent) => ({ type: e.type, created_at: isoFromMs(e.createdAt), data: e.data });
 
   it("flag.created, flag.updated and flag.deleted carry the flag as stored", async () => {
     const created = await fp.flags.create({ key: "checkout", description: "new checkout" });
@@ -80,7 +81,7 @@ describeEachStorage("domain events from the services", (storage: () => Storage) 
       { ...updated, changes: [{ path: "enabled", before: false, after: true }], actor: { type: "in_process" } },
       updated,
     ]);
-    expect(events[1]!.createdAt).toBe(updated.updatedAt);
+    expect(events[1]!.createdAt).toBe(Date.parse(updated.updatedAt));
     expect(new Set(events.map((e) => e.id)).size).toBe(3);
   });
 

@@ -106,7 +106,7 @@ describe("signing", () => {
     const webhook = {
       secret: "whsec_bmV3",
       previousSecret: "whsec_b2xk",
-      previousSecretExpiresAt: "2026-06-02T10:00:00.000Z",
+      previousSecretExpiresAt: Date.parse("2026-06-02T10:00:00.000Z"),
     } as Parameters<typeof signingSecrets>[0];
     const expiry = Date.parse("2026-06-02T10:00:00.000Z");
     expect(signingSecrets(webhook, expiry - 1)).toEqual(["whsec_bmV3", "whsec_b2xk"]);

@@ -23,8 +23,8 @@ async function move(
   const stored = await storage.emails.transitionEmail(id, {
     from: [from],
     to,
-    ...(sentAt === undefined ? {} : { sentAt: iso(sentAt) }),
-    event: { type, at: iso(at) },
+    ...(sentAt === undefined ? {} : { sentAt }),
+    event: { type, at },
   });
   expect(stored, `${id}: ${from} → ${to}`).toBeDefined();
 }
@@ -98,10 +98,10 @@ export function activityCases(harness: StorageHarness): void {
     it("lists the failing endpoints, enabled or disabled, longest failing first, up to the limit", async () => {
       const s = storage();
       const healthy = webhook();
-      const recent = webhook({ failingSince: iso(T0 + 5 * MINUTE) });
-      const oldest = webhook({ status: "disabled", failingSince: iso(T0 - HOUR), endpoint: "https://b.example/x" });
-      const tieLow = webhook({ failingSince: iso(T0) });
-      const tieHigh = webhook({ failingSince: iso(T0) });
+      const recent = webhook({ failingSince: T0 + 5 * MINUTE });
+      const oldest = webhook({ status: "disabled", failingSince: T0 - HOUR, endpoint: "https://b.example/x" });
+      const tieLow = webhook({ failingSince: T0 });
+      const tieHigh = webhook({ failingSince: T0 });
       for (const w of [healthy, recent, oldest, tieHigh, tieLow]) await s.webhooks.insertWebhook(w);
       const failing = await s.activity.listFailingWebhooks(10);
       expect(failing).toEqual([
@@ -112,7 +112,7 @@ export function activityCases(harness: StorageHarness): void {
       ]);
       expect((await s.activity.listFailingWebhooks(2)).map((w) => w.id)).toEqual([oldest.id, tieLow.id]);
       // Enabling an endpoint ends its failing run (webhooks.ts): it leaves the list.
-      await s.webhooks.updateWebhook(oldest.id, { status: "enabled", updatedAt: iso(T0 + HOUR) });
+      await s.webhooks.updateWebhook(oldest.id, { status: "enabled", updatedAt: T0 + HOUR });
       expect((await s.activity.listFailingWebhooks(10)).map((w) => w.id)).toEqual([tieLow.id, tieHigh.id, recent.id]);
     });
   });

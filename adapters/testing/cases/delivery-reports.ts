@@ -5,12 +5,12 @@ import type { UnmatchedReportRecord } from "../../../src/ports/storage/delivery-
 import type { StorageHarness } from "../harness.js";
 import { sentOutcome } from "./email-fixtures.js";
 import { useStorage } from "./use-storage.js";
-import { deliveriesOf, domainEvent, email, iso, sortedId, subscribedWebhook, T0 } from "./webhook-fixtures.js";
+import { deliveriesOf, domainEvent, email, sortedId, subscribedWebhook, T0 } from "./webhook-fixtures.js";
 
 function unmatched(report: Partial<DeliveryReport> = {}): UnmatchedReportRecord {
   return {
     id: sortedId(7),
-    receivedAt: iso(T0),
+    receivedAt: T0,
     reason: "no email matched",
     report: { type: "bounced", source: "dsn", recipient: "ann@example.com", messageId: "<x@y>", ...report },
   };
@@ -37,11 +37,11 @@ export function deliveryReportCases(harness: StorageHarness): void {
     it("stores a provider message id with a transition and finds the email by it", async () => {
       const [e, other] = [email(), email()];
       await storage().emails.insertEmails([e, other]);
-      const claimed = await storage().emails.claimDueEmails(iso(T0), 2, 60_000, "w");
+      const claimed = await storage().emails.claimDueEmails(T0, 2, 60_000, "w");
       expect(claimed).toHaveLength(2);
       const applied = await storage().emails.recordOutcomes([
-        sentOutcome(e.id, iso(T0 + 1), { providerMessageId: "0100018f-provider-a" }),
-        sentOutcome(other.id, iso(T0 + 2), { providerMessageId: "0100018f-provider-b" }),
+        sentOutcome(e.id, T0 + 1, { providerMessageId: "0100018f-provider-a" }),
+        sentOutcome(other.id, T0 + 2, { providerMessageId: "0100018f-provider-b" }),
       ]);
       expect(applied).toEqual([true, true]);
       expect((await storage().emails.findEmailByProviderMessageId("0100018f-provider-a"))?.id).toBe(e.id);
@@ -60,14 +60,14 @@ export function deliveryReportCases(harness: StorageHarness): void {
       const kept = await storage().emails.transitionEmail(e.id, {
         from: ["queued"],
         to: "queued",
-        event: { type: "delivery_delayed", at: iso(T0 + 1), detail: { source: "dsn" } },
+        event: { type: "delivery_delayed", at: T0 + 1, detail: { source: "dsn" } },
       });
       expect(kept).toMatchObject({ status: "queued", lastEvent: "delivery_delayed" });
       const failed = await storage().emails.transitionEmail(e.id, {
         from: ["queued"],
         to: "failed",
         failureReason: "suppressed",
-        event: { type: "suppressed", at: iso(T0 + 2) },
+        event: { type: "suppressed", at: T0 + 2 },
       });
       expect(failed).toMatchObject({ status: "failed", lastEvent: "suppressed", failureReason: "suppressed" });
       expect(await storage().emails.getEmail(e.id)).toEqual(failed);
@@ -80,7 +80,7 @@ export function deliveryReportCases(harness: StorageHarness): void {
 
     it("gives a scheduled email a scheduled first event and stores the insert's domain events", async () => {
       const hook = await subscribedWebhook(storage(), ["email.scheduled"]);
-      const e = email({ scheduledAt: iso(T0 + 60_000), nextAttemptAt: iso(T0 + 60_000) });
+      const e = email({ scheduledAt: T0 + 60_000, nextAttemptAt: T0 + 60_000 });
       await storage().emails.insertEmails([e], undefined, [domainEvent("email.scheduled", { email_id: e.id })]);
       expect(await storage().emails.listEmailEvents(e.id)).toEqual([
         { emailId: e.id, seq: 1, type: "scheduled", at: e.createdAt },
@@ -89,15 +89,15 @@ export function deliveryReportCases(harness: StorageHarness): void {
     });
 
     it("applies a transition only while nobody holds the email when asked to", async () => {
-      const e = email({ scheduledAt: iso(T0), nextAttemptAt: iso(T0) });
+      const e = email({ scheduledAt: T0, nextAttemptAt: T0 });
       await storage().emails.insertEmails([e]);
-      await storage().emails.claimDueEmails(iso(T0), 1, 60_000, "w");
+      await storage().emails.claimDueEmails(T0, 1, 60_000, "w");
       const cancel = (at: number) =>
         storage().emails.transitionEmail(e.id, {
           from: ["queued"],
           to: "canceled",
-          unleasedAt: iso(at),
-          event: { type: "canceled", at: iso(at) },
+          unleasedAt: at,
+          event: { type: "canceled", at },
         });
       expect(await cancel(T0 + 1000)).toBeUndefined();
       expect((await storage().emails.getEmail(e.id))!.status).toBe("queued");

@@ -12,7 +12,7 @@ function settledAtT0(id: string, to: "failed" | "delivered"): EmailOutcomeWrite 
     from: ["queued"],
     leaseOwner: "w",
     to,
-    event: { type: to, at: iso(T0) },
+    event: { type: to, at: T0 },
     events: [domainEvent(`email.${to}`)],
   };
   return { id, transition };
@@ -40,10 +40,10 @@ export function domainEventCases(harness: StorageHarness): void {
           webhookId: a.id,
           eventId: event.id,
           eventType: "flag.created",
-          createdAt: iso(T0 + 5),
+          createdAt: T0 + 5,
           status: "pending",
           attempts: 0,
-          nextAttemptAt: iso(T0 + 5),
+          nextAttemptAt: T0 + 5,
         },
         event,
       });
@@ -80,15 +80,15 @@ export function domainEventCases(harness: StorageHarness): void {
       const refused = await storage().emails.transitionEmail(e.id, {
         from: ["sent"],
         to: "delivered",
-        event: { type: "delivered", at: iso(T0) },
+        event: { type: "delivered", at: T0 },
         events: [domainEvent("email.sent")],
       });
       expect(refused).toBeUndefined();
       const notHeld = await storage().emails.scheduleRetry(e.id, {
         leaseOwner: "nobody",
-        nextAttemptAt: iso(T0 + 1000),
+        nextAttemptAt: T0 + 1000,
         lastError: "x",
-        event: { type: "delivery_delayed", at: iso(T0) },
+        event: { type: "delivery_delayed", at: T0 },
         events: [domainEvent("email.delivery_delayed")],
       });
       expect(notHeld).toBeUndefined();
@@ -135,19 +135,19 @@ export function domainEventCases(harness: StorageHarness): void {
       await storage().emails.transitionEmail(one!.id, {
         from: ["queued"],
         to: "sent",
-        sentAt: iso(T0),
-        event: { type: "sent", at: iso(T0) },
+        sentAt: T0,
+        event: { type: "sent", at: T0 },
         events: [domainEvent("email.sent")],
       });
-      await storage().emails.claimDueEmails(iso(T0), 10, 60_000, "w");
+      await storage().emails.claimDueEmails(T0, 10, 60_000, "w");
       const applied = await storage().emails.recordOutcomes([
         {
           id: two!.id,
           retry: {
             leaseOwner: "w",
-            nextAttemptAt: iso(T0 + 5000),
+            nextAttemptAt: T0 + 5000,
             lastError: "421",
-            event: { type: "delivery_delayed", at: iso(T0) },
+            event: { type: "delivery_delayed", at: T0 },
             events: [domainEvent("email.delivery_delayed")],
           },
         },
@@ -164,13 +164,13 @@ export function domainEventCases(harness: StorageHarness): void {
 
     it("follows subscription changes: new events go to the new list, an endpoint enabled again gets events again", async () => {
       const a = await subscribedWebhook(storage(), ["flag.created"]);
-      await storage().webhooks.updateWebhook(a.id, { events: ["flag.deleted"], updatedAt: iso(T0 + 1) });
+      await storage().webhooks.updateWebhook(a.id, { events: ["flag.deleted"], updatedAt: T0 + 1 });
       await flagWrites(storage()).insert(flag("x"), undefined, [domainEvent("flag.created")]);
       await flagWrites(storage()).delete("x", undefined, () => [domainEvent("flag.deleted")]);
-      await storage().webhooks.updateWebhook(a.id, { status: "disabled", updatedAt: iso(T0 + 2) });
+      await storage().webhooks.updateWebhook(a.id, { status: "disabled", updatedAt: T0 + 2 });
       await flagWrites(storage()).insert(flag("y"));
       await flagWrites(storage()).delete("y", undefined, () => [domainEvent("flag.deleted")]);
-      await storage().webhooks.updateWebhook(a.id, { status: "enabled", updatedAt: iso(T0 + 3) });
+      await storage().webhooks.updateWebhook(a.id, { status: "enabled", updatedAt: T0 + 3 });
       await flagWrites(storage()).insert(flag("z"));
       await flagWrites(storage()).delete("z", undefined, () => [domainEvent("flag.deleted")]);
       expect(await deliveriesOf(storage(), [a])).toEqual(["0:flag.deleted", "0:flag.deleted"]);

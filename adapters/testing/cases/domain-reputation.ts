@@ -36,7 +36,7 @@ const resumeAt =
 /** An email from `from`, sent `sentMs` (or still queued). */
 function from(n: number, address: string, sentMs?: number) {
   const base = email(n, { content: { from: address, to: [`user${n}@example.net`], subject: `s${n}`, text: "t" } });
-  return sentMs === undefined ? base : { ...base, status: "sent" as const, sentAt: iso(sentMs) };
+  return sentMs === undefined ? base : { ...base, status: "sent" as const, sentAt: sentMs };
 }
 
 /** The reputation guard's storage (docs/domains.md): pause once, the claim filter, marks and the window count. */
@@ -72,11 +72,11 @@ export function domainReputationCases(harness: StorageHarness): void {
       const free = [from(3, "ops@other.example"), from(4, "ops@sub.held.example")];
       await storage().emails.insertEmails([...held, ...free]);
       await changeDomain(storage(), d.id, pauseAt(iso(T0)));
-      const claimed = await storage().emails.claimDueEmails(iso(T0 + 1), 10, LEASE, "worker-a");
+      const claimed = await storage().emails.claimDueEmails(T0 + 1, 10, LEASE, "worker-a");
       expect(claimed.map((e) => e.id).sort()).toEqual(free.map((e) => e.id).sort());
-      expect(await storage().emails.claimDueEmails(iso(T0 + 2), 10, LEASE, "worker-a")).toEqual([]);
+      expect(await storage().emails.claimDueEmails(T0 + 2, 10, LEASE, "worker-a")).toEqual([]);
       await changeDomain(storage(), d.id, resumeAt(iso(T0 + 3)));
-      const after = await storage().emails.claimDueEmails(iso(T0 + 4), 10, LEASE, "worker-b");
+      const after = await storage().emails.claimDueEmails(T0 + 4, 10, LEASE, "worker-b");
       expect(after.map((e) => e.id).sort()).toEqual(held.map((e) => e.id).sort());
     });
 

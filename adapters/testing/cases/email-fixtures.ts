@@ -22,9 +22,9 @@ export function email(n: number, overrides: Partial<EmailRecord> = {}): EmailRec
     },
     status: "queued",
     messageId: `<${emailId}@example.com>`,
-    createdAt: iso(T0),
+    createdAt: T0,
     attempts: 0,
-    nextAttemptAt: iso(T0),
+    nextAttemptAt: T0,
     ...overrides,
   };
 }
@@ -32,7 +32,7 @@ export function email(n: number, overrides: Partial<EmailRecord> = {}): EmailRec
 export const LEASE = 60_000;
 
 /** What the worker holding the email's lease (owner "w") records when the server took it at `at`. */
-export function sentOutcome(id: string, at: string, more: Partial<EmailTransition> = {}): EmailOutcomeWrite {
+export function sentOutcome(id: string, at: number, more: Partial<EmailTransition> = {}): EmailOutcomeWrite {
   return {
     id,
     transition: { from: ["queued"], leaseOwner: "w", to: "sent", sentAt: at, event: { type: "sent", at }, ...more },
@@ -40,7 +40,7 @@ export function sentOutcome(id: string, at: string, more: Partial<EmailTransitio
 }
 
 /** A delayed attempt of email `id` by worker "w" at `at` ("451 later"), to be tried again at `nextAttemptAt`. */
-export function retryOutcome(id: string, at: string, nextAttemptAt: string): EmailOutcomeWrite {
+export function retryOutcome(id: string, at: number, nextAttemptAt: number): EmailOutcomeWrite {
   const retry: EmailRetry = {
     leaseOwner: "w",
     nextAttemptAt,
@@ -51,6 +51,6 @@ export function retryOutcome(id: string, at: string, nextAttemptAt: string): Ema
 }
 
 /** A delivery report that reaches a queued email first: sent and delivered at once, at `at`. */
-export function deliveredFirst(at: string): EmailTransition {
+export function deliveredFirst(at: number): EmailTransition {
   return { from: ["queued"], to: "delivered", sentAt: at, deliveredAt: at, event: { type: "delivered", at } };
 }

@@ -4,7 +4,7 @@ import { FlagpostError } from "../../../src/errors.js";
 import type { EmailRecord } from "../../../src/ports/storage/emails.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
-import { email, id, iso, LEASE, T0 } from "./email-fixtures.js";
+import { email, id, LEASE, T0 } from "./email-fixtures.js";
 
 const MiB = 1024 * 1024;
 
@@ -42,15 +42,15 @@ export function emailLargeContentCases(harness: StorageHarness): void {
       await storage().emails.insertEmails([large, small]);
       expect(await storage().emails.getEmail(large.id)).toEqual(large);
 
-      const [claimed] = await storage().emails.claimDueEmails(iso(T0), 1, LEASE, "w1");
+      const [claimed] = await storage().emails.claimDueEmails(T0, 1, LEASE, "w1");
       expect(claimed!.id).toBe(large.id);
       expect(claimed!.content).toEqual(large.content);
       const sent = await storage().emails.transitionEmail(large.id, {
         from: ["queued"],
         leaseOwner: "w1",
         to: "sent",
-        sentAt: iso(T0 + 1),
-        event: { type: "sent", at: iso(T0 + 1) },
+        sentAt: T0 + 1,
+        event: { type: "sent", at: T0 + 1 },
       });
       expect(sent!.content).toEqual(large.content);
       const [entry] = (await storage().emails.listEmails({ limit: 2 })).filter((e) => e.id === large.id);
@@ -64,7 +64,7 @@ export function emailLargeContentCases(harness: StorageHarness): void {
     it("claims a large email without its content when asked, with its size", async () => {
       const large = largeEmail(1);
       await storage().emails.insertEmails([large]);
-      const [claimed] = await storage().emails.claimDueEmails(iso(T0), 1, LEASE, "w1", { maxContentBytes: MiB });
+      const [claimed] = await storage().emails.claimDueEmails(T0, 1, LEASE, "w1", { maxContentBytes: MiB });
       expect(claimed!.omittedContentBytes).toBeGreaterThan(4 * MiB);
       expect(claimed!.content).toEqual({
         from: large.content.from,
@@ -86,7 +86,7 @@ export function emailLargeContentCases(harness: StorageHarness): void {
       expect(await storage().emails.getEmail(fresh.id)).toBeUndefined();
       expect(await storage().emails.getEmail(first.id)).toEqual(first);
       // The refused insert took its content with it: nothing is left for the purge.
-      expect((await storage().emails.purgeOrphanContent?.(iso(T0 + 86_400_000))) ?? 0).toBe(0);
+      expect((await storage().emails.purgeOrphanContent?.(T0 + 86_400_000)) ?? 0).toBe(0);
       expect(await storage().emails.getEmail(first.id)).toEqual(first);
       expect(await storage().emails.getEmail(id(99))).toBeUndefined();
     });

@@ -51,28 +51,28 @@ export function emailListCases(harness: StorageHarness): void {
 
     it("moves a scheduled email's time while nobody holds it, with its event", async () => {
       const hook = await subscribedWebhook(storage(), ["email.scheduled"]);
-      const later = email({ scheduledAt: iso(T0 + 60_000), nextAttemptAt: iso(T0 + 60_000) });
+      const later = email({ scheduledAt: T0 + 60_000, nextAttemptAt: T0 + 60_000 });
       const now = email();
       await storage().emails.insertEmails([later, now]);
       const change = (at: number) => ({
-        scheduledAt: iso(T0 + 120_000),
-        unleasedAt: iso(at),
-        event: { type: "scheduled" as const, at: iso(at), detail: { scheduled_at: iso(T0 + 120_000) } },
+        scheduledAt: T0 + 120_000,
+        unleasedAt: at,
+        event: { type: "scheduled" as const, at, detail: { scheduled_at: iso(T0 + 120_000) } },
         events: [domainEvent("email.scheduled")],
       });
       const moved = await storage().emails.rescheduleEmail(later.id, change(T0));
       expect(moved).toEqual({
         ...later,
-        scheduledAt: iso(T0 + 120_000),
-        nextAttemptAt: iso(T0 + 120_000),
+        scheduledAt: T0 + 120_000,
+        nextAttemptAt: T0 + 120_000,
         lastEvent: "scheduled",
       });
-      expect(await storage().emails.claimDueEmails(iso(T0 + 60_000), 10, 1000, "w")).toEqual([
+      expect(await storage().emails.claimDueEmails(T0 + 60_000, 10, 1000, "w")).toEqual([
         expect.objectContaining({ id: now.id }),
       ]);
       // Not scheduled, or held by a worker: nothing changes.
       expect(await storage().emails.rescheduleEmail(now.id, change(T0))).toBeUndefined();
-      await storage().emails.claimDueEmails(iso(T0 + 120_000), 10, 60_000, "w");
+      await storage().emails.claimDueEmails(T0 + 120_000, 10, 60_000, "w");
       expect(await storage().emails.rescheduleEmail(later.id, change(T0 + 120_001))).toBeUndefined();
       expect((await storage().emails.listEmailEvents(later.id)).map((e) => e.type)).toEqual(["scheduled", "scheduled"]);
       expect(await deliveriesOf(storage(), [hook])).toEqual(["0:email.scheduled"]);

@@ -39,8 +39,8 @@ export function emailCases(harness: StorageHarness): void {
             { filename: "a.txt", content: Buffer.from("hello").toString("base64"), contentType: "text/plain" },
           ],
         },
-        scheduledAt: iso(T0 + 5000),
-        nextAttemptAt: iso(T0 + 5000),
+        scheduledAt: T0 + 5000,
+        nextAttemptAt: T0 + 5000,
       });
       await storage().emails.insertEmails([full, email(2)]);
       expect(await storage().emails.getEmail(full.id)).toEqual(full);
@@ -93,30 +93,28 @@ export function emailCases(harness: StorageHarness): void {
     });
 
     it("claims due emails, longest-due first, up to the limit, with a lease and one more attempt", async () => {
-      const late = email(1, { nextAttemptAt: iso(T0 - 1000) });
-      const early = email(2, { nextAttemptAt: iso(T0 - 5000) });
-      const now = email(3, { nextAttemptAt: iso(T0) });
-      const future = email(4, { nextAttemptAt: iso(T0 + 1) });
+      const late = email(1, { nextAttemptAt: T0 - 1000 });
+      const early = email(2, { nextAttemptAt: T0 - 5000 });
+      const now = email(3, { nextAttemptAt: T0 });
+      const future = email(4, { nextAttemptAt: T0 + 1 });
       await storage().emails.insertEmails([late, early, now, future]);
 
-      const first = await storage().emails.claimDueEmails(iso(T0), 2, LEASE, "w1");
+      const first = await storage().emails.claimDueEmails(T0, 2, LEASE, "w1");
       expect(first.map((e) => e.id)).toEqual([early.id, late.id]);
-      expect(first[0]).toEqual({ ...early, attempts: 1, leaseOwner: "w1", leaseUntil: iso(T0 + LEASE) });
+      expect(first[0]).toEqual({ ...early, attempts: 1, leaseOwner: "w1", leaseUntil: T0 + LEASE });
       expect(await storage().emails.getEmail(early.id)).toEqual(first[0]);
 
-      const second = await storage().emails.claimDueEmails(iso(T0), 10, LEASE, "w2");
+      const second = await storage().emails.claimDueEmails(T0, 10, LEASE, "w2");
       expect(second.map((e) => e.id)).toEqual([now.id]);
-      expect(await storage().emails.claimDueEmails(iso(T0), 10, LEASE, "w3")).toEqual([]);
-      expect((await storage().emails.claimDueEmails(iso(T0 + 1), 10, LEASE, "w3")).map((e) => e.id)).toEqual([
-        future.id,
-      ]);
+      expect(await storage().emails.claimDueEmails(T0, 10, LEASE, "w3")).toEqual([]);
+      expect((await storage().emails.claimDueEmails(T0 + 1, 10, LEASE, "w3")).map((e) => e.id)).toEqual([future.id]);
     });
 
     it("holds a scheduled email until its time", async () => {
-      const scheduled = email(1, { scheduledAt: iso(T0 + 3_600_000), nextAttemptAt: iso(T0 + 3_600_000) });
+      const scheduled = email(1, { scheduledAt: T0 + 3_600_000, nextAttemptAt: T0 + 3_600_000 });
       await storage().emails.insertEmails([scheduled]);
-      expect(await storage().emails.claimDueEmails(iso(T0 + 3_599_999), 10, LEASE, "w")).toEqual([]);
-      expect((await storage().emails.claimDueEmails(iso(T0 + 3_600_000), 10, LEASE, "w")).map((e) => e.id)).toEqual([
+      expect(await storage().emails.claimDueEmails(T0 + 3_599_999, 10, LEASE, "w")).toEqual([]);
+      expect((await storage().emails.claimDueEmails(T0 + 3_600_000, 10, LEASE, "w")).map((e) => e.id)).toEqual([
         scheduled.id,
       ]);
     });
@@ -124,17 +122,17 @@ export function emailCases(harness: StorageHarness): void {
     it("makes an email claimable again once its lease ended, and not before", async () => {
       const e = email(1);
       await storage().emails.insertEmails([e]);
-      await storage().emails.claimDueEmails(iso(T0), 1, LEASE, "crashed");
-      expect(await storage().emails.claimDueEmails(iso(T0 + LEASE - 1), 1, LEASE, "other")).toEqual([]);
-      const again = await storage().emails.claimDueEmails(iso(T0 + LEASE), 1, LEASE, "other");
-      expect(again).toEqual([{ ...e, attempts: 2, leaseOwner: "other", leaseUntil: iso(T0 + 2 * LEASE) }]);
+      await storage().emails.claimDueEmails(T0, 1, LEASE, "crashed");
+      expect(await storage().emails.claimDueEmails(T0 + LEASE - 1, 1, LEASE, "other")).toEqual([]);
+      const again = await storage().emails.claimDueEmails(T0 + LEASE, 1, LEASE, "other");
+      expect(again).toEqual([{ ...e, attempts: 2, leaseOwner: "other", leaseUntil: T0 + 2 * LEASE }]);
       // The crashed worker's late report is refused: the email is no longer its own.
       const late = await storage().emails.transitionEmail(e.id, {
         from: ["queued"],
         leaseOwner: "crashed",
         to: "sent",
-        sentAt: iso(T0 + LEASE + 1),
-        event: { type: "sent", at: iso(T0 + LEASE + 1) },
+        sentAt: T0 + LEASE + 1,
+        event: { type: "sent", at: T0 + LEASE + 1 },
       });
       expect(late).toBeUndefined();
       expect(await storage().emails.getEmail(e.id)).toEqual(again[0]);
@@ -146,16 +144,16 @@ export function emailCases(harness: StorageHarness): void {
       await storage().emails.transitionEmail(e.id, {
         from: ["queued"],
         to: "failed",
-        event: { type: "failed", at: iso(T0) },
+        event: { type: "failed", at: T0 },
       });
-      expect(await storage().emails.claimDueEmails(iso(T0 + 1), 10, LEASE, "w")).toEqual([]);
+      expect(await storage().emails.claimDueEmails(T0 + 1, 10, LEASE, "w")).toEqual([]);
     });
 
     it("gives each email to exactly one of several concurrent claimers", async () => {
       const emails = Array.from({ length: 30 }, (_, i) => email(i));
       await storage().emails.insertEmails(emails);
       const claims = await Promise.all(
-        Array.from({ length: 6 }, (_, w) => storage().emails.claimDueEmails(iso(T0), 7, LEASE, `w${w}`)),
+        Array.from({ length: 6 }, (_, w) => storage().emails.claimDueEmails(T0, 7, LEASE, `w${w}`)),
       );
       const ids = claims.flatMap((c) => c.map((e) => e.id));
       expect(new Set(ids).size).toBe(ids.length);
@@ -166,7 +164,7 @@ export function emailCases(harness: StorageHarness): void {
       // Claims may come back short, never overlapping: SKIP LOCKED passes over rows another claim
       // has locked, and InnoDB may lock every row it scanned when a small table is read without
       // the index. The next claim takes the rest.
-      const rest = await storage().emails.claimDueEmails(iso(T0), 100, LEASE, "late");
+      const rest = await storage().emails.claimDueEmails(T0, 100, LEASE, "late");
       expect(ids.length + rest.length).toBe(30);
       expect(new Set([...ids, ...rest.map((e) => e.id)]).size).toBe(30);
     });
@@ -188,10 +186,10 @@ function emailDurabilityCases(harness: StorageHarness): void {
       let current = await durable.create();
       const e = email(1);
       await current.emails.insertEmails([e, email(2)]);
-      const [claimed] = await current.emails.claimDueEmails(iso(T0), 1, LEASE, "w");
+      const [claimed] = await current.emails.claimDueEmails(T0, 1, LEASE, "w");
       current = await durable.reopen(current);
       expect(await current.emails.getEmail(e.id)).toEqual(claimed);
-      expect(await current.emails.claimDueEmails(iso(T0), 10, LEASE, "x")).toHaveLength(1);
+      expect(await current.emails.claimDueEmails(T0, 10, LEASE, "x")).toHaveLength(1);
       expect((await current.emails.listEmailEvents(e.id)).map((x) => x.type)).toEqual(["queued"]);
     });
   });
@@ -207,13 +205,13 @@ function emailSharedCases(harness: StorageHarness): void {
       const emails = Array.from({ length: 40 }, (_, i) => email(i));
       await storages[0]!.emails.insertEmails(emails);
       const claims = await Promise.all(
-        storages.flatMap((s, p) => [0, 1].map((w) => s.emails.claimDueEmails(iso(T0), 8, LEASE, `p${p}w${w}`))),
+        storages.flatMap((s, p) => [0, 1].map((w) => s.emails.claimDueEmails(T0, 8, LEASE, `p${p}w${w}`))),
       );
       const ids = claims.flatMap((c) => c.map((e) => e.id));
       expect(new Set(ids).size).toBe(ids.length);
       // As above: claims may come back short, never overlapping.
       expect(ids.length).toBeGreaterThan(0);
-      const rest = await storages[1]!.emails.claimDueEmails(iso(T0), 100, LEASE, "late");
+      const rest = await storages[1]!.emails.claimDueEmails(T0, 100, LEASE, "late");
       expect(ids.length + rest.length).toBe(40);
     });
   });

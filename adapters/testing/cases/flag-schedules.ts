@@ -27,13 +27,13 @@ function schedule(flagKey: string, atMs: number, overrides: Partial<FlagSchedule
   return {
     id: `0198bbbb-0000-7000-8000-${String(++counter).padStart(12, "0")}`,
     flagKey,
-    at: iso(atMs),
+    at: atMs,
     changes: { enabled: true },
     status: "pending",
-    createdAt: iso(T0 - 1000),
+    createdAt: T0 - 1000,
     createdBy: { type: "api_key", id: "k1", name: "deploy" },
     attempts: 0,
-    nextAttemptAt: iso(atMs),
+    nextAttemptAt: atMs,
     ...overrides,
   };
 }
@@ -48,9 +48,7 @@ function applyAudit(s: FlagScheduleRecord, owner: string, atMs = T0): FlagAudit 
 }
 
 function event(s: FlagScheduleRecord): (stored: FlagRecord) => DomainEvent[] {
-  return (stored) => [
-    { id: s.id.replace("bbbb", "eeee"), type: "flag.updated", createdAt: iso(T0), data: { ...stored } },
-  ];
+  return (stored) => [{ id: s.id.replace("bbbb", "eeee"), type: "flag.updated", createdAt: T0, data: { ...stored } }];
 }
 
 /** Applies `s` as `owner`; the error's code when the write refused. */
@@ -111,14 +109,14 @@ export function flagScheduleCases(harness: StorageHarness): void {
       const notYet = schedule("c", T0 + 1);
       await storage().flagSchedules.insert(due);
       await storage().flagSchedules.insert(notYet);
-      const claimed = await storage().flagSchedules.claimDue(iso(T0), 10, LEASE, "w1");
-      expect(claimed).toEqual([{ ...due, attempts: 1, leaseOwner: "w1", leaseUntil: iso(T0 + LEASE) }]);
-      expect(await storage().flagSchedules.claimDue(iso(T0 + LEASE - 1), 10, LEASE, "w2")).toEqual([
+      const claimed = await storage().flagSchedules.claimDue(T0, 10, LEASE, "w1");
+      expect(claimed).toEqual([{ ...due, attempts: 1, leaseOwner: "w1", leaseUntil: T0 + LEASE }]);
+      expect(await storage().flagSchedules.claimDue(T0 + LEASE - 1, 10, LEASE, "w2")).toEqual([
         expect.objectContaining({ id: notYet.id }),
       ]);
       // Past its lease, an unfinished claim is due again (its holder died).
       expect(
-        (await storage().flagSchedules.claimDue(iso(T0 + LEASE), 10, LEASE, "w3")).map((s) => [s.id, s.attempts]),
+        (await storage().flagSchedules.claimDue(T0 + LEASE, 10, LEASE, "w3")).map((s) => [s.id, s.attempts]),
       ).toEqual([[due.id, 2]]);
     });
 
@@ -126,7 +124,7 @@ export function flagScheduleCases(harness: StorageHarness): void {
       const made = Array.from({ length: 12 }, (_, i) => schedule("many", T0 - i));
       for (const s of made) await storage().flagSchedules.insert(s);
       const claims = await Promise.all(
-        Array.from({ length: 6 }, (_, i) => storage().flagSchedules.claimDue(iso(T0), 3, LEASE, `w${i}`)),
+        Array.from({ length: 6 }, (_, i) => storage().flagSchedules.claimDue(T0, 3, LEASE, `w${i}`)),
       );
       const ids = claims.flat().map((s) => s.id);
       expect(new Set(ids).size).toBe(ids.length);
@@ -137,14 +135,14 @@ export function flagScheduleCases(harness: StorageHarness): void {
       await flagWrites(storage()).insert(flag("a"));
       const s = schedule("a", T0);
       await storage().flagSchedules.insert(s);
-      await storage().flagSchedules.claimDue(iso(T0), 1, LEASE, "w1");
+      await storage().flagSchedules.claimDue(T0, 1, LEASE, "w1");
       expect(await apply(storage(), s, "w1")).toBe("applied");
       expect(await apply(storage(), s, "w1")).toBe("conflict"); // once only
       expect(await storage().flagSchedules.get(s.id)).toEqual({
         ...s,
         attempts: 1,
         status: "applied",
-        finishedAt: iso(T0),
+        finishedAt: T0,
       });
       const history = await storage().flagHistory.list("a", { limit: 10 });
       expect(history).toHaveLength(1);
@@ -153,7 +151,7 @@ export function flagScheduleCases(harness: StorageHarness): void {
         actor: { type: "schedule", id: s.id },
         changes: [{ path: "enabled", before: false, after: true }],
       });
-      expect(await storage().flagSchedules.claimDue(iso(T0 + 2 * LEASE), 10, LEASE, "w2")).toEqual([]);
+      expect(await storage().flagSchedules.claimDue(T0 + 2 * LEASE, 10, LEASE, "w2")).toEqual([]);
     });
 
     it("changes nothing when the schedule is not held: another owner, deleted, or never claimed", async () => {
@@ -162,7 +160,7 @@ export function flagScheduleCases(harness: StorageHarness): void {
       const deleted = schedule("b", T0);
       const unclaimed = schedule("b", T0 + 60_000);
       for (const s of [taken, deleted, unclaimed]) await storage().flagSchedules.insert(s);
-      await storage().flagSchedules.claimDue(iso(T0), 10, LEASE, "w1");
+      await storage().flagSchedules.claimDue(T0, 10, LEASE, "w1");
       expect(await storage().flagSchedules.delete("b", deleted.id)).toBe(true);
       const revision = await storage().flags.revision();
       expect(await apply(storage(), taken, "someone-else")).toBe("conflict");
@@ -179,10 +177,10 @@ export function flagScheduleCases(harness: StorageHarness): void {
       const retried = schedule("gone", T0);
       await storage().flagSchedules.insert(gone);
       await storage().flagSchedules.insert(retried);
-      await storage().flagSchedules.claimDue(iso(T0), 10, LEASE, "w1");
+      await storage().flagSchedules.claimDue(T0, 10, LEASE, "w1");
       expect(await apply(storage(), gone, "w1")).toBe("no flag");
       expect((await storage().flagSchedules.get(gone.id))?.status).toBe("pending");
-      const failure = { kind: "failed", at: iso(T0 + 5), reason: "flag_not_found", message: "deleted" } as const;
+      const failure = { kind: "failed", at: T0 + 5, reason: "flag_not_found", message: "deleted" } as const;
       expect(await storage().flagSchedules.finish(gone.id, "w2", failure)).toBe(false); // not the holder
       expect(await storage().flagSchedules.finish(gone.id, "w1", failure)).toBe(true);
       expect(await storage().flagSchedules.finish(gone.id, "w1", failure)).toBe(false); // finished already
@@ -190,14 +188,14 @@ export function flagScheduleCases(harness: StorageHarness): void {
         ...gone,
         attempts: 1,
         status: "failed",
-        finishedAt: iso(T0 + 5),
+        finishedAt: T0 + 5,
         failure: { reason: "flag_not_found", message: "deleted" },
       });
-      const nextAttemptAt = iso(T0 + 3000);
+      const nextAttemptAt = T0 + 3000;
       expect(await storage().flagSchedules.finish(retried.id, "w1", { kind: "retry", nextAttemptAt })).toBe(true);
       expect(await storage().flagSchedules.get(retried.id)).toEqual({ ...retried, attempts: 1, nextAttemptAt });
-      expect(await storage().flagSchedules.claimDue(iso(T0 + 2999), 10, LEASE, "w2")).toEqual([]);
-      expect((await storage().flagSchedules.claimDue(iso(T0 + 3000), 10, LEASE, "w2")).map((s) => s.id)).toEqual([
+      expect(await storage().flagSchedules.claimDue(T0 + 2999, 10, LEASE, "w2")).toEqual([]);
+      expect((await storage().flagSchedules.claimDue(T0 + 3000, 10, LEASE, "w2")).map((s) => s.id)).toEqual([
         retried.id,
       ]);
     });
@@ -206,15 +204,15 @@ export function flagScheduleCases(harness: StorageHarness): void {
       const [a, b] = [schedule("l", T0), schedule("l", T0)];
       await storage().flagSchedules.insert(a);
       await storage().flagSchedules.insert(b);
-      await storage().flagSchedules.claimDue(iso(T0), 1, LEASE, "host:1:dead");
-      await storage().flagSchedules.claimDue(iso(T0), 1, LEASE, "host:2:alive");
-      expect((await storage().flagSchedules.listLeaseOwners(iso(T0))).sort()).toEqual(["host:1:dead", "host:2:alive"]);
-      expect(await storage().flagSchedules.renewLeases([a.id, b.id], "host:2:alive", iso(T0 + 50_000))).toEqual([b.id]);
+      await storage().flagSchedules.claimDue(T0, 1, LEASE, "host:1:dead");
+      await storage().flagSchedules.claimDue(T0, 1, LEASE, "host:2:alive");
+      expect((await storage().flagSchedules.listLeaseOwners(T0)).sort()).toEqual(["host:1:dead", "host:2:alive"]);
+      expect(await storage().flagSchedules.renewLeases([a.id, b.id], "host:2:alive", T0 + 50_000)).toEqual([b.id]);
       expect(await storage().flagSchedules.releaseLeases(["host:1:dead"])).toBe(1);
-      expect((await storage().flagSchedules.claimDue(iso(T0 + 1), 10, LEASE, "host:1:new")).map((s) => s.id)).toEqual([
+      expect((await storage().flagSchedules.claimDue(T0 + 1, 10, LEASE, "host:1:new")).map((s) => s.id)).toEqual([
         a.id,
       ]);
-      expect(await storage().flagSchedules.get(b.id)).toMatchObject({ leaseUntil: iso(T0 + 50_000) });
+      expect(await storage().flagSchedules.get(b.id)).toMatchObject({ leaseUntil: T0 + 50_000 });
     });
   });
 
@@ -227,8 +225,8 @@ export function flagScheduleCases(harness: StorageHarness): void {
       const made = Array.from({ length: 8 }, (_, i) => schedule("shared-s", T0 - i));
       for (const s of made) await a.flagSchedules.insert(s);
       const [fromA, fromB] = await Promise.all([
-        a.flagSchedules.claimDue(iso(T0), 8, LEASE, "proc-a"),
-        b.flagSchedules.claimDue(iso(T0), 8, LEASE, "proc-b"),
+        a.flagSchedules.claimDue(T0, 8, LEASE, "proc-a"),
+        b.flagSchedules.claimDue(T0, 8, LEASE, "proc-b"),
       ]);
       const ids = [...fromA, ...fromB].map((s) => s.id);
       expect(ids.sort()).toEqual(made.map((s) => s.id).sort());

@@ -3,10 +3,10 @@ import type { SuppressionRecord } from "../../../src/ports/storage/suppressions.
 import { suppressionWrites } from "../../../src/emails/index.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
-import { deliveriesOf, iso, sortedId, subscribedWebhook, T0 } from "./webhook-fixtures.js";
+import { deliveriesOf, sortedId, subscribedWebhook, T0 } from "./webhook-fixtures.js";
 
 function entry(email: string, overrides: Partial<SuppressionRecord> = {}): SuppressionRecord {
-  return { id: sortedId(5), email, origin: "manual", createdAt: iso(T0), ...overrides };
+  return { id: sortedId(5), email, origin: "manual", createdAt: T0, ...overrides };
 }
 
 /** The suppression list: unique by (lower-cased) address, newest first, events with each change. */
@@ -14,9 +14,8 @@ export function suppressionCases(harness: StorageHarness): void {
   describe("suppressions", () => {
     const storage = useStorage(harness);
     /** Adds through the core's unit of work, as every caller does; answers the entries as stored. */
-    const add = async (entries: SuppressionRecord[]) =>
-      (await suppressionWrites(storage()).add(entries, iso(T0))).stored;
-    const remove = (keys: string[]) => suppressionWrites(storage()).remove(keys, iso(T0));
+    const add = async (entries: SuppressionRecord[]) => (await suppressionWrites(storage()).add(entries, T0)).stored;
+    const remove = (keys: string[]) => suppressionWrites(storage()).remove(keys, T0);
 
     it("adds entries once per address, keeps the first, and finds them by id or address", async () => {
       const ann = entry("ann@example.com", { origin: "bounce", sourceId: "0198aaaa-0000-7000-8000-000000000001" });
@@ -83,10 +82,10 @@ export function suppressionCases(harness: StorageHarness): void {
     it("stores suppression.added and suppression.removed with the change, once per entry changed", async () => {
       const hook = await subscribedWebhook(storage(), ["suppression.added", "suppression.removed"]);
       const writes = suppressionWrites(storage());
-      const first = await writes.add([entry("a@example.com"), entry("b@example.com")], iso(T0));
+      const first = await writes.add([entry("a@example.com"), entry("b@example.com")], T0);
       expect(first.added.map((s) => s.email)).toEqual(["a@example.com", "b@example.com"]);
-      expect((await writes.add([entry("a@example.com")], iso(T0))).added).toEqual([]);
-      await writes.remove(["a@example.com", "zzz@example.com"], iso(T0));
+      expect((await writes.add([entry("a@example.com")], T0)).added).toEqual([]);
+      await writes.remove(["a@example.com", "zzz@example.com"], T0);
       expect(await deliveriesOf(storage(), [hook])).toEqual([
         "0:suppression.added",
         "0:suppression.added",
@@ -117,7 +116,7 @@ export function suppressionCases(harness: StorageHarness): void {
 
     it("counts soft bounces of one address within a window, each email once", async () => {
       const soft = (email: string, emailId: string, at: number) =>
-        storage().suppressions.countSoftBounce({ id: sortedId(9), email, emailId, at: iso(at) }, iso(T0));
+        storage().suppressions.countSoftBounce({ id: sortedId(9), email, emailId, at }, T0);
       expect(await soft("soft@example.com", "e1", T0 - 1000)).toBe(0); // before the window
       expect(await soft("soft@example.com", "e2", T0)).toBe(1);
       expect(await soft("soft@example.com", "e2", T0 + 5)).toBe(1); // the same email again

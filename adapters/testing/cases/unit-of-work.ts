@@ -47,7 +47,7 @@ export function unitOfWorkCases(harness: StorageHarness): void {
       ]);
       const d = domain("rolled-back.example");
       await storage().domains.insertDomain(d);
-      const kept = { id: sortedId(5), email: "kept@example.com", origin: "manual" as const, createdAt: iso(T0) };
+      const kept = { id: sortedId(5), email: "kept@example.com", origin: "manual" as const, createdAt: T0 };
       await storage().transaction((tx) => tx.suppressions.insertAbsent([kept]));
       const added = { ...kept, id: sortedId(5), email: "added@example.com" };
       // A plain bug, not a FlagpostError: the caller gets it back as it is (a 500), not as `unavailable`.

@@ -7,7 +7,6 @@ import {
   attemptOf,
   domainEvent,
   flag,
-  iso,
   LEASE,
   subscribedWebhook,
   T0,
@@ -22,7 +21,7 @@ export function webhookEndpointCases(harness: StorageHarness): void {
     it("stores, reads, lists newest first with after/before cursors, updates, rotates and deletes", async () => {
       const hooks = [
         webhook(),
-        webhook({ events: ["email.sent", "email.bounced"], failingSince: iso(T0) }),
+        webhook({ events: ["email.sent", "email.bounced"], failingSince: T0 }),
         webhook({ status: "disabled" }),
       ];
       for (const h of hooks) await storage().webhooks.insertWebhook(h);
@@ -40,37 +39,35 @@ export function webhookEndpointCases(harness: StorageHarness): void {
       const updated = await storage().webhooks.updateWebhook(hooks[1]!.id, {
         endpoint: "http://other.example.com/x",
         status: "enabled",
-        updatedAt: iso(T0 + 1),
+        updatedAt: T0 + 1,
       });
       expect(updated).toEqual({
         ...hooks[1],
         endpoint: "http://other.example.com/x",
-        updatedAt: iso(T0 + 1),
+        updatedAt: T0 + 1,
         failingSince: undefined,
       });
       expect(updated).not.toHaveProperty("failingSince");
-      expect(
-        await storage().webhooks.updateWebhook("missing", { status: "enabled", updatedAt: iso(T0) }),
-      ).toBeUndefined();
+      expect(await storage().webhooks.updateWebhook("missing", { status: "enabled", updatedAt: T0 })).toBeUndefined();
 
       const rotated = await storage().webhooks.rotateSecret(hooks[0]!.id, {
         secret: "whsec_bmV3",
-        previousSecretExpiresAt: iso(T0 + 86_400_000),
-        updatedAt: iso(T0 + 2),
+        previousSecretExpiresAt: T0 + 86_400_000,
+        updatedAt: T0 + 2,
       });
       expect(rotated).toEqual({
         ...hooks[0],
         secret: "whsec_bmV3",
         previousSecret: hooks[0]!.secret,
-        previousSecretExpiresAt: iso(T0 + 86_400_000),
-        updatedAt: iso(T0 + 2),
+        previousSecretExpiresAt: T0 + 86_400_000,
+        updatedAt: T0 + 2,
       });
       expect(await storage().webhooks.getWebhook(hooks[0]!.id)).toEqual(rotated);
       expect(
         await storage().webhooks.rotateSecret("missing", {
           secret: "x",
-          previousSecretExpiresAt: iso(T0),
-          updatedAt: iso(T0),
+          previousSecretExpiresAt: T0,
+          updatedAt: T0,
         }),
       ).toBeUndefined();
 
@@ -92,7 +89,7 @@ export function webhookEndpointCases(harness: StorageHarness): void {
       const { hook, ids } = await withDeliveries(storage(), 2);
       const other = await subscribedWebhook(storage(), ["flag.created"]);
       await flagWrites(storage()).insert(flag("later"), undefined, [domainEvent("flag.created")]);
-      const [claimed] = await storage().webhookDeliveries.claimDueDeliveries(iso(T0 + 10), 1, LEASE, "w");
+      const [claimed] = await storage().webhookDeliveries.claimDueDeliveries(T0 + 10, 1, LEASE, "w");
       await storage().webhookDeliveries.recordDeliveryOutcomes([
         {
           id: claimed!.id,

@@ -23,8 +23,8 @@ export function webhook(overrides: Partial<WebhookRecord> = {}): WebhookRecord {
     events: ["flag.created"],
     status: "enabled",
     secret: "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0",
-    createdAt: iso(T0),
-    updatedAt: iso(T0),
+    createdAt: T0,
+    updatedAt: T0,
     ...overrides,
   };
 }
@@ -37,7 +37,7 @@ export async function subscribedWebhook(storage: Storage, events: WebhookRecord[
 }
 
 export function domainEvent(type: string, data: Record<string, unknown> = {}, at = T0): DomainEvent {
-  return { id: sortedId(2), type, createdAt: iso(at), data: { ...data, note: "Grüße ✓" } };
+  return { id: sortedId(2), type, createdAt: at, data: { ...data, note: "Grüße ✓" } };
 }
 
 export function flag(key: string): FlagRecord {
@@ -51,9 +51,9 @@ export function email(overrides: Partial<EmailRecord> = {}): EmailRecord {
     content: { from: "hello@example.com", to: ["ann@example.com"], subject: "Hi", text: "hi" },
     status: "queued",
     messageId: `<${id}@example.com>`,
-    createdAt: iso(T0),
+    createdAt: T0,
     attempts: 0,
-    nextAttemptAt: iso(T0),
+    nextAttemptAt: T0,
     ...overrides,
   };
 }
@@ -92,7 +92,7 @@ export function attemptOf(
     deliveryId: d.id,
     webhookId: d.webhookId,
     eventId: d.eventId,
-    sentAt: iso(at),
+    sentAt: at,
     statusCode,
     durationMs: 12,
     response: statusCode === 0 ? "connect ECONNREFUSED" : "ok ✓",

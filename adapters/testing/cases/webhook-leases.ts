@@ -27,18 +27,18 @@ export function webhookLeaseCases(harness: StorageHarness): void {
     it("lists the owners of live leases and frees the ones of dead owners, keeping attempts", async () => {
       await endpointWithDeliveries(storage(), 3);
       const deliveries = storage().webhookDeliveries;
-      await deliveries.claimDueDeliveries(iso(T0 + 10), 1, LEASE, "dead");
-      const [held] = await deliveries.claimDueDeliveries(iso(T0 + 10), 1, LEASE, "alive");
-      const [done] = await deliveries.claimDueDeliveries(iso(T0 + 10), 1, LEASE, "dead");
+      await deliveries.claimDueDeliveries(T0 + 10, 1, LEASE, "dead");
+      const [held] = await deliveries.claimDueDeliveries(T0 + 10, 1, LEASE, "alive");
+      const [done] = await deliveries.claimDueDeliveries(T0 + 10, 1, LEASE, "dead");
       await deliveries.recordDeliveryOutcomes([
         { id: done!.id, webhookId: done!.webhookId, leaseOwner: "dead", next: { status: "success" } },
       ]);
-      expect((await deliveries.listDeliveryLeaseOwners(iso(T0 + 10))).sort()).toEqual(["alive", "dead"]);
-      expect(await deliveries.listDeliveryLeaseOwners(iso(T0 + 10 + LEASE))).toEqual([]);
+      expect((await deliveries.listDeliveryLeaseOwners(T0 + 10)).sort()).toEqual(["alive", "dead"]);
+      expect(await deliveries.listDeliveryLeaseOwners(T0 + 10 + LEASE)).toEqual([]);
       expect(await deliveries.releaseDeliveryLeases([])).toBe(0);
       expect(await deliveries.releaseDeliveryLeases(["dead", "nobody"])).toBe(1);
-      expect(await deliveries.listDeliveryLeaseOwners(iso(T0 + 10))).toEqual(["alive"]);
-      const again = await deliveries.claimDueDeliveries(iso(T0 + 11), 10, LEASE, "next");
+      expect(await deliveries.listDeliveryLeaseOwners(T0 + 10)).toEqual(["alive"]);
+      const again = await deliveries.claimDueDeliveries(T0 + 11, 10, LEASE, "next");
       expect(again).toHaveLength(1);
       expect(again[0]).toMatchObject({ attempts: 2, leaseOwner: "next" });
       expect(again[0]!.id).not.toBe(held!.id);
@@ -50,14 +50,14 @@ export function webhookLeaseCases(harness: StorageHarness): void {
       if (count === undefined) return; // optional, like outboxDepth: GET /metrics leaves the series out
       expect(await count()).toBe(0);
       await endpointWithDeliveries(storage(), 4);
-      const claimed = await deliveries.claimDueDeliveries(iso(T0 + 10), 3, LEASE, "w");
+      const claimed = await deliveries.claimDueDeliveries(T0 + 10, 3, LEASE, "w");
       const [retried, succeeded, failed] = claimed;
       await deliveries.recordDeliveryOutcomes([
         {
           id: retried!.id,
           webhookId: retried!.webhookId,
           leaseOwner: "w",
-          next: { status: "attempting", nextAttemptAt: iso(T0 + 60_000) },
+          next: { status: "attempting", nextAttemptAt: T0 + 60_000 },
         },
         { id: succeeded!.id, webhookId: succeeded!.webhookId, leaseOwner: "w", next: { status: "success" } },
         { id: failed!.id, webhookId: failed!.webhookId, leaseOwner: "w", next: { status: "failed" } },
@@ -74,12 +74,12 @@ export function webhookLeaseCases(harness: StorageHarness): void {
         await flagWrites(storage()).insert(flag(`cap-${i}`), undefined, [domainEvent("flag.created", { i }, T0 + i)]);
       const deliveries = storage().webhookDeliveries;
       const count = (claimed: { webhookId: string }[], id: string) => claimed.filter((d) => d.webhookId === id).length;
-      const first = await deliveries.claimDueDeliveries(iso(T0 + 10), 10, LEASE, "w", {
+      const first = await deliveries.claimDueDeliveries(T0 + 10, 10, LEASE, "w", {
         perWebhook: 2,
         busy: new Map([[a.id, 1]]),
       });
       expect([count(first, a.id), count(first, b.id)]).toEqual([1, 2]);
-      const second = await deliveries.claimDueDeliveries(iso(T0 + 10), 10, LEASE, "w", {
+      const second = await deliveries.claimDueDeliveries(T0 + 10, 10, LEASE, "w", {
         perWebhook: 2,
         busy: new Map([
           [a.id, 2],
@@ -88,29 +88,29 @@ export function webhookLeaseCases(harness: StorageHarness): void {
       });
       expect([count(second, a.id), count(second, b.id)]).toEqual([0, 2]);
       // Without a cap, a claim takes what is due, oldest first.
-      expect(await deliveries.claimDueDeliveries(iso(T0 + 10), 10, LEASE, "w")).toHaveLength(5);
+      expect(await deliveries.claimDueDeliveries(T0 + 10, 10, LEASE, "w")).toHaveLength(5);
     });
 
     it("keeps a running lease on replay, so the holder's outcome still applies and nobody claims it twice", async () => {
       const hook = await endpointWithDeliveries(storage(), 1);
       const deliveries = storage().webhookDeliveries;
-      const [held] = await deliveries.claimDueDeliveries(iso(T0 + 10), 1, LEASE, "w");
-      const replayed = await deliveries.replayDelivery(hook.id, held!.eventId, iso(T0 + 20));
+      const [held] = await deliveries.claimDueDeliveries(T0 + 10, 1, LEASE, "w");
+      const replayed = await deliveries.replayDelivery(hook.id, held!.eventId, T0 + 20);
       expect(replayed).toMatchObject({
         status: "pending",
         attempts: 0,
         leaseOwner: "w",
-        leaseUntil: iso(T0 + 10 + LEASE),
+        leaseUntil: T0 + 10 + LEASE,
       });
-      expect(await deliveries.claimDueDeliveries(iso(T0 + 20), 10, LEASE, "w")).toEqual([]);
+      expect(await deliveries.claimDueDeliveries(T0 + 20, 10, LEASE, "w")).toEqual([]);
       const applied = await deliveries.recordDeliveryOutcomes([
         { id: held!.id, webhookId: hook.id, leaseOwner: "w", next: { status: "success" } },
       ]);
       expect(applied).toEqual([true]);
-      const after = await deliveries.replayDelivery(hook.id, held!.eventId, iso(T0 + 30));
+      const after = await deliveries.replayDelivery(hook.id, held!.eventId, T0 + 30);
       expect(after).toMatchObject({ status: "pending", attempts: 0 });
       expect(after).not.toHaveProperty("leaseOwner");
-      expect(await deliveries.claimDueDeliveries(iso(T0 + 30), 10, LEASE, "x")).toHaveLength(1);
+      expect(await deliveries.claimDueDeliveries(T0 + 30, 10, LEASE, "x")).toHaveLength(1);
     });
 
     it("tells subscribers after a write that stored deliveries commits, and not otherwise", async () => {

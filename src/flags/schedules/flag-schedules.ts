@@ -3,8 +3,8 @@ import { limitField } from "../../pagination.js";
 import type { Clock } from "../../ports/clock.js";
 import { FlagpostError, notFound } from "../../errors.js";
 import { uuidv7 } from "../../ids.js";
-import type { FlagScheduleRecord, Storage } from "../../ports/storage/index.js";
-import { parseIsoInstant } from "../../time.js";
+import type { EpochMs, FlagScheduleRecord, Storage } from "../../ports/storage/index.js";
+import { isoFromMs, parseIsoInstant } from "../../time.js";
 import { parseInput } from "../../validation.js";
 import { IN_PROCESS_ACTOR } from "../store/flag-history.js";
 import type { FlagWriteOptions } from "../store/flag-store.js";
@@ -49,8 +49,11 @@ export const MAX_PAST_MS = 60_000;
 /** Nor further ahead than this (ten years): most likely a mistyped year. */
 const MAX_FUTURE_MS = 10 * 366 * 86_400_000;
 
-/** A schedule as the API shows it: the lease and attempt bookkeeping stays inside. */
-export type FlagScheduleView = Omit<FlagScheduleRecord, "attempts" | "nextAttemptAt" | "leaseOwner" | "leaseUntil">;
+/** A schedule as the API shows it: its times as ISO 8601 text; the lease and attempt bookkeeping stays inside. */
+export type FlagScheduleView = Omit<
+  FlagScheduleRecord,
+  "at" | "createdAt" | "finishedAt" | "attempts" | "nextAttemptAt" | "leaseOwner" | "leaseUntil"
+> & { at: string; createdAt: string; finishedAt?: string };
 
 export interface FlagSchedulePage {
   data: FlagScheduleView[];
@@ -61,16 +64,27 @@ export interface FlagSchedulePage {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function scheduleView(record: FlagScheduleRecord): FlagScheduleView {
-  const { attempts: _a, nextAttemptAt: _n, leaseOwner: _o, leaseUntil: _u, ...view } = record;
+  const {
+    attempts: _a,
+    nextAttemptAt: _n,
+    leaseOwner: _o,
+    leaseUntil: _u,
+    at,
+    createdAt,
+    finishedAt,
+    ...rest
+  } = record;
+  const view: FlagScheduleView = { ...rest, at: isoFromMs(at), createdAt: isoFromMs(createdAt) };
+  if (finishedAt !== undefined) view.finishedAt = isoFromMs(finishedAt);
   return view;
 }
 
-/** The cursor is the last schedule's [at, id], base64url-encoded JSON (opaque to clients). */
-function encodeCursor(last: { at: string; id: string }): string {
-  return Buffer.from(JSON.stringify([last.at, last.id]), "utf8").toString("base64url");
+/** The cursor is the last schedule's [at as ISO text, id], base64url-encoded JSON (opaque to clients). */
+function encodeCursor(last: { at: EpochMs; id: string }): string {
+  return Buffer.from(JSON.stringify([isoFromMs(last.at), last.id]), "utf8").toString("base64url");
 }
 
-function decodeCursor(cursor: string): { at: string; id: string } {
+function decodeCursor(cursor: string): { at: EpochMs; id: string } {
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
@@ -83,13 +97,12 @@ function decodeCursor(cursor: string): { at: string; id: string } {
     typeof id === "string" &&
     UUID.test(id) &&
     Number.isFinite(Date.parse(at)) &&
-    new Date(Date.parse(at)).toISOString() === at &&
-    encodeCursor({ at, id }) === cursor;
+    encodeCursor({ at: Date.parse(at), id }) === cursor;
   if (!valid)
     throw new FlagpostError("validation_error", '"cursor" is not a cursor this API returned', {
       details: [{ path: "cursor", message: "is not a cursor this API returned" }],
     });
-  return { at, id };
+  return { at: Date.parse(at), id };
 }
 
 export class FlagSchedules {
@@ -116,17 +129,16 @@ export class FlagSchedules {
     if (problem)
       throw new FlagpostError("validation_error", `"at" ${problem}`, { details: [{ path: "at", message: problem }] });
     if (!FLAG_KEY_PATTERN.test(key) || !(await this.#storage.flags.get(key))) throw notFound("Flag", key);
-    const at = new Date(atMs).toISOString();
     const record: FlagScheduleRecord = {
       id: uuidv7(now),
       flagKey: key,
-      at,
+      at: atMs,
       changes: parsed.changes,
       status: "pending",
-      createdAt: new Date(now).toISOString(),
+      createdAt: now,
       createdBy: options.actor ?? IN_PROCESS_ACTOR,
       attempts: 0,
-      nextAttemptAt: at,
+      nextAttemptAt: atMs,
     };
     await this.#storage.flagSchedules.insert(record);
     const view = scheduleView(record);

@@ -11,6 +11,7 @@ import type {
   Storage,
 } from "../../ports/storage/index.js";
 import { parseInput } from "../../validation.js";
+import { isoFromMs } from "../../time.js";
 import { scheduleChangesSchema } from "./flag-schedules.js";
 import type { FlagStore } from "../store/flag-store.js";
 
@@ -165,11 +166,11 @@ export class ScheduleWorker {
       return this.#logger.warn("scheduled flag change not applied: deleted meanwhile or taken over", fields);
     const now = this.#clock.now();
     if (outcome.kind === "retry" && schedule.attempts < this.#retry.maxAttempts) {
-      const nextAttemptAt = new Date(now + retryDelay(this.#retry, schedule.attempts)).toISOString();
+      const nextAttemptAt = now + retryDelay(this.#retry, schedule.attempts);
       this.#logger.warn("applying a scheduled flag change failed; will retry", {
         ...fields,
         attempt: schedule.attempts,
-        next_attempt_at: nextAttemptAt,
+        next_attempt_at: isoFromMs(nextAttemptAt),
         error: outcome.message,
       });
       await this.#finish(schedule, { kind: "retry", nextAttemptAt });
@@ -183,7 +184,7 @@ export class ScheduleWorker {
             message: `gave up after ${schedule.attempts} attempts: ${outcome.message}`,
           };
     this.#logger.warn("scheduled flag change failed", { ...fields, reason: failure.reason, error: failure.message });
-    await this.#finish(schedule, { kind: "failed", at: new Date(now).toISOString(), ...failure });
+    await this.#finish(schedule, { kind: "failed", at: now, ...failure });
   }
 
   /** A failure to store this propagates: the LeaseWorker logs it, and the schedule is claimed again after its lease. */

@@ -92,7 +92,8 @@ function flagEvent(
   at: string,
   extra: Record<string, unknown> = {},
 ): DomainEvent {
-  return { id: uuidv7(Date.parse(at)), type, createdAt: at, data: { ...flag, ...extra } };
+  const ms = Date.parse(at);
+  return { id: uuidv7(ms), type, createdAt: ms, data: { ...flag, ...extra } };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { DeliveryReport } from "../../emails/reports.js";
 import type { PageRequest } from "./webhooks.js";
+import type { EpochMs } from "./instants.js";
 
 // ---------------------------------------------------------------------------------------------
 // Delivery reports that matched no email: kept, so nothing a mail system told flagpost is lost
@@ -7,7 +8,7 @@ import type { PageRequest } from "./webhooks.js";
 export interface UnmatchedReportRecord {
   /** A UUIDv7. */
   id: string;
-  receivedAt: string;
+  receivedAt: EpochMs;
   /** Why it matched nothing, for people (`no email has this id, Message-ID or provider id`). */
   reason: string;
   report: DeliveryReport;

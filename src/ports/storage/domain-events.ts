@@ -1,3 +1,4 @@
+import type { EpochMs } from "./instants.js";
 // ---------------------------------------------------------------------------------------------
 // Domain events: what a state change tells the outside world (outbound webhooks).
 
@@ -10,8 +11,8 @@ export interface DomainEvent {
   id: string;
   /** `email.sent`, `flag.updated`, … (src/webhooks/event-types.ts lists them). */
   type: string;
-  /** When it happened: the payload's `created_at`. ISO-8601 UTC. */
-  createdAt: string;
+  /** When it happened; the payload's `created_at` is its ISO-8601 text. */
+  createdAt: EpochMs;
   /** The payload's `data`: for email events the resend SDK's shapes, for flags the flag. */
   data: Record<string, unknown>;
 }

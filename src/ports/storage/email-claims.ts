@@ -1,4 +1,5 @@
 import type { ClaimedEmail, EmailOutcomeWrite } from "./emails.js";
+import type { EpochMs } from "./instants.js";
 
 // ---------------------------------------------------------------------------------------------
 // The worker's round trip to the outbox in one write: the outcomes of the emails it sent and the
@@ -6,7 +7,7 @@ import type { ClaimedEmail, EmailOutcomeWrite } from "./emails.js";
 
 /** The claim {@link EmailClaimStore.recordOutcomesAndClaim} makes: claimDueEmails' arguments. */
 export interface EmailClaimRequest {
-  now: string;
+  now: EpochMs;
   limit: number;
   leaseMs: number;
   owner: string;

@@ -3,6 +3,7 @@ import type { EmailClaimStore } from "./email-claims.js";
 import type { EmailReputationStore } from "./email-reputation.js";
 import type { IdempotencyCompletion } from "./idempotency.js";
 import type { PageRequest } from "./webhooks.js";
+import type { EpochMs } from "./instants.js";
 
 // Emails: the outbox and each email's history.
 export type EmailStatus = "queued" | "sent" | "delivered" | "bounced" | "failed" | "complained" | "canceled";
@@ -48,16 +49,16 @@ export interface EmailRecord {
   status: EmailStatus;
   /** The Message-ID header every send attempt of this email carries (`<id@domain>`). */
   messageId: string;
-  createdAt: string;
-  scheduledAt?: string;
+  createdAt: EpochMs;
+  scheduledAt?: EpochMs;
   /** Set once, when the transport first accepted the email. */
-  sentAt?: string;
+  sentAt?: EpochMs;
   /** Set once, when delivery was reported. */
-  deliveredAt?: string;
+  deliveredAt?: EpochMs;
   /** How many times a worker claimed the email (each claim is one send attempt). */
   attempts: number;
   /** The email is due (claimable) from this time on while it is queued. */
-  nextAttemptAt: string;
+  nextAttemptAt: EpochMs;
   /** The last transient failure, for people reading the record. */
   lastError?: string;
   /** Why a `failed` email failed, in a word: `suppressed`, `retry_budget_spent`, `permanent_error`. */
@@ -71,7 +72,7 @@ export interface EmailRecord {
   lastEvent?: EmailEventType;
   /** The worker holding the email and until when; absent when nobody holds it. */
   leaseOwner?: string;
-  leaseUntil?: string;
+  leaseUntil?: EpochMs;
 }
 
 /** How {@link EmailRepository.claimDueEmails} returns large emails. */
@@ -99,9 +100,9 @@ export interface EmailListEntry extends Omit<EmailRecord, "content"> {
 /** A new time for a scheduled email, applied by {@link EmailRepository.rescheduleEmail}. */
 export interface EmailReschedule {
   /** Becomes both `scheduledAt` and `nextAttemptAt`. */
-  scheduledAt: string;
+  scheduledAt: EpochMs;
   /** Applied only while no worker holds the email (no lease, or one ended at this time). */
-  unleasedAt: string;
+  unleasedAt: EpochMs;
   /** Normally `scheduled`, with the new time. */
   event: NewEmailEvent;
   events?: readonly DomainEvent[];
@@ -113,14 +114,14 @@ export interface EmailEvent {
   seq: number;
   type: EmailEventType;
   /** When it happened (for reports from outside, the time they give). */
-  at: string;
+  at: EpochMs;
   /** JSON object: SMTP reply, per-recipient rejections, error, next attempt time. */
   detail?: Record<string, unknown>;
 }
 
 export interface NewEmailEvent {
   type: EmailEventType;
-  at: string;
+  at: EpochMs;
   detail?: Record<string, unknown>;
 }
 
@@ -135,11 +136,11 @@ export interface EmailTransition {
   leaseOwner?: string;
   to: EmailStatus;
   /** Stored only when the email has no sentAt yet: timestamps are set once. */
-  sentAt?: string;
+  sentAt?: EpochMs;
   /** Stored only when the email has no deliveredAt yet. */
-  deliveredAt?: string;
+  deliveredAt?: EpochMs;
   /** Applied only while no worker holds the email (no lease, or an ended one): a cancel must not race a send. */
-  unleasedAt?: string;
+  unleasedAt?: EpochMs;
   /** Stored with the change (a `failed` email's reason). */
   failureReason?: string;
   /** Stored with the change, when the transport named the message its own way. */
@@ -160,7 +161,7 @@ export interface EmailTransition {
 export interface EmailRetry {
   /** Applied only while this worker holds the email's lease and the email is queued. */
   leaseOwner: string;
-  nextAttemptAt: string;
+  nextAttemptAt: EpochMs;
   lastError: string;
   /** Normally `delivery_delayed`, with the error and the next attempt time. */
   event: NewEmailEvent;
@@ -177,7 +178,7 @@ export interface OutboxDepth {
   due: number;
   scheduled: number;
   held: number;
-  oldestDueAt?: string;
+  oldestDueAt?: EpochMs;
 }
 
 /** One entry of {@link EmailRepository.recordOutcomes}: a status change or a retry. */
@@ -231,7 +232,7 @@ export interface EmailRepository extends EmailReputationStore, EmailClaimStore {
    * bytes on MySQL).
    */
   claimDueEmails(
-    now: string,
+    now: EpochMs,
     limit: number,
     leaseMs: number,
     owner: string,
@@ -244,10 +245,10 @@ export interface EmailRepository extends EmailReputationStore, EmailClaimStore {
    * took over after the lease ended, is left alone and left out. A worker renews while its process lives, so leases can
    * be short: a crashed process's emails are free again within one lease.
    */
-  renewEmailLeases(ids: readonly string[], owner: string, leaseUntil: string): Promise<string[]>;
+  renewEmailLeases(ids: readonly string[], owner: string, leaseUntil: EpochMs): Promise<string[]>;
 
   /** The distinct owners of leases that have not ended at `now`, on queued emails. */
-  listEmailLeaseOwners(now: string): Promise<string[]>;
+  listEmailLeaseOwners(now: EpochMs): Promise<string[]>;
 
   /**
    * Frees every lease held by one of `owners` on a queued email (their process is known to be dead), so the emails are
@@ -283,7 +284,7 @@ export interface EmailRepository extends EmailReputationStore, EmailClaimStore {
    * The outbox at `now` (GET /metrics): queued emails whose time has come (`due`) and those scheduled later, and the
    * oldest due email's `nextAttemptAt`. Optional: a storage without it has no outbox series.
    */
-  outboxDepth?(now: string): Promise<OutboxDepth>;
+  outboxDepth?(now: EpochMs): Promise<OutboxDepth>;
 
   /** The email's events, in seq order; empty when the email does not exist. */
   listEmailEvents(id: string): Promise<EmailEvent[]>;
@@ -293,5 +294,5 @@ export interface EmailRepository extends EmailReputationStore, EmailClaimStore {
    * process that died between a large email's slices and its row); returns how many pieces. Optional: nothing to purge
    * for a storage that writes each email in one piece.
    */
-  purgeOrphanContent?(now: string): Promise<number>;
+  purgeOrphanContent?(now: EpochMs): Promise<number>;
 }

@@ -1,4 +1,5 @@
 import type { FlagActor } from "./flag-history.js";
+import type { EpochMs } from "./instants.js";
 
 // ---------------------------------------------------------------------------------------------
 // Scheduled flag changes: a jobs-shaped table (due time, attempts, lease) claimed by whichever
@@ -19,27 +20,27 @@ export interface FlagScheduleRecord {
   id: string;
   flagKey: string;
   /** When the changes are due. */
-  at: string;
+  at: EpochMs;
   /** A PATCH body limited to what a schedule may change; validated again when applied. */
   changes: Record<string, unknown>;
   status: FlagScheduleStatus;
-  createdAt: string;
+  createdAt: EpochMs;
   createdBy: FlagActor;
   /** Claims so far (each claim is one attempt). */
   attempts: number;
   /** Due from then on: `at` at first, later after a retry's wait. */
-  nextAttemptAt: string;
+  nextAttemptAt: EpochMs;
   leaseOwner?: string;
-  leaseUntil?: string;
+  leaseUntil?: EpochMs;
   /** When it was applied or failed. */
-  finishedAt?: string;
+  finishedAt?: EpochMs;
   failure?: { reason: FlagScheduleFailureReason; message: string };
 }
 
 /** How a claimed schedule ends when it was not applied: failed for good, or due again later. */
 export type FlagScheduleOutcome =
-  | { kind: "failed"; at: string; reason: FlagScheduleFailureReason; message: string }
-  | { kind: "retry"; nextAttemptAt: string };
+  | { kind: "failed"; at: EpochMs; reason: FlagScheduleFailureReason; message: string }
+  | { kind: "retry"; nextAttemptAt: EpochMs };
 
 export interface FlagScheduleRepository {
   /** Stores a new pending schedule (`attempts` 0, no lease). */
@@ -53,7 +54,7 @@ export interface FlagScheduleRepository {
    */
   list(
     flagKey: string,
-    options: { status?: FlagScheduleStatus; after?: { at: string; id: string }; limit: number },
+    options: { status?: FlagScheduleStatus; after?: { at: EpochMs; id: string }; limit: number },
   ): Promise<FlagScheduleRecord[]>;
 
   /**
@@ -69,13 +70,13 @@ export interface FlagScheduleRepository {
    * them, longest-due first. Each schedule goes to exactly one of several concurrent callers, in
    * this process or in others.
    */
-  claimDue(now: string, limit: number, leaseMs: number, owner: string): Promise<FlagScheduleRecord[]>;
+  claimDue(now: EpochMs, limit: number, leaseMs: number, owner: string): Promise<FlagScheduleRecord[]>;
 
   /** Extends to `until` the leases `owner` still holds among `ids`; returns those ids. */
-  renewLeases(ids: readonly string[], owner: string, until: string): Promise<string[]>;
+  renewLeases(ids: readonly string[], owner: string, until: EpochMs): Promise<string[]>;
 
   /** The distinct owners of unexpired leases on pending schedules at `now`. */
-  listLeaseOwners(now: string): Promise<string[]>;
+  listLeaseOwners(now: EpochMs): Promise<string[]>;
 
   /** Frees every lease `owners` hold on pending schedules (their processes died); how many. */
   releaseLeases(owners: readonly string[]): Promise<number>;

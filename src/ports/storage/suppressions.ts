@@ -1,4 +1,5 @@
 import type { PageRequest } from "./webhooks.js";
+import type { EpochMs } from "./instants.js";
 
 // ---------------------------------------------------------------------------------------------
 // The suppression list: addresses flagpost no longer mails (hard bounces, complaints, by hand)
@@ -17,7 +18,7 @@ export interface SuppressionRecord {
   origin: SuppressionOrigin;
   /** The email whose bounce, complaint or unsubscribe link put the address here; absent for manual entries. */
   sourceId?: string;
-  createdAt: string;
+  createdAt: EpochMs;
   /** Bounces: the report's reason in Sisimai's names (`userunknown`, `mailboxfull`…), `feedback` for a complaint. */
   reason?: string;
   /** Bounces: `Permanent`, or `Transient` for an address suppressed after repeated soft bounces. */
@@ -34,7 +35,7 @@ export interface SoftBounceRecord {
   email: string;
   /** The email that bounced. */
   emailId: string;
-  at: string;
+  at: EpochMs;
 }
 
 export interface SuppressionFilter {
@@ -57,7 +58,7 @@ export interface SuppressionRepository {
    * after `since` (this one included). Soft bounces older than `since` MAY be deleted meanwhile.
    * A second call with the same `emailId` and address counts once.
    */
-  countSoftBounce(bounce: SoftBounceRecord, since: string): Promise<number>;
+  countSoftBounce(bounce: SoftBounceRecord, since: EpochMs): Promise<number>;
 
   /** Which of these (lower-cased) addresses are on the list, in any order, without repeats. */
   suppressedAmong(emails: readonly string[]): Promise<string[]>;

@@ -3,6 +3,7 @@ import type { SendingDomainRecord } from "./domains.js";
 import type { FlagHistoryEntry } from "./flag-history.js";
 import type { FlagRecord } from "./flags.js";
 import type { SuppressionRecord } from "./suppressions.js";
+import type { EpochMs } from "./instants.js";
 
 // ---------------------------------------------------------------------------------------------
 // The unit of work: `storage.transaction(fn)` hands `fn` plain repositories bound to one
@@ -90,6 +91,6 @@ export interface StorageTransaction {
      * lease (deleted, applied already, lease lost). Call after locking the flag row it changes,
      * so every writer takes the flag row, then the schedule row.
      */
-    complete(schedule: { id: string; leaseOwner: string }, at: string): Promise<void>;
+    complete(schedule: { id: string; leaseOwner: string }, at: EpochMs): Promise<void>;
   };
 }

@@ -1,4 +1,5 @@
 import type { DomainEvent } from "./domain-events.js";
+import type { EpochMs } from "./instants.js";
 
 // ---------------------------------------------------------------------------------------------
 // Outbound webhooks: endpoints and their subscriptions
@@ -17,11 +18,11 @@ export interface WebhookRecord {
   secret: string;
   /** The secret before the last rotation, still signing beside `secret` until `previousSecretExpiresAt`. */
   previousSecret?: string;
-  previousSecretExpiresAt?: string;
-  createdAt: string;
-  updatedAt: string;
+  previousSecretExpiresAt?: EpochMs;
+  createdAt: EpochMs;
+  updatedAt: EpochMs;
   /** When the current run of failed attempts began; absent once an attempt succeeds. */
-  failingSince?: string;
+  failingSince?: EpochMs;
 }
 
 export interface WebhookChanges {
@@ -29,14 +30,14 @@ export interface WebhookChanges {
   /** Replaces the whole subscription list. */
   events?: string[];
   status?: WebhookStatus;
-  updatedAt: string;
+  updatedAt: EpochMs;
 }
 
 export interface SecretRotation {
   /** The new secret; the current one becomes `previousSecret` until `previousSecretExpiresAt`. */
   secret: string;
-  previousSecretExpiresAt: string;
-  updatedAt: string;
+  previousSecretExpiresAt: EpochMs;
+  updatedAt: EpochMs;
 }
 
 /** Newest first (id descending); `after`/`before` are ids, as Resend's cursors. */
@@ -82,15 +83,15 @@ export interface DeliveryRecord {
   eventId: string;
   eventType: string;
   /** The event's time. */
-  createdAt: string;
+  createdAt: EpochMs;
   status: DeliveryStatus;
   /** Claims (each one attempt) since the delivery was stored or last replayed: picks the next wait of the schedule. */
   attempts: number;
   /** Due from this time on while pending or attempting. */
-  nextAttemptAt: string;
-  lastAttemptAt?: string;
+  nextAttemptAt: EpochMs;
+  lastAttemptAt?: EpochMs;
   leaseOwner?: string;
-  leaseUntil?: string;
+  leaseUntil?: EpochMs;
 }
 
 export interface AttemptRecord {
@@ -100,7 +101,7 @@ export interface AttemptRecord {
   webhookId: string;
   eventId: string;
   /** When the request was started. */
-  sentAt: string;
+  sentAt: EpochMs;
   /** The HTTP status of the answer; 0 when there was none (refused, timed out, blocked). */
   statusCode: number;
   durationMs: number;
@@ -124,12 +125,12 @@ export interface DeliveryOutcome {
   /** Stored in the attempts list; absent when no request was made (endpoint disabled meanwhile). */
   attempt?: AttemptRecord;
   /** `attempting` carries the next attempt's time. */
-  next: { status: "success" } | { status: "attempting"; nextAttemptAt: string } | { status: "failed" };
+  next: { status: "success" } | { status: "attempting"; nextAttemptAt: EpochMs } | { status: "failed" };
   /**
    * The endpoint's health: a success clears `failingSince`; a failure sets it when absent and,
    * when it is at or before `disableIfFailingSince` (5 days ago), disables the endpoint.
    */
-  endpoint?: { succeeded: true } | { failedAt: string; disableIfFailingSince: string };
+  endpoint?: { succeeded: true } | { failedAt: EpochMs; disableIfFailingSince: EpochMs };
 }
 
 /** Per-endpoint fairness for a claim: what the claiming worker already holds of each endpoint. */
@@ -150,16 +151,16 @@ export interface WebhookDeliveryRepository {
    * so one endpoint's backlog cannot fill a claim while others' deliveries are due.
    */
   claimDueDeliveries(
-    now: string,
+    now: EpochMs,
     limit: number,
     leaseMs: number,
     owner: string,
     cap?: DeliveryClaimCap,
   ): Promise<ClaimedDelivery[]>;
   /** Extends to `until` the leases `owner` still holds among `ids`; returns those ids. */
-  renewDeliveryLeases(ids: readonly string[], owner: string, until: string): Promise<string[]>;
+  renewDeliveryLeases(ids: readonly string[], owner: string, until: EpochMs): Promise<string[]>;
   /** The distinct owners of delivery leases that have not ended at `now` (pending or attempting deliveries). */
-  listDeliveryLeaseOwners(now: string): Promise<string[]>;
+  listDeliveryLeaseOwners(now: EpochMs): Promise<string[]>;
   /**
    * MUST free every lease held by one of `owners` (processes known to be dead) on pending or
    * attempting deliveries, so they are due at once; `attempts` is kept. Returns how many were freed.
@@ -184,7 +185,7 @@ export interface WebhookDeliveryRepository {
    * an attempt is under way, its holder's outcome still applies (and answers the replay), and
    * nobody claims the delivery twice meanwhile. Returns it as stored afterwards; undefined when unknown.
    */
-  replayDelivery(webhookId: string, eventId: string, now: string): Promise<DeliveryRecord | undefined>;
+  replayDelivery(webhookId: string, eventId: string, now: EpochMs): Promise<DeliveryRecord | undefined>;
   /**
    * How many deliveries are still to be made (`pending` or `attempting`), for GET /metrics and the
    * overview: one count over the claim index (status, next_attempt_at). Optional, like outboxDepth.

@@ -67,8 +67,8 @@ export function reportHarness(storage: () => Storage, options: Partial<FlagpostO
         events: ["email.delivered", "email.bounced", "email.complained", "email.delivery_delayed", "suppression.added"],
         status: "enabled",
         secret: "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0",
-        createdAt: new Date(clock.now()).toISOString(),
-        updatedAt: new Date(clock.now()).toISOString(),
+        createdAt: clock.now(),
+        updatedAt: clock.now(),
       });
       return async () => {
         const deliveries = await fp.storage.webhookDeliveries.listDeliveries(id, { limit: 100 });

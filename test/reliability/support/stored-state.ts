@@ -20,12 +20,7 @@ export async function storedState(
     rules,
   }));
   const events = (await b.app.fp.events.query({ limit: 1000 })).data.length;
-  const claimed = await b.storage.emails.claimDueEmails(
-    new Date(FAR_FUTURE + ++counts * 1000).toISOString(),
-    10_000,
-    1,
-    "stored-state",
-  );
+  const claimed = await b.storage.emails.claimDueEmails(FAR_FUTURE + ++counts * 1000, 10_000, 1, "stored-state");
   const suppressions = (await b.storage.suppressions.listSuppressions({}, { limit: 1000 })).length;
   return { flags, events, emails: claimed.length, suppressions };
 }
