@@ -27,24 +27,31 @@ export function compiledOnce(
   build: (bind: Bind) => Compilable,
   values: Readonly<Record<string, unknown>>,
 ): CompiledQuery {
-  let compiled = shapes.get(key);
-  if (compiled === undefined) {
+  const compiled = compiledShape(key, () => {
     const slots = new Map<string, Slot>();
-    const bind = (name: string) => {
+    return build((name: string) => {
       let slot = slots.get(name);
       if (slot === undefined) slots.set(name, (slot = new Slot(name)));
       return slot as never;
-    };
-    compiled = build(bind).compile();
-    if (shapes.size >= MAX_SHAPES) shapes.delete(shapes.keys().next().value!);
-    shapes.set(key, compiled);
-  }
+    });
+  });
   const parameters = compiled.parameters.map((parameter) => {
     if (!(parameter instanceof Slot)) return parameter;
     if (!(parameter.name in values)) throw new Error(`compiledOnce(${key}): no value for ${parameter.name}`);
     return values[parameter.name];
   });
   return { ...compiled, parameters };
+}
+
+/** The compiled shape kept under `key`, built and compiled on first use. */
+function compiledShape(key: string, build: () => Compilable): CompiledQuery {
+  let compiled = shapes.get(key);
+  if (compiled === undefined) {
+    compiled = build().compile();
+    if (shapes.size >= MAX_SHAPES) shapes.delete(shapes.keys().next().value!);
+    shapes.set(key, compiled);
+  }
+  return compiled;
 }
 
 const shapes = new Map<string, CompiledQuery>();
@@ -57,11 +64,6 @@ export interface Bound<T> {
   key: string;
   build(bind: Bind): T;
   values: Readonly<Record<string, unknown>>;
-}
-
-/** The part built with its values in place, for a statement that is built per call. */
-export function boundValues<T>(bound: Bound<T>): T {
-  return bound.build(((name: string) => bound.values[name]) as Bind);
 }
 
 const objectKeys = new WeakMap<object, string>();
@@ -87,11 +89,21 @@ export async function insertRows(
 ): Promise<void> {
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]!);
-  const values: Record<string, unknown> = {};
-  rows.forEach((row, i) => {
-    for (const column of columns) values[`${i} ${column}`] = row[column];
-  });
-  const build = (bind: Bind) =>
-    db.insertInto(table).values(rows.map((_, i) => Object.fromEntries(columns.map((c) => [c, bind(`${i} ${c}`)]))));
-  await db.executeQuery(compiledOnce(`${engine} insert ${table} ${columns.join(",")} ${rows.length}`, build, values));
+  const compiled = compiledShape(`${engine} insert ${table} ${columns.join(",")} ${rows.length}`, () =>
+    db.insertInto(table).values(rows.map((_, i) => Object.fromEntries(columns.map((c) => [c, new Cell(i, c)])))),
+  );
+  // Each value read straight from its row: no map of named values built per call (a group of
+  // emails has a few hundred).
+  const parameters = compiled.parameters.map((parameter) =>
+    parameter instanceof Cell ? rows[parameter.row]![parameter.column] : parameter,
+  );
+  await db.executeQuery({ ...compiled, parameters });
+}
+
+/** Stands for the value of `column` in row `row` while a multi-row INSERT's shape is compiled. */
+class Cell {
+  constructor(
+    readonly row: number,
+    readonly column: string,
+  ) {}
 }

@@ -1,6 +1,8 @@
 import type { Insertable, Transaction } from "kysely";
 import { uuidv7 } from "../../src/ids.js";
 import type { DomainEvent } from "../../src/ports/storage/index.js";
+import { compiledOnce } from "./compiled-once.js";
+import type { Engine } from "./dialect.js";
 import { msParam } from "./row-codec.js";
 import type { FlagpostTables, WebhookDeliveriesTable, WebhookEventsTable } from "./tables.js";
 import { markDeliveriesStored } from "./transaction.js";
@@ -17,17 +19,28 @@ const INSERT_CHUNK = 100;
  */
 export async function recordDomainEvents(
   trx: Transaction<FlagpostTables>,
+  engine: Engine,
   events: readonly DomainEvent[] | undefined,
 ): Promise<void> {
   if (!events || events.length === 0) return;
   const types = [...new Set(events.map((e) => e.type))];
-  const subscribers = await trx
-    .selectFrom("flagpost_webhook_subscriptions as s")
-    .innerJoin("flagpost_webhooks as w", "w.id", "s.webhook_id")
-    .select(["s.event_type", "s.webhook_id"])
-    .where("s.event_type", "in", types)
-    .where("w.status", "=", "enabled")
-    .execute();
+  // Asked by every email outcome, mostly of a system with no webhooks: compiled once per count of types.
+  const query = compiledOnce(
+    `${engine} subscribers ${types.length}`,
+    (bind) =>
+      trx
+        .selectFrom("flagpost_webhook_subscriptions as s")
+        .innerJoin("flagpost_webhooks as w", "w.id", "s.webhook_id")
+        .select(["s.event_type", "s.webhook_id"])
+        .where(
+          "s.event_type",
+          "in",
+          types.map((_, i) => bind(String(i))),
+        )
+        .where("w.status", "=", "enabled"),
+    { ...types },
+  );
+  const subscribers = (await trx.executeQuery<{ event_type: string; webhook_id: string }>(query)).rows;
   if (subscribers.length === 0) return;
   const byType = new Map<string, string[]>();
   for (const s of subscribers) byType.set(s.event_type, [...(byType.get(s.event_type) ?? []), s.webhook_id]);

@@ -6,6 +6,7 @@ import type {
   SendingDomainRecord,
   SendingDomainStatus,
 } from "../../src/ports/storage/index.js";
+import { compiledOnce } from "./compiled-once.js";
 import { encodeBoolean, type Engine } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toBoolean, toEpochMs, toIso } from "./row-codec.js";
@@ -139,7 +140,13 @@ export class KyselyDomainRepository implements DomainRepository {
   }
 
   async #readOne(column: "id" | "name", value: string): Promise<SendingDomainRecord | undefined> {
-    const row = await this.#db.selectFrom("flagpost_domains").selectAll().where(column, "=", value).executeTakeFirst();
+    // Read by name for every group of emails accepted together: compiled once per column.
+    const query = compiledOnce(
+      `${this.#engine} domain by ${column}`,
+      (bind) => this.#db.selectFrom("flagpost_domains").selectAll().where(column, "=", bind("value")),
+      { value },
+    );
+    const row = (await this.#db.executeQuery<Selectable<DomainsTable>>(query)).rows[0];
     return row && toDomain(row);
   }
 }

@@ -65,6 +65,6 @@ export async function recordOutcomesIn(
   }
   for (let i = 0; i < events.length; i += INSERT_CHUNK)
     await insertRows(trx as unknown as AnyKysely, engine, "flagpost_email_events", events.slice(i, i + INSERT_CHUNK));
-  await recordDomainEvents(trx, domainEvents);
+  await recordDomainEvents(trx, engine, domainEvents);
   return applied;
 }

@@ -135,7 +135,7 @@ export class KyselyEmailRepository extends EngineRepository implements EmailRepo
           await insertRows(trx as unknown as AnyKysely, this.engine, "flagpost_email_events", chunk.events);
         }
         if (completion) await completeClaim(trx, this.engine, completion);
-        await recordDomainEvents(trx, domainEvents);
+        await recordDomainEvents(trx, this.engine, domainEvents);
       }),
     );
   }

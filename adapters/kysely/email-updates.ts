@@ -138,7 +138,7 @@ export async function updateAndAppend(
     .insertInto("flagpost_email_events")
     .values(eventRow(id, toNumber(row.version), event))
     .execute();
-  await recordDomainEvents(trx, domainEvents);
+  await recordDomainEvents(trx, engine, domainEvents);
   return toRecord(trx, row);
 }
 

@@ -4,7 +4,7 @@ import { engineTraits } from "./engines/index.js";
 import { relaxTransaction, withRelaxedCommit } from "./relaxed-durability.js";
 import { inTransaction } from "./transaction.js";
 import { claimSet, dueIds, isDue } from "./job-due-rows.js";
-import { type Bind, type Bound, boundValues, compiledOnce, objectKey } from "./compiled-once.js";
+import { type Bind, type Bound, compiledOnce, objectKey } from "./compiled-once.js";
 
 /**
  * Claims and lease renewals for any "jobs-shaped" table: the outbox, webhook deliveries,
@@ -92,18 +92,7 @@ export async function claimDueRows<Row>(
 
   /** The claim itself, on the connection the relaxed commit holds. */
   async function claimOn(held: AnyKysely): Promise<Row[]> {
-    if (quota)
-      return claimWithinQuota<Row>(
-        held,
-        engine,
-        spec,
-        at,
-        limit,
-        leaseUntil,
-        owner,
-        columns && boundValues(columns),
-        quota,
-      );
+    if (quota) return claimWithinQuota<Row>(held, engine, spec, at, limit, leaseUntil, owner, columns, quota);
     // SQLite's one statement is atomic on its own; elsewhere the claim needs a transaction.
     if (engineTraits(engine).oneWriter)
       return claimDueRowsIn<Row>(held, engine, spec, at, limit, leaseUntil, owner, columns);
@@ -155,7 +144,7 @@ export async function claimDueRowsIn<Row>(
   );
   const ids = ((await trx.executeQuery(select)).rows as { id: unknown }[]).map((r) => r.id as string);
   if (ids.length === 0) return [];
-  return leaseLocked<Row>(trx, engine, spec, ids, at, leaseUntil, owner, columns && boundValues(columns));
+  return leaseLocked<Row>(trx, engine, spec, ids, at, leaseUntil, owner, columns);
 }
 
 /**
@@ -171,7 +160,7 @@ async function claimWithinQuota<Row>(
   limit: number,
   leaseUntil: number,
   owner: string,
-  columns: ClaimColumns | undefined,
+  columns: Bound<ClaimColumns> | undefined,
   quota: GroupQuota,
 ): Promise<Row[]> {
   const claim = async (trx: AnyKysely) => {
@@ -200,22 +189,34 @@ async function leaseLocked<Row>(
   at: number,
   leaseUntil: number,
   owner: string,
-  columns: ClaimColumns | undefined,
+  columns: Bound<ClaimColumns> | undefined,
 ): Promise<Row[]> {
-  const update = trx
-    .updateTable(spec.table)
-    .set(claimSet(owner, leaseUntil))
-    .where("id", "in", ids)
-    .where((eb) => isDue(eb, spec, at));
-  if (engineTraits(engine).updateReturning)
-    return (await (columns ? update.returning(columns as never) : update.returningAll()).execute()) as Row[];
-  await update.execute();
-  const read = trx.selectFrom(spec.table);
-  return (await (columns ? read.select(columns as never) : read.selectAll())
-    .where("id", "in", ids)
-    .where("lease_owner", "=", owner)
-    .where("lease_until", "=", leaseUntil)
-    .execute()) as Row[];
+  // Every claim of the outbox runs these: compiled once per table, columns and count of ids.
+  const key = `${engine} ${objectKey(spec)} ${columns?.key ?? "*"} ${ids.length}`;
+  const values = { ...columns?.values, ...ids, at, leaseUntil, owner };
+  const idSlots = (bind: Bind) => ids.map((_, i) => bind(String(i)));
+  const update = (bind: Bind) =>
+    trx
+      .updateTable(spec.table)
+      .set(claimSet(bind("owner"), bind("leaseUntil")))
+      .where("id", "in", idSlots(bind))
+      .where((eb) => isDue(eb, spec, bind("at")));
+  if (engineTraits(engine).updateReturning) {
+    const returning = (bind: Bind) => {
+      const query = update(bind);
+      return columns ? query.returning(columns.build(bind) as never) : query.returningAll();
+    };
+    return (await trx.executeQuery(compiledOnce(`lease ${key}`, returning, values))).rows as Row[];
+  }
+  await trx.executeQuery(compiledOnce(`lease ${key}`, update, values));
+  const read = (bind: Bind) => {
+    const query = trx.selectFrom(spec.table);
+    return (columns ? query.select(columns.build(bind) as never) : query.selectAll())
+      .where("id", "in", idSlots(bind))
+      .where("lease_owner", "=", bind("owner"))
+      .where("lease_until", "=", bind("leaseUntil"));
+  };
+  return (await trx.executeQuery(compiledOnce(`leased ${key}`, read, values))).rows as Row[];
 }
 
 /**

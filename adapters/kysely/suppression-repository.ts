@@ -7,6 +7,7 @@ import type {
   SuppressionRecord,
   SuppressionRepository,
 } from "../../src/ports/storage/index.js";
+import { compiledOnce } from "./compiled-once.js";
 import { insertIfAbsent } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { msParam, toNumber } from "./row-codec.js";
@@ -101,11 +102,21 @@ export class KyselySuppressionRepository extends EngineRepository implements Sup
     if (unique.length === 0) return [];
     const found: string[] = [];
     for (const chunk of chunks(unique)) {
-      const rows = await this.db
-        .selectFrom("flagpost_suppressions")
-        .select("email")
-        .where("email", "in", chunk)
-        .execute();
+      // Asked for every group of emails sent together: compiled once per list length.
+      const query = compiledOnce(
+        `${this.engine} suppressedAmong ${chunk.length}`,
+        (bind) =>
+          this.db
+            .selectFrom("flagpost_suppressions")
+            .select("email")
+            .where(
+              "email",
+              "in",
+              chunk.map((_, i) => bind(String(i))),
+            ),
+        { ...chunk },
+      );
+      const { rows } = await this.db.executeQuery<{ email: string }>(query);
       found.push(...rows.map((r) => r.email));
     }
     return found;

@@ -51,7 +51,7 @@ export function kyselyTransactions(db: Kysely<FlagpostTables>, engine: Engine): 
         suppressions: noting(new KyselySuppressionRows(trx, engine)),
         domains: noting(new KyselyDomainRows(trx, engine)),
         flagHistory: noting({ append: (entry) => recordFlagHistory(trx, entry) }),
-        domainEvents: noting({ record: (events) => recordDomainEvents(trx, events) }),
+        domainEvents: noting({ record: (events) => recordDomainEvents(trx, engine, events) }),
         flagSchedules: noting({ complete: (schedule, at) => completeSchedule(trx, schedule, at) }),
       };
       return fn(tx).catch((error: unknown) => {

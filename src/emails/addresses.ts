@@ -27,13 +27,35 @@ function parseBare(text: string): Omit<MailAddress, "name"> | undefined {
   const local = text.slice(0, at);
   const domain = text.slice(at + 1);
   if (local.length > MAX_LOCAL || !LOCAL_PART.test(local)) return undefined;
-  if (domain.length > MAX_DOMAIN) return undefined;
+  const ascii = checkedDomain(domain);
+  return ascii === undefined ? undefined : { address: text, domain: ascii };
+}
+
+/**
+ * Domains already checked, with their ASCII form ("" when not accepted): mail goes to few domains
+ * over and over, and checking one (labels, IDNA) costs more than the rest of an address.
+ */
+const checkedDomains = new Map<string, string>();
+const MAX_CHECKED_DOMAINS = 1_000;
+
+/** `domain` in ASCII (IDNA), lower case, or undefined when flagpost does not accept it. */
+function checkedDomain(domain: string): string | undefined {
+  let ascii = checkedDomains.get(domain);
+  if (ascii === undefined) {
+    ascii = asciiIfAccepted(domain);
+    if (checkedDomains.size >= MAX_CHECKED_DOMAINS) checkedDomains.clear();
+    checkedDomains.set(domain, ascii);
+  }
+  return ascii === "" ? undefined : ascii;
+}
+
+function asciiIfAccepted(domain: string): string {
+  if (domain.length > MAX_DOMAIN) return "";
   const labels = domain.split(".");
-  if (labels.length < 2 || !labels.every((label) => LABEL.test(label))) return undefined;
-  if (/^[0-9]+$/.test(labels.at(-1)!)) return undefined; // 10.0.0.1 is not a domain
-  const ascii = domainToASCII(domain);
-  if (ascii === "") return undefined; // not convertible to an ASCII (IDNA) name
-  return { address: text, domain: ascii.toLowerCase() };
+  if (labels.length < 2 || !labels.every((label) => LABEL.test(label))) return "";
+  if (/^[0-9]+$/.test(labels.at(-1)!)) return ""; // 10.0.0.1 is not a domain
+  // "" also when not convertible to an ASCII (IDNA) name
+  return domainToASCII(domain).toLowerCase();
 }
 
 function unquote(name: string): string | undefined {
