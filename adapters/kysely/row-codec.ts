@@ -23,6 +23,17 @@ export function toEpochMs(iso: string, field: string): number {
   return ms;
 }
 
+/**
+ * An instant the port carries (epoch milliseconds) as its bigint column takes it. Anything but a
+ * whole number of milliseconds within ±8.64e15 (Date's range) is refused: it could not be
+ * stored exactly or returned unchanged.
+ */
+export function instantParam(ms: number, field: string): number {
+  if (Number.isInteger(ms) && Math.abs(ms) <= 8.64e15) return ms;
+  const message = `must be a whole number of milliseconds since the epoch, got ${String(ms)}`;
+  throw new FlagpostError("validation_error", `"${field}" ${message}`, { details: [{ path: field, message }] });
+}
+
 export function toIso(value: number | string | bigint): string {
   return isoFromMs(toNumber(value));
 }

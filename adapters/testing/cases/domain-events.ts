@@ -71,7 +71,7 @@ export function domainEventCases(harness: StorageHarness): void {
       let called = 0;
       const events = () => (called++, [domainEvent("flag.updated")]);
       expect(
-        await flagWrites(storage()).update("missing", { enabled: true, updatedAt: iso(T0) }, undefined, events),
+        await flagWrites(storage()).update("missing", { enabled: true, updatedAt: T0 }, undefined, events),
       ).toBeUndefined();
       expect(await flagWrites(storage()).delete("missing", undefined, events)).toBe(false);
       expect(called).toBe(0);
@@ -101,7 +101,7 @@ export function domainEventCases(harness: StorageHarness): void {
       const seen: unknown[] = [];
       const updated = await flagWrites(storage()).update(
         "f",
-        { description: "d", updatedAt: iso(T0 + 1) },
+        { description: "d", updatedAt: T0 + 1 },
         undefined,
         (stored) => {
           seen.push(stored);

@@ -16,8 +16,8 @@ export function durabilityCases(harness: StorageHarness): void {
         flagRecord("durable", "00000000-0000-7000-8000-0000000000aa", {
           enabled: true,
           rules: [{ type: "percentage", percentage: 50 }],
-          createdAt: now,
-          updatedAt: now,
+          createdAt: Date.parse(now),
+          updatedAt: Date.parse(now),
         }),
       );
       await current.apiKeys.insert({

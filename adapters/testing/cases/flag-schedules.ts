@@ -20,7 +20,7 @@ let counter = 0;
 
 function flag(key: string): FlagRecord {
   const id = `0198aaaa-0000-7000-8000-${String(++counter).padStart(12, "0")}`;
-  return flagRecord(key, id, { createdAt: iso(T0 - 60_000), updatedAt: iso(T0 - 60_000) });
+  return flagRecord(key, id, { createdAt: T0 - 60_000, updatedAt: T0 - 60_000 });
 }
 
 function schedule(flagKey: string, atMs: number, overrides: Partial<FlagScheduleRecord> = {}): FlagScheduleRecord {
@@ -40,7 +40,7 @@ function schedule(flagKey: string, atMs: number, overrides: Partial<FlagSchedule
 
 function applyAudit(s: FlagScheduleRecord, owner: string, atMs = T0): FlagAudit {
   return {
-    at: iso(atMs),
+    at: atMs,
     actor: { type: "schedule", id: s.id },
     action: "scheduled_change_applied",
     schedule: { id: s.id, leaseOwner: owner },
@@ -58,7 +58,7 @@ async function apply(storage: Storage, s: FlagScheduleRecord, owner: string): Pr
   try {
     const stored = await flagWrites(storage).update(
       s.flagKey,
-      { enabled: true, updatedAt: iso(T0) },
+      { enabled: true, updatedAt: T0 },
       applyAudit(s, owner),
       event(s),
     );

@@ -10,7 +10,10 @@ import { useSharedStorages } from "./use-storage.js";
 const AT = "2026-03-04T05:06:07.089Z";
 
 function flag(key: string): FlagRecord {
-  return flagRecord(key, `00000000-0000-7000-8000-0000000${key.length}0000`, { createdAt: AT, updatedAt: AT });
+  return flagRecord(key, `00000000-0000-7000-8000-0000000${key.length}0000`, {
+    createdAt: Date.parse(AT),
+    updatedAt: Date.parse(AT),
+  });
 }
 
 /** Several storages on one database, as several processes of one app would open it. */
@@ -36,9 +39,12 @@ export function sharedCases(harness: StorageHarness): void {
       await flagWrites(a).insert(flag("seen"));
       const r1 = await b.flags.revision();
       expect(r1).toBeGreaterThan(r0);
-      await flagWrites(a).update("seen", { enabled: true, updatedAt: "2026-03-04T05:06:08.000Z" });
+      await flagWrites(a).update("seen", { enabled: true, updatedAt: Date.parse("2026-03-04T05:06:08.000Z") });
       expect(await b.flags.revision()).toBeGreaterThan(r1);
-      expect(await b.flags.get("seen")).toMatchObject({ enabled: true, updatedAt: "2026-03-04T05:06:08.000Z" });
+      expect(await b.flags.get("seen")).toMatchObject({
+        enabled: true,
+        updatedAt: Date.parse("2026-03-04T05:06:08.000Z"),
+      });
     });
 
     it("gives exactly one of several processes an idempotency key", async () => {

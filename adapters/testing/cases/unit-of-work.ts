@@ -9,7 +9,7 @@ const AUDIT_ENTRY = {
   id: "00000000-0000-7000-8000-00000000a001",
   flagKey: "kept-or-not",
   action: "created",
-  at: "2026-01-02T03:04:05.006Z",
+  at: Date.parse("2026-01-02T03:04:05.006Z"),
   actor: { type: "in_process" },
   changes: [],
 } as const;

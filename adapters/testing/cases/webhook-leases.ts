@@ -137,7 +137,7 @@ export function webhookLeaseCases(harness: StorageHarness): void {
       let seen: unknown[] = [];
       const updated = await flagWrites(storage()).update(
         "versions",
-        { enabled: true, updatedAt: iso(T0 + 5) },
+        { enabled: true, updatedAt: T0 + 5 },
         undefined,
         (stored, previous) => {
           seen = [stored, previous];

@@ -30,6 +30,7 @@ import type { SuppressionRepository } from "./suppressions.js";
 import type { StorageTransaction } from "./unit-of-work.js";
 import type { WebhookDeliveryRepository, WebhookRepository } from "./webhooks.js";
 
+export type { EpochMs } from "./instants.js";
 export type * from "./activity.js";
 export type * from "./api-keys.js";
 export type * from "./delivery-reports.js";
