@@ -5,6 +5,7 @@ import { LeaseWorker } from "./jobs/lease-worker.js";
 import { periodicQueue } from "./jobs/periodic-queue.js";
 import type { Logger } from "./ports/logger.js";
 import type { Storage } from "./ports/storage/index.js";
+import { isoFromMs } from "./time.js";
 
 export interface IdempotencyPurgeOptions {
   /** How often expired Idempotency-Keys (older than 24 h) are deleted. Default 1 h. */
@@ -34,10 +35,10 @@ export function idempotencyPurger(
     periodicQueue(clock, "idempotency-purge", intervalMs),
     {
       perform: async () => {
-        const now = new Date(clock.now()).toISOString();
+        const now = clock.now();
         const purged = await storage.idempotency.purgeExpired(now);
         // The same schedule suits the slices of large emails that never got their row.
-        const slices = (await storage.emails.purgeOrphanContent?.(now)) ?? 0;
+        const slices = (await storage.emails.purgeOrphanContent?.(isoFromMs(now))) ?? 0;
         if (slices > 0) logger.info("purged content slices without an email", { slices });
         return purged;
       },

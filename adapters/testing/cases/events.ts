@@ -143,9 +143,9 @@ export function eventCases(harness: StorageHarness): void {
         scope: "s",
         key,
         fingerprint: "f",
-        now: iso(T0),
-        lockedUntil: iso(T0 + 60_000),
-        expiresAt: iso(T0 + 86_400_000),
+        now: T0,
+        lockedUntil: T0 + 60_000,
+        expiresAt: T0 + 86_400_000,
       });
       expect(await storage().idempotency.begin(claim("ok"))).toEqual({ state: "started" });
       await storage().events.appendEvents([event(1)], { scope: "s", key: "ok", response: [{ id: idOf(1) }] });

@@ -7,12 +7,12 @@ import { describeCapability, type StorageHarness } from "../harness.js";
 import { flagRecord } from "./flag-fixtures.js";
 import { useSharedStorages } from "./use-storage.js";
 
-const AT = "2026-03-04T05:06:07.089Z";
+const AT = Date.parse("2026-03-04T05:06:07.089Z");
 
 function flag(key: string): FlagRecord {
   return flagRecord(key, `00000000-0000-7000-8000-0000000${key.length}0000`, {
-    createdAt: Date.parse(AT),
-    updatedAt: Date.parse(AT),
+    createdAt: AT,
+    updatedAt: AT,
   });
 }
 
@@ -55,8 +55,8 @@ export function sharedCases(harness: StorageHarness): void {
         key: "k",
         fingerprint: "f",
         now: AT,
-        lockedUntil: "2026-03-04T05:07:07.089Z",
-        expiresAt: "2026-03-05T05:06:07.089Z",
+        lockedUntil: Date.parse("2026-03-04T05:07:07.089Z"),
+        expiresAt: Date.parse("2026-03-05T05:06:07.089Z"),
       };
       const results = await Promise.all(
         storages.flatMap((s) => [s.idempotency.begin(claim), s.idempotency.begin(claim)]),
