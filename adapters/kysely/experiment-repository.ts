@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import type { ExperimentQuery, ExperimentRepository, ExperimentTotals } from "../../src/ports/storage/index.js";
 import type { Engine } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
-import { toEpochMs, toNumber } from "./row-codec.js";
+import { instantParam, toNumber } from "./row-codec.js";
 import { EngineRepository } from "./engine-repository.js";
 
 /**
@@ -84,8 +84,8 @@ export class KyselyExperimentRepository extends EngineRepository implements Expe
   };
 
   async experimentTotals(query: ExperimentQuery): Promise<ExperimentTotals> {
-    const from = query.from === undefined ? undefined : toEpochMs(query.from, "from");
-    const to = query.to === undefined ? undefined : toEpochMs(query.to, "to");
+    const from = query.from === undefined ? undefined : instantParam(query.from, "from");
+    const to = query.to === undefined ? undefined : instantParam(query.to, "to");
     const r = READS[this.engine];
     const window = sql.join(
       [from === undefined ? sql`1 = 1` : sql`ts >= ${from}`, to === undefined ? sql`1 = 1` : sql`ts < ${to}`],

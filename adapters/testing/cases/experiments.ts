@@ -34,7 +34,8 @@ function sorted(totals: ExperimentTotals): ExperimentTotals {
 function reference(events: NewEvent[], query: ExperimentQuery): ExperimentTotals {
   const inWindow = events.filter(
     (e) =>
-      (query.from === undefined || e.timestamp >= query.from) && (query.to === undefined || e.timestamp < query.to),
+      (query.from === undefined || Date.parse(e.timestamp) >= query.from) &&
+      (query.to === undefined || Date.parse(e.timestamp) < query.to),
   );
   const users = new Map<string, { variants: Set<string>; exposedAt: string }>();
   for (const e of inWindow) {
@@ -152,7 +153,7 @@ export function experimentCases(harness: StorageHarness): void {
         ev("purchase", "inside", 100, { revenue: 3 }),
         expose("late", "control", 100),
       ]);
-      const window = { from: iso(T0 + 10_000), to: iso(T0 + 100_000) };
+      const window = { from: T0 + 10_000, to: T0 + 100_000 };
       expect(await totals(storage(), window)).toEqual({
         excludedUsers: 0,
         variants: [{ variant: "control", users: 1, conversions: 1, revenue: 2, revenueSquares: 4 }],
@@ -185,7 +186,7 @@ export function experimentCases(harness: StorageHarness): void {
       await storage().events.appendEvents(events);
       const query = { experimentId: "exp", metric: "purchase" };
       expectClose(await totals(storage()), reference(events, query));
-      const window = { ...query, from: iso(T0 + 20_000), to: iso(T0 + 90_000) };
+      const window = { ...query, from: T0 + 20_000, to: T0 + 90_000 };
       expectClose(await totals(storage(), window), reference(events, window));
     });
   });

@@ -59,7 +59,7 @@ export function unitOfWorkCases(harness: StorageHarness): void {
           expect(locked.map((s) => s.email).sort()).toEqual([added.email, kept.email]);
           await tx.suppressions.delete([kept.id]);
           const before = (await tx.domains.lock(d.id))!;
-          await tx.domains.replace({ ...before, status: "failed", updatedAt: iso(T0 + 1) });
+          await tx.domains.replace({ ...before, status: "failed", updatedAt: T0 + 1 });
           expect((await tx.domains.lock(d.id))?.status).toBe("failed");
           await tx.domainEvents.record([domainEvent("suppression.added"), domainEvent("domain.updated")]);
           throw bug;
