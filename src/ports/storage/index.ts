@@ -4,10 +4,11 @@
  * conformance suite (adapters/testing/storage.suite.ts) checks each of them on every adapter.
  *
  * Conventions for every repository:
- * - Times cross the port as ISO-8601 UTC strings with millisecond precision
- *   (`Date#toISOString()`). Adapters store them as they like but MUST return them unchanged.
- *   An adapter MAY refuse a time in any other form with `FlagpostError("validation_error")`,
- *   since it could not return it unchanged.
+ * - A time typed `EpochMs` (instants.ts) crosses the port as epoch milliseconds, as `Date.now()`
+ *   gives it; adapters MUST return it unchanged and MAY refuse anything but a whole number of
+ *   milliseconds with `FlagpostError("validation_error")`. A time still typed `string` crosses
+ *   as ISO-8601 UTC with millisecond precision (`Date#toISOString()`), returned unchanged; an
+ *   adapter MAY refuse any other form the same way. ISO text is otherwise for the wire only.
  * - Records returned are fresh objects: callers may keep or mutate them without affecting storage.
  * - Errors an adapter cannot map to a FlagpostError code are thrown as
  *   `FlagpostError("unavailable", …, { cause })`, never as raw driver errors with SQL inside.
