@@ -155,7 +155,7 @@ async function flagpost(run: SendRun): Promise<SendResult> {
     const { id } = await fp.domains.create({ name: FROM.address.split("@")[1]! });
     await fp.storage.transaction(async (tx) => {
       const domain = (await tx.domains.lock(id))!;
-      await tx.domains.replace({ ...domain, status: "verified", updatedAt: new Date().toISOString() });
+      await tx.domains.replace({ ...domain, status: "verified", updatedAt: Date.now() });
     });
   }
   const startedAt = now();

@@ -49,7 +49,7 @@ async function whyNoneStale(fp: Flagpost, days: number): Promise<string> {
   do {
     const page = await fp.flags.list({ limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
     flags += page.data.length;
-    old += page.data.filter((flag) => Date.parse(flag.createdAt) <= since).length;
+    old += page.data.filter((flag) => flag.createdAt <= since).length;
     cursor = page.nextCursor;
   } while (cursor !== undefined);
   if (flags === 0) return "No stale flags: there are no flags.";

@@ -28,7 +28,7 @@ export async function createKey(fp: Flagpost, scopes: Scope[], name: string | un
 export async function listKeys(fp: Flagpost, io: Output): Promise<void> {
   const rows = (await fp.keys.list()).map((k) => [
     k.id,
-    k.revokedAt ? `revoked ${k.revokedAt}` : "active",
+    k.revokedAt === undefined ? "active" : `revoked ${new Date(k.revokedAt).toISOString()}`,
     k.scopes.join(" "),
     k.name,
   ]);
@@ -52,7 +52,7 @@ export async function ensureStartupKey(fp: Flagpost, envKey: string | undefined,
   if (envKey !== undefined && envKey !== "") {
     if (envKey.length < 16) throw new UsageError("FLAGPOST_API_KEY must be at least 16 characters");
     const { key } = await fp.keys.ensure(envKey, ["full_access"], "FLAGPOST_API_KEY");
-    if (key.revokedAt) throw new UsageError("FLAGPOST_API_KEY names a revoked key; choose another");
+    if (key.revokedAt !== undefined) throw new UsageError("FLAGPOST_API_KEY names a revoked key; choose another");
     return;
   }
   if ((await fp.keys.list()).length > 0) return;

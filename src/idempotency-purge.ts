@@ -35,7 +35,7 @@ export function idempotencyPurger(
     {
       perform: async () => {
         const now = clock.now();
-        const purged = await storage.idempotency.purgeExpired(new Date(now).toISOString());
+        const purged = await storage.idempotency.purgeExpired(now);
         // The same schedule suits the slices of large emails that never got their row.
         const slices = (await storage.emails.purgeOrphanContent?.(now)) ?? 0;
         if (slices > 0) logger.info("purged content slices without an email", { slices });

@@ -79,9 +79,9 @@ export async function runIdempotent<T>(
   const now = clock.now();
   const begun = await storage.idempotency.begin({
     ...request,
-    now: new Date(now).toISOString(),
-    lockedUntil: new Date(now + IDEMPOTENCY_LOCK_MS).toISOString(),
-    expiresAt: new Date(now + IDEMPOTENCY_TTL_MS).toISOString(),
+    now,
+    lockedUntil: now + IDEMPOTENCY_LOCK_MS,
+    expiresAt: now + IDEMPOTENCY_TTL_MS,
   });
   if (begun.state === "replay") return begun.response as T;
   if (begun.state === "mismatch") {
@@ -106,7 +106,7 @@ export async function runIdempotent<T>(
   // Keeps the claim alive while this process works on it (a heartbeat); a failed extension is
   // harmless while the work still ends within the lock, and is tried again at the next beat.
   const heartbeat = setInterval(() => {
-    const lockedUntil = new Date(clock.now() + IDEMPOTENCY_LOCK_MS).toISOString();
+    const lockedUntil = clock.now() + IDEMPOTENCY_LOCK_MS;
     storage.idempotency.extend(request.scope, request.key, request.fingerprint, lockedUntil).catch(() => undefined);
   }, IDEMPOTENCY_RENEW_MS);
   heartbeat.unref();

@@ -13,12 +13,12 @@ export async function firstUse(
   nowMs: number,
   ttlMs: number,
 ): Promise<boolean> {
-  const expiresAt = new Date(nowMs + ttlMs).toISOString();
+  const expiresAt = nowMs + ttlMs;
   const begun = await idempotency.begin({
     scope,
     key: token,
     fingerprint: "used",
-    now: new Date(nowMs).toISOString(),
+    now: nowMs,
     // Locked for its whole life: a pending claim whose lock lapsed could otherwise be "taken over".
     lockedUntil: expiresAt,
     expiresAt,

@@ -1,5 +1,7 @@
+import { checkedEpochMs } from "../../src/time.js";
 import { type RawBuilder, sql } from "kysely";
 import type {
+  EpochMs,
   ActivityRepository,
   EmailActivityBucket,
   EventCountBucket,
@@ -7,7 +9,7 @@ import type {
 } from "../../src/ports/storage/index.js";
 import { FlagpostError } from "../../src/errors.js";
 import type { StorageActions } from "./storage-errors.js";
-import { toEpochMs, toIso, toNumber } from "./row-codec.js";
+import { toNumber } from "./row-codec.js";
 import type { Db } from "./tables.js";
 
 /**
@@ -40,8 +42,8 @@ export class KyselyActivityRepository implements ActivityRepository {
     this.#db = db;
   }
 
-  async countEmailActivity(from: string, to: string, bucketMs: number): Promise<EmailActivityBucket[]> {
-    const [start, end] = [toEpochMs(from, "from"), toEpochMs(to, "to")];
+  async countEmailActivity(from: EpochMs, to: EpochMs, bucketMs: number): Promise<EmailActivityBucket[]> {
+    const [start, end] = [checkedEpochMs(from, "from"), checkedEpochMs(to, "to")];
     const sentBucket = bucketStart("sent_at", bucketMs);
     const eventBucket = bucketStart("at", bucketMs);
     const [sent, reports] = await Promise.all([
@@ -65,7 +67,7 @@ export class KyselyActivityRepository implements ActivityRepository {
     const bucket = (value: number | string) => {
       const key = toNumber(value);
       let found = buckets.get(key);
-      if (!found) buckets.set(key, (found = { start: toIso(key), sent: 0, bounced: 0, complained: 0 }));
+      if (!found) buckets.set(key, (found = { start: key, sent: 0, bounced: 0, complained: 0 }));
       return found;
     };
     for (const row of sent) bucket(row.bucket).sent += toNumber(row.count);
@@ -73,8 +75,8 @@ export class KyselyActivityRepository implements ActivityRepository {
     return [...buckets.entries()].sort(([a], [b]) => a - b).map(([, found]) => found);
   }
 
-  async countEvents(from: string, to: string, bucketMs: number): Promise<EventCountBucket[]> {
-    const [start, end] = [toEpochMs(from, "from"), toEpochMs(to, "to")];
+  async countEvents(from: EpochMs, to: EpochMs, bucketMs: number): Promise<EventCountBucket[]> {
+    const [start, end] = [checkedEpochMs(from, "from"), checkedEpochMs(to, "to")];
     const tsBucket = bucketStart("ts", bucketMs);
     const rows = await this.#db
       .selectFrom("flagpost_events")
@@ -86,7 +88,7 @@ export class KyselyActivityRepository implements ActivityRepository {
     return rows
       .map((row) => ({ ms: toNumber(row.bucket), count: toNumber(row.count) }))
       .sort((a, b) => a.ms - b.ms)
-      .map(({ ms, count }) => ({ start: toIso(ms), count }));
+      .map(({ ms, count }) => ({ start: ms, count }));
   }
 
   async listFailingWebhooks(limit: number): Promise<FailingWebhook[]> {
@@ -102,7 +104,7 @@ export class KyselyActivityRepository implements ActivityRepository {
       id: row.id,
       endpoint: row.endpoint,
       status: row.status as FailingWebhook["status"],
-      failingSince: toIso(row.failing_since!),
+      failingSince: toNumber(row.failing_since!),
     }));
   }
 }

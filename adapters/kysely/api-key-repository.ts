@@ -1,8 +1,9 @@
+import { checkedEpochMs } from "../../src/time.js";
 import type { Selectable } from "kysely";
 import type { Scope } from "../../src/auth/index.js";
-import type { ApiKeyRecord, ApiKeyRepository } from "../../src/ports/storage/index.js";
+import type { ApiKeyRecord, ApiKeyRepository, EpochMs } from "../../src/ports/storage/index.js";
 import type { StorageActions } from "./storage-errors.js";
-import { toEpochMs, toIso } from "./row-codec.js";
+import { toNumber } from "./row-codec.js";
 import type { ApiKeysTable } from "./tables.js";
 import type { Db } from "./tables.js";
 
@@ -12,9 +13,9 @@ function toApiKey(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     name: row.name,
     hash: row.hash,
     scopes: JSON.parse(row.scopes) as Scope[],
-    createdAt: toIso(row.created_at),
+    createdAt: toNumber(row.created_at),
   };
-  if (row.revoked_at !== null) record.revokedAt = toIso(row.revoked_at);
+  if (row.revoked_at !== null) record.revokedAt = toNumber(row.revoked_at);
   return record;
 }
 
@@ -40,8 +41,8 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
       name: record.name,
       hash: record.hash,
       scopes: JSON.stringify(record.scopes),
-      created_at: toEpochMs(record.createdAt, "createdAt"),
-      revoked_at: record.revokedAt === undefined ? null : toEpochMs(record.revokedAt, "revokedAt"),
+      created_at: checkedEpochMs(record.createdAt, "createdAt"),
+      revoked_at: record.revokedAt === undefined ? null : checkedEpochMs(record.revokedAt, "revokedAt"),
     };
     await this.#db.insertInto("flagpost_api_keys").values(row).execute();
   }
@@ -66,8 +67,8 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
     return rows.map(toApiKey);
   }
 
-  async revoke(id: string, at: string): Promise<boolean> {
-    const revokedAt = toEpochMs(at, "at");
+  async revoke(id: string, at: EpochMs): Promise<boolean> {
+    const revokedAt = checkedEpochMs(at, "at");
     // The IS NULL condition keeps the first revocation time when two revocations race.
     const result = await this.#db
       .updateTable("flagpost_api_keys")

@@ -1,9 +1,10 @@
+import { checkedEpochMs } from "../../src/time.js";
 import type { Kysely, Selectable } from "kysely";
 import type { DeliveryReport } from "../../src/emails/index.js";
 import type { DeliveryReportRepository, PageRequest, UnmatchedReportRecord } from "../../src/ports/storage/index.js";
 import type { Engine } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
-import { msParam, toNumber } from "./row-codec.js";
+import { toNumber } from "./row-codec.js";
 import type { FlagpostTables, UnmatchedReportsTable } from "./tables.js";
 import { inTransaction } from "./transaction.js";
 import { pageQuery } from "./webhook-repository.js";
@@ -43,7 +44,7 @@ export class KyselyDeliveryReportRepository implements DeliveryReportRepository 
     if (reports.length === 0) return;
     const rows = reports.map((r) => ({
       id: r.id,
-      received_at: msParam(r.receivedAt, "receivedAt"),
+      received_at: checkedEpochMs(r.receivedAt, "receivedAt"),
       reason: r.reason,
       report: JSON.stringify(r.report),
     }));

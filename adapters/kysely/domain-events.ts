@@ -1,9 +1,9 @@
+import { checkedEpochMs } from "../../src/time.js";
 import type { Insertable, Transaction } from "kysely";
 import { uuidv7 } from "../../src/ids.js";
 import type { DomainEvent } from "../../src/ports/storage/index.js";
 import { compiledOnce } from "./compiled-once.js";
 import type { Engine } from "./dialect.js";
-import { msParam } from "./row-codec.js";
 import type { FlagpostTables, WebhookDeliveriesTable, WebhookEventsTable } from "./tables.js";
 import { markDeliveriesStored } from "./transaction.js";
 
@@ -50,7 +50,7 @@ export async function recordDomainEvents(
   for (const event of events) {
     const webhookIds = byType.get(event.type);
     if (!webhookIds) continue;
-    const at = msParam(event.createdAt, "event.createdAt");
+    const at = checkedEpochMs(event.createdAt, "event.createdAt");
     eventRows.push({ id: event.id, type: event.type, created_at: at, data: JSON.stringify(event.data) });
     for (const webhookId of webhookIds) {
       deliveryRows.push({

@@ -1,5 +1,7 @@
+import { checkedEpochMs } from "../../src/time.js";
 import type { ColumnType, Insertable, Kysely, Selectable } from "kysely";
 import type {
+  EpochMs,
   DomainRepository,
   PageRequest,
   SendingDomainDnsRecord,
@@ -9,7 +11,7 @@ import type {
 import { compiledOnce } from "./compiled-once.js";
 import { encodeBoolean, type Engine } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
-import { toBoolean, toEpochMs, toIso } from "./row-codec.js";
+import { toBoolean, toNumber } from "./row-codec.js";
 import type { FlagpostTables } from "./tables.js";
 import { pageQuery } from "./webhook-repository.js";
 
@@ -51,11 +53,11 @@ export function toDomain(row: Selectable<DomainsTable>): SendingDomainRecord {
     openTracking: toBoolean(row.open_tracking),
     clickTracking: toBoolean(row.click_tracking),
     tls: row.tls as SendingDomainRecord["tls"],
-    createdAt: toIso(row.created_at),
-    updatedAt: toIso(row.updated_at),
+    createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
   };
-  if (row.checked_at !== null) domain.checkedAt = toIso(row.checked_at);
-  if (row.paused_at !== null) domain.pausedAt = toIso(row.paused_at);
+  if (row.checked_at !== null) domain.checkedAt = toNumber(row.checked_at);
+  if (row.paused_at !== null) domain.pausedAt = toNumber(row.paused_at);
   return domain;
 }
 
@@ -72,10 +74,10 @@ export function toDomainRow(engine: Engine, d: SendingDomainRecord): Insertable<
     open_tracking: encodeBoolean(engine, d.openTracking),
     click_tracking: encodeBoolean(engine, d.clickTracking),
     tls: d.tls,
-    created_at: toEpochMs(d.createdAt, "createdAt"),
-    updated_at: toEpochMs(d.updatedAt, "updatedAt"),
-    checked_at: d.checkedAt === undefined ? null : toEpochMs(d.checkedAt, "checkedAt"),
-    paused_at: d.pausedAt === undefined ? null : toEpochMs(d.pausedAt, "pausedAt"),
+    created_at: checkedEpochMs(d.createdAt, "createdAt"),
+    updated_at: checkedEpochMs(d.updatedAt, "updatedAt"),
+    checked_at: d.checkedAt === undefined ? null : checkedEpochMs(d.checkedAt, "checkedAt"),
+    paused_at: d.pausedAt === undefined ? null : checkedEpochMs(d.pausedAt, "pausedAt"),
   };
 }
 
@@ -125,8 +127,8 @@ export class KyselyDomainRepository implements DomainRepository {
     return Number(result.numDeletedRows) > 0;
   }
 
-  async listDomainsToRecheck(checkedBefore: string, limit: number): Promise<SendingDomainRecord[]> {
-    const before = toEpochMs(checkedBefore, "checkedBefore");
+  async listDomainsToRecheck(checkedBefore: EpochMs, limit: number): Promise<SendingDomainRecord[]> {
+    const before = checkedEpochMs(checkedBefore, "checkedBefore");
     const rows = await this.#db
       .selectFrom("flagpost_domains")
       .selectAll()

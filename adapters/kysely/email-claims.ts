@@ -1,9 +1,9 @@
+import { checkedEpochMs } from "../../src/time.js";
 import type { ClaimedEmail, EmailClaimRequest, EmailRecord } from "../../src/ports/storage/index.js";
 import type { AnyKysely, Engine } from "./dialect.js";
 import { CLAIMABLE_OUTBOX } from "./domain-reputation.js";
 import { claimColumns, type ClaimRow, type Db, type EmailRow, toClaimed, toRecord } from "./email-rows.js";
 import { claimDueRows, claimDueRowsIn } from "./job-claims.js";
-import { msParam } from "./row-codec.js";
 
 /**
  * claimDueEmails (src/ports/storage/emails.ts): on its own, with a commit of its own (`within` false,
@@ -17,7 +17,7 @@ export async function claimEmails(
   claim: EmailClaimRequest,
   within: boolean,
 ): Promise<ClaimedEmail[]> {
-  const at = msParam(claim.now, "now");
+  const at = checkedEpochMs(claim.now, "now");
   if (claim.limit <= 0) return [];
   const max = claim.maxContentBytes;
   const rows = await (within ? claimDueRowsIn : claimDueRows)<EmailRow | ClaimRow>(

@@ -1,3 +1,4 @@
+import { checkedEpochMs } from "../../src/time.js";
 import type {
   ClaimEmailOptions,
   ClaimedEmail,
@@ -39,7 +40,6 @@ import { recordOutcomesIn } from "./email-outcomes.js";
 import { outboxDepthOf } from "./email-outbox-depth.js";
 import { rescheduleUpdate, retryUpdate, transitionUpdate, updateAndAppend } from "./email-updates.js";
 import { completeClaim } from "./idempotency-repository.js";
-import { msParam } from "./row-codec.js";
 import { countReputation, markReputation } from "./domain-reputation.js";
 import { type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
 import { relaxTransaction, withRelaxedCommit, withSyncedCommit } from "./relaxed-durability.js";
@@ -105,7 +105,7 @@ export class KyselyEmailRepository extends EngineRepository implements EmailRepo
           continue;
         }
         sliced.push(email.id);
-        const at = msParam(email.createdAt, "createdAt");
+        const at = checkedEpochMs(email.createdAt, "createdAt");
         rows.push(toRow(email, split.skeleton, await writeSlices(this.db, this.engine, email.id, split.pieces, at)));
       }
       await this.#insertRows(rows, events, completion, domainEvents);
@@ -192,20 +192,20 @@ export class KyselyEmailRepository extends EngineRepository implements EmailRepo
   }
 
   async purgeOrphanContent(now: number): Promise<number> {
-    return deleteOrphanSlices(this.db, msParam(now, "now") - ORPHAN_SLICE_AGE_MS);
+    return deleteOrphanSlices(this.db, checkedEpochMs(now, "now") - ORPHAN_SLICE_AGE_MS);
   }
 
   async renewEmailLeases(ids: readonly string[], owner: string, leaseUntil: number): Promise<string[]> {
-    const until = msParam(leaseUntil, "leaseUntil");
+    const until = checkedEpochMs(leaseUntil, "leaseUntil");
     return renewLeases(this.db, this.engine, "flagpost_emails", [...new Set(ids)], owner, until);
   }
 
   async outboxDepth(now: number): Promise<OutboxDepth> {
-    return outboxDepthOf(this.db, msParam(now, "now"));
+    return outboxDepthOf(this.db, checkedEpochMs(now, "now"));
   }
 
   async listEmailLeaseOwners(now: number): Promise<string[]> {
-    const at = msParam(now, "now");
+    const at = checkedEpochMs(now, "now");
     return listLeaseOwners(this.db, OUTBOX, at);
   }
 

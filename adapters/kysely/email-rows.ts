@@ -1,3 +1,4 @@
+import { checkedEpochMs } from "../../src/time.js";
 import {
   type Insertable,
   type Selectable,
@@ -20,7 +21,7 @@ import type {
 import { headlineOf } from "../../src/ports/storage/email-headline.js";
 import { sendingDomainOf } from "../../src/domains/index.js";
 import { joinSlices } from "./email-content-slices.js";
-import { msParam, toNumber } from "./row-codec.js";
+import { toNumber } from "./row-codec.js";
 import type { EmailEventsTable, EmailsTable, FlagpostTables } from "./tables.js";
 
 /** The outbox's rows and how they map to the port's records (email-repository.ts and its helpers). */
@@ -130,12 +131,12 @@ export function toRow(email: EmailRecord, content: string, sliceBytes: number | 
     content,
     content_slice_bytes: sliceBytes,
     message_id: email.messageId,
-    created_at: msParam(email.createdAt, "createdAt"),
-    scheduled_at: email.scheduledAt === undefined ? null : msParam(email.scheduledAt, "scheduledAt"),
-    sent_at: email.sentAt === undefined ? null : msParam(email.sentAt, "sentAt"),
-    delivered_at: email.deliveredAt === undefined ? null : msParam(email.deliveredAt, "deliveredAt"),
+    created_at: checkedEpochMs(email.createdAt, "createdAt"),
+    scheduled_at: email.scheduledAt === undefined ? null : checkedEpochMs(email.scheduledAt, "scheduledAt"),
+    sent_at: email.sentAt === undefined ? null : checkedEpochMs(email.sentAt, "sentAt"),
+    delivered_at: email.deliveredAt === undefined ? null : checkedEpochMs(email.deliveredAt, "deliveredAt"),
     attempts: email.attempts,
-    next_attempt_at: msParam(email.nextAttemptAt, "nextAttemptAt"),
+    next_attempt_at: checkedEpochMs(email.nextAttemptAt, "nextAttemptAt"),
     last_error: email.lastError ?? null,
     failure_reason: email.failureReason ?? null,
     provider_message_id: email.providerMessageId ?? null,
@@ -143,7 +144,7 @@ export function toRow(email: EmailRecord, content: string, sliceBytes: number | 
     summary: JSON.stringify(headlineOf(email).content),
     sending_domain: sendingDomainOf(email.content) ?? null,
     lease_owner: email.leaseOwner ?? null,
-    lease_until: email.leaseUntil === undefined ? null : msParam(email.leaseUntil, "leaseUntil"),
+    lease_until: email.leaseUntil === undefined ? null : checkedEpochMs(email.leaseUntil, "leaseUntil"),
     version: 1,
   };
 }
@@ -158,7 +159,7 @@ export function eventRow(emailId: string, seq: number, event: NewEmailEvent): In
     email_id: emailId,
     seq,
     type: event.type,
-    at: msParam(event.at, "event.at"),
+    at: checkedEpochMs(event.at, "event.at"),
     detail: event.detail === undefined ? null : JSON.stringify(event.detail),
   };
 }

@@ -1,3 +1,4 @@
+import { checkedEpochMs } from "../../src/time.js";
 import { type RawBuilder, sql } from "kysely";
 import type {
   DomainEvent,
@@ -11,7 +12,7 @@ import type { Engine } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import { recordDomainEvents } from "./domain-events.js";
 import { type EmailRow, type EmailUpdate, eventRow, toRecord, type Trx } from "./email-rows.js";
-import { msParam, toNumber } from "./row-codec.js";
+import { toNumber } from "./row-codec.js";
 import { type Bind, compiledOnce } from "./compiled-once.js";
 
 /**
@@ -21,8 +22,9 @@ import { type Bind, compiledOnce } from "./compiled-once.js";
  */
 
 export function transitionUpdate(trx: Trx, id: string, transition: EmailTransition): EmailUpdate {
-  const sentAt = transition.sentAt === undefined ? undefined : msParam(transition.sentAt, "sentAt");
-  const deliveredAt = transition.deliveredAt === undefined ? undefined : msParam(transition.deliveredAt, "deliveredAt");
+  const sentAt = transition.sentAt === undefined ? undefined : checkedEpochMs(transition.sentAt, "sentAt");
+  const deliveredAt =
+    transition.deliveredAt === undefined ? undefined : checkedEpochMs(transition.deliveredAt, "deliveredAt");
   const update = trx
     .updateTable("flagpost_emails")
     .set((eb) => ({
@@ -55,11 +57,11 @@ function unleasedWhere(update: EmailUpdate, atMs: number | undefined): EmailUpda
   return update.where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", atMs)]));
 }
 
-const unleasedMs = (at: number | undefined) => (at === undefined ? undefined : msParam(at, "unleasedAt"));
+const unleasedMs = (at: number | undefined) => (at === undefined ? undefined : checkedEpochMs(at, "unleasedAt"));
 
 /** A scheduled email's new time, while it is queued and nobody holds it. */
 export function rescheduleUpdate(trx: Trx, id: string, change: EmailReschedule): EmailUpdate {
-  const at = msParam(change.scheduledAt, "scheduledAt");
+  const at = checkedEpochMs(change.scheduledAt, "scheduledAt");
   const update = trx
     .updateTable("flagpost_emails")
     .set((eb) => ({
@@ -77,7 +79,7 @@ export function rescheduleUpdate(trx: Trx, id: string, change: EmailReschedule):
 }
 
 export function retryUpdate(trx: Trx, id: string, retry: EmailRetry): EmailUpdate {
-  const nextAttemptAt = msParam(retry.nextAttemptAt, "nextAttemptAt");
+  const nextAttemptAt = checkedEpochMs(retry.nextAttemptAt, "nextAttemptAt");
   return trx
     .updateTable("flagpost_emails")
     .set((eb) => ({
@@ -180,8 +182,9 @@ export async function groupTransition(
   t.from.forEach((from, i) => (values[`from ${i}`] = from));
   items.forEach(({ id, transition }, i) => {
     values[`id ${i}`] = id;
-    if (t.sentAt !== undefined) values[`sentAt ${i}`] = msParam(transition.sentAt!, "sentAt");
-    if (t.deliveredAt !== undefined) values[`deliveredAt ${i}`] = msParam(transition.deliveredAt!, "deliveredAt");
+    if (t.sentAt !== undefined) values[`sentAt ${i}`] = checkedEpochMs(transition.sentAt!, "sentAt");
+    if (t.deliveredAt !== undefined)
+      values[`deliveredAt ${i}`] = checkedEpochMs(transition.deliveredAt!, "deliveredAt");
     values[`providerMessageId ${i}`] = transition.providerMessageId ?? null;
   });
   const shape = [t.sentAt, t.deliveredAt, t.failureReason, t.providerMessageId, t.leaseOwner, t.unleasedAt]

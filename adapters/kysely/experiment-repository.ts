@@ -1,8 +1,9 @@
+import { checkedEpochMs } from "../../src/time.js";
 import { type RawBuilder, sql } from "kysely";
 import type { ExperimentQuery, ExperimentRepository, ExperimentTotals } from "../../src/ports/storage/index.js";
 import type { Engine } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
-import { toEpochMs, toNumber } from "./row-codec.js";
+import { toNumber } from "./row-codec.js";
 import { EngineRepository } from "./engine-repository.js";
 
 /**
@@ -84,8 +85,8 @@ export class KyselyExperimentRepository extends EngineRepository implements Expe
   };
 
   async experimentTotals(query: ExperimentQuery): Promise<ExperimentTotals> {
-    const from = query.from === undefined ? undefined : toEpochMs(query.from, "from");
-    const to = query.to === undefined ? undefined : toEpochMs(query.to, "to");
+    const from = query.from === undefined ? undefined : checkedEpochMs(query.from, "from");
+    const to = query.to === undefined ? undefined : checkedEpochMs(query.to, "to");
     const r = READS[this.engine];
     const window = sql.join(
       [from === undefined ? sql`1 = 1` : sql`ts >= ${from}`, to === undefined ? sql`1 = 1` : sql`ts < ${to}`],

@@ -1,3 +1,4 @@
+import { checkedEpochMs } from "../../src/time.js";
 import type { Selectable, Transaction } from "kysely";
 import type {
   FlagActor,
@@ -6,7 +7,7 @@ import type {
   FlagHistoryRepository,
 } from "../../src/ports/storage/index.js";
 import type { StorageActions } from "./storage-errors.js";
-import { toEpochMs, toIso } from "./row-codec.js";
+import { toNumber } from "./row-codec.js";
 import type { FlagHistoryTable, FlagpostTables } from "./tables.js";
 import type { Db } from "./tables.js";
 
@@ -18,7 +19,7 @@ export async function recordFlagHistory(trx: Transaction<FlagpostTables>, entry:
       id: entry.id,
       flag_key: entry.flagKey,
       action: entry.action,
-      at: toEpochMs(entry.at, "at"),
+      at: checkedEpochMs(entry.at, "at"),
       actor: JSON.stringify(entry.actor),
       changes: JSON.stringify(entry.changes),
     })
@@ -30,7 +31,7 @@ function toEntry(row: Selectable<FlagHistoryTable>): FlagHistoryEntry {
     id: row.id,
     flagKey: row.flag_key,
     action: row.action as FlagHistoryAction,
-    at: toIso(row.at),
+    at: toNumber(row.at),
     actor: JSON.parse(row.actor) as FlagActor,
     changes: JSON.parse(row.changes) as FlagHistoryEntry["changes"],
   };

@@ -1,8 +1,14 @@
+import { checkedEpochMs } from "../../src/time.js";
 import { sql } from "kysely";
-import type { FlagInsightCount, FlagInsightRepository, FlagInsightTotal } from "../../src/ports/storage/index.js";
+import type {
+  EpochMs,
+  FlagInsightCount,
+  FlagInsightRepository,
+  FlagInsightTotal,
+} from "../../src/ports/storage/index.js";
 import { engineTraits } from "./engines/index.js";
 import type { StorageActions } from "./storage-errors.js";
-import { toEpochMs, toIso, toNumber } from "./row-codec.js";
+import { toNumber } from "./row-codec.js";
 import { inTransaction } from "./transaction.js";
 import { EngineRepository } from "./engine-repository.js";
 import type { Db } from "./tables.js";
@@ -52,10 +58,10 @@ export class KyselyFlagInsightRepository extends EngineRepository implements Fla
     for (const c of counts) {
       const row: Row = {
         flag_key: c.flagKey,
-        hour: toEpochMs(c.hour, "hour"),
+        hour: checkedEpochMs(c.hour, "hour"),
         result: encodeResult(c.enabled, c.variant),
         count: c.count,
-        last_at: toEpochMs(c.lastAt, "lastAt"),
+        last_at: checkedEpochMs(c.lastAt, "lastAt"),
       };
       const key = `${row.flag_key}\n${row.hour}\n${row.result}`;
       const seen = merged.get(key);
@@ -80,9 +86,9 @@ export class KyselyFlagInsightRepository extends EngineRepository implements Fla
       .execute();
   }
 
-  async hourly(flagKey: string, from: string, to: string): Promise<FlagInsightCount[]> {
-    const start = toEpochMs(from, "from");
-    const end = toEpochMs(to, "to");
+  async hourly(flagKey: string, from: EpochMs, to: EpochMs): Promise<FlagInsightCount[]> {
+    const start = checkedEpochMs(from, "from");
+    const end = checkedEpochMs(to, "to");
     const rows = await this.db
       .selectFrom("flagpost_flag_insights")
       .selectAll()
@@ -94,16 +100,16 @@ export class KyselyFlagInsightRepository extends EngineRepository implements Fla
       .execute();
     return rows.map((row) => ({
       flagKey: row.flag_key,
-      hour: toIso(row.hour),
+      hour: toNumber(row.hour),
       ...decodeResult(row.result),
       count: toNumber(row.count),
-      lastAt: toIso(row.last_at),
+      lastAt: toNumber(row.last_at),
     }));
   }
 
-  async totals(flagKeys: readonly string[], since: string): Promise<FlagInsightTotal[]> {
+  async totals(flagKeys: readonly string[], since: EpochMs): Promise<FlagInsightTotal[]> {
     if (flagKeys.length === 0) return [];
-    const start = toEpochMs(since, "since");
+    const start = checkedEpochMs(since, "since");
     const rows = await this.db
       .selectFrom("flagpost_flag_insights")
       .select((eb) => [
@@ -120,7 +126,7 @@ export class KyselyFlagInsightRepository extends EngineRepository implements Fla
       flagKey: row.flag_key,
       ...decodeResult(row.result),
       count: toNumber(row.count),
-      lastAt: toIso(row.last_at),
+      lastAt: toNumber(row.last_at),
     }));
   }
 }

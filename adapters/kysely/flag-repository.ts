@@ -1,8 +1,9 @@
+import { checkedEpochMs } from "../../src/time.js";
 import type { Insertable, Selectable } from "kysely";
 import type { FlagRecord, FlagRepository } from "../../src/ports/storage/index.js";
 import { type Engine, encodeBoolean } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
-import { toBoolean, toEpochMs, toIso, toNumber } from "./row-codec.js";
+import { toBoolean, toNumber } from "./row-codec.js";
 import { FLAGS_REVISION, type FlagsTable } from "./tables.js";
 import type { Db } from "./tables.js";
 
@@ -15,8 +16,8 @@ export function toFlag(row: Selectable<FlagsTable>): FlagRecord {
     rules: JSON.parse(row.rules) as FlagRecord["rules"],
     variants: row.variants ? (JSON.parse(row.variants) as FlagRecord["variants"]) : [],
     prerequisites: row.prerequisites ? (JSON.parse(row.prerequisites) as FlagRecord["prerequisites"]) : [],
-    createdAt: toIso(row.created_at),
-    updatedAt: toIso(row.updated_at),
+    createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
   };
 }
 
@@ -29,8 +30,8 @@ export function toFlagRow(engine: Engine, flag: FlagRecord): Insertable<FlagsTab
     rules: JSON.stringify(flag.rules),
     variants: JSON.stringify(flag.variants ?? []),
     prerequisites: JSON.stringify(flag.prerequisites ?? []),
-    created_at: toEpochMs(flag.createdAt, "createdAt"),
-    updated_at: toEpochMs(flag.updatedAt, "updatedAt"),
+    created_at: checkedEpochMs(flag.createdAt, "createdAt"),
+    updated_at: checkedEpochMs(flag.updatedAt, "updatedAt"),
   };
 }
 

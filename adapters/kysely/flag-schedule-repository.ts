@@ -1,3 +1,4 @@
+import { checkedEpochMs } from "../../src/time.js";
 import type { Selectable, Transaction } from "kysely";
 import { FlagpostError } from "../../src/errors.js";
 import type {
@@ -10,7 +11,7 @@ import type {
 } from "../../src/ports/storage/index.js";
 import type { StorageActions } from "./storage-errors.js";
 import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
-import { msParam, toNumber } from "./row-codec.js";
+import { toNumber } from "./row-codec.js";
 import type { FlagpostTables, FlagSchedulesTable } from "./tables.js";
 import { EngineRepository } from "./engine-repository.js";
 
@@ -52,7 +53,7 @@ export async function completeSchedule(
 ): Promise<void> {
   const result = await trx
     .updateTable(TABLE)
-    .set({ status: "applied", finished_at: msParam(at, "at"), lease_owner: null, lease_until: null })
+    .set({ status: "applied", finished_at: checkedEpochMs(at, "at"), lease_owner: null, lease_until: null })
     .where("id", "=", schedule.id)
     .where("status", "=", "pending")
     .where("lease_owner", "=", schedule.leaseOwner)
@@ -80,13 +81,13 @@ export class KyselyFlagScheduleRepository extends EngineRepository implements Fl
     const row = {
       id: s.id,
       flag_key: s.flagKey,
-      at: msParam(s.at, "at"),
+      at: checkedEpochMs(s.at, "at"),
       changes: JSON.stringify(s.changes),
       status: s.status,
-      created_at: msParam(s.createdAt, "createdAt"),
+      created_at: checkedEpochMs(s.createdAt, "createdAt"),
       created_by: JSON.stringify(s.createdBy),
       attempts: s.attempts,
-      next_attempt_at: msParam(s.nextAttemptAt, "nextAttemptAt"),
+      next_attempt_at: checkedEpochMs(s.nextAttemptAt, "nextAttemptAt"),
     };
     await this.db.insertInto(TABLE).values(row).execute();
   }
@@ -110,7 +111,7 @@ export class KyselyFlagScheduleRepository extends EngineRepository implements Fl
       .limit(limit);
     if (status !== undefined) query = query.where("status", "=", status);
     if (after !== undefined) {
-      const at = msParam(after.at, "after.at");
+      const at = checkedEpochMs(after.at, "after.at");
       query = query.where((eb) => eb.or([eb("at", ">", at), eb.and([eb("at", "=", at), eb("id", ">", after.id)])]));
     }
     return (await query.execute()).map(toRecord);
@@ -126,7 +127,7 @@ export class KyselyFlagScheduleRepository extends EngineRepository implements Fl
   }
 
   async claimDue(now: number, limit: number, leaseMs: number, owner: string): Promise<FlagScheduleRecord[]> {
-    const at = msParam(now, "now");
+    const at = checkedEpochMs(now, "now");
     const rows = await claimDueRows<Row>(this.db, this.engine, SCHEDULES, at, limit, at + leaseMs, owner);
     return rows
       .map(toRecord)
@@ -136,12 +137,12 @@ export class KyselyFlagScheduleRepository extends EngineRepository implements Fl
   }
 
   async renewLeases(ids: readonly string[], owner: string, until: number): Promise<string[]> {
-    const leaseUntil = msParam(until, "until");
+    const leaseUntil = checkedEpochMs(until, "until");
     return renewLeases(this.db, this.engine, TABLE, [...new Set(ids)], owner, leaseUntil);
   }
 
   async listLeaseOwners(now: number): Promise<string[]> {
-    const at = msParam(now, "now");
+    const at = checkedEpochMs(now, "now");
     return listLeaseOwners(this.db, SCHEDULES, at);
   }
 
@@ -152,10 +153,14 @@ export class KyselyFlagScheduleRepository extends EngineRepository implements Fl
   async finish(id: string, owner: string, outcome: FlagScheduleOutcome): Promise<boolean> {
     const set =
       outcome.kind === "retry"
-        ? { next_attempt_at: msParam(outcome.nextAttemptAt, "nextAttemptAt"), lease_owner: null, lease_until: null }
+        ? {
+            next_attempt_at: checkedEpochMs(outcome.nextAttemptAt, "nextAttemptAt"),
+            lease_owner: null,
+            lease_until: null,
+          }
         : {
             status: "failed",
-            finished_at: msParam(outcome.at, "at"),
+            finished_at: checkedEpochMs(outcome.at, "at"),
             failure_reason: outcome.reason,
             failure_message: outcome.message,
             lease_owner: null,

@@ -1,5 +1,7 @@
+import { checkedEpochMs } from "../../src/time.js";
 import { createHash } from "node:crypto";
 import type {
+  EpochMs,
   IdempotencyBegin,
   IdempotencyClaim,
   IdempotencyCompletion,
@@ -7,7 +9,7 @@ import type {
 } from "../../src/ports/storage/index.js";
 import { type Engine, encodeBoolean, insertIfAbsent } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
-import { toBoolean, toEpochMs, toNumber } from "./row-codec.js";
+import { toBoolean, toNumber } from "./row-codec.js";
 import { EngineRepository } from "./engine-repository.js";
 import type { Db } from "./tables.js";
 
@@ -57,9 +59,9 @@ export class KyselyIdempotencyRepository extends EngineRepository implements Ide
 
   async begin(claim: IdempotencyClaim): Promise<IdempotencyBegin> {
     const id = idempotencyRowId(claim.scope, claim.key);
-    const now = toEpochMs(claim.now, "now");
-    const lockedUntil = toEpochMs(claim.lockedUntil, "lockedUntil");
-    const expiresAt = toEpochMs(claim.expiresAt, "expiresAt");
+    const now = checkedEpochMs(claim.now, "now");
+    const lockedUntil = checkedEpochMs(claim.lockedUntil, "lockedUntil");
+    const expiresAt = checkedEpochMs(claim.expiresAt, "expiresAt");
     const fresh = {
       scope: claim.scope,
       idempotency_key: claim.key,
@@ -120,8 +122,8 @@ export class KyselyIdempotencyRepository extends EngineRepository implements Ide
     return { state: "in_progress" }; // the record kept changing under us: others are busy with it
   }
 
-  async extend(scope: string, key: string, fingerprint: string, lockedUntil: string): Promise<boolean> {
-    const until = toEpochMs(lockedUntil, "lockedUntil");
+  async extend(scope: string, key: string, fingerprint: string, lockedUntil: EpochMs): Promise<boolean> {
+    const until = checkedEpochMs(lockedUntil, "lockedUntil");
     const pending = encodeBoolean(this.engine, false);
     const id = idempotencyRowId(scope, key);
     const result = await this.db
@@ -155,8 +157,8 @@ export class KyselyIdempotencyRepository extends EngineRepository implements Ide
       .execute();
   }
 
-  async purgeExpired(now: string): Promise<number> {
-    const at = toEpochMs(now, "now");
+  async purgeExpired(now: EpochMs): Promise<number> {
+    const at = checkedEpochMs(now, "now");
     const result = await this.db.deleteFrom("flagpost_idempotency").where("expires_at", "<", at).executeTakeFirst();
     return Number(result.numDeletedRows);
   }

@@ -1,3 +1,4 @@
+import { checkedEpochMs } from "../../src/time.js";
 import type { Selectable } from "kysely";
 import type {
   PageRequest,
@@ -10,7 +11,7 @@ import type {
 import { compiledOnce } from "./compiled-once.js";
 import { insertIfAbsent } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
-import { msParam, toNumber } from "./row-codec.js";
+import { toNumber } from "./row-codec.js";
 import type { SuppressionsTable } from "./tables.js";
 import { inTransaction } from "./transaction.js";
 import { pageQuery } from "./webhook-repository.js";
@@ -72,7 +73,7 @@ export class KyselySuppressionRepository extends EngineRepository implements Sup
   }
 
   async countSoftBounce(bounce: SoftBounceRecord, since: number): Promise<number> {
-    const sinceMs = msParam(since, "since");
+    const sinceMs = checkedEpochMs(since, "since");
     return inTransaction(this.db, this.engine, async (trx) => {
       await insertIfAbsent(
         this.engine,
@@ -80,7 +81,7 @@ export class KyselySuppressionRepository extends EngineRepository implements Sup
           id: bounce.id,
           email: bounce.email,
           email_id: bounce.emailId,
-          at: msParam(bounce.at, "at"),
+          at: checkedEpochMs(bounce.at, "at"),
         }),
       ).execute();
       await trx

@@ -1,8 +1,8 @@
+import { checkedEpochMs } from "../../src/time.js";
 import type { Transaction } from "kysely";
 import type { SuppressionRecord, SuppressionRowStore } from "../../src/ports/storage/index.js";
 import { type Engine, insertIfAbsent } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
-import { msParam } from "./row-codec.js";
 import { toSuppression } from "./suppression-repository.js";
 import type { FlagpostTables } from "./tables.js";
 
@@ -28,7 +28,7 @@ export class KyselySuppressionRows implements SuppressionRowStore {
       email: s.email,
       origin: s.origin,
       source_id: s.sourceId ?? null,
-      created_at: msParam(s.createdAt, "createdAt"),
+      created_at: checkedEpochMs(s.createdAt, "createdAt"),
       reason: s.reason ?? null,
       bounce_type: s.bounceType ?? null,
       diagnostic: s.diagnostic ?? null,

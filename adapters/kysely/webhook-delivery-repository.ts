@@ -1,3 +1,4 @@
+import { checkedEpochMs } from "../../src/time.js";
 import type { Insertable, Selectable, Transaction, Updateable } from "kysely";
 import type {
   DeliveryClaimCap,
@@ -10,7 +11,6 @@ import type {
   WebhookDeliveryRepository,
 } from "../../src/ports/storage/index.js";
 import type { StorageActions } from "./storage-errors.js";
-import { msParam } from "./row-codec.js";
 import type { FlagpostTables, WebhookAttemptsTable, WebhookDeliveriesTable } from "./tables.js";
 import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
 import { inTransaction, onDeliveriesCommitted } from "./transaction.js";
@@ -57,7 +57,7 @@ export class KyselyWebhookDeliveryRepository extends EngineRepository implements
     owner: string,
     cap?: DeliveryClaimCap,
   ): Promise<ClaimedDelivery[]> {
-    const at = msParam(now, "now");
+    const at = checkedEpochMs(now, "now");
     if (limit <= 0) return [];
     const quota = cap && {
       column: "webhook_id",
@@ -112,12 +112,12 @@ export class KyselyWebhookDeliveryRepository extends EngineRepository implements
   }
 
   async renewDeliveryLeases(ids: readonly string[], owner: string, until: number): Promise<string[]> {
-    const at = msParam(until, "until");
+    const at = checkedEpochMs(until, "until");
     return renewLeases(this.db, this.engine, DELIVERIES.table, [...new Set(ids)], owner, at);
   }
 
   async listDeliveryLeaseOwners(now: number): Promise<string[]> {
-    const at = msParam(now, "now");
+    const at = checkedEpochMs(now, "now");
     return listLeaseOwners(this.db, DELIVERIES, at);
   }
 
@@ -168,8 +168,8 @@ export class KyselyWebhookDeliveryRepository extends EngineRepository implements
 
   async #applyOutcome(trx: Trx, o: DeliveryOutcome): Promise<boolean> {
     const set: Updateable<WebhookDeliveriesTable> = { status: o.next.status, lease_owner: null, lease_until: null };
-    if (o.next.status === "attempting") set.next_attempt_at = msParam(o.next.nextAttemptAt, "nextAttemptAt");
-    if (o.attempt) set.last_attempt_at = msParam(o.attempt.sentAt, "attempt.sentAt");
+    if (o.next.status === "attempting") set.next_attempt_at = checkedEpochMs(o.next.nextAttemptAt, "nextAttemptAt");
+    if (o.attempt) set.last_attempt_at = checkedEpochMs(o.attempt.sentAt, "attempt.sentAt");
     const result = await trx
       .updateTable("flagpost_webhook_deliveries")
       .set(set)
@@ -190,7 +190,7 @@ export class KyselyWebhookDeliveryRepository extends EngineRepository implements
         .execute();
       return;
     }
-    const failedAt = msParam(health.failedAt, "failedAt");
+    const failedAt = checkedEpochMs(health.failedAt, "failedAt");
     await trx
       .updateTable("flagpost_webhooks")
       .set((eb) => ({ failing_since: eb.fn.coalesce("failing_since", eb.val(failedAt)).$castTo<number>() }))
@@ -201,7 +201,7 @@ export class KyselyWebhookDeliveryRepository extends EngineRepository implements
       .set({ status: "disabled" })
       .where("id", "=", id)
       .where("status", "=", "enabled")
-      .where("failing_since", "<=", msParam(health.disableIfFailingSince, "disableIfFailingSince"))
+      .where("failing_since", "<=", checkedEpochMs(health.disableIfFailingSince, "disableIfFailingSince"))
       .execute();
   }
 
@@ -227,7 +227,7 @@ export class KyselyWebhookDeliveryRepository extends EngineRepository implements
   }
 
   async replayDelivery(webhookId: string, eventId: string, now: number): Promise<DeliveryRecord | undefined> {
-    const at = msParam(now, "now");
+    const at = checkedEpochMs(now, "now");
     return inTransaction(this.db, this.engine, async (trx) => {
       const delivery = trx
         .updateTable("flagpost_webhook_deliveries")

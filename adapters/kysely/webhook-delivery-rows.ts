@@ -1,6 +1,7 @@
+import { checkedEpochMs } from "../../src/time.js";
 import type { Insertable, Selectable } from "kysely";
 import type { AttemptRecord, DeliveryRecord, DeliveryStatus, DomainEvent } from "../../src/ports/storage/index.js";
-import { msParam, toNumber } from "./row-codec.js";
+import { toNumber } from "./row-codec.js";
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable } from "./tables.js";
 
 /** Rows of the webhook delivery tables to the port's records, and back (attempts). */
@@ -50,7 +51,7 @@ export function attemptRow(a: AttemptRecord): Insertable<WebhookAttemptsTable> {
     delivery_id: a.deliveryId,
     webhook_id: a.webhookId,
     event_id: a.eventId,
-    sent_at: msParam(a.sentAt, "attempt.sentAt"),
+    sent_at: checkedEpochMs(a.sentAt, "attempt.sentAt"),
     status_code: a.statusCode,
     duration_ms: Math.round(a.durationMs),
     response: a.response,

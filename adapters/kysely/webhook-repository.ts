@@ -1,3 +1,4 @@
+import { checkedEpochMs } from "../../src/time.js";
 import type { ExpressionBuilder, Selectable, SelectQueryBuilder, Transaction, Updateable, UpdateObject } from "kysely";
 import type {
   PageRequest,
@@ -10,7 +11,7 @@ import type {
 import type { AnyDatabase } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import type { StorageActions } from "./storage-errors.js";
-import { msParam, toNumber } from "./row-codec.js";
+import { toNumber } from "./row-codec.js";
 import type { FlagpostTables, WebhooksTable } from "./tables.js";
 import { inTransaction } from "./transaction.js";
 import { EngineRepository } from "./engine-repository.js";
@@ -88,10 +89,10 @@ export class KyselyWebhookRepository extends EngineRepository implements Webhook
       previous_secret_until:
         webhook.previousSecretExpiresAt === undefined
           ? null
-          : msParam(webhook.previousSecretExpiresAt, "previousSecretExpiresAt"),
-      created_at: msParam(webhook.createdAt, "createdAt"),
-      updated_at: msParam(webhook.updatedAt, "updatedAt"),
-      failing_since: webhook.failingSince === undefined ? null : msParam(webhook.failingSince, "failingSince"),
+          : checkedEpochMs(webhook.previousSecretExpiresAt, "previousSecretExpiresAt"),
+      created_at: checkedEpochMs(webhook.createdAt, "createdAt"),
+      updated_at: checkedEpochMs(webhook.updatedAt, "updatedAt"),
+      failing_since: webhook.failingSince === undefined ? null : checkedEpochMs(webhook.failingSince, "failingSince"),
     };
     await inTransaction(this.db, this.engine, async (trx) => {
       await trx.insertInto("flagpost_webhooks").values(row).execute();
@@ -111,7 +112,7 @@ export class KyselyWebhookRepository extends EngineRepository implements Webhook
   }
 
   async updateWebhook(id: string, changes: WebhookChanges): Promise<WebhookRecord | undefined> {
-    const set: Updateable<WebhooksTable> = { updated_at: msParam(changes.updatedAt, "updatedAt") };
+    const set: Updateable<WebhooksTable> = { updated_at: checkedEpochMs(changes.updatedAt, "updatedAt") };
     if (changes.endpoint !== undefined) set.endpoint = changes.endpoint;
     if (changes.events !== undefined) set.events = JSON.stringify(changes.events);
     if (changes.status !== undefined) set.status = changes.status;
@@ -131,9 +132,9 @@ export class KyselyWebhookRepository extends EngineRepository implements Webhook
     return inTransaction(this.db, this.engine, (trx) =>
       this.#updateThenRead(trx, id, (eb) => ({
         previous_secret: eb.ref("secret"),
-        previous_secret_until: msParam(rotation.previousSecretExpiresAt, "previousSecretExpiresAt"),
+        previous_secret_until: checkedEpochMs(rotation.previousSecretExpiresAt, "previousSecretExpiresAt"),
         secret: rotation.secret,
-        updated_at: msParam(rotation.updatedAt, "updatedAt"),
+        updated_at: checkedEpochMs(rotation.updatedAt, "updatedAt"),
       })).then((row) => row && toWebhook(row)),
     );
   }

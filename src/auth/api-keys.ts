@@ -3,7 +3,7 @@ import type { Clock } from "../ports/clock.js";
 import { FlagpostError } from "../errors.js";
 import { uuidv7 } from "../ids.js";
 import { isStorableText } from "../input-policy.js";
-import type { ApiKeyRecord, Storage } from "../ports/storage/index.js";
+import type { ApiKeyRecord, EpochMs, Storage } from "../ports/storage/index.js";
 import { parseInput } from "../validation.js";
 import { digestBytes, digestsEqual, generatePlainKey, hashKey } from "./key-hash.js";
 import { SCOPES, type Scope } from "./scopes.js";
@@ -12,8 +12,8 @@ export interface ApiKeyInfo {
   id: string;
   name: string;
   scopes: Scope[];
-  createdAt: string;
-  revokedAt?: string;
+  createdAt: EpochMs;
+  revokedAt?: EpochMs;
 }
 
 export interface CreatedApiKey extends ApiKeyInfo {
@@ -88,7 +88,7 @@ export class ApiKeys {
       name: parsed.name,
       hash: hashKey(plain),
       scopes: [...new Set(parsed.scopes)],
-      createdAt: new Date(this.#clock.now()).toISOString(),
+      createdAt: this.#clock.now(),
     };
     await this.#storage.apiKeys.insert(record);
     this.#generation += 1;
@@ -135,8 +135,7 @@ export class ApiKeys {
   }
 
   async revoke(id: string): Promise<void> {
-    const found =
-      isStorableText(id) && (await this.#storage.apiKeys.revoke(id, new Date(this.#clock.now()).toISOString()));
+    const found = isStorableText(id) && (await this.#storage.apiKeys.revoke(id, this.#clock.now()));
     if (!found) throw new FlagpostError("not_found", `API key "${id}" was not found`);
     this.#generation += 1;
     this.#reading.clear();

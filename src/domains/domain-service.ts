@@ -2,7 +2,13 @@ import type { Clock } from "../ports/clock.js";
 import { notFound } from "../errors.js";
 import { uuidv7 } from "../ids.js";
 import { type ListView, type PageQuery, readPage } from "../pagination.js";
-import type { DomainEvent, SendingDomainChanges, SendingDomainRecord, Storage } from "../ports/storage/index.js";
+import type {
+  DomainEvent,
+  EpochMs,
+  SendingDomainChanges,
+  SendingDomainRecord,
+  Storage,
+} from "../ports/storage/index.js";
 import { parseInput } from "../validation.js";
 import { generateDkimKey } from "./dkim-key.js";
 import { recordsFor } from "./dns-records.js";
@@ -54,7 +60,6 @@ export class DomainService {
     const { storage, clock } = this.#deps;
     const key = await generateDkimKey();
     const now = clock.now();
-    const iso = new Date(now).toISOString();
     // flagpost<n>, n the creation second: a domain removed and added again gets a new selector,
     // so the old key's record left in DNS cannot be mistaken for the new one.
     const selector = `flagpost${Math.floor(now / 1000)}`;
@@ -78,8 +83,8 @@ export class DomainService {
       openTracking: parsed.open_tracking ?? false,
       clickTracking: parsed.click_tracking ?? false,
       tls: parsed.tls ?? "opportunistic",
-      createdAt: iso,
-      updatedAt: iso,
+      createdAt: now,
+      updatedAt: now,
     };
     await storage.domains.insertDomain(domain);
     return this.#view(domain);
@@ -147,7 +152,7 @@ export class DomainService {
 
   /** Checks again up to `limit` domains last checked before `olderThanMs` ago; how many were checked. */
   async recheck(olderThanMs: number, limit = 50): Promise<number> {
-    const before = new Date(this.#deps.clock.now() - olderThanMs).toISOString();
+    const before = this.#deps.clock.now() - olderThanMs;
     const due = await this.#deps.storage.domains.listDomainsToRecheck(before, limit);
     for (const domain of due) await this.#check(domain);
     return due.length;
@@ -172,12 +177,12 @@ export class DomainService {
     if (changed) this.#deps.onChange?.();
   }
 
-  #updatedEvent(stored: SendingDomainRecord, previous: string, at: string): DomainEvent {
+  #updatedEvent(stored: SendingDomainRecord, previous: string, at: EpochMs): DomainEvent {
     const view = summaryView(stored);
     return {
       id: uuidv7(this.#deps.clock.now()),
       type: "domain.updated",
-      createdAt: Date.parse(at),
+      createdAt: at,
       data: { ...view, previous_status: previous, records: stored.records },
     };
   }
@@ -188,7 +193,7 @@ export class DomainService {
     return domain;
   }
 
-  #now(): string {
-    return new Date(this.#deps.clock.now()).toISOString();
+  #now(): EpochMs {
+    return this.#deps.clock.now();
   }
 }

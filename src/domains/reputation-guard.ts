@@ -2,6 +2,7 @@ import type { Clock } from "../ports/clock.js";
 import { uuidv7 } from "../ids.js";
 import { changeDomain, type DomainChange } from "./domain-writes.js";
 import type { EmailRecord, ReputationMark, SendingDomainRecord, Storage } from "../ports/storage/index.js";
+import { isoFromMs } from "../time.js";
 import {
   exceedsThresholds,
   type ReputationSettings,
@@ -38,7 +39,7 @@ export class ReputationGuard {
     if (!domain || domain.pausedAt !== undefined) return;
     const counts = await this.#storage.emails.domainReputation(name, this.settings.window);
     if (!exceedsThresholds(counts, this.settings)) return;
-    const at = this.#now();
+    const at = this.#clock.now();
     const view = reputationView(counts);
     const pause: DomainChange = (before) =>
       before.pausedAt === undefined ? { ...before, pausedAt: at, updatedAt: at } : null;
@@ -46,8 +47,8 @@ export class ReputationGuard {
       {
         id: uuidv7(this.#clock.now()),
         type: "domain.paused",
-        createdAt: Date.parse(at),
-        data: { ...summaryView(stored), paused: true, paused_at: at, ...view, ...this.#thresholds() },
+        createdAt: at,
+        data: { ...summaryView(stored), paused: true, paused_at: isoFromMs(at), ...view, ...this.#thresholds() },
       },
     ]);
   }
@@ -75,9 +76,5 @@ export class ReputationGuard {
   #thresholds() {
     const { window, bounceRate, complaintRate } = this.settings;
     return { window, bounce_threshold: bounceRate, complaint_threshold: complaintRate };
-  }
-
-  #now(): string {
-    return new Date(this.#clock.now()).toISOString();
   }
 }

@@ -1,4 +1,5 @@
 import type { SendingDomainDnsRecord, SendingDomainRecord } from "../ports/storage/index.js";
+import { isoFromMs } from "../time.js";
 import type { ReputationSettings, ReputationView } from "./reputation-window.js";
 
 /**
@@ -36,7 +37,7 @@ export function summaryView(d: SendingDomainRecord): DomainSummaryView {
     id: d.id,
     name: d.name,
     status: d.status,
-    created_at: d.createdAt,
+    created_at: isoFromMs(d.createdAt),
     region: d.region,
     capabilities: { sending: "enabled", receiving: "disabled" },
     open_tracking: d.openTracking,
@@ -52,8 +53,8 @@ export function domainView(d: SendingDomainRecord, rates: ReputationView, settin
     records: d.records.map((r) => ({ ...r })),
     dkim_selector: d.selector,
     tls: d.tls,
-    last_checked_at: d.checkedAt ?? null,
-    paused_at: d.pausedAt ?? null,
+    last_checked_at: d.checkedAt === undefined ? null : isoFromMs(d.checkedAt),
+    paused_at: d.pausedAt === undefined ? null : isoFromMs(d.pausedAt),
     reputation: {
       window: settings.window,
       ...rates,

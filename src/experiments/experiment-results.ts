@@ -2,6 +2,7 @@ import { FlagpostError } from "../errors.js";
 import type { Variant } from "../flags/schema.js";
 import type { Storage, VariantTotals } from "../ports/storage/index.js";
 import { parseInput } from "../validation.js";
+import { isoFromMs } from "../time.js";
 import {
   type ExperimentResults,
   type ExperimentResultsInput,
@@ -26,8 +27,7 @@ export class ExperimentService {
   async results(experimentId: string, input: ExperimentResultsInput): Promise<ExperimentResults> {
     const id = parseInput(experimentIdSchema, experimentId, ["experimentId"]);
     const query = parseInput(experimentResultsQuerySchema, input);
-    const from = query.from === undefined ? undefined : new Date(query.from).toISOString();
-    const to = query.to === undefined ? undefined : new Date(query.to).toISOString();
+    const { from, to } = query;
     const [flag, totals] = await Promise.all([
       this.#storage.flags.get(id),
       this.#storage.experiments.experimentTotals({ experimentId: id, metric: query.metric, from, to }),
@@ -72,8 +72,8 @@ export class ExperimentService {
       experimentId: id,
       metric: query.metric,
       control,
-      from: from ?? null,
-      to: to ?? null,
+      from: from === undefined ? null : isoFromMs(from),
+      to: to === undefined ? null : isoFromMs(to),
       variants,
       srm,
       excludedUsers: totals.excludedUsers,

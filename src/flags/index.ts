@@ -10,5 +10,6 @@ export type {
   UpdateFlagInput,
   Variant,
 } from "./schema.js";
+export { flagHistoryJson, flagJson, flagSummaryJson } from "./flag-json.js";
 export { jsonTypeOf } from "./values.js";
 export type { JsonType } from "./values.js";

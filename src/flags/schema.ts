@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { EpochMs } from "../ports/storage/instants.js";
 import { limitField } from "../pagination.js";
 import { RESERVED_KEY } from "../input-policy.js";
 import { ATTRIBUTE_OPERATORS, OPERATORS } from "./evaluation/operators.js";
@@ -182,7 +183,8 @@ export const updateFlagSchema = z.strictObject({
 });
 export type UpdateFlagInput = z.input<typeof updateFlagSchema>;
 
-export const flagSchema = z.object({
+/** A flag as the HTTP API, the snapshot, the stream and webhook payloads carry it: times in ISO 8601. */
+export const flagJsonSchema = z.object({
   id: z.string(),
   key: z.string(),
   description: z.string(),
@@ -195,7 +197,9 @@ export const flagSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
-export type Flag = z.infer<typeof flagSchema>;
+export type FlagJson = z.infer<typeof flagJsonSchema>;
+/** A flag as storage and the in-process API hold it: times in epoch milliseconds (ISO only at the wire, FlagJson). */
+export type Flag = Omit<FlagJson, "createdAt" | "updatedAt"> & { createdAt: EpochMs; updatedAt: EpochMs };
 export type FlagSummary = Pick<Flag, "id" | "key" | "description" | "enabled" | "createdAt"> & {
   /** Not evaluated, or answering one result only, for `staleAfterDays` (docs/flags.md "Insights"). */
   stale: boolean;

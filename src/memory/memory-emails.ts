@@ -1,5 +1,5 @@
 import { sendingDomainOf } from "../domains/reputation-window.js";
-import { FlagpostError } from "../errors.js";
+import { checkedEpochMs } from "../time.js";
 import { headlineOf } from "../ports/storage/email-headline.js";
 import type {
   ClaimedEmail,
@@ -141,8 +141,7 @@ export function memoryEmails(
     recordOutcomes: async (outcomes) => record(outcomes),
     async recordOutcomesAndClaim(outcomes, request) {
       // All or nothing, as one write: a claim that cannot be made is refused before any outcome applies.
-      if (!Number.isFinite(request.now))
-        throw new FlagpostError("validation_error", `"now" must be epoch milliseconds, got ${String(request.now)}`);
+      checkedEpochMs(request.now, "now");
       return { applied: record(outcomes), claimed: claim(request) };
     },
     listEmailEvents: async (id) => copy(history.get(id) ?? []),

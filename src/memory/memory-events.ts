@@ -13,16 +13,6 @@ interface Row {
   propertiesJson: string;
 }
 
-/** Epoch ms of an ISO-8601 UTC time as `Date#toISOString()` writes it; refuses any other form, as SQL adapters do. */
-export function epochMs(iso: string, field: string): number {
-  const ms = Date.parse(iso);
-  if (!Number.isFinite(ms) || new Date(ms).toISOString() !== iso) {
-    const message = `must be an ISO-8601 UTC time as Date#toISOString() writes it, got ${JSON.stringify(iso)}`;
-    throw new FlagpostError("validation_error", `"${field}" ${message}`, { details: [{ path: field, message }] });
-  }
-  return ms;
-}
-
 /** Newest first: timestamp descending, then id descending. */
 function newestFirst(a: Row, b: Row): number {
   if (a.ts !== b.ts) return b.ts - a.ts;

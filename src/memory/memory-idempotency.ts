@@ -1,10 +1,10 @@
-import type { IdempotencyCompletion, IdempotencyRepository } from "../ports/storage/index.js";
+import type { EpochMs, IdempotencyCompletion, IdempotencyRepository } from "../ports/storage/index.js";
 import { copy } from "./memory-table.js";
 
 interface Entry {
   fingerprint: string;
-  lockedUntil: string;
-  expiresAt: string;
+  lockedUntil: EpochMs;
+  expiresAt: EpochMs;
   done: boolean;
   response?: unknown;
 }

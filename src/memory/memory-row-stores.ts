@@ -15,7 +15,7 @@ import type {
   UnmatchedReportRecord,
   WebhookRepository,
 } from "../ports/storage/index.js";
-import { ascending, copy, MemoryTable } from "./memory-table.js";
+import { copy, MemoryTable } from "./memory-table.js";
 import type { MemoryWebhookState } from "./memory-webhook-state.js";
 
 // The repositories that only store and read rows, each over one MemoryTable. A method runs
@@ -123,7 +123,7 @@ export function memoryDomains(domains: MemoryTable<SendingDomainRecord>): Domain
     deleteDomain: async (id) => domains.delete(id),
     listDomainsToRecheck: async (checkedBefore, limit) =>
       [...domains.where((d) => d.status !== "not_started" && d.checkedAt !== undefined && d.checkedAt < checkedBefore)]
-        .sort((a, b) => ascending(a.checkedAt!, b.checkedAt!))
+        .sort((a, b) => a.checkedAt! - b.checkedAt!)
         .slice(0, limit)
         .map(copy),
   };

@@ -1,13 +1,13 @@
 import type {
+  EpochMs,
   ActivityRepository,
   EmailActivityBucket,
   EventCountBucket,
   ExperimentRepository,
   VariantTotals,
 } from "../ports/storage/index.js";
-import { isoFromMs } from "../time.js";
 import type { MemoryEmails } from "./memory-emails.js";
-import { epochMs, type MemoryEvents } from "./memory-events.js";
+import type { MemoryEvents } from "./memory-events.js";
 import { ascending } from "./memory-table.js";
 import type { MemoryWebhookState } from "./memory-webhook-state.js";
 
@@ -26,8 +26,8 @@ interface Assignment {
 export function memoryExperiments(events: MemoryEvents): ExperimentRepository {
   return {
     async experimentTotals({ experimentId, metric, from, to }) {
-      const start = from === undefined ? -Infinity : epochMs(from, "from");
-      const end = to === undefined ? Infinity : epochMs(to, "to");
+      const start = from ?? -Infinity;
+      const end = to ?? Infinity;
       const rows = [...events.scan()]
         .filter(({ ts }) => ts >= start && ts < end)
         .map((row) => ({ ...row, properties: JSON.parse(row.propertiesJson) as Record<string, unknown> }));
@@ -68,19 +68,18 @@ export function memoryExperiments(events: MemoryEvents): ExperimentRepository {
 }
 
 /** Counts by bucket of `bucketMs` aligned to the epoch, of the times in [from, to), oldest bucket first. */
-function bucketed<T extends { start: string }>(
-  from: string,
-  to: string,
+function bucketed<T extends { start: EpochMs }>(
+  from: EpochMs,
+  to: EpochMs,
   bucketMs: number,
   times: Iterable<[ms: number, field: keyof T]>,
   empty: () => Omit<T, "start">,
 ): T[] {
-  const [start, end] = [epochMs(from, "from"), epochMs(to, "to")];
   const buckets = new Map<number, T>();
   for (const [ms, field] of times) {
-    if (ms < start || ms >= end) continue;
+    if (ms < from || ms >= to) continue;
     const key = ms - (ms % bucketMs);
-    const bucket = buckets.get(key) ?? ({ start: new Date(key).toISOString(), ...empty() } as T);
+    const bucket = buckets.get(key) ?? ({ start: key, ...empty() } as T);
     buckets.set(key, bucket);
     (bucket[field] as number) += 1;
   }
@@ -120,9 +119,9 @@ export function memoryActivity(
           id,
           endpoint,
           status,
-          failingSince: isoFromMs(failingSince!),
+          failingSince: failingSince!,
         }))
-        .sort((a, b) => ascending(a.failingSince, b.failingSince) || ascending(a.id, b.id))
+        .sort((a, b) => a.failingSince - b.failingSince || ascending(a.id, b.id))
         .slice(0, limit),
   };
 }

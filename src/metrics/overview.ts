@@ -59,10 +59,10 @@ export interface OverviewView {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** `count` slots of `size` ms starting at `start`, each filled from `rows` by its start time. */
-function slots<T>(start: number, count: number, size: number, rows: Map<string, T>, empty: (at: string) => T): T[] {
+function slots<T>(start: number, count: number, size: number, rows: Map<number, T>, empty: (at: string) => T): T[] {
   return Array.from({ length: count }, (_, i) => {
-    const at = iso(start + i * size);
-    return rows.get(at) ?? empty(at);
+    const at = start + i * size;
+    return rows.get(at) ?? empty(iso(at));
   });
 }
 
@@ -87,22 +87,22 @@ export class Overview {
     const emails = this.#storage.emails;
     const [outbox, activity, events, failing] = await Promise.all([
       emails.outboxDepth?.call(emails, now),
-      this.#storage.activity.countEmailActivity(iso(hourStart), iso(hourEnd), HOUR_MS),
-      this.#storage.activity.countEvents(iso(minuteStart), iso(minuteEnd), MINUTE_MS),
+      this.#storage.activity.countEmailActivity(hourStart, hourEnd, HOUR_MS),
+      this.#storage.activity.countEvents(minuteStart, minuteEnd, MINUTE_MS),
       this.#storage.activity.listFailingWebhooks(OVERVIEW_FAILING_LIMIT + 1),
     ]);
     const hours = slots(
       hourStart,
       OVERVIEW_HOURS,
       HOUR_MS,
-      new Map(activity.map(({ start, ...counts }) => [start, { hour: start, ...counts }])),
+      new Map(activity.map(({ start, ...counts }) => [start, { hour: iso(start), ...counts }])),
       (hour) => ({ hour, sent: 0, bounced: 0, complained: 0 }),
     );
     const minutes = slots(
       minuteStart,
       OVERVIEW_MINUTES,
       MINUTE_MS,
-      new Map(events.map(({ start, count }) => [start, { minute: start, events: count }])),
+      new Map(events.map(({ start, count }) => [start, { minute: iso(start), events: count }])),
       (minute) => ({ minute, events: 0 }),
     );
     const sum = (field: "sent" | "bounced" | "complained") => hours.reduce((total, h) => total + h[field], 0);
@@ -134,7 +134,7 @@ export class Overview {
           id,
           ...(options.withEndpoints ? { endpoint } : {}),
           status,
-          failingSince,
+          failingSince: iso(failingSince),
         })),
         failingMore: failing.length > OVERVIEW_FAILING_LIMIT,
       },

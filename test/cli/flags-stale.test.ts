@@ -22,7 +22,6 @@ beforeEach(async () => {
 afterEach(async () => rm(dir, { recursive: true, force: true }));
 
 function flag(key: string, createdAt: number, n: number): FlagRecord {
-  const at = new Date(createdAt).toISOString();
   return {
     id: `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`,
     key,
@@ -31,8 +30,8 @@ function flag(key: string, createdAt: number, n: number): FlagRecord {
     rules: [],
     variants: [],
     prerequisites: [],
-    createdAt: at,
-    updatedAt: at,
+    createdAt,
+    updatedAt: createdAt,
   };
 }
 
@@ -40,8 +39,8 @@ describe("flagpost flags stale", () => {
   it("lists the flags not evaluated or giving one result for the window, from the stored counts", async () => {
     const now = Date.now();
     const old = now - 40 * DAY;
-    const hour = new Date(Math.floor((now - 2 * DAY) / HOUR) * HOUR).toISOString();
-    const lastAt = new Date(now - 2 * DAY + 60_000).toISOString();
+    const hour = Math.floor((now - 2 * DAY) / HOUR) * HOUR;
+    const lastAt = now - 2 * DAY + 60_000;
     const storage = kyselyStorage(await openDatabase(db), { destroyOnClose: true });
     await storage.migrate();
     await flagWrites(storage).insert(flag("unused", old, 1));
@@ -60,7 +59,9 @@ describe("flagpost flags stale", () => {
     expect(listed.code).toBe(0);
     const lines = listed.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^KEY\s+WHY\s+LAST EVALUATED$/);
-    expect(lines[1]).toMatch(new RegExp(`^always-on\\s+always on\\s+${lastAt.replace(/\./g, "\\.")}$`));
+    expect(lines[1]).toMatch(
+      new RegExp(`^always-on\\s+always on\\s+${new Date(lastAt).toISOString().replace(/\./g, "\\.")}$`),
+    );
     expect(lines[2]).toMatch(/^unused\s+not evaluated\s+never$/);
     expect(lines.at(-1)).toBe("2 stale flags (window: 30 days).");
 

@@ -25,8 +25,8 @@ const flag = (key: string, overrides: Partial<FlagRecord> = {}): FlagRecord => (
   rules: [],
   variants: [],
   prerequisites: [],
-  createdAt: AT,
-  updatedAt: AT,
+  createdAt: Date.parse(AT),
+  updatedAt: Date.parse(AT),
   ...overrides,
 });
 
@@ -61,16 +61,18 @@ describe("kyselyStorage on SQLite", () => {
     expect(await storage.flags.get("camel")).toEqual(flag("camel", { enabled: true }));
   });
 
-  it("refuses a time it could not return unchanged, and stores nothing", async () => {
+  it("refuses a time it could not return unchanged (not a whole millisecond), and stores nothing", async () => {
     await database.clear();
     const storage = kyselyStorage(database.db);
-    const error = await flagWrites(storage)
-      .insert(flag("zoned", { createdAt: "2026-01-01T01:00:00+01:00" }))
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(FlagpostError);
-    expect((error as FlagpostError).code).toBe("validation_error");
-    expect((error as FlagpostError).details?.[0]?.path).toBe("createdAt");
-    expect(await storage.flags.get("zoned")).toBeUndefined();
+    for (const createdAt of [Number.NaN, Number.POSITIVE_INFINITY, 1.5]) {
+      const error = await flagWrites(storage)
+        .insert(flag("odd", { createdAt }))
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FlagpostError);
+      expect((error as FlagpostError).code).toBe("validation_error");
+      expect((error as FlagpostError).details?.[0]?.path).toBe("createdAt");
+    }
+    expect(await storage.flags.get("odd")).toBeUndefined();
   });
 
   it("refuses an event id it could not store as 16 bytes and return unchanged, and stores nothing", async () => {

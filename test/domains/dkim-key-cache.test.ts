@@ -24,7 +24,7 @@ async function storedDomain(
 ): Promise<SendingDomainRecord & { pem: string }> {
   const key = await generateDkimKey();
   const name = `k${Date.now().toString(36)}${(serial++).toString(36)}.example.com`;
-  const at = new Date().toISOString();
+  const at = Date.now();
   const domain: SendingDomainRecord = {
     id: crypto.randomUUID(),
     name,
@@ -75,7 +75,7 @@ describeEachStorage("the signing-key lookup", (storage: () => Storage, backend) 
       await changeDomain(storage(), failed.id, (d) => ({
         ...d,
         status: "failed",
-        updatedAt: new Date().toISOString(),
+        updatedAt: Date.now(),
       }));
       clock.advance(DOMAIN_LOOKUP_TTL_MS - 1);
       expect(await domains.signerFor(mailAddress(`news@${removed.name}`))).toBeDefined();

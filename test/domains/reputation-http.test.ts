@@ -25,7 +25,7 @@ describe("reputation guard over HTTP", () => {
 
   it("resumes a paused domain, answers it as GET does, and refuses fields and unknown ids", async () => {
     const created = (await (await app.call("POST", "/v1/domains", { name: "held.example" })).json()) as { id: string };
-    const at = new Date().toISOString();
+    const at = Date.now();
     await changeDomain(app.fp.storage, created.id, (d) => ({ ...d, pausedAt: at, updatedAt: at }));
     const before = (await (await app.call("GET", `/v1/domains/${created.id}`)).json()) as {
       reputation: Record<string, number>;

@@ -79,9 +79,9 @@ describe("Idempotency-Key on POST /v1/events and /v1/events/batch", () => {
       scope: keyId,
       key: "busy-1",
       fingerprint: fingerprint(TRACK_OPERATION, body),
-      now: new Date(now).toISOString(),
-      lockedUntil: new Date(now + 60_000).toISOString(),
-      expiresAt: new Date(now + DAY).toISOString(),
+      now: now,
+      lockedUntil: now + 60_000,
+      expiresAt: now + DAY,
     });
     expect(held.state).toBe("started");
     const before = await storedCount(app);

@@ -81,8 +81,8 @@ describeEachStorage("experiment results against scipy", (storage, backend) => {
       rules: [],
       variants: dataset.flagVariants,
       prerequisites: [],
-      createdAt: "2026-06-01T00:00:00.000Z",
-      updatedAt: "2026-06-01T00:00:00.000Z",
+      createdAt: Date.parse("2026-06-01T00:00:00.000Z"),
+      updatedAt: Date.parse("2026-06-01T00:00:00.000Z"),
     });
     await fp.storage.events.appendEvents(eventsOf(dataset));
     const results = await fp.experiments.results(dataset.experimentId, { metric: dataset.metric });

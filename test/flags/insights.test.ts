@@ -100,8 +100,8 @@ describe("flag insights", () => {
       rules: [],
       variants: [],
       prerequisites: [],
-      createdAt: iso(T0),
-      updatedAt: iso(T0),
+      createdAt: T0,
+      updatedAt: T0,
     });
     expect(await (await app.call("POST", "/v1/flags/elsewhere/evaluate", {})).json()).toEqual({
       data: { enabled: false, reason: "disabled" },
@@ -143,11 +143,11 @@ describe("flag insights", () => {
     now = T0 + HOUR;
     fp.isEnabled("f");
     await fp.close();
-    const rows = await storage.flagInsights.hourly("f", iso(T0 - DAY), iso(T0 + DAY));
+    const rows = await storage.flagInsights.hourly("f", T0 - DAY, T0 + DAY);
     expect(rows.map((r) => [r.hour, r.enabled, r.count])).toEqual([
-      [iso(Date.UTC(2026, 2, 4, 5)), false, 1],
-      [iso(Date.UTC(2026, 2, 4, 5)), true, 1],
-      [iso(Date.UTC(2026, 2, 4, 6)), false, 1],
+      [Date.UTC(2026, 2, 4, 5), false, 1],
+      [Date.UTC(2026, 2, 4, 5), true, 1],
+      [Date.UTC(2026, 2, 4, 6), false, 1],
     ]);
   });
 

@@ -16,9 +16,9 @@ describe("idempotency claims tied to a live process", () => {
     // The claim a crashed process left: begun, never completed, never renewed again.
     await storage.idempotency.begin({
       ...request,
-      now: new Date(now).toISOString(),
-      lockedUntil: new Date(now + IDEMPOTENCY_LOCK_MS).toISOString(),
-      expiresAt: new Date(now + 86_400_000).toISOString(),
+      now: now,
+      lockedUntil: now + IDEMPOTENCY_LOCK_MS,
+      expiresAt: now + 86_400_000,
     });
     await expect(runIdempotent(storage, clock, request, async () => "second")).rejects.toMatchObject({
       code: "concurrent_idempotent_requests",

@@ -57,13 +57,19 @@ describeEachStorage("webhook deliveries", (storage: () => Storage) => {
     const received = await receiver.waitFor(3);
     expect(allVerified(received)).toBe(true);
     const byType = new Map(received.map((d) => [d.payload.type, d]));
+    // The payload shows the flag as the HTTP API does: times in ISO 8601.
+    const wire = (flag: typeof created) => ({
+      ...flag,
+      createdAt: new Date(flag.createdAt).toISOString(),
+      updatedAt: new Date(flag.updatedAt).toISOString(),
+    });
     expect(byType.get("flag.created")!.payload).toEqual({
       type: "flag.created",
-      created_at: created.createdAt,
-      data: created,
+      created_at: wire(created).createdAt,
+      data: wire(created),
     });
     expect(byType.get("flag.updated")!.payload.data).toEqual({
-      ...updated,
+      ...wire(updated),
       changes: [{ path: "enabled", before: false, after: true }],
       actor: { type: "in_process" },
     });
@@ -72,7 +78,7 @@ describeEachStorage("webhook deliveries", (storage: () => Storage) => {
       changes: history!.changes,
       actor: history!.actor,
     });
-    expect(byType.get("flag.deleted")!.payload.data).toEqual(updated);
+    expect(byType.get("flag.deleted")!.payload.data).toEqual(wire(updated));
     // webhook-id is the event's id, as listed for the endpoint.
     const events = await fp.webhooks.events(hook.id);
     expect(new Set(events.data.map((e) => e.id))).toEqual(new Set(received.map((d) => d.id)));

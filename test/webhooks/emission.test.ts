@@ -76,12 +76,18 @@ describeEachStorage("domain events from the services", (storage: () => Storage) 
     await fp.flags.delete("checkout");
     const events = await emitted();
     expect(events.map((e) => e.type)).toEqual(["flag.created", "flag.updated", "flag.deleted"]);
+    // The payload carries the flag as the HTTP API shows it: times in ISO 8601.
+    const wire = (flag: typeof created) => ({
+      ...flag,
+      createdAt: new Date(flag.createdAt).toISOString(),
+      updatedAt: new Date(flag.updatedAt).toISOString(),
+    });
     expect(events.map((e) => e.data)).toEqual([
-      created,
-      { ...updated, changes: [{ path: "enabled", before: false, after: true }], actor: { type: "in_process" } },
-      updated,
+      wire(created),
+      { ...wire(updated), changes: [{ path: "enabled", before: false, after: true }], actor: { type: "in_process" } },
+      wire(updated),
     ]);
-    expect(events[1]!.createdAt).toBe(Date.parse(updated.updatedAt));
+    expect(events[1]!.createdAt).toBe(updated.updatedAt);
     expect(new Set(events.map((e) => e.id)).size).toBe(3);
   });
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Flag } from "../../../src/flags/index.js";
+import { type Flag, flagJson } from "../../../src/flags/index.js";
 import type { FlagSnapshotBody } from "../../../src/flags/client/index.js";
 import type { Flagpost } from "../../../src/flagpost.js";
 import { type Coding, EncodedBody, negotiateCoding } from "../compression.js";
@@ -30,9 +30,10 @@ interface Snapshot extends FlagSnapshotBody {
 }
 
 /** The route's body and ETag for `flags` (sorted by key) at `revision`; the stream's snapshot event too. */
-export function buildSnapshot(revision: number, flags: Flag[]): Snapshot {
-  const version = snapshotVersion(JSON.stringify(flags));
-  return { revision, etag: `"${version}"`, data: { version, flags } };
+export function buildSnapshot(revision: number, flags: readonly Flag[]): Snapshot {
+  const wire = flags.map(flagJson);
+  const version = snapshotVersion(JSON.stringify(wire));
+  return { revision, etag: `"${version}"`, data: { version, flags: wire } };
 }
 
 function snapshotVersion(flagsJson: string): string {
@@ -66,7 +67,7 @@ export function flagSnapshotRoutes(fp: Flagpost): Route[] {
   async function current(): Promise<Served> {
     const state = await fp.flagStream.state();
     if (served?.revision !== state.revision) {
-      const flagsJson = JSON.stringify(state.flags);
+      const flagsJson = JSON.stringify(state.flags.map(flagJson));
       const version = snapshotVersion(flagsJson);
       // Exactly JSON.stringify({data: {version, flags}}), without encoding the flags twice.
       const json = `{"data":{"version":${JSON.stringify(version)},"flags":${flagsJson}}}`;

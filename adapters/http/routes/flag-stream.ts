@@ -1,5 +1,6 @@
 import type { Flagpost } from "../../../src/flagpost.js";
 import type { FlagStreamBatch, FlagStreamStart, FlagStreamSubscription } from "../../../src/flags/store/index.js";
+import { flagJson } from "../../../src/flags/index.js";
 import { refuseQuery } from "../query.js";
 import type { Route } from "../types.js";
 import { buildSnapshot } from "./flag-snapshot.js";
@@ -34,7 +35,7 @@ function batchFrames(batch: FlagStreamBatch): string {
     .map((change, i) =>
       eventFrame(
         change.type,
-        { data: change.type === "flag.deleted" ? { key: change.key } : change.flag },
+        { data: change.type === "flag.deleted" ? { key: change.key } : flagJson(change.flag) },
         i === last ? batch.revision : undefined,
       ),
     )

@@ -1,4 +1,10 @@
-import type { CreateFlagInput, UpdateFlagInput } from "../../../src/flags/index.js";
+import {
+  type CreateFlagInput,
+  flagHistoryJson,
+  flagJson,
+  flagSummaryJson,
+  type UpdateFlagInput,
+} from "../../../src/flags/index.js";
 import type { Flagpost } from "../../../src/flagpost.js";
 import { queryObject } from "../query.js";
 import { pageResult, routeTable } from "../route-table.js";
@@ -16,7 +22,10 @@ export function flagRoutes(fp: Flagpost): Route[] {
     {
       "GET /v1/flags": {
         scope: "flags:read",
-        handle: async (ctx) => pageResult(ctx, await fp.flags.list(queryObject(ctx.query)), "/v1/flags", ["limit"]),
+        async handle(ctx) {
+          const page = await fp.flags.list(queryObject(ctx.query));
+          return pageResult(ctx, { ...page, data: page.data.map(flagSummaryJson) }, "/v1/flags", ["limit"]);
+        },
       },
       "POST /v1/flags": {
         scope: "flags:write",
@@ -24,14 +33,18 @@ export function flagRoutes(fp: Flagpost): Route[] {
         async handle(ctx) {
           const flag = await fp.flags.create(ctx.body as CreateFlagInput, actorOf(ctx));
           const location = ctx.href(`/v1/flags/${encodeURIComponent(flag.key)}`);
-          return { status: 201, body: { data: flag }, headers: { location } };
+          return { status: 201, body: { data: flagJson(flag) }, headers: { location } };
         },
       },
-      "GET /v1/flags/:key": { scope: "flags:read", answer: (ctx) => fp.flags.get(ctx.params.key!) },
+      "GET /v1/flags/:key": {
+        scope: "flags:read",
+        answer: async (ctx) => flagJson(await fp.flags.get(ctx.params.key!)),
+      },
       "PATCH /v1/flags/:key": {
         scope: "flags:write",
         body: true,
-        answer: (ctx) => fp.flags.update(ctx.params.key!, ctx.body as UpdateFlagInput, actorOf(ctx)),
+        answer: async (ctx) =>
+          flagJson(await fp.flags.update(ctx.params.key!, ctx.body as UpdateFlagInput, actorOf(ctx))),
       },
       "DELETE /v1/flags/:key": {
         scope: "flags:write",
@@ -45,7 +58,12 @@ export function flagRoutes(fp: Flagpost): Route[] {
         async handle(ctx) {
           const key = ctx.params.key!;
           const page = await fp.flags.history(key, queryObject(ctx.query));
-          return pageResult(ctx, page, `/v1/flags/${encodeURIComponent(key)}/history`, ["limit"]);
+          return pageResult(
+            ctx,
+            { ...page, data: page.data.map(flagHistoryJson) },
+            `/v1/flags/${encodeURIComponent(key)}/history`,
+            ["limit"],
+          );
         },
       },
       "GET /v1/flags/:key/insights": {

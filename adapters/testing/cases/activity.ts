@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { EmailStatus, EmailEventType } from "../../../src/ports/storage/emails.js";
 import type { Storage } from "../../../src/ports/storage/index.js";
 import type { StorageHarness } from "../harness.js";
-import { email, iso, T0 } from "./email-fixtures.js";
+import { email, T0 } from "./email-fixtures.js";
 import { event } from "./event-fixtures.js";
 import { useStorage } from "./use-storage.js";
 import { webhook } from "./webhook-fixtures.js";
@@ -57,19 +57,19 @@ export function activityCases(harness: StorageHarness): void {
       await move(s, atEnd!, "queued", "sent", "sent", T0 + 2 * HOUR, T0 + 2 * HOUR);
       expect(neverSent).toBeDefined();
 
-      const buckets = await s.activity.countEmailActivity(iso(T0 - HOUR), iso(T0 + 2 * HOUR), HOUR);
+      const buckets = await s.activity.countEmailActivity(T0 - HOUR, T0 + 2 * HOUR, HOUR);
       expect(buckets).toEqual([
-        { start: iso(T0 - HOUR), sent: 1, bounced: 0, complained: 0 },
-        { start: iso(T0), sent: 2, bounced: 1, complained: 1 },
-        { start: iso(T0 + HOUR), sent: 1, bounced: 1, complained: 0 },
+        { start: T0 - HOUR, sent: 1, bounced: 0, complained: 0 },
+        { start: T0, sent: 2, bounced: 1, complained: 1 },
+        { start: T0 + HOUR, sent: 1, bounced: 1, complained: 0 },
       ]);
-      expect(await s.activity.countEmailActivity(iso(T0 + 3 * HOUR), iso(T0 + 4 * HOUR), HOUR)).toEqual([]);
+      expect(await s.activity.countEmailActivity(T0 + 3 * HOUR, T0 + 4 * HOUR, HOUR)).toEqual([]);
       // Another bucket size over the same rows: quarter hours.
-      const quarters = await s.activity.countEmailActivity(iso(T0), iso(T0 + HOUR), 15 * MINUTE);
+      const quarters = await s.activity.countEmailActivity(T0, T0 + HOUR, 15 * MINUTE);
       expect(quarters).toEqual([
-        { start: iso(T0), sent: 2, bounced: 0, complained: 0 },
-        { start: iso(T0 + 15 * MINUTE), sent: 0, bounced: 1, complained: 0 },
-        { start: iso(T0 + 30 * MINUTE), sent: 0, bounced: 0, complained: 1 },
+        { start: T0, sent: 2, bounced: 0, complained: 0 },
+        { start: T0 + 15 * MINUTE, sent: 0, bounced: 1, complained: 0 },
+        { start: T0 + 30 * MINUTE, sent: 0, bounced: 0, complained: 1 },
       ]);
     });
 
@@ -85,13 +85,13 @@ export function activityCases(harness: StorageHarness): void {
         at(6, T0 + 3 * MINUTE - 1),
         at(7, T0 + 3 * MINUTE), // the window's end, outside it
       ]);
-      expect(await s.activity.countEvents(iso(T0), iso(T0 + 3 * MINUTE), MINUTE)).toEqual([
-        { start: iso(T0), count: 3 },
-        { start: iso(T0 + 2 * MINUTE), count: 2 },
+      expect(await s.activity.countEvents(T0, T0 + 3 * MINUTE, MINUTE)).toEqual([
+        { start: T0, count: 3 },
+        { start: T0 + 2 * MINUTE, count: 2 },
       ]);
-      expect(await s.activity.countEvents(iso(T0 - HOUR), iso(T0 + HOUR), HOUR)).toEqual([
-        { start: iso(T0 - HOUR), count: 1 },
-        { start: iso(T0), count: 6 },
+      expect(await s.activity.countEvents(T0 - HOUR, T0 + HOUR, HOUR)).toEqual([
+        { start: T0 - HOUR, count: 1 },
+        { start: T0, count: 6 },
       ]);
     });
 
@@ -105,10 +105,10 @@ export function activityCases(harness: StorageHarness): void {
       for (const w of [healthy, recent, oldest, tieHigh, tieLow]) await s.webhooks.insertWebhook(w);
       const failing = await s.activity.listFailingWebhooks(10);
       expect(failing).toEqual([
-        { id: oldest.id, endpoint: "https://b.example/x", status: "disabled", failingSince: iso(T0 - HOUR) },
-        { id: tieLow.id, endpoint: tieLow.endpoint, status: "enabled", failingSince: iso(T0) },
-        { id: tieHigh.id, endpoint: tieHigh.endpoint, status: "enabled", failingSince: iso(T0) },
-        { id: recent.id, endpoint: recent.endpoint, status: "enabled", failingSince: iso(T0 + 5 * MINUTE) },
+        { id: oldest.id, endpoint: "https://b.example/x", status: "disabled", failingSince: T0 - HOUR },
+        { id: tieLow.id, endpoint: tieLow.endpoint, status: "enabled", failingSince: T0 },
+        { id: tieHigh.id, endpoint: tieHigh.endpoint, status: "enabled", failingSince: T0 },
+        { id: recent.id, endpoint: recent.endpoint, status: "enabled", failingSince: T0 + 5 * MINUTE },
       ]);
       expect((await s.activity.listFailingWebhooks(2)).map((w) => w.id)).toEqual([oldest.id, tieLow.id]);
       // Enabling an endpoint ends its failing run (webhooks.ts): it leaves the list.

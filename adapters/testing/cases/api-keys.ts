@@ -4,7 +4,7 @@ import { FlagpostError } from "../../../src/errors.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 
-function key(id: string, hash: string, createdAt = "2026-01-01T00:00:00.000Z"): ApiKeyRecord {
+function key(id: string, hash: string, createdAt = Date.parse("2026-01-01T00:00:00.000Z")): ApiKeyRecord {
   return { id, name: `key ${id}`, hash, scopes: ["flags:read", "events:write"], createdAt };
 }
 
@@ -24,9 +24,9 @@ export function apiKeyCases(harness: StorageHarness): void {
     it("finds a key by its id, revoked or not", async () => {
       await storage().apiKeys.insert(key("k1", H1));
       await storage().apiKeys.insert(key("k2", H2));
-      await storage().apiKeys.revoke("k2", "2026-03-01T00:00:00.000Z");
+      await storage().apiKeys.revoke("k2", Date.parse("2026-03-01T00:00:00.000Z"));
       expect(await storage().apiKeys.findById("k1")).toEqual(key("k1", H1));
-      expect((await storage().apiKeys.findById("k2"))?.revokedAt).toBe("2026-03-01T00:00:00.000Z");
+      expect((await storage().apiKeys.findById("k2"))?.revokedAt).toBe(Date.parse("2026-03-01T00:00:00.000Z"));
       expect(await storage().apiKeys.findById("nope")).toBeUndefined();
     });
 
@@ -42,15 +42,15 @@ export function apiKeyCases(harness: StorageHarness): void {
 
     it("revokes once and keeps the first revocation time", async () => {
       await storage().apiKeys.insert(key("k1", H1));
-      expect(await storage().apiKeys.revoke("k1", "2026-03-01T00:00:00.000Z")).toBe(true);
-      expect(await storage().apiKeys.revoke("k1", "2026-04-01T00:00:00.000Z")).toBe(true);
-      expect((await storage().apiKeys.findByHash(H1))?.revokedAt).toBe("2026-03-01T00:00:00.000Z");
-      expect(await storage().apiKeys.revoke("nope", "2026-03-01T00:00:00.000Z")).toBe(false);
+      expect(await storage().apiKeys.revoke("k1", Date.parse("2026-03-01T00:00:00.000Z"))).toBe(true);
+      expect(await storage().apiKeys.revoke("k1", Date.parse("2026-04-01T00:00:00.000Z"))).toBe(true);
+      expect((await storage().apiKeys.findByHash(H1))?.revokedAt).toBe(Date.parse("2026-03-01T00:00:00.000Z"));
+      expect(await storage().apiKeys.revoke("nope", Date.parse("2026-03-01T00:00:00.000Z"))).toBe(false);
     });
 
     it("lists keys oldest first", async () => {
-      await storage().apiKeys.insert(key("k2", H2, "2026-01-02T00:00:00.000Z"));
-      await storage().apiKeys.insert(key("k1", H1, "2026-01-01T00:00:00.000Z"));
+      await storage().apiKeys.insert(key("k2", H2, Date.parse("2026-01-02T00:00:00.000Z")));
+      await storage().apiKeys.insert(key("k1", H1, Date.parse("2026-01-01T00:00:00.000Z")));
       expect((await storage().apiKeys.list()).map((k) => k.id)).toEqual(["k1", "k2"]);
     });
 
@@ -66,16 +66,19 @@ export function apiKeyCases(harness: StorageHarness): void {
 
     it("keeps one revocation time when two revocations race", async () => {
       await storage().apiKeys.insert(key("k1", H1));
-      const times = ["2026-03-01T00:00:00.001Z", "2026-03-01T00:00:00.002Z"];
+      const times = ["2026-03-01T00:00:00.001Z", "2026-03-01T00:00:00.002Z"].map(Date.parse);
       expect(await Promise.all(times.map((t) => storage().apiKeys.revoke("k1", t)))).toEqual([true, true]);
       const revokedAt = (await storage().apiKeys.findByHash(H1))?.revokedAt;
       expect(times).toContain(revokedAt);
-      await storage().apiKeys.revoke("k1", "2026-04-01T00:00:00.000Z");
+      await storage().apiKeys.revoke("k1", Date.parse("2026-04-01T00:00:00.000Z"));
       expect((await storage().apiKeys.findByHash(H1))?.revokedAt).toBe(revokedAt);
     });
 
     it("stores a key inserted as revoked, times unchanged", async () => {
-      const revoked = { ...key("k1", H1, "1999-12-31T23:59:59.999Z"), revokedAt: "2000-01-01T00:00:00.001Z" };
+      const revoked = {
+        ...key("k1", H1, Date.parse("1999-12-31T23:59:59.999Z")),
+        revokedAt: Date.parse("2000-01-01T00:00:00.001Z"),
+      };
       await storage().apiKeys.insert(revoked);
       expect(await storage().apiKeys.findByHash(H1)).toEqual(revoked);
       expect(await storage().apiKeys.list()).toEqual([revoked]);

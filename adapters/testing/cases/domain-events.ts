@@ -4,7 +4,7 @@ import { FlagpostError } from "../../../src/errors.js";
 import type { EmailOutcomeWrite, EmailTransition } from "../../../src/ports/storage/emails.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
-import { deliveriesOf, domainEvent, email, flag, iso, subscribedWebhook, T0, webhook } from "./webhook-fixtures.js";
+import { deliveriesOf, domainEvent, email, flag, subscribedWebhook, T0, webhook } from "./webhook-fixtures.js";
 
 /** Email `id`, leased to "w", moved from queued to `to` at T0 with its event and the email.* domain event of that name. */
 function settledAtT0(id: string, to: "failed" | "delivered"): EmailOutcomeWrite {
@@ -71,7 +71,7 @@ export function domainEventCases(harness: StorageHarness): void {
       let called = 0;
       const events = () => (called++, [domainEvent("flag.updated")]);
       expect(
-        await flagWrites(storage()).update("missing", { enabled: true, updatedAt: iso(T0) }, undefined, events),
+        await flagWrites(storage()).update("missing", { enabled: true, updatedAt: T0 }, undefined, events),
       ).toBeUndefined();
       expect(await flagWrites(storage()).delete("missing", undefined, events)).toBe(false);
       expect(called).toBe(0);
@@ -101,7 +101,7 @@ export function domainEventCases(harness: StorageHarness): void {
       const seen: unknown[] = [];
       const updated = await flagWrites(storage()).update(
         "f",
-        { description: "d", updatedAt: iso(T0 + 1) },
+        { description: "d", updatedAt: T0 + 1 },
         undefined,
         (stored) => {
           seen.push(stored);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { changeDomain, type DomainChange } from "../../../src/domains/index.js";
 import type { SendingDomainRecord } from "../../../src/ports/storage/domains.js";
+import type { EpochMs } from "../../../src/ports/storage/index.js";
 import type { StorageHarness } from "../harness.js";
-import { email, id, iso, LEASE, T0 } from "./email-fixtures.js";
+import { email, id, LEASE, T0 } from "./email-fixtures.js";
 import { useStorage } from "./use-storage.js";
 import { deliveriesOf, domainEvent, sortedId, subscribedWebhook } from "./webhook-fixtures.js";
 
@@ -19,18 +20,18 @@ function domain(name: string): SendingDomainRecord {
     openTracking: false,
     clickTracking: false,
     tls: "opportunistic",
-    createdAt: iso(T0),
-    updatedAt: iso(T0),
+    createdAt: T0,
+    updatedAt: T0,
   };
 }
 
 /** The reputation guard's pause and the resume route's change (src/domains), as they compose them. */
 const pauseAt =
-  (at: string): DomainChange =>
+  (at: EpochMs): DomainChange =>
   (before) =>
     before.pausedAt === undefined ? { ...before, pausedAt: at, updatedAt: at } : null;
 const resumeAt =
-  (at: string): DomainChange =>
+  (at: EpochMs): DomainChange =>
   ({ pausedAt: _, ...before }) => ({ ...before, updatedAt: at });
 
 /** An email from `from`, sent `sentMs` (or still queued). */
@@ -51,18 +52,18 @@ export function domainReputationCases(harness: StorageHarness): void {
       const events = (stored: SendingDomainRecord) => [domainEvent("domain.paused", { paused_at: stored.pausedAt })];
       // Racing pauses: each reads the row the one before it wrote, so one pauses and stores the event.
       const [paused, again] = await Promise.all(
-        [T0 + 1000, T0 + 2000].map((at) => changeDomain(storage(), d.id, pauseAt(iso(at)), events)),
+        [T0 + 1000, T0 + 2000].map((at) => changeDomain(storage(), d.id, pauseAt(at), events)),
       );
       expect(again).toEqual(paused);
-      expect([iso(T0 + 1000), iso(T0 + 2000)]).toContain(paused!.pausedAt);
+      expect([T0 + 1000, T0 + 2000]).toContain(paused!.pausedAt);
       expect(paused).toEqual({ ...d, pausedAt: paused!.pausedAt, updatedAt: paused!.pausedAt });
       expect(await storage().domains.getDomain(d.id)).toEqual(paused);
       expect(await deliveriesOf(storage(), [hook])).toEqual(["0:domain.paused"]);
-      const resumed = await changeDomain(storage(), d.id, resumeAt(iso(T0 + 3000)));
-      expect(resumed).toEqual({ ...d, updatedAt: iso(T0 + 3000) });
+      const resumed = await changeDomain(storage(), d.id, resumeAt(T0 + 3000));
+      expect(resumed).toEqual({ ...d, updatedAt: T0 + 3000 });
       expect(await storage().domains.getDomainByName("paused.example")).toEqual(resumed);
-      expect(await changeDomain(storage(), sortedId(9), pauseAt(iso(T0)), events)).toBeUndefined();
-      expect(await changeDomain(storage(), sortedId(9), resumeAt(iso(T0)))).toBeUndefined();
+      expect(await changeDomain(storage(), sortedId(9), pauseAt(T0), events)).toBeUndefined();
+      expect(await changeDomain(storage(), sortedId(9), resumeAt(T0))).toBeUndefined();
     });
 
     it("claims no queued email of a paused domain until it is resumed; other domains' mail goes", async () => {
@@ -71,11 +72,11 @@ export function domainReputationCases(harness: StorageHarness): void {
       const held = [from(1, "Ann <ann@HELD.example>"), from(2, "news@held.example")];
       const free = [from(3, "ops@other.example"), from(4, "ops@sub.held.example")];
       await storage().emails.insertEmails([...held, ...free]);
-      await changeDomain(storage(), d.id, pauseAt(iso(T0)));
+      await changeDomain(storage(), d.id, pauseAt(T0));
       const claimed = await storage().emails.claimDueEmails(T0 + 1, 10, LEASE, "worker-a");
       expect(claimed.map((e) => e.id).sort()).toEqual(free.map((e) => e.id).sort());
       expect(await storage().emails.claimDueEmails(T0 + 2, 10, LEASE, "worker-a")).toEqual([]);
-      await changeDomain(storage(), d.id, resumeAt(iso(T0 + 3)));
+      await changeDomain(storage(), d.id, resumeAt(T0 + 3));
       const after = await storage().emails.claimDueEmails(T0 + 4, 10, LEASE, "worker-b");
       expect(after.map((e) => e.id).sort()).toEqual(held.map((e) => e.id).sort());
     });

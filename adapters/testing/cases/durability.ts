@@ -11,7 +11,7 @@ export function durabilityCases(harness: StorageHarness): void {
 
     it("keeps flags, keys and idempotency records across close and reopen", async () => {
       let current = await durable.create();
-      const now = "2026-01-01T00:00:00.000Z";
+      const now = Date.parse("2026-01-01T00:00:00.000Z");
       await flagWrites(current).insert(
         flagRecord("durable", "00000000-0000-7000-8000-0000000000aa", {
           enabled: true,
@@ -33,7 +33,7 @@ export function durabilityCases(harness: StorageHarness): void {
         fingerprint: "f",
         now,
         lockedUntil: now,
-        expiresAt: "2027-01-01T00:00:00.000Z",
+        expiresAt: Date.parse("2027-01-01T00:00:00.000Z"),
       };
       await current.idempotency.begin(claim);
       await current.idempotency.complete({ scope: "s", key: "k", response: { ok: true } });

@@ -1,7 +1,6 @@
 import type { EmailOutcomeWrite, EmailRecord, EmailRetry, EmailTransition } from "../../../src/ports/storage/emails.js";
 
 export const T0 = Date.parse("2026-06-01T10:00:00.000Z");
-export const iso = (ms: number) => new Date(ms).toISOString();
 let counter = 0;
 
 /** Ids that sort by creation, as uuidv7 ids do. */

@@ -3,7 +3,7 @@ import { FlagpostError } from "../../../src/errors.js";
 import type { IdempotencyClaim } from "../../../src/ports/storage/idempotency.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { useReopenedStorage, useSharedStorages, useStorage } from "./use-storage.js";
-import { email, id, iso, LEASE, T0 } from "./email-fixtures.js";
+import { email, id, LEASE, T0 } from "./email-fixtures.js";
 import { emailOutcomeCases } from "./email-outcomes.js";
 import { emailRecordedBatchCases } from "./email-recorded-batch.js";
 import { emailOutcomesClaimCases } from "./email-outcomes-claim.js";
@@ -13,9 +13,9 @@ const CLAIM: IdempotencyClaim = {
   scope: "k",
   key: "i",
   fingerprint: "f",
-  now: iso(T0),
-  lockedUntil: iso(T0 + 60_000),
-  expiresAt: iso(T0 + 86_400_000),
+  now: T0,
+  lockedUntil: T0 + 60_000,
+  expiresAt: T0 + 86_400_000,
 };
 
 export function emailCases(harness: StorageHarness): void {
@@ -78,7 +78,7 @@ export function emailCases(harness: StorageHarness): void {
       expect(await storage().idempotency.begin(CLAIM)).toEqual({ state: "started" });
       const e = email(1);
       await storage().emails.insertEmails([e], { scope: "k", key: "i", response: { id: e.id } });
-      expect(await storage().idempotency.begin({ ...CLAIM, now: iso(T0 + 1) })).toEqual({
+      expect(await storage().idempotency.begin({ ...CLAIM, now: T0 + 1 })).toEqual({
         state: "replay",
         response: { id: e.id },
       });
@@ -89,7 +89,7 @@ export function emailCases(harness: StorageHarness): void {
       await storage().emails.insertEmails([e]);
       await storage().idempotency.begin(CLAIM);
       await expect(storage().emails.insertEmails([e], { scope: "k", key: "i", response: "never" })).rejects.toThrow();
-      expect(await storage().idempotency.begin({ ...CLAIM, now: iso(T0 + 1) })).toEqual({ state: "in_progress" });
+      expect(await storage().idempotency.begin({ ...CLAIM, now: T0 + 1 })).toEqual({ state: "in_progress" });
     });
 
     it("claims due emails, longest-due first, up to the limit, with a lease and one more attempt", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EventKey, EventRecord } from "../../../src/ports/storage/events.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
-import { all, event, failure, ids, idOf, iso, random, record, T0 } from "./event-fixtures.js";
+import { all, event, failure, ids, idOf, random, record, T0 } from "./event-fixtures.js";
 import { eventNameCases } from "./event-names.js";
 import { eventServiceCases } from "./event-service.js";
 import { useReopenedStorage, useStorage } from "./use-storage.js";
@@ -146,9 +146,9 @@ export function eventCases(harness: StorageHarness): void {
         scope: "s",
         key,
         fingerprint: "f",
-        now: iso(T0),
-        lockedUntil: iso(T0 + 60_000),
-        expiresAt: iso(T0 + 86_400_000),
+        now: T0,
+        lockedUntil: T0 + 60_000,
+        expiresAt: T0 + 86_400_000,
       });
       expect(await storage().idempotency.begin(claim("ok"))).toEqual({ state: "started" });
       await storage().events.appendEvents([event(1)], { scope: "s", key: "ok", response: [{ id: idOf(1) }] });

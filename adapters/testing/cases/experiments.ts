@@ -6,7 +6,6 @@ import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 
 const T0 = Date.UTC(2026, 4, 1, 12, 0, 0, 0);
-const iso = (ms: number) => new Date(ms).toISOString();
 let seq = 0;
 
 function ev(event: string, userId: string, second: number, properties: Record<string, unknown> = {}): NewEvent {
@@ -32,10 +31,10 @@ function sorted(totals: ExperimentTotals): ExperimentTotals {
 
 /** The definition of ExperimentRepository.experimentTotals, written as plainly as possible. */
 function reference(events: NewEvent[], query: ExperimentQuery): ExperimentTotals {
-  // The experiment query's bounds are ISO text; the events' timestamps epoch ms.
-  const from = query.from === undefined ? -Infinity : Date.parse(query.from);
-  const to = query.to === undefined ? Infinity : Date.parse(query.to);
-  const inWindow = events.filter((e) => e.timestamp >= from && e.timestamp < to);
+  const inWindow = events.filter(
+    (e) =>
+      (query.from === undefined || e.timestamp >= query.from) && (query.to === undefined || e.timestamp < query.to),
+  );
   const users = new Map<string, { variants: Set<string>; exposedAt: number }>();
   for (const e of inWindow) {
     const p = JSON.parse(e.propertiesJson) as Record<string, unknown>;
@@ -152,7 +151,7 @@ export function experimentCases(harness: StorageHarness): void {
         ev("purchase", "inside", 100, { revenue: 3 }),
         expose("late", "control", 100),
       ]);
-      const window = { from: iso(T0 + 10_000), to: iso(T0 + 100_000) };
+      const window = { from: T0 + 10_000, to: T0 + 100_000 };
       expect(await totals(storage(), window)).toEqual({
         excludedUsers: 0,
         variants: [{ variant: "control", users: 1, conversions: 1, revenue: 2, revenueSquares: 4 }],
@@ -185,7 +184,7 @@ export function experimentCases(harness: StorageHarness): void {
       await storage().events.appendEvents(events);
       const query = { experimentId: "exp", metric: "purchase" };
       expectClose(await totals(storage()), reference(events, query));
-      const window = { ...query, from: iso(T0 + 20_000), to: iso(T0 + 90_000) };
+      const window = { ...query, from: T0 + 20_000, to: T0 + 90_000 };
       expectClose(await totals(storage(), window), reference(events, window));
     });
   });

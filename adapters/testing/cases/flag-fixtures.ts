@@ -1,6 +1,6 @@
 import type { FlagRecord } from "../../../src/ports/storage/flags.js";
 
-const CREATED = "2026-01-02T03:04:05.006Z";
+const CREATED = Date.parse("2026-01-02T03:04:05.006Z");
 
 /** A disabled flag with no rules, variants or prerequisites: each case sets what it tests. */
 export function flagRecord(key: string, id: string, overrides: Partial<FlagRecord> = {}): FlagRecord {

@@ -12,9 +12,9 @@ const flag = (key: string, overrides: Partial<FlagRecord> = {}) => flagRecord(ke
 
 const KEY = { type: "api_key", id: "key-1", name: "ci deploy" } as const;
 function audit(actor: FlagAudit["actor"] = KEY, action?: FlagAudit["action"]): FlagAudit {
-  return { at: "2026-03-04T05:06:07.089Z", actor, ...(action ? { action } : {}) };
+  return { at: Date.parse("2026-03-04T05:06:07.089Z"), actor, ...(action ? { action } : {}) };
 }
-const at = (ms: number) => new Date(Date.UTC(2026, 1, 2) + ms).toISOString();
+const at = (ms: number) => Date.UTC(2026, 1, 2) + ms;
 
 export function flagHistoryCases(harness: StorageHarness): void {
   describe("flag history", () => {

@@ -4,8 +4,8 @@ import type { Storage } from "../../../src/ports/storage/index.js";
 import { describeCapability, type StorageHarness } from "../harness.js";
 import { useSharedStorages, useStorage } from "./use-storage.js";
 
-const H = (hour: number) => new Date(Date.UTC(2026, 2, 4, hour)).toISOString();
-const AT = (hour: number, minute: number) => new Date(Date.UTC(2026, 2, 4, hour, minute)).toISOString();
+const H = (hour: number) => Date.UTC(2026, 2, 4, hour);
+const AT = (hour: number, minute: number) => Date.UTC(2026, 2, 4, hour, minute);
 
 function count(fields: Partial<FlagInsightCount> & Pick<FlagInsightCount, "flagKey" | "count">): FlagInsightCount {
   return { hour: H(5), enabled: true, variant: null, lastAt: AT(5, 10), ...fields };

@@ -14,13 +14,12 @@ import { openMigratedPair, useSharedStorages, useStorage } from "./use-storage.j
 // that names the schedule, so the change, its history, its event and "applied" commit together.
 
 const T0 = Date.parse("2026-08-01T10:00:00.000Z");
-const iso = (ms: number) => new Date(ms).toISOString();
 const LEASE = 10_000;
 let counter = 0;
 
 function flag(key: string): FlagRecord {
   const id = `0198aaaa-0000-7000-8000-${String(++counter).padStart(12, "0")}`;
-  return flagRecord(key, id, { createdAt: iso(T0 - 60_000), updatedAt: iso(T0 - 60_000) });
+  return flagRecord(key, id, { createdAt: T0 - 60_000, updatedAt: T0 - 60_000 });
 }
 
 function schedule(flagKey: string, atMs: number, overrides: Partial<FlagScheduleRecord> = {}): FlagScheduleRecord {
@@ -40,7 +39,7 @@ function schedule(flagKey: string, atMs: number, overrides: Partial<FlagSchedule
 
 function applyAudit(s: FlagScheduleRecord, owner: string, atMs = T0): FlagAudit {
   return {
-    at: iso(atMs),
+    at: atMs,
     actor: { type: "schedule", id: s.id },
     action: "scheduled_change_applied",
     schedule: { id: s.id, leaseOwner: owner },
@@ -56,7 +55,7 @@ async function apply(storage: Storage, s: FlagScheduleRecord, owner: string): Pr
   try {
     const stored = await flagWrites(storage).update(
       s.flagKey,
-      { enabled: true, updatedAt: iso(T0) },
+      { enabled: true, updatedAt: T0 },
       applyAudit(s, owner),
       event(s),
     );

@@ -50,7 +50,7 @@ export function flagValueCases(harness: StorageHarness): void {
         ];
         const updated = await flagWrites(storage()).update(f.key, {
           variants: swapped,
-          updatedAt: "2026-02-02T00:00:00.000Z",
+          updatedAt: Date.parse("2026-02-02T00:00:00.000Z"),
         });
         expect(updated?.variants, type).toEqual(swapped);
         expect((await storage().flags.get(f.key))?.variants, type).toEqual(swapped);

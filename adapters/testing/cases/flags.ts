@@ -22,17 +22,24 @@ export function flagCases(harness: StorageHarness): void {
       ];
       await flagWrites(storage()).insert(flag("split", { variants }));
       expect((await storage().flags.get("split"))?.variants).toEqual(variants);
-      await flagWrites(storage()).update("split", { enabled: true, updatedAt: "2026-02-02T00:00:00.000Z" });
+      await flagWrites(storage()).update("split", { enabled: true, updatedAt: Date.parse("2026-02-02T00:00:00.000Z") });
       expect((await storage().flags.get("split"))?.variants).toEqual(variants);
       const two = [
         { key: "a", weight: 0 },
         { key: "b", weight: 100 },
       ];
       expect(
-        (await flagWrites(storage()).update("split", { variants: two, updatedAt: "2026-02-02T00:00:00.001Z" }))
-          ?.variants,
+        (
+          await flagWrites(storage()).update("split", {
+            variants: two,
+            updatedAt: Date.parse("2026-02-02T00:00:00.001Z"),
+          })
+        )?.variants,
       ).toEqual(two);
-      const none = await flagWrites(storage()).update("split", { variants: [], updatedAt: "2026-02-02T00:00:00.002Z" });
+      const none = await flagWrites(storage()).update("split", {
+        variants: [],
+        updatedAt: Date.parse("2026-02-02T00:00:00.002Z"),
+      });
       expect(none?.variants).toEqual([]);
       expect((await storage().flags.list({ limit: 10 })).find((f) => f.key === "split")?.variants).toEqual([]);
     });
@@ -103,14 +110,14 @@ export function flagCases(harness: StorageHarness): void {
       );
       const updated = await flagWrites(storage()).update("patch", {
         enabled: true,
-        updatedAt: "2026-02-02T00:00:00.000Z",
+        updatedAt: Date.parse("2026-02-02T00:00:00.000Z"),
       });
       expect(updated).toMatchObject({
         key: "patch",
         enabled: true,
         description: "keep me",
         rules: [{ type: "percentage", percentage: 5 }],
-        updatedAt: "2026-02-02T00:00:00.000Z",
+        updatedAt: Date.parse("2026-02-02T00:00:00.000Z"),
       });
       expect(await storage().flags.get("patch")).toEqual(updated);
     });
@@ -118,15 +125,18 @@ export function flagCases(harness: StorageHarness): void {
     it("keeps both of two concurrent updates of different fields", async () => {
       await flagWrites(storage()).insert(flag("both"));
       await Promise.all([
-        flagWrites(storage()).update("both", { enabled: true, updatedAt: "2026-02-02T00:00:00.000Z" }),
-        flagWrites(storage()).update("both", { description: "new", updatedAt: "2026-02-02T00:00:00.001Z" }),
+        flagWrites(storage()).update("both", { enabled: true, updatedAt: Date.parse("2026-02-02T00:00:00.000Z") }),
+        flagWrites(storage()).update("both", { description: "new", updatedAt: Date.parse("2026-02-02T00:00:00.001Z") }),
       ]);
       expect(await storage().flags.get("both")).toMatchObject({ enabled: true, description: "new" });
     });
 
     it("returns undefined when updating an unknown key, and creates nothing", async () => {
       expect(
-        await flagWrites(storage()).update("ghost", { enabled: true, updatedAt: "2026-02-02T00:00:00.000Z" }),
+        await flagWrites(storage()).update("ghost", {
+          enabled: true,
+          updatedAt: Date.parse("2026-02-02T00:00:00.000Z"),
+        }),
       ).toBeUndefined();
       expect(await storage().flags.get("ghost")).toBeUndefined();
     });
@@ -142,13 +152,13 @@ export function flagCases(harness: StorageHarness): void {
       );
       const one = await flagWrites(storage()).update("rules", {
         rules: [{ type: "users", userIds: ["b"] }],
-        updatedAt: "2026-02-02T00:00:00.000Z",
+        updatedAt: Date.parse("2026-02-02T00:00:00.000Z"),
       });
       expect(one?.rules).toEqual([{ type: "users", userIds: ["b"] }]);
       const none = await flagWrites(storage()).update("rules", {
         rules: [],
         description: "",
-        updatedAt: "2026-02-02T00:00:00.001Z",
+        updatedAt: Date.parse("2026-02-02T00:00:00.001Z"),
       });
       expect(none).toMatchObject({ rules: [], description: "" });
       expect(await storage().flags.get("rules")).toEqual(none);
@@ -173,7 +183,9 @@ export function flagCases(harness: StorageHarness): void {
     });
 
     it("returns times unchanged to the millisecond, before 1970 and far ahead included", async () => {
-      const times = ["1969-12-31T23:59:59.999Z", "2026-06-30T12:34:56.789Z", "2999-12-31T23:59:59.001Z"];
+      const times = ["1969-12-31T23:59:59.999Z", "2026-06-30T12:34:56.789Z", "2999-12-31T23:59:59.001Z"].map(
+        Date.parse,
+      );
       for (const [i, t] of times.entries())
         await flagWrites(storage()).insert(flag(`t${i}`, { createdAt: t, updatedAt: times[(i + 1) % times.length]! }));
       for (const [i, t] of times.entries()) {
@@ -206,7 +218,7 @@ export function flagCases(harness: StorageHarness): void {
       await storage().flags.get("rev");
       await storage().flags.list({ limit: 10 });
       expect(await storage().flags.revision()).toBe(r1);
-      await flagWrites(storage()).update("rev", { enabled: true, updatedAt: "2026-02-02T00:00:00.000Z" });
+      await flagWrites(storage()).update("rev", { enabled: true, updatedAt: Date.parse("2026-02-02T00:00:00.000Z") });
       const r2 = await storage().flags.revision();
       expect(r2).toBeGreaterThan(r1);
       await flagWrites(storage()).delete("rev");
@@ -237,7 +249,7 @@ export function flagCases(harness: StorageHarness): void {
       (listed!.rules[0] as { userIds: string[] }).userIds.push("b");
       const updated = (await flagWrites(storage()).update("copy", {
         enabled: true,
-        updatedAt: "2026-02-02T00:00:00.000Z",
+        updatedAt: Date.parse("2026-02-02T00:00:00.000Z"),
       }))!;
       (updated.rules[0] as { userIds: string[] }).userIds.push("c");
       updated.description = "mutated";

@@ -5,7 +5,6 @@ import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
 
 const T0 = Date.parse("2026-05-01T00:00:00.000Z");
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A claim begun at `at`: locked for a minute, kept for a day (leases.ts borrows it too). */
 export function claim(overrides: Partial<IdempotencyClaim> = {}, at = T0): IdempotencyClaim {
@@ -13,9 +12,9 @@ export function claim(overrides: Partial<IdempotencyClaim> = {}, at = T0): Idemp
     scope: "key-1",
     key: "idem-1",
     fingerprint: "f".repeat(64),
-    now: iso(at),
-    lockedUntil: iso(at + 60_000),
-    expiresAt: iso(at + 86_400_000),
+    now: at,
+    lockedUntil: at + 60_000,
+    expiresAt: at + 86_400_000,
     ...overrides,
   };
 }
@@ -165,8 +164,8 @@ export function idempotencyCases(harness: StorageHarness): void {
 
     it("purges expired records and keeps the others", async () => {
       await storage().idempotency.begin(claim({ key: "old" }));
-      await storage().idempotency.begin(claim({ key: "new", expiresAt: iso(T0 + 3 * 86_400_000) }));
-      expect(await storage().idempotency.purgeExpired(iso(T0 + 2 * 86_400_000))).toBe(1);
+      await storage().idempotency.begin(claim({ key: "new", expiresAt: T0 + 3 * 86_400_000 }));
+      expect(await storage().idempotency.purgeExpired(T0 + 2 * 86_400_000)).toBe(1);
       expect(await storage().idempotency.begin(claim({ key: "new" }, T0 + 1))).toEqual({ state: "in_progress" });
     });
   });
@@ -192,7 +191,7 @@ export function idempotencyCases(harness: StorageHarness): void {
 
     it("is purged with the expired idempotency keys", async () => {
       await use("tok-old", T0);
-      expect(await storage().idempotency.purgeExpired(iso(T0 + TEN_MINUTES + 1))).toBeGreaterThanOrEqual(1);
+      expect(await storage().idempotency.purgeExpired(T0 + TEN_MINUTES + 1)).toBeGreaterThanOrEqual(1);
       expect(await use("tok-old", T0 + 1000)).toBe(true);
     });
   });

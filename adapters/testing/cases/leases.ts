@@ -8,7 +8,6 @@ import { useStorage } from "./use-storage.js";
 // leases at once, and idempotency claims kept alive while their request runs.
 
 const T0 = Date.parse("2026-07-01T08:00:00.000Z");
-const iso = (ms: number) => new Date(ms).toISOString();
 const LEASE = 30_000;
 let counter = 0;
 
@@ -132,22 +131,22 @@ export function leaseCases(harness: StorageHarness): void {
     });
 
     it("extends a pending idempotency claim while its request runs, and only a pending one", async () => {
-      const claim = idempotencyClaim({ scope: "k", key: "i", lockedUntil: iso(T0 + 10_000) }, T0);
+      const claim = idempotencyClaim({ scope: "k", key: "i", lockedUntil: T0 + 10_000 }, T0);
       expect(await storage().idempotency.begin(claim)).toEqual({ state: "started" });
-      expect(await storage().idempotency.extend("k", "i", claim.fingerprint, iso(T0 + 20_000))).toBe(true);
+      expect(await storage().idempotency.extend("k", "i", claim.fingerprint, T0 + 20_000)).toBe(true);
       // Past the first lock but within the extended one: still in progress.
-      expect(
-        await storage().idempotency.begin({ ...claim, now: iso(T0 + 15_000), lockedUntil: iso(T0 + 25_000) }),
-      ).toEqual({ state: "in_progress" });
+      expect(await storage().idempotency.begin({ ...claim, now: T0 + 15_000, lockedUntil: T0 + 25_000 })).toEqual({
+        state: "in_progress",
+      });
       // Once the extension lapses (its process died), a retry takes the key over.
-      expect(
-        await storage().idempotency.begin({ ...claim, now: iso(T0 + 20_000), lockedUntil: iso(T0 + 30_000) }),
-      ).toEqual({ state: "started" });
-      expect(await storage().idempotency.extend("k", "i", "0".repeat(64), iso(T0 + 90_000))).toBe(false);
+      expect(await storage().idempotency.begin({ ...claim, now: T0 + 20_000, lockedUntil: T0 + 30_000 })).toEqual({
+        state: "started",
+      });
+      expect(await storage().idempotency.extend("k", "i", "0".repeat(64), T0 + 90_000)).toBe(false);
       await storage().idempotency.complete({ scope: "k", key: "i", response: { ok: 1 } });
-      expect(await storage().idempotency.extend("k", "i", claim.fingerprint, iso(T0 + 90_000))).toBe(false);
-      expect(await storage().idempotency.extend("k", "absent", claim.fingerprint, iso(T0 + 90_000))).toBe(false);
-      expect(await storage().idempotency.begin({ ...claim, now: iso(T0 + 21_000) })).toEqual({
+      expect(await storage().idempotency.extend("k", "i", claim.fingerprint, T0 + 90_000)).toBe(false);
+      expect(await storage().idempotency.extend("k", "absent", claim.fingerprint, T0 + 90_000)).toBe(false);
+      expect(await storage().idempotency.begin({ ...claim, now: T0 + 21_000 })).toEqual({
         state: "replay",
         response: { ok: 1 },
       });

@@ -12,7 +12,7 @@ export function lifecycleCases(harness: StorageHarness): void {
     });
 
     it("migrates again without harm: data and revision stay", async () => {
-      const at = "2026-01-01T00:00:00.000Z";
+      const at = Date.parse("2026-01-01T00:00:00.000Z");
       await flagWrites(storage()).insert({
         id: "00000000-0000-7000-8000-00000000ffff",
         key: "kept",

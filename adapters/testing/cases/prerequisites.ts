@@ -12,7 +12,7 @@ const flag = (key: string, prerequisites: Prerequisite[] = []) =>
 
 const on = (flagKey: string): Prerequisite => ({ flagKey, enabled: true });
 let tick = 0;
-const later = () => new Date(Date.UTC(2026, 1, 2) + ++tick).toISOString();
+const later = () => Date.UTC(2026, 1, 2) + ++tick;
 
 async function refusal(work: Promise<unknown>): Promise<FlagpostError> {
   const error = await work.then(
@@ -72,7 +72,7 @@ export function prerequisiteCases(harness: StorageHarness): void {
       expect(error.message).toContain("a → c → b → a");
       expect(await storage().flags.get("a")).toMatchObject({
         prerequisites: [],
-        updatedAt: "2026-01-02T03:04:05.006Z",
+        updatedAt: Date.parse("2026-01-02T03:04:05.006Z"),
       });
     });
 

@@ -4,7 +4,7 @@ import { FlagpostError } from "../../../src/errors.js";
 import type { SendingDomainRecord } from "../../../src/ports/storage/domains.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
-import { deliveriesOf, domainEvent, iso, sortedId, subscribedWebhook, T0 } from "./webhook-fixtures.js";
+import { deliveriesOf, domainEvent, sortedId, subscribedWebhook, T0 } from "./webhook-fixtures.js";
 
 export function domain(name: string, overrides: Partial<SendingDomainRecord> = {}): SendingDomainRecord {
   return {
@@ -30,8 +30,8 @@ export function domain(name: string, overrides: Partial<SendingDomainRecord> = {
     openTracking: false,
     clickTracking: false,
     tls: "opportunistic",
-    createdAt: iso(T0),
-    updatedAt: iso(T0),
+    createdAt: T0,
+    updatedAt: T0,
     ...overrides,
   };
 }
@@ -73,7 +73,7 @@ export function sendingDomainCases(harness: StorageHarness): void {
         d.id,
         (before) => ({
           ...before,
-          ...{ status: "verified", records, checkedAt: iso(T0 + 1000), updatedAt: iso(T0 + 1000), openTracking: true },
+          ...{ status: "verified", records, checkedAt: T0 + 1000, updatedAt: T0 + 1000, openTracking: true },
         }),
         (stored, before) => [domainEvent("domain.updated", { status: stored.status, previous: before.status })],
       );
@@ -82,14 +82,12 @@ export function sendingDomainCases(harness: StorageHarness): void {
         status: "verified",
         records,
         openTracking: true,
-        checkedAt: iso(T0 + 1000),
-        updatedAt: iso(T0 + 1000),
+        checkedAt: T0 + 1000,
+        updatedAt: T0 + 1000,
       });
       expect(await storage().domains.getDomain(d.id)).toEqual(updated);
       expect(await deliveriesOf(storage(), [hook])).toEqual(["0:domain.updated"]);
-      expect(
-        await changeDomain(storage(), sortedId(7), (before) => ({ ...before, updatedAt: iso(T0) })),
-      ).toBeUndefined();
+      expect(await changeDomain(storage(), sortedId(7), (before) => ({ ...before, updatedAt: T0 }))).toBeUndefined();
       expect(await storage().domains.deleteDomain(d.id)).toBe(true);
       expect(await storage().domains.deleteDomain(d.id)).toBe(false);
       expect(await storage().domains.getDomain(d.id)).toBeUndefined();
@@ -97,15 +95,13 @@ export function sendingDomainCases(harness: StorageHarness): void {
 
     it("hands the recheck the checked domains least recently checked first", async () => {
       const never = domain("never.example");
-      const old = domain("old.example", { status: "verified", checkedAt: iso(T0) });
-      const older = domain("older.example", { status: "failed", checkedAt: iso(T0 - 5000) });
-      const fresh = domain("fresh.example", { status: "pending", checkedAt: iso(T0 + 60_000) });
+      const old = domain("old.example", { status: "verified", checkedAt: T0 });
+      const older = domain("older.example", { status: "failed", checkedAt: T0 - 5000 });
+      const fresh = domain("fresh.example", { status: "pending", checkedAt: T0 + 60_000 });
       for (const d of [never, old, older, fresh]) await storage().domains.insertDomain(d);
-      const due = await storage().domains.listDomainsToRecheck(iso(T0 + 1), 10);
+      const due = await storage().domains.listDomainsToRecheck(T0 + 1, 10);
       expect(due.map((d) => d.name)).toEqual(["older.example", "old.example"]);
-      expect((await storage().domains.listDomainsToRecheck(iso(T0 + 1), 1)).map((d) => d.name)).toEqual([
-        "older.example",
-      ]);
+      expect((await storage().domains.listDomainsToRecheck(T0 + 1, 1)).map((d) => d.name)).toEqual(["older.example"]);
     });
   });
 }

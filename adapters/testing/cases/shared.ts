@@ -7,10 +7,13 @@ import { describeCapability, type StorageHarness } from "../harness.js";
 import { flagRecord } from "./flag-fixtures.js";
 import { useSharedStorages } from "./use-storage.js";
 
-const AT = "2026-03-04T05:06:07.089Z";
+const AT = Date.parse("2026-03-04T05:06:07.089Z");
 
 function flag(key: string): FlagRecord {
-  return flagRecord(key, `00000000-0000-7000-8000-0000000${key.length}0000`, { createdAt: AT, updatedAt: AT });
+  return flagRecord(key, `00000000-0000-7000-8000-0000000${key.length}0000`, {
+    createdAt: AT,
+    updatedAt: AT,
+  });
 }
 
 /** Several storages on one database, as several processes of one app would open it. */
@@ -36,9 +39,12 @@ export function sharedCases(harness: StorageHarness): void {
       await flagWrites(a).insert(flag("seen"));
       const r1 = await b.flags.revision();
       expect(r1).toBeGreaterThan(r0);
-      await flagWrites(a).update("seen", { enabled: true, updatedAt: "2026-03-04T05:06:08.000Z" });
+      await flagWrites(a).update("seen", { enabled: true, updatedAt: Date.parse("2026-03-04T05:06:08.000Z") });
       expect(await b.flags.revision()).toBeGreaterThan(r1);
-      expect(await b.flags.get("seen")).toMatchObject({ enabled: true, updatedAt: "2026-03-04T05:06:08.000Z" });
+      expect(await b.flags.get("seen")).toMatchObject({
+        enabled: true,
+        updatedAt: Date.parse("2026-03-04T05:06:08.000Z"),
+      });
     });
 
     it("gives exactly one of several processes an idempotency key", async () => {
@@ -49,8 +55,8 @@ export function sharedCases(harness: StorageHarness): void {
         key: "k",
         fingerprint: "f",
         now: AT,
-        lockedUntil: "2026-03-04T05:07:07.089Z",
-        expiresAt: "2026-03-05T05:06:07.089Z",
+        lockedUntil: Date.parse("2026-03-04T05:07:07.089Z"),
+        expiresAt: Date.parse("2026-03-05T05:06:07.089Z"),
       };
       const results = await Promise.all(
         storages.flatMap((s) => [s.idempotency.begin(claim), s.idempotency.begin(claim)]),

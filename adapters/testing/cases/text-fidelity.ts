@@ -50,8 +50,8 @@ export function textFidelityCases(harness: StorageHarness): void {
         rules,
         variants: [],
         prerequisites: [],
-        createdAt: AT,
-        updatedAt: AT,
+        createdAt: Date.parse(AT),
+        updatedAt: Date.parse(AT),
       };
       await flagWrites(storage()).insert(flag);
       expect(await storage().flags.get("text")).toEqual(flag);

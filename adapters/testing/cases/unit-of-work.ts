@@ -2,14 +2,14 @@ import { describe, expect, it } from "vitest";
 import { FlagpostError } from "../../../src/errors.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
-import { deliveriesOf, domainEvent, flag, iso, sortedId, subscribedWebhook, T0 } from "./webhook-fixtures.js";
+import { deliveriesOf, domainEvent, flag, sortedId, subscribedWebhook, T0 } from "./webhook-fixtures.js";
 import { domain } from "./sending-domains.js";
 
 const AUDIT_ENTRY = {
   id: "00000000-0000-7000-8000-00000000a001",
   flagKey: "kept-or-not",
   action: "created",
-  at: "2026-01-02T03:04:05.006Z",
+  at: Date.parse("2026-01-02T03:04:05.006Z"),
   actor: { type: "in_process" },
   changes: [],
 } as const;
@@ -59,7 +59,7 @@ export function unitOfWorkCases(harness: StorageHarness): void {
           expect(locked.map((s) => s.email).sort()).toEqual([added.email, kept.email]);
           await tx.suppressions.delete([kept.id]);
           const before = (await tx.domains.lock(d.id))!;
-          await tx.domains.replace({ ...before, status: "failed", updatedAt: iso(T0 + 1) });
+          await tx.domains.replace({ ...before, status: "failed", updatedAt: T0 + 1 });
           expect((await tx.domains.lock(d.id))?.status).toBe("failed");
           await tx.domainEvents.record([domainEvent("suppression.added"), domainEvent("domain.updated")]);
           throw bug;

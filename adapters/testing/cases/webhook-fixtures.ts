@@ -41,7 +41,7 @@ export function domainEvent(type: string, data: Record<string, unknown> = {}, at
 }
 
 export function flag(key: string): FlagRecord {
-  return flagRecord(key, sortedId(3), { createdAt: iso(T0), updatedAt: iso(T0) });
+  return flagRecord(key, sortedId(3), { createdAt: T0, updatedAt: T0 });
 }
 
 export function email(overrides: Partial<EmailRecord> = {}): EmailRecord {

@@ -3,7 +3,7 @@ import type { Storage } from "../../../src/ports/storage/index.js";
 import { flagWrites } from "../../../src/flags/store/index.js";
 import type { StorageHarness } from "../harness.js";
 import { useStorage } from "./use-storage.js";
-import { deliveriesOf, domainEvent, flag, iso, subscribedWebhook, T0, webhook } from "./webhook-fixtures.js";
+import { deliveriesOf, domainEvent, flag, subscribedWebhook, T0, webhook } from "./webhook-fixtures.js";
 
 const LEASE = 30_000;
 
@@ -137,7 +137,7 @@ export function webhookLeaseCases(harness: StorageHarness): void {
       let seen: unknown[] = [];
       const updated = await flagWrites(storage()).update(
         "versions",
-        { enabled: true, updatedAt: iso(T0 + 5) },
+        { enabled: true, updatedAt: T0 + 5 },
         undefined,
         (stored, previous) => {
           seen = [stored, previous];

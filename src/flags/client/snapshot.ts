@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseInput } from "../../validation.js";
 import type { SnapshotFlag } from "../evaluation/compile.js";
+import { snapshotFlagFromJson } from "../flag-json.js";
 
 /**
  * A flag as a snapshot carries it. Only the key is checked here: the rest is checked when the
@@ -28,10 +29,11 @@ export type FlagSnapshotBody = z.input<typeof flagSnapshotSchema>;
 
 /**
  * Reads a snapshot in any accepted form (the route's body, or as a bootstrap also `{"flags": [...]}`
- * or the bare list); throws a `validation_error` naming what is wrong.
+ * or the bare list); throws a `validation_error` naming what is wrong. Times come back in epoch
+ * milliseconds, as the in-process flags have them.
  */
 export function parseSnapshot(body: unknown): SnapshotFlag[] {
   const data = (body as { data?: unknown } | null)?.data ?? body;
   const envelope = { data: Array.isArray(data) ? { flags: data } : data };
-  return parseInput(flagSnapshotSchema, envelope).data.flags as SnapshotFlag[];
+  return (parseInput(flagSnapshotSchema, envelope).data.flags as SnapshotFlag[]).map(snapshotFlagFromJson);
 }

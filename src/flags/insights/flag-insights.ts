@@ -106,12 +106,13 @@ export class FlagInsights {
       throw validationError([{ path: "from", message: 'must be at most 93 days before "to"' }]);
     const flag = FLAG_KEY_PATTERN.test(key) ? await this.#storage.flags.get(key) : undefined;
     if (!flag) throw notFound("Flag", key);
-    const born = hourOf(Date.parse(flag.createdAt));
-    const rows = await this.#storage.flagInsights.hourly(key, iso(Math.max(hourOf(from), born)), iso(to));
+    const born = hourOf(flag.createdAt);
+    const rows = await this.#storage.flagInsights.hourly(key, Math.max(hourOf(from), born), to);
     const hours: HourlyInsight[] = [];
     for (const row of rows) {
       let hour = hours.at(-1);
-      if (hour?.hour !== row.hour) hours.push((hour = { hour: row.hour, evaluations: 0, on: 0, off: 0 }));
+      const start = iso(row.hour);
+      if (hour?.hour !== start) hours.push((hour = { hour: start, evaluations: 0, on: 0, off: 0 }));
       hour.evaluations += row.count;
       if (!row.enabled) hour.off += row.count;
       else hour.on += row.count;
@@ -141,7 +142,7 @@ export class FlagInsights {
       for (const flag of page) {
         const s = marks.get(flag.key)!;
         if (!s.stale) continue;
-        const lastEvaluatedAt = await this.#lastEvaluated(flag.key, hourOf(Date.parse(flag.createdAt)));
+        const lastEvaluatedAt = await this.#lastEvaluated(flag.key, hourOf(flag.createdAt));
         stale.push({ key: flag.key, reason: s.reason!, ...(s.result ? { result: s.result } : {}), lastEvaluatedAt });
       }
       if (page.length < 1000) return stale;
@@ -156,12 +157,12 @@ export class FlagInsights {
    */
   async #staleness(flags: readonly Pick<Flag, "key" | "createdAt">[], now: number): Promise<Map<string, Staleness>> {
     const since = now - this.#staleAfterMs;
-    const old = flags.filter((f) => Date.parse(f.createdAt) <= since);
+    const old = flags.filter((f) => f.createdAt <= since);
     const marks = new Map<string, Staleness>(flags.map((f) => [f.key, { stale: false }]));
     if (old.length === 0) return marks;
     const totals = await this.#storage.flagInsights.totals(
       old.map((f) => f.key),
-      iso(hourOf(since)),
+      hourOf(since),
     );
     const results = new Map<string, string[]>();
     for (const total of totals) {
@@ -179,9 +180,9 @@ export class FlagInsights {
   }
 
   async #lastEvaluated(key: string, bornHour: number): Promise<string | null> {
-    const totals = await this.#storage.flagInsights.totals([key], iso(bornHour));
-    let last: string | null = null;
+    const totals = await this.#storage.flagInsights.totals([key], bornHour);
+    let last: number | null = null;
     for (const total of totals) if (last === null || total.lastAt > last) last = total.lastAt;
-    return last;
+    return last === null ? null : iso(last);
   }
 }

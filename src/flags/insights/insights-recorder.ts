@@ -104,25 +104,23 @@ export class InsightsRecorder {
   #take(hour: number, at: number): void {
     const counts = this.#client.takeCounts();
     if (counts.length === 0) return;
-    const hourIso = new Date(hour).toISOString();
-    const atIso = new Date(at).toISOString();
     for (const c of counts) {
       this.onTaken?.(c.flagKey, c.count);
       const variant = c.variant ?? null;
-      const key = `${c.flagKey}\n${hourIso}\n${variant ?? (c.enabled ? "_on" : "_off")}`;
+      const key = `${c.flagKey}\n${hour}\n${variant ?? (c.enabled ? "_on" : "_off")}`;
       const row = this.#pending.get(key);
       if (row === undefined)
         this.#pending.set(key, {
           flagKey: c.flagKey,
-          hour: hourIso,
+          hour,
           enabled: c.enabled,
           variant,
           count: c.count,
-          lastAt: atIso,
+          lastAt: at,
         });
       else {
         row.count += c.count;
-        row.lastAt = atIso > row.lastAt ? atIso : row.lastAt;
+        row.lastAt = Math.max(row.lastAt, at);
       }
     }
     this.#bound();

@@ -1,6 +1,7 @@
 import type { FlagpostError } from "../../errors.js";
 import { backoffDelay, exponential } from "../../jobs/backoff.js";
 import type { SnapshotFlag } from "../evaluation/compile.js";
+import { snapshotFlagFromJson } from "../flag-json.js";
 import { isKeyRefused, statusError } from "./remote-http.js";
 import { type SseEvent, SseParser } from "./sse-parser.js";
 
@@ -149,7 +150,7 @@ export class RemoteStream {
     } else if (event.event === "flag.created" || event.event === "flag.updated") {
       const flag = body.data as SnapshotFlag | undefined;
       if (typeof flag?.key !== "string") throw new Error(`a ${event.event} event without a flag`);
-      this.#handlers.upsert(flag);
+      this.#handlers.upsert(snapshotFlagFromJson(flag));
     } else if (event.event === "flag.deleted") {
       const key = (body.data as { key?: unknown } | undefined)?.key;
       if (typeof key !== "string") throw new Error("a flag.deleted event without a key");

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { FlagpostError } from "../../errors.js";
-import type { FlagChanges } from "../../ports/storage/index.js";
+import type { EpochMs, FlagChanges } from "../../ports/storage/index.js";
 import type { Flag, updateFlagSchema } from "../schema.js";
 import { assertRuleVariants } from "../values.js";
 
@@ -12,7 +12,7 @@ import { assertRuleVariants } from "../values.js";
 export function changesOf(
   patch: z.output<typeof updateFlagSchema>,
   current: Flag,
-  at: string,
+  at: EpochMs,
   appliesSchedule: boolean,
 ): FlagChanges | null {
   for (const field of ["key", "id"] as const) {

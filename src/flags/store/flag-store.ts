@@ -1,7 +1,8 @@
 import type { Clock } from "../../ports/clock.js";
 import { notFound } from "../../errors.js";
 import { uuidv7 } from "../../ids.js";
-import type { DomainEvent, FlagActor, FlagAudit, Storage } from "../../ports/storage/index.js";
+import type { DomainEvent, EpochMs, FlagActor, FlagAudit, Storage } from "../../ports/storage/index.js";
+import { flagJson } from "../flag-json.js";
 import { parseInput } from "../../validation.js";
 import { parseEvaluationContext } from "../evaluation/context.js";
 import { decodeFlagCursor, encodeFlagCursor } from "./cursor.js";
@@ -83,17 +84,17 @@ function summary(flag: Flag, stale: boolean): FlagSummary {
 }
 
 /**
- * `flag.created` / `flag.updated` / `flag.deleted` with the flag as `data`, at `at` (ISO); an
- * update adds `changes` and `actor` exactly as the flag history records them.
+ * `flag.created` / `flag.updated` / `flag.deleted` with the flag as `data` in its wire form (a
+ * webhook payload), at `at`; an update adds `changes` and `actor` exactly as the flag history
+ * records them.
  */
 function flagEvent(
   type: "flag.created" | "flag.updated" | "flag.deleted",
   flag: Flag,
-  at: string,
+  at: EpochMs,
   extra: Record<string, unknown> = {},
 ): DomainEvent {
-  const ms = Date.parse(at);
-  return { id: uuidv7(ms), type, createdAt: ms, data: { ...flag, ...extra } };
+  return { id: uuidv7(at), type, createdAt: at, data: { ...flagJson(flag), ...extra } };
 }
 
 /**
@@ -129,8 +130,8 @@ export class FlagStore {
   async create(input: CreateFlagInput, options: FlagWriteOptions = {}): Promise<Flag> {
     const parsed = parseInput(createFlagSchema, input);
     assertRuleVariants(parsed.rules, parsed.variants);
-    const now = new Date(this.#clock.now()).toISOString();
-    const flag: Flag = { id: uuidv7(this.#clock.now()), ...parsed, createdAt: now, updatedAt: now };
+    const now = this.#clock.now();
+    const flag: Flag = { id: uuidv7(now), ...parsed, createdAt: now, updatedAt: now };
     await this.#writes.insert(flag, this.#audit(options), [flagEvent("flag.created", flag, now)]);
     this.#emit({ type: "created", key: flag.key, flag });
     return flag;
@@ -178,7 +179,7 @@ export class FlagStore {
 
   async delete(key: string, options: FlagWriteOptions = {}): Promise<void> {
     if (!FlagStore.isValidKey(key)) throw notFound("Flag", key);
-    const at = new Date(this.#clock.now()).toISOString();
+    const at = this.#clock.now();
     if (!(await this.#writes.delete(key, this.#audit(options), (flag) => [flagEvent("flag.deleted", flag, at)])))
       throw notFound("Flag", key);
     this.#emit({ type: "deleted", key });
@@ -260,7 +261,7 @@ export class FlagStore {
 
   #audit(options: FlagWriteOptions): FlagAudit {
     const audit: FlagAudit = {
-      at: new Date(this.#clock.now()).toISOString(),
+      at: this.#clock.now(),
       actor: options.actor ?? IN_PROCESS_ACTOR,
     };
     if (options.schedule) Object.assign(audit, { action: "scheduled_change_applied", schedule: options.schedule });

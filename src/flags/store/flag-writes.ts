@@ -72,7 +72,7 @@ export function flagWrites(storage: Storage): FlagWrites {
         if (!before) return undefined;
         const changes = typeof plan === "function" ? plan(before) : plan;
         if (changes === null) return before;
-        if (audit?.schedule) await tx.flagSchedules.complete(audit.schedule, Date.parse(audit.at));
+        if (audit?.schedule) await tx.flagSchedules.complete(audit.schedule, audit.at);
         const after = applied(before, changes);
         await tx.flags.replace(after);
         if (changes.prerequisites !== undefined) await checkGraph(tx, key, changes.prerequisites);

@@ -1,3 +1,4 @@
+import type { EpochMs } from "./instants.js";
 import type { WebhookStatus } from "./webhooks.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -5,8 +6,8 @@ import type { WebhookStatus } from "./webhooks.js";
 
 /** One time bucket of {@link ActivityRepository.countEmailActivity}. */
 export interface EmailActivityBucket {
-  /** The bucket's start (a multiple of the bucket size since the epoch), ISO-8601 UTC. */
-  start: string;
+  /** The bucket's start: a multiple of the bucket size since the epoch. */
+  start: EpochMs;
   /** Emails handed on in the bucket: their `sentAt` (set once, whether the transport said sent or delivered). */
   sent: number;
   /** `bounced` email events stored with their `at` in the bucket: one per bounced recipient report. */
@@ -17,7 +18,7 @@ export interface EmailActivityBucket {
 
 /** One time bucket of {@link ActivityRepository.countEvents}. */
 export interface EventCountBucket {
-  start: string;
+  start: EpochMs;
   /** Events whose `timestamp` falls in the bucket. */
   count: number;
 }
@@ -27,7 +28,7 @@ export interface FailingWebhook {
   id: string;
   endpoint: string;
   status: WebhookStatus;
-  failingSince: string;
+  failingSince: EpochMs;
 }
 
 export interface ActivityRepository {
@@ -38,9 +39,9 @@ export interface ActivityRepository {
    * An adapter SHOULD read each count from an index on its time column, so the cost grows with
    * the rows in the window, not with the table (the overview asks on every page view).
    */
-  countEmailActivity(from: string, to: string, bucketMs: number): Promise<EmailActivityBucket[]>;
+  countEmailActivity(from: EpochMs, to: EpochMs, bucketMs: number): Promise<EmailActivityBucket[]>;
   /** Events with their `timestamp` in [`from`, `to`), per bucket as above; only non-empty buckets, oldest first. */
-  countEvents(from: string, to: string, bucketMs: number): Promise<EventCountBucket[]>;
+  countEvents(from: EpochMs, to: EpochMs, bucketMs: number): Promise<EventCountBucket[]>;
   /**
    * Up to `limit` endpoints that have `failingSince` (enabled or disabled), the longest failing
    * first (ties by id).

@@ -1,4 +1,5 @@
 import type { Scope } from "../../auth/scopes.js";
+import type { EpochMs } from "./instants.js";
 
 // ---------------------------------------------------------------------------------------------
 // API keys
@@ -9,8 +10,8 @@ export interface ApiKeyRecord {
   /** Lower-case hex SHA-256 of the plain key. The plain key is never stored. */
   hash: string;
   scopes: Scope[];
-  createdAt: string;
-  revokedAt?: string;
+  createdAt: EpochMs;
+  revokedAt?: EpochMs;
 }
 
 export interface ApiKeyRepository {
@@ -23,5 +24,5 @@ export interface ApiKeyRepository {
   /** All keys, oldest first. */
   list(): Promise<ApiKeyRecord[]>;
   /** Sets revokedAt once; true when the key exists (revoking twice keeps the first time). */
-  revoke(id: string, at: string): Promise<boolean>;
+  revoke(id: string, at: EpochMs): Promise<boolean>;
 }

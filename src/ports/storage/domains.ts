@@ -1,3 +1,4 @@
+import type { EpochMs } from "./instants.js";
 import type { PageRequest } from "./webhooks.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -35,12 +36,12 @@ export interface SendingDomainRecord {
   openTracking: boolean;
   clickTracking: boolean;
   tls: "opportunistic" | "enforced";
-  createdAt: string;
-  updatedAt: string;
+  createdAt: EpochMs;
+  updatedAt: EpochMs;
   /** When DNS was last asked; absent until the first verification. */
-  checkedAt?: string;
+  checkedAt?: EpochMs;
   /** When the reputation guard paused the domain; absent while it sends. */
-  pausedAt?: string;
+  pausedAt?: EpochMs;
 }
 
 export interface SendingDomainChanges {
@@ -49,8 +50,8 @@ export interface SendingDomainChanges {
   openTracking?: boolean;
   clickTracking?: boolean;
   tls?: "opportunistic" | "enforced";
-  checkedAt?: string;
-  updatedAt: string;
+  checkedAt?: EpochMs;
+  updatedAt: EpochMs;
 }
 
 /**
@@ -74,5 +75,5 @@ export interface DomainRepository {
    * `failed`) whose `checkedAt` is before `checkedBefore`, least recently checked first: the
    * periodic recheck's work.
    */
-  listDomainsToRecheck(checkedBefore: string, limit: number): Promise<SendingDomainRecord[]>;
+  listDomainsToRecheck(checkedBefore: EpochMs, limit: number): Promise<SendingDomainRecord[]>;
 }

@@ -1,3 +1,5 @@
+import type { EpochMs } from "./instants.js";
+
 // ---------------------------------------------------------------------------------------------
 // Experiments: the per-variant sums results are computed from (docs/experiments.md)
 
@@ -8,9 +10,9 @@ export interface ExperimentQuery {
   /** The conversion event's name, matched exactly. */
   metric: string;
   /** Inclusive lower bound on every event's `timestamp` (assignment and metric events alike). */
-  from?: string;
+  from?: EpochMs;
   /** Exclusive upper bound on every event's `timestamp`. */
-  to?: string;
+  to?: EpochMs;
 }
 
 /** One variant's users and the sums of their two per-user measures. */

@@ -1,3 +1,5 @@
+import type { EpochMs } from "./instants.js";
+
 // ---------------------------------------------------------------------------------------------
 // Flag history: who changed which flag, how, and when. Entries are appended by the core's flag
 // writes (src/flags/store/flag-writes.ts) in the transaction of the change; this repository reads them.
@@ -28,7 +30,7 @@ export interface FlagHistoryEntry {
   id: string;
   flagKey: string;
   action: FlagHistoryAction;
-  at: string;
+  at: EpochMs;
   actor: FlagActor;
   changes: FlagFieldChange[];
 }
@@ -40,7 +42,7 @@ export interface FlagHistoryEntry {
  */
 export interface FlagAudit {
   /** When the change was asked for (the service's clock). */
-  at: string;
+  at: EpochMs;
   actor: FlagActor;
   /** Update only: "scheduled_change_applied" for a schedule's write. Default "updated". */
   action?: Extract<FlagHistoryAction, "updated" | "scheduled_change_applied">;

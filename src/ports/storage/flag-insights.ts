@@ -1,17 +1,19 @@
+import type { EpochMs } from "./instants.js";
+
 // ---------------------------------------------------------------------------------------------
 // Flag insights: evaluation counts per flag, hour and result (docs/flags.md "Insights")
 
 /** Evaluations of one flag, within one hour, with one result. */
 export interface FlagInsightCount {
   flagKey: string;
-  /** Start of the hour (UTC), as an ISO time: minutes, seconds and milliseconds are zero. */
-  hour: string;
+  /** Start of the hour (UTC): a whole number of hours since the epoch, in milliseconds. */
+  hour: EpochMs;
   enabled: boolean;
   /** The variant of an "on" answer; null for a plain on or off. */
   variant: string | null;
   count: number;
   /** The newest evaluation the count includes (its collection time: within the flush interval). */
-  lastAt: string;
+  lastAt: EpochMs;
 }
 
 /** One result's evaluations summed over the hours asked for. */
@@ -27,11 +29,11 @@ export interface FlagInsightRepository {
   add(counts: readonly FlagInsightCount[]): Promise<void>;
 
   /** One flag's counts for the hours starting in [from, to), ordered by hour, then result. */
-  hourly(flagKey: string, from: string, to: string): Promise<FlagInsightCount[]>;
+  hourly(flagKey: string, from: EpochMs, to: EpochMs): Promise<FlagInsightCount[]>;
 
   /**
    * For each of these flags, its counts per result summed over the hours starting at or after
    * `since`, with the newest `lastAt`; results with no count there are left out.
    */
-  totals(flagKeys: readonly string[], since: string): Promise<FlagInsightTotal[]>;
+  totals(flagKeys: readonly string[], since: EpochMs): Promise<FlagInsightTotal[]>;
 }

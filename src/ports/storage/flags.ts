@@ -1,4 +1,5 @@
 import type { Flag } from "../../flags/schema.js";
+import type { EpochMs } from "./instants.js";
 
 // ---------------------------------------------------------------------------------------------
 // Flags
@@ -11,7 +12,7 @@ export interface FlagChanges {
   rules?: Flag["rules"];
   variants?: Flag["variants"];
   prerequisites?: Flag["prerequisites"];
-  updatedAt: string;
+  updatedAt: EpochMs;
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { EpochMs } from "./instants.js";
+
 // ---------------------------------------------------------------------------------------------
 // Idempotency (shared by every route that accepts an Idempotency-Key)
 
@@ -7,11 +9,11 @@ export interface IdempotencyClaim {
   key: string;
   /** Hash of what the request asks for; the same key with another fingerprint is a misuse. */
   fingerprint: string;
-  now: string;
+  now: EpochMs;
   /** Until when this claim blocks concurrent users of the key while the work runs. */
-  lockedUntil: string;
+  lockedUntil: EpochMs;
   /** When the key may be reused for anything (24 h after first use). */
-  expiresAt: string;
+  expiresAt: EpochMs;
 }
 
 export type IdempotencyBegin =
@@ -45,11 +47,11 @@ export interface IdempotencyRepository {
    * does not exist. The process doing the work calls this while it runs, so the lock can be
    * short and a retry after a crash proceeds within seconds.
    */
-  extend(scope: string, key: string, fingerprint: string, lockedUntil: string): Promise<boolean>;
+  extend(scope: string, key: string, fingerprint: string, lockedUntil: EpochMs): Promise<boolean>;
   /** Stores the result of a started claim; later `begin`s with the same fingerprint replay it. */
   complete(completion: IdempotencyCompletion): Promise<void>;
   /** Drops a pending claim (the work failed), so the key can be used again at once. */
   release(scope: string, key: string): Promise<void>;
   /** Deletes records whose `expiresAt` is before `now`; returns how many. */
-  purgeExpired(now: string): Promise<number>;
+  purgeExpired(now: EpochMs): Promise<number>;
 }

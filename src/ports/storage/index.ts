@@ -4,11 +4,9 @@
  * conformance suite (adapters/testing/storage.suite.ts) checks each of them on every adapter.
  *
  * Conventions for every repository:
- * - Times cross the port as epoch milliseconds (`EpochMs`, instants.ts) where a type says so
- *   (the email, lease, webhook, schedule, suppression and domain-event families), else as
- *   ISO-8601 UTC strings with millisecond precision (`Date#toISOString()`). Adapters store them
- *   as they like but MUST return them unchanged, and MAY refuse one they could not return
- *   unchanged (a non-integer number, another ISO form) with `FlagpostError("validation_error")`.
+ * - Times cross the port as epoch milliseconds (`EpochMs`, instants.ts), as `Date.now()` gives
+ *   them; adapters MUST return them unchanged and MAY refuse anything but a whole number of
+ *   milliseconds with `FlagpostError("validation_error")`. ISO text is for the wire only.
  * - Records returned are fresh objects: callers may keep or mutate them without affecting storage.
  * - Errors an adapter cannot map to a FlagpostError code are thrown as
  *   `FlagpostError("unavailable", …, { cause })`, never as raw driver errors with SQL inside.
