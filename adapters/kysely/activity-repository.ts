@@ -1,4 +1,3 @@
-import { checkedEpochMs } from "../../src/time.js";
 import { type RawBuilder, sql } from "kysely";
 import type {
   EpochMs,
@@ -8,6 +7,7 @@ import type {
   FailingWebhook,
 } from "../../src/ports/storage/index.js";
 import { FlagpostError } from "../../src/errors.js";
+import { checkedEpochMs } from "../../src/time.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toNumber } from "./row-codec.js";
 import type { Db } from "./tables.js";

@@ -1,7 +1,7 @@
-import { checkedEpochMs } from "../../src/time.js";
 import type { Selectable } from "kysely";
 import type { Scope } from "../../src/auth/index.js";
 import type { ApiKeyRecord, ApiKeyRepository, EpochMs } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toNumber } from "./row-codec.js";
 import type { ApiKeysTable } from "./tables.js";

@@ -1,7 +1,7 @@
-import { checkedEpochMs } from "../../src/time.js";
 import type { Kysely, Selectable } from "kysely";
 import type { DeliveryReport } from "../../src/emails/index.js";
 import type { DeliveryReportRepository, PageRequest, UnmatchedReportRecord } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import type { Engine } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toNumber } from "./row-codec.js";

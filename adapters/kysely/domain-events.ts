@@ -1,7 +1,7 @@
-import { checkedEpochMs } from "../../src/time.js";
 import type { Insertable, Transaction } from "kysely";
 import { uuidv7 } from "../../src/ids.js";
 import type { DomainEvent } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import { compiledOnce } from "./compiled-once.js";
 import type { Engine } from "./dialect.js";
 import type { FlagpostTables, WebhookDeliveriesTable, WebhookEventsTable } from "./tables.js";

@@ -1,4 +1,3 @@
-import { checkedEpochMs } from "../../src/time.js";
 import type { ColumnType, Insertable, Kysely, Selectable } from "kysely";
 import type {
   EpochMs,
@@ -8,6 +7,7 @@ import type {
   SendingDomainRecord,
   SendingDomainStatus,
 } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import { compiledOnce } from "./compiled-once.js";
 import { encodeBoolean, type Engine } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";

@@ -1,5 +1,5 @@
-import { checkedEpochMs } from "../../src/time.js";
 import type { ClaimedEmail, EmailClaimRequest, EmailRecord } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import type { AnyKysely, Engine } from "./dialect.js";
 import { CLAIMABLE_OUTBOX } from "./domain-reputation.js";
 import { claimColumns, type ClaimRow, type Db, type EmailRow, toClaimed, toRecord } from "./email-rows.js";

@@ -1,4 +1,3 @@
-import { checkedEpochMs } from "../../src/time.js";
 import type {
   ClaimEmailOptions,
   ClaimedEmail,
@@ -19,6 +18,7 @@ import type {
   ReputationMark,
   RecordedOutcomesAndClaim,
 } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import type { Insertable } from "kysely";
 import { deleteOrphanSlices, splitContent, writeSlices } from "./email-content-slices.js";
 import type { EmailEventsTable, EmailsTable } from "./tables.js";

@@ -1,4 +1,3 @@
-import { checkedEpochMs } from "../../src/time.js";
 import {
   type Insertable,
   type Selectable,
@@ -20,6 +19,7 @@ import type {
 } from "../../src/ports/storage/index.js";
 import { headlineOf } from "../../src/ports/storage/email-headline.js";
 import { sendingDomainOf } from "../../src/domains/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import { joinSlices } from "./email-content-slices.js";
 import { toNumber } from "./row-codec.js";
 import type { EmailEventsTable, EmailsTable, FlagpostTables } from "./tables.js";

@@ -1,4 +1,3 @@
-import { checkedEpochMs } from "../../src/time.js";
 import { type RawBuilder, sql } from "kysely";
 import type {
   DomainEvent,
@@ -8,6 +7,7 @@ import type {
   EmailTransition,
   NewEmailEvent,
 } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import type { Engine } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import { recordDomainEvents } from "./domain-events.js";

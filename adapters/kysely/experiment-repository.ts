@@ -1,6 +1,6 @@
-import { checkedEpochMs } from "../../src/time.js";
 import { type RawBuilder, sql } from "kysely";
 import type { ExperimentQuery, ExperimentRepository, ExperimentTotals } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import type { Engine } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toNumber } from "./row-codec.js";

@@ -1,4 +1,3 @@
-import { checkedEpochMs } from "../../src/time.js";
 import type { Selectable, Transaction } from "kysely";
 import type {
   FlagActor,
@@ -6,6 +5,7 @@ import type {
   FlagHistoryEntry,
   FlagHistoryRepository,
 } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toNumber } from "./row-codec.js";
 import type { FlagHistoryTable, FlagpostTables } from "./tables.js";

@@ -1,4 +1,3 @@
-import { checkedEpochMs } from "../../src/time.js";
 import { sql } from "kysely";
 import type {
   EpochMs,
@@ -6,6 +5,7 @@ import type {
   FlagInsightRepository,
   FlagInsightTotal,
 } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import { engineTraits } from "./engines/index.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toNumber } from "./row-codec.js";

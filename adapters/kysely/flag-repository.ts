@@ -1,6 +1,6 @@
-import { checkedEpochMs } from "../../src/time.js";
 import type { Insertable, Selectable } from "kysely";
 import type { FlagRecord, FlagRepository } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import { type Engine, encodeBoolean } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toBoolean, toNumber } from "./row-codec.js";

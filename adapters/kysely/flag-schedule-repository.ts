@@ -1,4 +1,3 @@
-import { checkedEpochMs } from "../../src/time.js";
 import type { Selectable, Transaction } from "kysely";
 import { FlagpostError } from "../../src/errors.js";
 import type {
@@ -9,6 +8,7 @@ import type {
   FlagScheduleRepository,
   FlagScheduleStatus,
 } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import type { StorageActions } from "./storage-errors.js";
 import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";
 import { toNumber } from "./row-codec.js";

@@ -1,4 +1,3 @@
-import { checkedEpochMs } from "../../src/time.js";
 import { createHash } from "node:crypto";
 import type {
   EpochMs,
@@ -7,6 +6,7 @@ import type {
   IdempotencyCompletion,
   IdempotencyRepository,
 } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import { type Engine, encodeBoolean, insertIfAbsent } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toBoolean, toNumber } from "./row-codec.js";

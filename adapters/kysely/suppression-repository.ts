@@ -1,4 +1,3 @@
-import { checkedEpochMs } from "../../src/time.js";
 import type { Selectable } from "kysely";
 import type {
   PageRequest,
@@ -8,6 +7,7 @@ import type {
   SuppressionRecord,
   SuppressionRepository,
 } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import { compiledOnce } from "./compiled-once.js";
 import { insertIfAbsent } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";

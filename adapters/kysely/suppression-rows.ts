@@ -1,6 +1,6 @@
-import { checkedEpochMs } from "../../src/time.js";
 import type { Transaction } from "kysely";
 import type { SuppressionRecord, SuppressionRowStore } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import { type Engine, insertIfAbsent } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import { toSuppression } from "./suppression-repository.js";

@@ -1,4 +1,3 @@
-import { checkedEpochMs } from "../../src/time.js";
 import type { Insertable, Selectable, Transaction, Updateable } from "kysely";
 import type {
   DeliveryClaimCap,
@@ -10,6 +9,7 @@ import type {
   PageRequest,
   WebhookDeliveryRepository,
 } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import type { StorageActions } from "./storage-errors.js";
 import type { FlagpostTables, WebhookAttemptsTable, WebhookDeliveriesTable } from "./tables.js";
 import { claimDueRows, type JobTableSpec, listLeaseOwners, releaseLeases, renewLeases } from "./job-claims.js";

@@ -1,6 +1,6 @@
-import { checkedEpochMs } from "../../src/time.js";
 import type { Insertable, Selectable } from "kysely";
 import type { AttemptRecord, DeliveryRecord, DeliveryStatus, DomainEvent } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import { toNumber } from "./row-codec.js";
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable } from "./tables.js";
 

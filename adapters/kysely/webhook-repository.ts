@@ -1,4 +1,3 @@
-import { checkedEpochMs } from "../../src/time.js";
 import type { ExpressionBuilder, Selectable, SelectQueryBuilder, Transaction, Updateable, UpdateObject } from "kysely";
 import type {
   PageRequest,
@@ -8,6 +7,7 @@ import type {
   WebhookRepository,
   WebhookStatus,
 } from "../../src/ports/storage/index.js";
+import { checkedEpochMs } from "../../src/time.js";
 import type { AnyDatabase } from "./dialect.js";
 import { engineTraits } from "./engines/index.js";
 import type { StorageActions } from "./storage-errors.js";
