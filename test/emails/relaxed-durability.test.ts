@@ -4,6 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { Kysely, sql, SqliteDialect } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
+import { engineTraits } from "../../adapters/kysely/engines/index.js";
 import { SLICES_PER_DURABLE_COMMIT, writeSlices } from "../../adapters/kysely/email-content-slices.js";
 import { relaxTransaction, withRelaxedCommit, withSyncedCommit } from "../../adapters/kysely/relaxed-durability.js";
 import { inTransaction, markDeliveriesStored, onDeliveriesCommitted } from "../../adapters/kysely/transaction.js";
@@ -87,6 +88,8 @@ describe("relaxed commits for claims and outcomes", () => {
       expect(woken).toBe(2);
     } finally {
       stop();
+      // What a storage's close does: the synced commit's WAL descriptor is not left open.
+      await engineTraits("sqlite").releaseSyncedCommits(db);
       await db.destroy();
     }
   });
