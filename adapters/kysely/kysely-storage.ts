@@ -116,7 +116,13 @@ export function kyselyStorage(db: AnyKysely, options: KyselyStorageOptions = {})
     }),
     close() {
       closing ??= (async () => {
-        await Promise.allSettled([...watchers].map((watcher) => watcher.close()).concat(heavy?.close() ?? []));
+        await Promise.allSettled(
+          [...watchers]
+            .map((watcher) => watcher.close())
+            .concat(heavy?.close() ?? [])
+            // Before the database closes: SQLite deletes the WAL file on its last close.
+            .concat(engineTraits(engine).releaseSyncedCommits(typed)),
+        );
         if (options.destroyOnClose) await db.destroy();
       })();
       return closing;

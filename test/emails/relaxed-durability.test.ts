@@ -4,6 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { Kysely, sql, SqliteDialect } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
+import { engineTraits } from "../../adapters/kysely/engines/index.js";
 import { SLICES_PER_DURABLE_COMMIT, writeSlices } from "../../adapters/kysely/email-content-slices.js";
 import { relaxTransaction, withRelaxedCommit, withSyncedCommit } from "../../adapters/kysely/relaxed-durability.js";
 import { inTransaction, markDeliveriesStored, onDeliveriesCommitted } from "../../adapters/kysely/transaction.js";
@@ -55,19 +56,35 @@ describe("relaxed commits for claims and outcomes", () => {
     }
   });
 
-  it("SQLite: a relaxed commit adds three statements (one read of both settings, NORMAL, the restore); a rollback journal is left at FULL", async () => {
+  it("SQLite: a relaxed commit at FULL adds three statements (the level, NORMAL, the restore), mode and file read once per connection; a rollback journal is left at FULL", async () => {
     dir = await mkdtemp(join(tmpdir(), "flagpost-relaxed-"));
     for (const mode of ["WAL", "DELETE"]) {
       const { file, db, statements } = loggedSqlite(join(dir, `${mode}.db`), mode);
-      try {
-        const inside = await withRelaxedCommit(db, "sqlite", async (held) => {
+      const relaxedLevel = () =>
+        withRelaxedCommit(db, "sqlite", async (held) => {
           const before = statements.length;
           const level = (await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(held)).rows[0]!.synchronous;
           statements.splice(before);
           return level;
         });
-        expect(inside).toBe(mode === "WAL" ? 1 : 2);
+      try {
+        expect(await relaxedLevel()).toBe(mode === "WAL" ? 1 : 2);
+        // The first reads level, journal mode and file in one statement.
         expect(statements).toHaveLength(mode === "WAL" ? 3 : 1);
+        expect(statements[0]).toContain("pragma_database_list");
+        statements.length = 0;
+        expect(await relaxedLevel()).toBe(mode === "WAL" ? 1 : 2);
+        expect(statements).toEqual(
+          mode === "WAL" ? ["PRAGMA synchronous", "PRAGMA synchronous = NORMAL", "PRAGMA synchronous = 2"] : [],
+        );
+        // A level changed on the connection meanwhile is read again, and left alone below FULL.
+        file.pragma("synchronous = OFF");
+        statements.length = 0;
+        expect(await relaxedLevel()).toBe(0);
+        expect(statements).toEqual(mode === "WAL" ? ["PRAGMA synchronous"] : []);
+        expect(file.pragma("synchronous", { simple: true })).toBe(0);
+        file.pragma("synchronous = FULL");
+        expect(await relaxedLevel()).toBe(mode === "WAL" ? 1 : 2);
         expect(file.pragma("synchronous", { simple: true })).toBe(2);
       } finally {
         await db.destroy();
@@ -87,6 +104,8 @@ describe("relaxed commits for claims and outcomes", () => {
       expect(woken).toBe(2);
     } finally {
       stop();
+      // What a storage's close does: the synced commit's WAL descriptor is not left open.
+      await engineTraits("sqlite").releaseSyncedCommits(db);
       await db.destroy();
     }
   });

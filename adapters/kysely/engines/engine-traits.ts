@@ -138,6 +138,11 @@ export interface EngineTraits {
    * the engine allows it (SQLite: sqlite-synchronous.ts); the other engines commit as they are.
    */
   syncedCommit<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T>;
+  /**
+   * `db` runs no more synced commits (its storage closes): what syncedCommit kept open for it
+   * between commits is closed (SQLite: the WAL file's descriptor); nothing elsewhere.
+   */
+  releaseSyncedCommits<DB>(db: Kysely<DB>): Promise<void>;
   /** Inside a transaction: its commit need not wait for the disk, where the engine sets that per transaction. */
   relaxTransaction(trx: Parameters<RawBuilder<unknown>["execute"]>[0]): Promise<void>;
 }

@@ -76,5 +76,6 @@ export const mysqlEngine: EngineTraits = {
   relaxedCommit: (db, work) => work(db),
   // The commit waits for the server's flush as it is.
   syncedCommit: (db, work) => work(db),
+  releaseSyncedCommits: async () => undefined,
   relaxTransaction: async () => undefined,
 };

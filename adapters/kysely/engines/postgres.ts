@@ -55,6 +55,7 @@ export const postgresEngine: EngineTraits = {
   relaxedCommit: (db, work) => work(db),
   // The commit waits for the server's flush as it is.
   syncedCommit: (db, work) => work(db),
+  releaseSyncedCommits: async () => undefined,
   relaxTransaction: async (trx) => {
     await sql`SET LOCAL synchronous_commit = off`.execute(trx);
   },

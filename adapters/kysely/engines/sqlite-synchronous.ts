@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
-import { syncWal } from "./sqlite-wal-sync.js";
+import { releaseWalSyncs, syncWal } from "./sqlite-wal-sync.js";
 
 /** Whatever a raw statement runs on: a Kysely instance, a held connection or a transaction. */
 type Runner = Parameters<RawBuilder<unknown>["execute"]>[0];
@@ -23,8 +23,13 @@ export async function withSqliteNormalSync<DB, T>(db: Kysely<DB>, work: (db: Kys
  */
 export async function withSqliteSyncedWal<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T> {
   const { value, walFile } = await atNormalSync(db, work);
-  if (walFile !== undefined) await syncWal(walFile);
+  if (walFile !== undefined) await syncWal(walFile, db);
   return value;
+}
+
+/** `db` syncs no more (its storage closes): the WAL file's descriptor kept for it is closed. */
+export function releaseSqliteSyncs<DB>(db: Kysely<DB>): Promise<void> {
+  return releaseWalSyncs(db);
 }
 
 /** `work` on a held connection at NORMAL where that is a relaxation, with the WAL file its commits went to. */
@@ -33,35 +38,58 @@ function atNormalSync<DB, T>(
   work: (db: Kysely<DB>) => Promise<T>,
 ): Promise<{ value: T; walFile: string | undefined }> {
   return db.connection().execute(async (connection) => {
-    const { previous, wal, file } = await sqliteDurability(connection);
-    const relax = previous >= 2 && wal && file !== "";
+    const relax = await relaxation(db, connection);
     if (relax) await sql`PRAGMA synchronous = NORMAL`.execute(connection);
     try {
-      return { value: await work(connection), walFile: relax ? `${file}-wal` : undefined };
+      return { value: await work(connection), walFile: relax?.walFile };
     } finally {
-      if (relax) await sql.raw(`PRAGMA synchronous = ${previous}`).execute(connection);
+      if (relax) await sql.raw(`PRAGMA synchronous = ${relax.previous}`).execute(connection);
     }
   });
 }
 
 /**
- * The connection's synchronous level, whether it is in WAL mode and its main file ("" in memory),
- * in one statement (the pragma table functions): read on every relaxed commit, not remembered, so
- * a level changed on the connection meanwhile is the one restored. Three statements per relaxed
- * commit instead of four.
+ * Per connection (a Kysely instance on better-sqlite3 has one): whether it is in WAL mode and
+ * its main file ("" in memory). Read once, on its first relaxed commit, not on every one:
+ * - the main file of a connection never changes (ATTACH adds others);
+ * - the journal mode is the database's, and WAL persists in the file. Another connection cannot
+ *   take the database out of WAL while this one is open (it gets SQLITE_BUSY), so only a
+ *   `PRAGMA journal_mode` on this very connection could; flagpost never runs one, and a storage's
+ *   connection must not be switched under it (docs/storage.md). Another connection switching a
+ *   rollback journal to WAL leaves this one reading "not WAL": its commits stay at FULL, which is
+ *   slower but as durable.
  */
-async function sqliteDurability(db: Runner): Promise<{ previous: number; wal: boolean; file: string }> {
-  const { rows } = await sql<{
-    synchronous: number;
-    journal_mode: string;
-    file: string;
-  }>`select s.synchronous, j.journal_mode, d.file from pragma_synchronous() as s, pragma_journal_mode() as j, pragma_database_list() as d where d.name = 'main'`.execute(
-    db,
-  );
-  const row = rows[0];
-  return {
-    previous: Number(row?.synchronous ?? 2),
-    wal: String(row?.journal_mode ?? "").toLowerCase() === "wal",
-    file: String(row?.file ?? ""),
-  };
+const connectionFiles = new WeakMap<object, { wal: boolean; file: string }>();
+
+/**
+ * Whether a commit on `on` (held from `db`) is relaxed: the level to restore after it and the WAL
+ * file it goes to; undefined for a rollback journal, a database in memory or a level below FULL.
+ * The level is read on every relaxed commit, not remembered, so that a level changed on the
+ * connection meanwhile is the one restored: with NORMAL and the restore, three statements per
+ * relaxed commit at FULL, one below FULL, none for a rollback journal or in memory. The first
+ * commit reads level, mode and file in one statement (the pragma table functions, which prepare
+ * a statement of their own each time: about 9 µs, against 1 µs for the plain pragma that the
+ * later ones run).
+ */
+async function relaxation(db: object, on: Runner): Promise<{ previous: number; walFile: string } | undefined> {
+  let previous: number;
+  let known = connectionFiles.get(db);
+  if (known) {
+    if (!known.wal || known.file === "") return undefined;
+    const { rows } = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(on);
+    previous = Number(rows[0]?.synchronous ?? 2);
+  } else {
+    const { rows } = await sql<{
+      synchronous: number;
+      journal_mode: string;
+      file: string;
+    }>`select s.synchronous, j.journal_mode, d.file from pragma_synchronous() as s, pragma_journal_mode() as j, pragma_database_list() as d where d.name = 'main'`.execute(
+      on,
+    );
+    const row = rows[0];
+    previous = Number(row?.synchronous ?? 2);
+    known = { wal: String(row?.journal_mode ?? "").toLowerCase() === "wal", file: String(row?.file ?? "") };
+    connectionFiles.set(db, known);
+  }
+  return previous >= 2 && known.wal && known.file !== "" ? { previous, walFile: `${known.file}-wal` } : undefined;
 }

@@ -12,34 +12,75 @@ import { GroupCommit } from "../../../src/jobs/index.js";
  * Accepts share syncs by group commit (src/jobs/group-commit.ts): a sync that starts after my
  * commit covers me; one already running when I committed may not, and groups never overlap, so I
  * wait for the next. Each group:
- * - syncs the live WAL file: a descriptor opened on an earlier file (deleted on the last close and
- *   created again) is reopened. A commit whose WAL file is gone, or whose frames were overwritten
- *   when the WAL restarted, was checkpointed first: SQLite syncs the WAL before a checkpoint and
- *   the database file after it, before the WAL may be restarted or deleted (https://sqlite.org/
- *   pragma.html#pragma_synchronous, "NORMAL"); that commit is already in the synced database file.
+ * - syncs the live WAL file: the descriptor stays open between groups, and the path is stat'ed
+ *   alongside its fdatasync (both on the thread pool at once, so the check adds no wait). While
+ *   the inode at the path is the one the descriptor is on, that sync covered every commit before
+ *   the group. When it is not (the file was deleted on the last close and created again), the
+ *   descriptor is reopened on the new file and that one is synced. A commit whose WAL file is
+ *   gone, or whose frames were overwritten when the WAL restarted, was checkpointed first: SQLite
+ *   syncs the WAL before a checkpoint and the database file after it, before the WAL may be
+ *   restarted or deleted (https://sqlite.org/pragma.html#pragma_synchronous, "NORMAL"); that
+ *   commit is already in the synced database file.
  * - syncs the directory once per WAL file it sees, so that a newly created file's name survives
  *   too (SQLite does that on the file's first sync, which NORMAL may not reach before a power loss).
- * - closes its descriptor when no accept waits, so an idle database holds none. SQLite takes no
- *   POSIX lock on the WAL file (its locks are on the database and -shm files), so closing our
- *   descriptor cannot release one of its locks.
+ *
+ * The descriptor is kept for as long as a storage on that database is open, not reopened per
+ * group: a group then costs one wait on the thread pool instead of four or five (stat, open,
+ * fstat, fdatasync, close). `releaseWalSyncs` closes it when the last storage using it closes
+ * (kysely-storage.ts, close()). Holding it is harmless to SQLite: it takes no POSIX lock on the
+ * WAL file (its locks are on the database and -shm files), and a file deleted while we hold it
+ * only keeps its blocks until we close it or the next group finds it replaced.
  */
-export function syncWal(walFile: string): Promise<void> {
-  let syncer = syncers.get(walFile);
-  if (!syncer) syncers.set(walFile, (syncer = new WalSyncer(walFile)));
-  return syncer.sync();
+export function syncWal(walFile: string, owner: object): Promise<void> {
+  if (released.has(owner)) return syncOnce(walFile);
+  let entry = syncers.get(walFile);
+  if (!entry) syncers.set(walFile, (entry = { syncer: new WalSyncer(walFile), owners: new Set() }));
+  entry.owners.add(owner);
+  return entry.syncer.sync();
 }
 
-/** One per WAL file in this process, so every storage on that database shares its syncs. */
-const syncers = new Map<string, WalSyncer>();
+/**
+ * `owner` (the Kysely instance of a storage) will sync no more: each WAL syncer it was the last
+ * user of closes its descriptor, after the groups already queued on it.
+ */
+export async function releaseWalSyncs(owner: object): Promise<void> {
+  released.add(owner);
+  const closing: Promise<void>[] = [];
+  for (const [path, entry] of syncers) {
+    if (!entry.owners.delete(owner) || entry.owners.size > 0) continue;
+    syncers.delete(path);
+    closing.push(entry.syncer.close());
+  }
+  // A failed sync closed the descriptor already; its accepts got the error.
+  await Promise.all(closing.map((done) => done.catch(() => undefined)));
+}
+
+/** One per WAL file in this process, so every storage on that database shares its syncs; with the storages using it. */
+const syncers = new Map<string, { syncer: WalSyncer; owners: Set<object> }>();
+
+/** Owners that were released: an accept that still comes (committed while closing) syncs on a descriptor of its own. */
+const released = new WeakSet<object>();
+
+async function syncOnce(walFile: string): Promise<void> {
+  const once = new WalSyncer(walFile);
+  try {
+    await once.sync();
+  } finally {
+    await once.close().catch(() => undefined);
+  }
+}
 
 interface FileId {
   dev: number;
   ino: number;
 }
 
+/** An accept waiting for the next sync, or the last owner's close, which waits for the groups before it. */
+type Request = "sync" | "close";
+
 class WalSyncer {
   readonly #path: string;
-  readonly #group = new GroupCommit<null, void>((accepts) => this.#syncGroup(accepts.length), {
+  readonly #group = new GroupCommit<Request, void>((requests) => this.#runGroup(requests), {
     maxBatch: Number.MAX_SAFE_INTEGER,
   });
   #open: (FileId & { fd: number }) | undefined;
@@ -51,34 +92,47 @@ class WalSyncer {
   }
 
   sync(): Promise<void> {
-    return this.#group.add(null);
+    return this.#group.add("sync");
   }
 
-  async #syncGroup(accepts: number): Promise<void[]> {
+  close(): Promise<void> {
+    return this.#group.add("close");
+  }
+
+  async #runGroup(requests: Request[]): Promise<void[]> {
     try {
-      const file = await this.#liveFile();
-      if (file) {
-        if (!sameFile(this.#named, file)) {
-          await syncDirectory(dirname(this.#path));
-          this.#named = { dev: file.dev, ino: file.ino };
-        }
-        await call<void>((done) => fs.fdatasync(file.fd, done));
-      }
+      if (requests.includes("sync")) await this.#syncLiveFile();
     } catch (error) {
+      // The next group opens the file afresh.
       await this.#close();
       throw error;
     }
-    if (this.#group.waiting === 0) await this.#close();
-    return new Array<void>(accepts).fill(undefined);
+    if (requests.includes("close")) await this.#close();
+    return new Array<void>(requests.length).fill(undefined);
+  }
+
+  async #syncLiveFile(): Promise<void> {
+    const open = this.#open;
+    if (open) {
+      const [now] = await Promise.all([
+        call<fs.Stats | undefined>((done) => fs.stat(this.#path, missingAsUndefined(done))),
+        call<void>((done) => fs.fdatasync(open.fd, done)),
+      ]);
+      if (sameFile(open, now)) return;
+      // Replaced, or gone (checkpointed and deleted, see above): the old file's blocks are let go.
+      await this.#close();
+    }
+    const file = await this.#openLiveFile();
+    if (!file) return;
+    if (!sameFile(this.#named, file)) {
+      await syncDirectory(dirname(this.#path));
+      this.#named = { dev: file.dev, ino: file.ino };
+    }
+    await call<void>((done) => fs.fdatasync(file.fd, done));
   }
 
   /** A descriptor on the file now at the WAL's path; undefined when there is none (checkpointed and deleted). */
-  async #liveFile(): Promise<(FileId & { fd: number }) | undefined> {
-    if (this.#open) {
-      const now = await call<fs.Stats | undefined>((done) => fs.stat(this.#path, missingAsUndefined(done)));
-      if (sameFile(this.#open, now)) return this.#open;
-      await this.#close();
-    }
+  async #openLiveFile(): Promise<(FileId & { fd: number }) | undefined> {
     const fd = await call<number | undefined>((done) => fs.open(this.#path, "r", missingAsUndefined(done)));
     if (fd === undefined) return undefined;
     const stats = await call<fs.Stats>((done) => fs.fstat(fd, done)).catch(async (error: unknown) => {

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { codes } from "./driver-codes.js";
 import type { EngineTraits } from "./engine-traits.js";
 import { plainEventName } from "./event-name.js";
-import { withSqliteNormalSync, withSqliteSyncedWal } from "./sqlite-synchronous.js";
+import { releaseSqliteSyncs, withSqliteNormalSync, withSqliteSyncedWal } from "./sqlite-synchronous.js";
 import { createIndexIfNotExists } from "./create-index.js";
 import { onConflictUpserts } from "./on-conflict.js";
 
@@ -54,5 +54,6 @@ export const sqliteEngine: EngineTraits = {
   claimRows: (query) => query,
   relaxedCommit: withSqliteNormalSync,
   syncedCommit: withSqliteSyncedWal,
+  releaseSyncedCommits: releaseSqliteSyncs,
   relaxTransaction: async () => undefined,
 };
