@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { FlagpostError } from "../../src/errors.js";
 import type { ApiKeyRecord, Storage } from "../../src/ports/storage/index.js";
@@ -32,30 +32,53 @@ describeIfBackend("mysql", "concurrent inserts of one unique key on MariaDB/MySQ
     await database.drop();
   });
 
-  /** Transactions of this test's database waiting for a lock. */
-  async function lockWaits(): Promise<number> {
+  /**
+   * Statements of this test's database that have been blocked for 100 ms or more: a one-row
+   * INSERT blocks only on a lock. (Processlist, not innodb_trx: MariaDB's innodb_trx was seen to
+   * leave out one of two waiting transactions for seconds.)
+   */
+  async function blockedStatements(): Promise<number> {
     const name = new URL(database.url).pathname.slice(1);
-    const { rows } = await sql<{ waiting: number | string }>`
-      select count(*) as waiting from information_schema.innodb_trx t
-      join information_schema.processlist p on p.id = t.trx_mysql_thread_id
-      where t.trx_state = 'LOCK WAIT' and p.db = ${name}`.execute(database.db);
-    return Number(rows[0]!.waiting);
+    const { rows } = await sql<{ blocked: number | string }>`
+      select count(*) as blocked from information_schema.processlist
+      where db = ${name} and command = 'Query' and info like 'insert%' and time_ms >= 100`.execute(database.db);
+    return Number(rows[0]!.blocked);
   }
 
-  it("answers conflict, not unavailable, to the insert InnoDB picks as the deadlock victim", async () => {
-    const results = await holder.connection().execute(async (connection) => {
+  /**
+   * Holds `held` (an INSERT of the contested key) in a transaction of its own until `racers` both
+   * wait for it, then rolls it back: the two racers deadlock, and what they answer is returned.
+   */
+  async function raceAfterRollback<T>(held: RawBuilder<unknown>, racers: () => Promise<T>[]) {
+    return holder.connection().execute(async (connection) => {
       await sql`start transaction`.execute(connection);
-      await sql`insert into flagpost_api_keys (id, name, hash, scopes, created_at) values ('held', 'held', ${HASH}, '[]', 0)`.execute(
-        connection,
-      );
-      const inserts = Promise.allSettled([storage.apiKeys.insert(key("k1")), storage.apiKeys.insert(key("k2"))]);
-      await until("both inserts waiting for the held key", async () => (await lockWaits()) === 2, 5_000);
+      await held.execute(connection);
+      const settled = Promise.allSettled(racers());
+      await until("both inserts waiting for the held key", async () => (await blockedStatements()) === 2, 5_000);
       await sql`rollback`.execute(connection);
-      return inserts;
+      return settled;
     });
+  }
+
+  it("answers conflict, not unavailable, to the API key insert InnoDB picks as the deadlock victim", async () => {
+    const results = await raceAfterRollback(
+      sql`insert into flagpost_api_keys (id, name, hash, scopes, created_at) values ('held', 'held', ${HASH}, '[]', 0)`,
+      () => [storage.apiKeys.insert(key("k1")), storage.apiKeys.insert(key("k2"))],
+    );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const rejected = results.find((r) => r.status === "rejected");
     expect((rejected?.reason as FlagpostError | undefined)?.code).toBe("conflict");
     expect((await storage.apiKeys.findByHash(HASH))?.id).toMatch(/^k[12]$/);
+  });
+
+  it("answers both first callers of a setting the one value stored when InnoDB aborts one of them", async () => {
+    const results = await raceAfterRollback(
+      sql`insert into flagpost_settings (name, value) values ('race', 'held')`,
+      () => [storage.settings.getOrCreateSetting("race", "a"), storage.settings.getOrCreateSetting("race", "b")],
+    );
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled"]);
+    const values = results.map((r) => (r as PromiseFulfilledResult<string>).value);
+    expect(values[0]).toBe(values[1]);
+    expect(["a", "b"]).toContain(values[0]);
   });
 });
