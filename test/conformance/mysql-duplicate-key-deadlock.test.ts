@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { idempotencyRowId } from "../../adapters/kysely/idempotency-repository.js";
 import type { FlagpostError } from "../../src/errors.js";
 import type { ApiKeyRecord, Storage } from "../../src/ports/storage/index.js";
 import { until } from "../support/until.js";
@@ -80,5 +81,25 @@ describeIfBackend("mysql", "concurrent inserts of one unique key on MariaDB/MySQ
     const values = results.map((r) => (r as PromiseFulfilledResult<string>).value);
     expect(values[0]).toBe(values[1]);
     expect(["a", "b"]).toContain(values[0]);
+  });
+
+  it("gives one of two first claims of an idempotency key the key and tells the other it is in progress", async () => {
+    const at = Date.parse("2026-05-01T00:00:00.000Z");
+    const claim = {
+      scope: "s",
+      key: "k",
+      fingerprint: "f".repeat(64),
+      now: at,
+      lockedUntil: at + 60_000,
+      expiresAt: at + 86_400_000,
+    };
+    const results = await raceAfterRollback(
+      sql`insert into flagpost_idempotency (id, scope, idempotency_key, fingerprint, locked_until, expires_at, completed, created_at)
+          values (${idempotencyRowId("s", "k")}, 's', 'k', 'held', 0, ${at + 1}, 0, 0)`,
+      () => [storage.idempotency.begin(claim), storage.idempotency.begin(claim)],
+    );
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled"]);
+    const states = results.map((r) => (r as PromiseFulfilledResult<{ state: string }>).value.state);
+    expect(states.sort()).toEqual(["in_progress", "started"]);
   });
 });
