@@ -2,10 +2,12 @@ import type { Selectable } from "kysely";
 import type { Scope } from "../../src/auth/index.js";
 import type { ApiKeyRecord, ApiKeyRepository, EpochMs } from "../../src/ports/storage/index.js";
 import { checkedEpochMs } from "../../src/time.js";
+import type { Engine } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import { toNumber } from "./row-codec.js";
 import type { ApiKeysTable } from "./tables.js";
 import type { Db } from "./tables.js";
+import { retryingDeadlocks } from "./transaction.js";
 
 function toApiKey(row: Selectable<ApiKeysTable>): ApiKeyRecord {
   const record: ApiKeyRecord = {
@@ -31,8 +33,10 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
   };
 
   readonly #db: Db;
-  constructor(db: Db) {
+  readonly #engine: Engine;
+  constructor(db: Db, engine: Engine) {
     this.#db = db;
+    this.#engine = engine;
   }
 
   async insert(record: ApiKeyRecord): Promise<void> {
@@ -44,7 +48,9 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
       created_at: checkedEpochMs(record.createdAt, "createdAt"),
       revoked_at: record.revokedAt === undefined ? null : checkedEpochMs(record.revokedAt, "revokedAt"),
     };
-    await this.#db.insertInto("flagpost_api_keys").values(row).execute();
+    // Several inserts of one hash can deadlock on MariaDB/MySQL instead of failing as duplicates
+    // (retryingDeadlocks says how): the victim runs again, so the losers all read `conflict`.
+    await retryingDeadlocks(this.#engine, () => this.#db.insertInto("flagpost_api_keys").values(row).execute());
   }
 
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {

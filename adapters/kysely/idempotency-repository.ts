@@ -12,6 +12,7 @@ import type { StorageActions } from "./storage-errors.js";
 import { toBoolean, toNumber } from "./row-codec.js";
 import { EngineRepository } from "./engine-repository.js";
 import type { Db } from "./tables.js";
+import { retryingDeadlocks } from "./transaction.js";
 
 /** How often `begin` starts over when the record changes between its steps (released, purged, lapsed). */
 const MAX_ROUNDS = 5;
@@ -75,10 +76,11 @@ export class KyselyIdempotencyRepository extends EngineRepository implements Ide
     const db = this.db;
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       // 1. A key never seen: exactly one racing insert adds the row.
-      const inserted = await insertIfAbsent(
-        this.engine,
-        db.insertInto("flagpost_idempotency").values({ id, ...fresh }),
-      ).executeTakeFirst();
+      // INSERT IGNORE does not ignore a deadlock, which racing first claims can meet on
+      // MariaDB/MySQL (retryingDeadlocks says how): the victim runs again.
+      const inserted = await retryingDeadlocks(this.engine, () =>
+        insertIfAbsent(this.engine, db.insertInto("flagpost_idempotency").values({ id, ...fresh })).executeTakeFirst(),
+      );
       if (inserted.numInsertedOrUpdatedRows !== undefined && inserted.numInsertedOrUpdatedRows > 0n)
         return { state: "started" };
 

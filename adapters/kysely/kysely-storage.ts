@@ -83,7 +83,7 @@ export function kyselyStorage(db: AnyKysely, options: KyselyStorageOptions = {})
     flagHistory: translatedRepository(engine, KyselyFlagHistoryRepository, typed),
     flagSchedules: translatedRepository(engine, KyselyFlagScheduleRepository, typed, engine),
     flagInsights: translatedRepository(engine, KyselyFlagInsightRepository, typed, engine),
-    apiKeys: translatedRepository(engine, KyselyApiKeyRepository, typed),
+    apiKeys: translatedRepository(engine, KyselyApiKeyRepository, typed, engine),
     idempotency: translatedRepository(engine, KyselyIdempotencyRepository, typed, engine),
     events: heavy ? heavyRoutedEvents(events, heavy) : events,
     emails: translatedRepository(engine, KyselyEmailRepository, typed, engine),

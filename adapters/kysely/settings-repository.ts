@@ -3,6 +3,7 @@ import type { SettingsRepository } from "../../src/ports/storage/index.js";
 import { type Engine, insertIfAbsent } from "./dialect.js";
 import type { StorageActions } from "./storage-errors.js";
 import type { FlagpostTables } from "./tables.js";
+import { retryingDeadlocks } from "./transaction.js";
 
 /**
  * Settings in `flagpost_settings`. Insert-unless-present, then read: of several processes storing
@@ -27,10 +28,11 @@ export class KyselySettingsRepository implements SettingsRepository {
       this.#db.selectFrom("flagpost_settings").select("value").where("name", "=", name).executeTakeFirst();
     const found = await read();
     if (found) return found.value;
-    await insertIfAbsent(
-      this.#engine,
-      this.#db.insertInto("flagpost_settings").values({ name, value: initial }),
-    ).execute();
+    // INSERT IGNORE does not ignore a deadlock, which first callers of one name can meet on
+    // MariaDB/MySQL (retryingDeadlocks says how): the victim runs again and finds the winner's row.
+    await retryingDeadlocks(this.#engine, () =>
+      insertIfAbsent(this.#engine, this.#db.insertInto("flagpost_settings").values({ name, value: initial })).execute(),
+    );
     return (await read())!.value;
   }
 }

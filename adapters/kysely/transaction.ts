@@ -59,3 +59,19 @@ export async function inTransaction<DB, T>(
     { attempts: MAX_ATTEMPTS, backoff: DEADLOCK_BACKOFF, retryOn: (error) => isTransientConflict(engine, error) },
   );
 }
+
+/**
+ * Runs one statement that commits by itself again (up to 4 times in all) when the engine aborted
+ * it to break a deadlock. InnoDB does so among plain INSERTs of one unique key: each waiting
+ * insert is granted a shared lock on the key (or its gap, once the holder rolled back or the key's
+ * deleted row is not purged yet) and then needs an insert-intention lock the others' shared locks
+ * block. The victim was rolled back whole, so running it again is safe, and it then meets the
+ * winner's row as a plain duplicate key (`conflict`) or, when no row won, inserts its own.
+ */
+export function retryingDeadlocks<T>(engine: Engine, statement: () => Promise<T>): Promise<T> {
+  return retrying(statement, {
+    attempts: MAX_ATTEMPTS,
+    backoff: DEADLOCK_BACKOFF,
+    retryOn: (error) => isTransientConflict(engine, error),
+  });
+}
