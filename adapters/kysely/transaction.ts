@@ -45,24 +45,21 @@ export async function inTransaction<DB, T>(
   engine: Engine,
   work: (trx: Transaction<DB>) => Promise<T>,
 ): Promise<T> {
-  return retrying(
-    async () => {
-      let used: Transaction<DB> | undefined;
-      const result = await db.transaction().execute((trx) => {
-        used = trx;
-        return work(trx);
-      });
-      if (used && storedDeliveries.has(used))
-        for (const listener of committedListeners.get(heldFrom.get(db) ?? db) ?? []) queueMicrotask(listener);
-      return result;
-    },
-    { attempts: MAX_ATTEMPTS, backoff: DEADLOCK_BACKOFF, retryOn: (error) => isTransientConflict(engine, error) },
-  );
+  return retryingDeadlocks(engine, async () => {
+    let used: Transaction<DB> | undefined;
+    const result = await db.transaction().execute((trx) => {
+      used = trx;
+      return work(trx);
+    });
+    if (used && storedDeliveries.has(used))
+      for (const listener of committedListeners.get(heldFrom.get(db) ?? db) ?? []) queueMicrotask(listener);
+    return result;
+  });
 }
 
 /**
- * Runs one statement that commits by itself again (up to 4 times in all) when the engine aborted
- * it to break a deadlock. InnoDB does so among plain INSERTs of one unique key: each waiting
+ * Runs `statement` (one that commits by itself, or a whole transaction) again, up to 4 times in
+ * all, when the engine aborted it to break a deadlock. InnoDB does so among plain INSERTs of one unique key: each waiting
  * insert is granted a shared lock on the key (or its gap, once the holder rolled back or the key's
  * deleted row is not purged yet) and then needs an insert-intention lock the others' shared locks
  * block. The victim was rolled back whole, so running it again is safe, and it then meets the
