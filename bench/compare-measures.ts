@@ -146,45 +146,68 @@ const emails: Measure = {
   },
 };
 
-const httpEvaluate: Measure = {
-  name: "http evaluate",
-  unit: "requests/s",
-  higherIsBetter: true,
-  rounds: 5,
-  warmups: 1,
-  round: `${HTTP_SECONDS} s of POST /v1/flags/{key}/evaluate, ${HTTP_CONNECTIONS} connections, autocannon (bench/http-load.ts) against flagpost toNodeHandler on memory storage (bench/http-servers.ts flagpost-node); server on core 0, load on core 1`,
-  async open(sides) {
-    const loader = await startChild(new URL("./http-load.ts", import.meta.url), [], { core: 1 });
-    const servers: Child<ServerReady>[] = [];
-    try {
-      for (const side of sides)
-        servers.push(
-          await startChild<ServerReady>(side.url("http-servers.ts"), ["flagpost-node", "memory"], { core: 0 }),
-        );
-    } catch (error) {
-      await Promise.allSettled([loader, ...servers].map((c) => c.close()));
-      throw error;
-    }
-    return {
-      runners: servers.map((server) => ({
-        async round() {
-          await server.call("reset");
-          const options: LoadOptions = {
-            url: `http://127.0.0.1:${server.ready.port}`,
-            route: "evaluate",
-            key: server.ready.key,
-            connections: HTTP_CONNECTIONS,
-            seconds: HTTP_SECONDS,
-          };
-          const result = await loader.call<LoadResult>("run", options);
-          if (result.wrong > 0) throw new Error(`http evaluate: ${result.wrong} answers were errors or not 200`);
-          return result.rps;
-        },
-        close: () => server.close(),
-      })),
-      close: () => loader.close(),
-    };
-  },
-};
+/**
+ * POST /v1/flags/{key}/evaluate against each side's toNodeHandler, one server per side on core 0
+ * and one autocannon child on core 1. `per` picks a round's number from its load result and the
+ * server's CPU time (µs) spent in it.
+ */
+function httpEvaluateMeasure(
+  shape: Pick<Measure, "name" | "unit" | "higherIsBetter" | "rounds">,
+  per: (result: LoadResult, serverCpuUs: number) => number,
+): Measure {
+  return {
+    ...shape,
+    warmups: 1,
+    round: `${HTTP_SECONDS} s of POST /v1/flags/{key}/evaluate, ${HTTP_CONNECTIONS} connections, autocannon (bench/http-load.ts) against flagpost toNodeHandler on memory storage (bench/http-servers.ts flagpost-node); server on core 0, load on core 1`,
+    async open(sides) {
+      const loader = await startChild(new URL("./http-load.ts", import.meta.url), [], { core: 1 });
+      const servers: Child<ServerReady>[] = [];
+      try {
+        for (const side of sides)
+          servers.push(
+            await startChild<ServerReady>(side.url("http-servers.ts"), ["flagpost-node", "memory"], { core: 0 }),
+          );
+      } catch (error) {
+        await Promise.allSettled([loader, ...servers].map((c) => c.close()));
+        throw error;
+      }
+      return {
+        runners: servers.map((server) => ({
+          async round() {
+            await server.call("reset");
+            const options: LoadOptions = {
+              url: `http://127.0.0.1:${server.ready.port}`,
+              route: "evaluate",
+              key: server.ready.key,
+              connections: HTTP_CONNECTIONS,
+              seconds: HTTP_SECONDS,
+            };
+            const cpuBefore = await server.call<number>("cpu");
+            const result = await loader.call<LoadResult>("run", options);
+            const serverCpuUs = (await server.call<number>("cpu")) - cpuBefore;
+            if (result.wrong > 0) throw new Error(`http evaluate: ${result.wrong} answers were errors or not 200`);
+            return per(result, serverCpuUs);
+          },
+          close: () => server.close(),
+        })),
+        close: () => loader.close(),
+      };
+    },
+  };
+}
 
-export const MEASURES: readonly Measure[] = [isEnabled, trackBatch, emails, httpEvaluate];
+const httpEvaluate = httpEvaluateMeasure(
+  { name: "http evaluate", unit: "requests/s", higherIsBetter: true, rounds: 5 },
+  (result) => result.rps,
+);
+
+/**
+ * The same load, counted as the server's CPU per answered request: a saturated server on its own
+ * core is measured by what each request costs it, which a busy machine disturbs less than req/s.
+ */
+const httpEvaluateCpu = httpEvaluateMeasure(
+  { name: "http evaluate cpu", unit: "server CPU µs/request", higherIsBetter: false, rounds: 9 },
+  (result, serverCpuUs) => serverCpuUs / (result.rps * result.seconds),
+);
+
+export const MEASURES: readonly Measure[] = [isEnabled, trackBatch, emails, httpEvaluate, httpEvaluateCpu];

@@ -8,10 +8,10 @@ import { fmt, median } from "./lib/stats.js";
 /**
  * `npm run bench:compare -- <ref>`: is the working tree slower than where it left `<ref>`?
  * Builds the merge-base of HEAD and <ref> into a temporary directory (lib/compare-build.ts), then
- * in this one process run measures isEnabled, trackBatch, emails and HTTP evaluate on both,
+ * in this one process run measures isEnabled, trackBatch, emails and HTTP evaluate (req/s and server CPU per request) on both,
  * before and after taking turns round by round (the order swapped every round), so a load spike
  * hits both. Prints a table per measure; writes nothing (bench/RESULTS.md is `npm run bench`'s).
- * `--only <name,…>` runs some measures (isEnabled, trackBatch, emails, "http evaluate").
+ * `--only <name,…>` runs some measures (isEnabled, trackBatch, emails, "http evaluate", "http evaluate cpu").
  */
 
 /** Longest a round may take before the compare gives up: rounds are bounded in count, this bounds them in time. */
@@ -78,7 +78,9 @@ async function main(args: string[]): Promise<void> {
   const only = onlyAt >= 0 ? (args[onlyAt + 1] ?? "").split(",") : undefined;
   const refs = args.filter((arg, i) => !arg.startsWith("--") && (onlyAt < 0 || i !== onlyAt + 1));
   if (refs.length !== 1)
-    throw new Error("usage: npm run bench:compare -- <ref> [--only isEnabled,trackBatch,emails,http evaluate]");
+    throw new Error(
+      "usage: npm run bench:compare -- <ref> [--only isEnabled,trackBatch,emails,http evaluate,http evaluate cpu]",
+    );
   const measures = only === undefined ? MEASURES : MEASURES.filter((m) => only.includes(m.name));
   if (measures.length === 0) throw new Error(`--only names none of: ${MEASURES.map((m) => m.name).join(", ")}`);
   const after = workingTree();
