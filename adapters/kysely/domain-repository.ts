@@ -14,6 +14,7 @@ import type { StorageActions } from "./storage-errors.js";
 import { toBoolean, toNumber } from "./row-codec.js";
 import type { FlagpostTables } from "./tables.js";
 import { pageQuery } from "./webhook-repository.js";
+import { retryingDeadlocks } from "./transaction.js";
 
 type Int = ColumnType<number | string | bigint, number, number>;
 type Bool = ColumnType<boolean | number, boolean | number, boolean | number>;
@@ -102,7 +103,10 @@ export class KyselyDomainRepository implements DomainRepository {
   }
 
   async insertDomain(domain: SendingDomainRecord): Promise<void> {
-    await this.#db.insertInto("flagpost_domains").values(toDomainRow(this.#engine, domain)).execute();
+    // Two adds of one name at once can deadlock on MariaDB/MySQL instead of failing as duplicates
+    // (retryingDeadlocks says how): the victim runs again, so the loser reads `conflict`.
+    const row = toDomainRow(this.#engine, domain);
+    await retryingDeadlocks(this.#engine, () => this.#db.insertInto("flagpost_domains").values(row).execute());
   }
 
   async getDomain(id: string): Promise<SendingDomainRecord | undefined> {

@@ -2,7 +2,7 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { idempotencyRowId } from "../../adapters/kysely/idempotency-repository.js";
 import type { FlagpostError } from "../../src/errors.js";
-import type { ApiKeyRecord, Storage } from "../../src/ports/storage/index.js";
+import type { ApiKeyRecord, SendingDomainRecord, Storage } from "../../src/ports/storage/index.js";
 import { until } from "../support/until.js";
 import { createTestStorage, describeIfBackend, type TestDatabase } from "../support/databases.js";
 
@@ -70,6 +70,33 @@ describeIfBackend("mysql", "concurrent inserts of one unique key on MariaDB/MySQ
     const rejected = results.find((r) => r.status === "rejected");
     expect((rejected?.reason as FlagpostError | undefined)?.code).toBe("conflict");
     expect((await storage.apiKeys.findByHash(HASH))?.id).toMatch(/^k[12]$/);
+  });
+
+  it("answers conflict, not unavailable, to the add of a sending domain InnoDB picks as the deadlock victim", async () => {
+    const domain = (id: string): SendingDomainRecord => ({
+      id,
+      name: "race.example.com",
+      region: "us-east-1",
+      status: "not_started",
+      selector: "flagpost1",
+      privateKey: "sealed",
+      returnPath: "mail",
+      records: [],
+      openTracking: false,
+      clickTracking: false,
+      tls: "opportunistic",
+      createdAt: 0,
+      updatedAt: 0,
+    });
+    const results = await raceAfterRollback(
+      sql`insert into flagpost_domains (id, name, region, status, selector, private_key, return_path, records, open_tracking, click_tracking, tls, created_at, updated_at)
+          values ('held', 'race.example.com', 'us-east-1', 'not_started', 's', 'k', 'mail', '[]', 0, 0, 'opportunistic', 0, 0)`,
+      () => [storage.domains.insertDomain(domain("d1")), storage.domains.insertDomain(domain("d2"))],
+    );
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const rejected = results.find((r) => r.status === "rejected");
+    expect((rejected?.reason as FlagpostError | undefined)?.code).toBe("conflict");
+    expect((await storage.domains.getDomainByName("race.example.com"))?.id).toMatch(/^d[12]$/);
   });
 
   it("answers both first callers of a setting the one value stored when InnoDB aborts one of them", async () => {
