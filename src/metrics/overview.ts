@@ -1,5 +1,6 @@
 import type { Clock } from "../ports/clock.js";
 import type { Storage } from "../ports/storage/index.js";
+import { isoFromMs } from "../time.js";
 import type { MetricsSnapshot } from "./counters.js";
 
 /**
@@ -56,13 +57,11 @@ export interface OverviewView {
   storageErrors: { total: number; byRepository: Record<string, number> };
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /** `count` slots of `size` ms starting at `start`, each filled from `rows` by its start time. */
 function slots<T>(start: number, count: number, size: number, rows: Map<number, T>, empty: (at: string) => T): T[] {
   return Array.from({ length: count }, (_, i) => {
     const at = start + i * size;
-    return rows.get(at) ?? empty(iso(at));
+    return rows.get(at) ?? empty(isoFromMs(at));
   });
 }
 
@@ -95,37 +94,37 @@ export class Overview {
       hourStart,
       OVERVIEW_HOURS,
       HOUR_MS,
-      new Map(activity.map(({ start, ...counts }) => [start, { hour: iso(start), ...counts }])),
+      new Map(activity.map(({ start, ...counts }) => [start, { hour: isoFromMs(start), ...counts }])),
       (hour) => ({ hour, sent: 0, bounced: 0, complained: 0 }),
     );
     const minutes = slots(
       minuteStart,
       OVERVIEW_MINUTES,
       MINUTE_MS,
-      new Map(events.map(({ start, count }) => [start, { minute: iso(start), events: count }])),
+      new Map(events.map(({ start, count }) => [start, { minute: isoFromMs(start), events: count }])),
       (minute) => ({ minute, events: 0 }),
     );
     const sum = (field: "sent" | "bounced" | "complained") => hours.reduce((total, h) => total + h[field], 0);
     const byRepository = this.#metrics().storageErrors;
     return {
-      at: iso(now),
+      at: isoFromMs(now),
       outbox: outbox
         ? {
             due: outbox.due,
             scheduled: outbox.scheduled,
-            oldestDueAt: outbox.oldestDueAt === undefined ? null : iso(outbox.oldestDueAt),
+            oldestDueAt: outbox.oldestDueAt === undefined ? null : isoFromMs(outbox.oldestDueAt),
             oldestDueAgeSeconds: outbox.oldestDueAt === undefined ? 0 : Math.max(0, (now - outbox.oldestDueAt) / 1000),
           }
         : null,
       emails: {
-        from: iso(hourStart),
-        to: iso(hourEnd),
+        from: isoFromMs(hourStart),
+        to: isoFromMs(hourEnd),
         hours,
         totals: { sent: sum("sent"), bounced: sum("bounced"), complained: sum("complained") },
       },
       events: {
-        from: iso(minuteStart),
-        to: iso(minuteEnd),
+        from: isoFromMs(minuteStart),
+        to: isoFromMs(minuteEnd),
         minutes,
         total: minutes.reduce((total, m) => total + m.events, 0),
       },
@@ -134,7 +133,7 @@ export class Overview {
           id,
           ...(options.withEndpoints ? { endpoint } : {}),
           status,
-          failingSince: iso(failingSince),
+          failingSince: isoFromMs(failingSince),
         })),
         failingMore: failing.length > OVERVIEW_FAILING_LIMIT,
       },

@@ -3,6 +3,7 @@ import type { Clock } from "../../ports/clock.js";
 import { FlagpostError, notFound } from "../../errors.js";
 import { boundSchema } from "../../events/schema.js";
 import type { FlagInsightTotal, Storage } from "../../ports/storage/index.js";
+import { isoFromMs } from "../../time.js";
 import { parseInput, validationError } from "../../validation.js";
 import { HOUR_MS, type InsightsRecorder } from "./insights-recorder.js";
 import { FLAG_KEY_PATTERN, type Flag } from "../schema.js";
@@ -65,7 +66,6 @@ export const insightsQuerySchema = z
 export type InsightsQuery = z.input<typeof insightsQuerySchema>;
 
 const hourOf = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
-const iso = (ms: number) => new Date(ms).toISOString();
 
 function resultOf(total: Pick<FlagInsightTotal, "enabled" | "variant">): string {
   return total.variant !== null ? `variant:${total.variant}` : total.enabled ? "on" : "off";
@@ -111,7 +111,7 @@ export class FlagInsights {
     const hours: HourlyInsight[] = [];
     for (const row of rows) {
       let hour = hours.at(-1);
-      const start = iso(row.hour);
+      const start = isoFromMs(row.hour);
       if (hour?.hour !== start) hours.push((hour = { hour: start, evaluations: 0, on: 0, off: 0 }));
       hour.evaluations += row.count;
       if (!row.enabled) hour.off += row.count;
@@ -123,7 +123,15 @@ export class FlagInsights {
       this.#lastEvaluated(key, born),
     ]);
     const flushIntervalMs = this.#recorder.intervalMs;
-    return { flagKey: key, from: iso(from), to: iso(to), lastEvaluatedAt, ...staleness, hours, flushIntervalMs };
+    return {
+      flagKey: key,
+      from: isoFromMs(from),
+      to: isoFromMs(to),
+      lastEvaluatedAt,
+      ...staleness,
+      hours,
+      flushIntervalMs,
+    };
   }
 
   /** Which of these flags are stale now (docs/flags.md "Insights" says exactly how). */
@@ -183,6 +191,6 @@ export class FlagInsights {
     const totals = await this.#storage.flagInsights.totals([key], bornHour);
     let last: number | null = null;
     for (const total of totals) if (last === null || total.lastAt > last) last = total.lastAt;
-    return last === null ? null : iso(last);
+    return last === null ? null : isoFromMs(last);
   }
 }
