@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
-import { releaseWalSyncs, syncWal } from "./sqlite-wal-sync.js";
+import { syncWal } from "./sqlite-wal-sync.js";
 
 /** Whatever a raw statement runs on: a Kysely instance, a held connection or a transaction. */
 type Runner = Parameters<RawBuilder<unknown>["execute"]>[0];
@@ -25,11 +25,6 @@ export async function withSqliteSyncedWal<DB, T>(db: Kysely<DB>, work: (db: Kyse
   const { value, walFile } = await atNormalSync(db, work);
   if (walFile !== undefined) await syncWal(walFile, db);
   return value;
-}
-
-/** `db` syncs no more (its storage closes): the WAL file's descriptor kept for it is closed. */
-export function releaseSqliteSyncs<DB>(db: Kysely<DB>): Promise<void> {
-  return releaseWalSyncs(db);
 }
 
 /** `work` on a held connection at NORMAL where that is a relaxation, with the WAL file its commits went to. */

@@ -2,7 +2,8 @@ import { sql } from "kysely";
 import { codes } from "./driver-codes.js";
 import type { EngineTraits } from "./engine-traits.js";
 import { plainEventName } from "./event-name.js";
-import { releaseSqliteSyncs, withSqliteNormalSync, withSqliteSyncedWal } from "./sqlite-synchronous.js";
+import { withSqliteNormalSync, withSqliteSyncedWal } from "./sqlite-synchronous.js";
+import { releaseWalSyncs } from "./sqlite-wal-sync.js";
 import { createIndexIfNotExists } from "./create-index.js";
 import { onConflictUpserts } from "./on-conflict.js";
 
@@ -54,6 +55,6 @@ export const sqliteEngine: EngineTraits = {
   claimRows: (query) => query,
   relaxedCommit: withSqliteNormalSync,
   syncedCommit: withSqliteSyncedWal,
-  releaseSyncedCommits: releaseSqliteSyncs,
+  releaseSyncedCommits: releaseWalSyncs,
   relaxTransaction: async () => undefined,
 };
